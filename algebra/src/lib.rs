@@ -1,0 +1,1 @@
+//! The omega-algebra proof kernel (work in progress).

@@ -1,0 +1,1 @@
+//! optimist: a model checker for concurrent guarded-command systems.
