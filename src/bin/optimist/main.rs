@@ -3,6 +3,8 @@
 //! Exit codes: 0 holds / proved, 1 violation / failed proof, 2 input or usage
 //! error, 3 inconclusive (a resource limit was hit).
 
+mod check;
+mod common;
 mod prove;
 
 use std::process::ExitCode;
@@ -20,13 +22,30 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Explore a model and report whether a violation is reachable.
+    Check(check::CheckArgs),
     /// Check the omega-algebra proof of the reduction theorem.
     Prove(prove::ProveArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
+    common::install_diagnostics();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // clap uses 2 for usage errors already; help and version are not errors.
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    // Parsing and compiling bound their recursion; the large stack is a
+    // second line of defence so that no input can overflow it.
+    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || match cli.command {
+        Command::Check(args) => check::run(args),
         Command::Prove(args) => prove::run(args),
+    });
+    match worker.map(std::thread::JoinHandle::join) {
+        Ok(Ok(code)) => code,
+        _ => ExitCode::from(101),
     }
 }

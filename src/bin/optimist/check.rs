@@ -1,0 +1,120 @@
+//! `optimist check`: explore a model and report the verdict.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use optimist::{CheckReport, Limits, Options, Reduction};
+
+use crate::common::{print, Format, ModelArgs};
+
+/// Arguments of `optimist check`.
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Which state space to explore.
+    #[arg(long, value_enum, default_value_t = ReductionArg::None)]
+    reduction: ReductionArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Stop after storing this many states (verdict inconclusive, exit 3).
+    #[arg(long, value_name = "N")]
+    max_states: Option<u64>,
+    /// Stop after this many seconds (verdict inconclusive, exit 3).
+    #[arg(long, value_name = "S")]
+    max_time: Option<f64>,
+    /// Stop when the state store exceeds this many megabytes (exit 3).
+    #[arg(long, value_name = "MB")]
+    max_memory: Option<u64>,
+    /// Report a reachable deadlock as a violation.
+    #[arg(long)]
+    deadlock: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ReductionArg {
+    /// Full exploration of the original system.
+    None,
+    /// Stoller-Cohen reduction.
+    Sc,
+}
+
+pub fn run(args: CheckArgs) -> ExitCode {
+    if args.reduction == ReductionArg::Sc {
+        eprintln!("error: `--reduction sc` is not available yet; use `--reduction none`");
+        return ExitCode::from(2);
+    }
+    let max_time = match args.max_time {
+        Some(t) if !(t.is_finite() && t >= 0.0) => {
+            eprintln!("error: --max-time needs a non-negative number of seconds, not {t}");
+            return ExitCode::from(2);
+        }
+        t => t.map(Duration::from_secs_f64),
+    };
+    let (src, model) = match args.model.load() {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let options = Options {
+        reduction: Reduction::None,
+        limits: Limits {
+            max_states: args.max_states,
+            max_time,
+            max_memory: args.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
+        },
+        deadlock: args.deadlock,
+    };
+    let mut progress = Progress::new();
+    let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
+    progress.finish();
+    let report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
+    print(&report, args.format);
+    ExitCode::from(report.exit_code())
+}
+
+/// A spinner on stderr, shown only on a terminal and only once a run has
+/// lasted a second; stdout stays deterministic.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    start: Instant,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        Progress {
+            bar: None,
+            start: Instant::now(),
+            enabled: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn update(&mut self, s: &optimist::Stats) {
+        if !self.enabled || self.start.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let b = indicatif::ProgressBar::new_spinner();
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        });
+        let rate = s.states as f64 / s.elapsed.as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "{} states, {} transitions, depth {}, {:.0} states/s, {:.0} MB",
+            s.states,
+            s.transitions,
+            s.depth,
+            rate,
+            s.memory as f64 / (1 << 20) as f64
+        ));
+    }
+
+    fn finish(self) {
+        if let Some(b) = self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

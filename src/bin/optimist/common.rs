@@ -1,0 +1,70 @@
+//! Options and rendering shared by the subcommands.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+
+/// The model file and its constant overrides.
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    /// The model file.
+    pub file: PathBuf,
+    /// Override a `const` declaration: `-D NAME=VALUE` (repeatable).
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+    pub define: Vec<(String, String)>,
+}
+
+impl ModelArgs {
+    /// Reads and compiles the model, or renders the error and gives exit code 2.
+    pub fn load(&self) -> Result<(optimist::Source, optimist::Model), ExitCode> {
+        optimist::load(&self.file, &self.define).map_err(|e| fail(e))
+    }
+}
+
+fn parse_define(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("expected NAME=VALUE, got `{s}`")),
+    }
+}
+
+/// Output format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people.
+    #[default]
+    Text,
+    /// For scripts: one JSON object on stdout.
+    Json,
+}
+
+/// Renders an input error on stderr; returns exit code 2.
+pub fn fail(e: impl miette::Diagnostic + Send + Sync + 'static) -> ExitCode {
+    eprintln!("{:?}", miette::Report::new(e));
+    ExitCode::from(2)
+}
+
+/// Colour and Unicode only on a terminal, so piped output is plain ASCII
+/// with a caret under the error.
+pub fn install_diagnostics() {
+    let fancy = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let _ = miette::set_hook(Box::new(move |_| {
+        let opts = miette::MietteHandlerOpts::new().terminal_links(false).width(100);
+        let opts = if fancy {
+            opts
+        } else {
+            opts.color(false).unicode(false).graphical_theme(miette::GraphicalTheme::ascii())
+        };
+        Box::new(opts.build())
+    }));
+}
+
+/// Prints a report in the chosen format on stdout.
+pub fn print<T: serde::Serialize + std::fmt::Display>(report: &T, format: Format) {
+    match format {
+        Format::Text => print!("{report}"),
+        Format::Json => println!("{}", serde_json::to_string_pretty(report).expect("reports serialise")),
+    }
+}

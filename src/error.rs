@@ -1,0 +1,182 @@
+//! Errors in the user's input: reading, parsing and compiling a model.
+//!
+//! Every variant that has a place in the source carries the source text and
+//! a span, so the binary can render `file:line:col`, the line and a caret.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceSpan};
+
+use crate::model::CompileError;
+use crate::syntax::parser::SyntaxError;
+use crate::syntax::span::{line_col, Span};
+
+/// A model's source text and the name it is shown under.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The path as the user gave it.
+    pub name: String,
+    /// The text.
+    pub text: Arc<str>,
+}
+
+impl Source {
+    /// Reads a model file, rejecting missing, unreadable, non-UTF-8 and empty files.
+    pub fn read(path: &Path) -> Result<Source, Error> {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: name.clone(),
+            reason: io_reason(&source),
+        })?;
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let good = e.utf8_error().valid_up_to();
+                let prefix = String::from_utf8_lossy(&e.as_bytes()[..good]);
+                let (line, col) = line_col(&prefix, good);
+                return Err(Error::NotUtf8 { path: name, line, col });
+            }
+        };
+        Source::new(name, text)
+    }
+
+    /// A source from text already in memory (rejected when empty).
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Result<Source, Error> {
+        let (name, text) = (name.into(), text.into());
+        if text.trim().is_empty() {
+            return Err(Error::Empty { path: name });
+        }
+        Ok(Source {
+            name,
+            text: text.into(),
+        })
+    }
+
+    /// `file:line:col` of a byte offset.
+    pub fn location(&self, offset: usize) -> String {
+        let (line, col) = line_col(&self.text, offset);
+        format!("{}:{line}:{col}", self.name)
+    }
+
+    /// The file stem, used as the model's name when it has no `system` line.
+    pub fn stem(&self) -> String {
+        Path::new(&self.name)
+            .file_stem()
+            .map_or("model".to_string(), |s| s.to_string_lossy().into_owned())
+    }
+
+    fn named(&self) -> NamedSource<Arc<str>> {
+        NamedSource::new(self.name.clone(), self.text.clone())
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "it is a directory".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// An error in the user's input. All of them exit with code 2.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum Error {
+    /// The file could not be read.
+    #[error("cannot read {path}: {reason}")]
+    #[diagnostic(code(optimist::io))]
+    Io {
+        /// The path given.
+        path: String,
+        /// Why not.
+        reason: String,
+    },
+    /// The file is not UTF-8.
+    #[error("{path}:{line}:{col}: the file is not valid UTF-8")]
+    #[diagnostic(code(optimist::encoding), help("models are UTF-8 text; convert the file (e.g. with iconv)"))]
+    NotUtf8 {
+        /// The path given.
+        path: String,
+        /// Line of the first invalid byte.
+        line: usize,
+        /// Column of the first invalid byte.
+        col: usize,
+    },
+    /// The file holds nothing but whitespace.
+    #[error("{path}: the model is empty")]
+    #[diagnostic(
+        code(optimist::empty),
+        help("a model needs at least one thread; see the examples in models/")
+    )]
+    Empty {
+        /// The path given.
+        path: String,
+    },
+    /// A syntax or static error at a place in the source.
+    #[error("{location}: {message}")]
+    #[diagnostic(code(optimist::input))]
+    Input {
+        /// `file:line:col`.
+        location: String,
+        /// What is wrong.
+        message: String,
+        /// The source, for the snippet.
+        #[source_code]
+        src: NamedSource<Arc<str>>,
+        /// The place and any related places.
+        #[label(collection)]
+        labels: Vec<LabeledSpan>,
+        /// How to fix it.
+        #[help]
+        help: Option<String>,
+    },
+    /// A static error with no place in the source (such as a bad `-D`).
+    #[error("{file}: {message}")]
+    #[diagnostic(code(optimist::usage))]
+    Usage {
+        /// The model file.
+        file: String,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        #[help]
+        help: Option<String>,
+    },
+    /// Command-line usage that is wrong whatever the model.
+    #[error("{0}")]
+    #[diagnostic(code(optimist::usage))]
+    Refused(String),
+}
+
+impl Error {
+    /// A syntax error in `src`.
+    pub fn syntax(src: &Source, e: SyntaxError) -> Error {
+        Error::at(src, e.span, e.message, e.help, Vec::new())
+    }
+
+    /// A static error in `src`.
+    pub fn compile(src: &Source, e: CompileError) -> Error {
+        match e.span {
+            Some(span) => Error::at(src, span, e.message, e.help, e.related),
+            None => Error::Usage {
+                file: src.name.clone(),
+                message: e.message,
+                help: e.help,
+            },
+        }
+    }
+
+    /// An error at `span`, with related places.
+    pub fn at(src: &Source, span: Span, message: String, help: Option<String>, related: Vec<(Span, String)>) -> Error {
+        let mut labels = vec![LabeledSpan::new_primary_with_span(Some("here".into()), SourceSpan::from(span))];
+        labels.extend(related.into_iter().map(|(s, what)| LabeledSpan::new_with_span(Some(what), SourceSpan::from(s))));
+        Error::Input {
+            location: src.location(span.start),
+            message,
+            src: src.named(),
+            labels,
+            help,
+        }
+    }
+}

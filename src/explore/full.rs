@@ -1,0 +1,36 @@
+//! Full exploration: every enabled transition of every thread.
+
+use super::search::{step, Expand, Found, StepResult};
+use crate::model::Model;
+
+/// Expands a state by every enabled transition, in thread order.
+pub struct Full<'m> {
+    model: &'m Model,
+    out: Vec<i64>,
+}
+
+impl<'m> Full<'m> {
+    /// The full expander of `model`.
+    pub fn new(model: &'m Model) -> Full<'m> {
+        Full { model, out: Vec::new() }
+    }
+}
+
+impl Expand for Full<'_> {
+    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+        let mut enabled = false;
+        for (t, thread) in self.model.threads.iter().enumerate() {
+            for k in thread.points[s[t] as usize].transitions.clone() {
+                match step(self.model, k, s, &mut self.out) {
+                    StepResult::Disabled => {}
+                    StepResult::Ok => {
+                        enabled = true;
+                        emit(&self.out, &[k as u32]);
+                    }
+                    StepResult::Bad(problem) => return Err(Found { problem, path: vec![k as u32] }),
+                }
+            }
+        }
+        Ok(enabled)
+    }
+}

@@ -1,0 +1,167 @@
+//! What a run of the checker produces: a verdict, statistics, and for a
+//! violation the problem and the trace that reaches it.
+
+use std::time::Duration;
+
+use crate::model::Fault;
+
+/// The verdict of a check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No reachable violation.
+    Holds,
+    /// A violation is reachable; see [`Outcome::violation`].
+    Violated,
+    /// A resource limit ended the run first.
+    Inconclusive(Limit),
+}
+
+/// The resource limit that ended a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `--max-states`
+    States(u64),
+    /// `--max-time`, in seconds.
+    Time(Duration),
+    /// `--max-memory`, in bytes.
+    Memory(u64),
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Limit::States(n) => write!(f, "state limit of {n} reached"),
+            Limit::Time(d) => write!(f, "time limit of {} s reached", d.as_secs_f64()),
+            Limit::Memory(b) => write!(f, "memory limit of {} MB reached", b / (1 << 20)),
+        }
+    }
+}
+
+/// Statistics of a run (partial when a limit ended it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Stored states: every reachable state in full mode; in reduced mode the
+    /// initial state and the end state of every reduced step.
+    pub states: u64,
+    /// Transitions (reduced mode: reduced steps) taken, including those that
+    /// lead to states already seen.
+    pub transitions: u64,
+    /// Longest shortest path from the initial state, in transitions (reduced steps).
+    pub depth: u64,
+    /// Stored states where some thread has not ended and no thread can move.
+    pub deadlocks: u64,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// Bytes of the state store (states, hash table, parent links).
+    pub memory: u64,
+}
+
+impl Stats {
+    /// Bytes of storage per stored state.
+    pub fn bytes_per_state(&self) -> f64 {
+        if self.states == 0 {
+            0.0
+        } else {
+            self.memory as f64 / self.states as f64
+        }
+    }
+}
+
+/// What is wrong at the end of a counterexample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// The last transition went wrong (discipline, assertion, range).
+    Fault(Fault),
+    /// After the last transition two threads satisfy the exclusive access
+    /// predicate of the same variable (`disjoint(ex)` fails). In the initial
+    /// state this is a well-formedness error (WFinitExcl).
+    Overlap {
+        /// Index into `Model::protected`.
+        protected: usize,
+        /// The two threads.
+        threads: (usize, usize),
+    },
+    /// An invariant is false (index into `Model::invariants`).
+    Invariant(usize),
+    /// No thread can move and some thread has not ended (with `--deadlock`).
+    Deadlock,
+}
+
+/// The class of a violation, as reported in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The synchronization discipline: an access without exclusive access, or two owners.
+    Discipline,
+    /// An `assert` failed.
+    Assertion,
+    /// An `invariant` is false.
+    Invariant,
+    /// A value out of range, an index out of bounds, division by zero, overflow.
+    Range,
+    /// The model breaks a well-formedness condition of the reduction theorem.
+    WellFormedness,
+    /// A reachable deadlock (only with `--deadlock`).
+    Deadlock,
+}
+
+impl Kind {
+    /// The JSON name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Discipline => "discipline",
+            Kind::Assertion => "assertion",
+            Kind::Invariant => "invariant",
+            Kind::Range => "range",
+            Kind::WellFormedness => "well-formedness",
+            Kind::Deadlock => "deadlock",
+        }
+    }
+}
+
+/// One transition of a counterexample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Index into `Model::transitions`.
+    pub transition: usize,
+    /// The state after it; `None` for a last transition that could not complete.
+    pub state: Option<Vec<i64>>,
+    /// True where a reduced step begins (always true in full mode).
+    pub starts_step: bool,
+}
+
+/// A reachable violation with the shortest trace to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// What is wrong.
+    pub problem: Problem,
+    /// Whether the initial state itself is bad (then the trace is empty).
+    pub initial: bool,
+    /// The transitions from the initial state.
+    pub trace: Vec<Step>,
+}
+
+impl Violation {
+    /// The class of the violation.
+    pub fn kind(&self) -> Kind {
+        match &self.problem {
+            Problem::Fault(Fault::Discipline { .. }) => Kind::Discipline,
+            Problem::Fault(Fault::Assert) => Kind::Assertion,
+            Problem::Fault(_) => Kind::Range,
+            Problem::Overlap { .. } if self.initial => Kind::WellFormedness,
+            Problem::Overlap { .. } => Kind::Discipline,
+            Problem::Invariant(_) => Kind::Invariant,
+            Problem::Deadlock => Kind::Deadlock,
+        }
+    }
+}
+
+/// The result of a check.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Holds, violated or inconclusive.
+    pub verdict: Verdict,
+    /// Statistics (partial when inconclusive).
+    pub stats: Stats,
+    /// The violation, when the verdict is `Violated`.
+    pub violation: Option<Violation>,
+}

@@ -1,0 +1,233 @@
+//! Breadth-first search over stored states, generic in how a state expands
+//! (one transition in full mode, one reduced step in reduced mode).
+
+use std::time::{Duration, Instant};
+
+use super::outcome::{Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
+use super::store::Store;
+use crate::model::{Discipline, Fire, Model};
+
+/// Resource limits and options of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Stop after storing this many states.
+    pub max_states: Option<u64>,
+    /// Stop after this long.
+    pub max_time: Option<Duration>,
+    /// Stop when the state store exceeds this many bytes.
+    pub max_memory: Option<u64>,
+}
+
+/// A violation found while expanding a state: the problem and the
+/// transitions from that state to it.
+pub struct Found {
+    /// What is wrong.
+    pub problem: Problem,
+    /// Transitions from the expanded state to the violation.
+    pub path: Vec<u32>,
+}
+
+/// How a stored state expands into its successors.
+pub trait Expand {
+    /// Calls `emit(successor, path)` for every successor of `s`, where `path`
+    /// is the transitions from `s` to it. Returns whether any transition was
+    /// enabled, or the first violation met.
+    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found>;
+}
+
+/// Checks a state reached by a completed transition: `disjoint(ex)` and the invariants.
+pub fn check_state(model: &Model, s: &[i64]) -> Option<Problem> {
+    match model.overlap(s) {
+        Ok(Some((protected, i, j))) => return Some(Problem::Overlap { protected, threads: (i, j) }),
+        Ok(None) => {}
+        Err(f) => return Some(Problem::Fault(f)),
+    }
+    for (k, inv) in model.invariants.iter().enumerate() {
+        match inv.expr.holds(s, &mut crate::model::NoAccess) {
+            Ok(true) => {}
+            Ok(false) => return Some(Problem::Invariant(k)),
+            Err(f) => return Some(Problem::Fault(f)),
+        }
+    }
+    None
+}
+
+/// The result of one transition with every check of the semantics applied.
+pub enum StepResult {
+    /// The guard is false.
+    Disabled,
+    /// Completed without violation; the successor is in the output buffer.
+    Ok,
+    /// Completed or aborted with a violation.
+    Bad(Problem),
+}
+
+/// Fires transition `k` from `s` into `out` and checks the discipline, the
+/// disjointness of the exclusive access predicates and the invariants.
+pub fn step(model: &Model, k: usize, s: &[i64], out: &mut Vec<i64>) -> StepResult {
+    let tr = &model.transitions[k];
+    let mut acc = Discipline::new(model, s, tr.thread as usize);
+    match model.fire(tr, s, out, &mut acc) {
+        Fire::Disabled => StepResult::Disabled,
+        Fire::Fault(f) => StepResult::Bad(Problem::Fault(acc.violation.unwrap_or(f))),
+        Fire::Done => match acc.violation {
+            Some(f) => StepResult::Bad(Problem::Fault(f)),
+            None => match check_state(model, out) {
+                Some(p) => StepResult::Bad(p),
+                None => StepResult::Ok,
+            },
+        },
+    }
+}
+
+/// Replays transition paths from the initial state, one path per stored
+/// step, into trace steps with the state after each transition.
+pub fn replay(model: &Model, segments: &[Vec<u32>]) -> Vec<Step> {
+    let mut s = model.init.clone();
+    let mut out = Vec::new();
+    let mut steps = Vec::new();
+    for seg in segments {
+        for (n, &k) in seg.iter().enumerate() {
+            let tr = &model.transitions[k as usize];
+            let mut acc = Discipline::new(model, &s, tr.thread as usize);
+            let state = match model.fire(tr, &s, &mut out, &mut acc) {
+                Fire::Done => Some(out.clone()),
+                Fire::Disabled | Fire::Fault(_) => None,
+            };
+            steps.push(Step {
+                transition: k as usize,
+                state: state.clone(),
+                starts_step: n == 0,
+            });
+            match state {
+                Some(next) => s = next,
+                None => return steps,
+            }
+        }
+    }
+    steps
+}
+
+/// Breadth-first search from the initial state.
+pub fn search<E: Expand>(model: &Model, exp: &mut E, limits: &Limits, deadlock_is_violation: bool, progress: &mut dyn FnMut(&Stats)) -> Outcome {
+    let start = Instant::now();
+    let mut stats = Stats::default();
+    let finish = |mut stats: Stats, store: &Store, verdict, violation| {
+        stats.states = store.len() as u64;
+        stats.memory = store.bytes() as u64;
+        stats.elapsed = start.elapsed();
+        Outcome { verdict, stats, violation }
+    };
+    let words = model.layout.words();
+    let mut store = Store::new(words);
+    let mut packed = vec![0u64; words];
+    model.layout.pack(&model.init, &mut packed);
+    store.insert(&packed, 0);
+    if let Some(problem) = check_state(model, &model.init) {
+        let v = Violation { problem, initial: true, trace: Vec::new() };
+        return finish(stats, &store, Verdict::Violated, Some(v));
+    }
+    let max_states = limits.max_states.unwrap_or(u64::MAX).max(1) as usize;
+    let mut s = model.init.clone();
+    let (mut level, mut level_end) = (0u64, 1usize);
+    let mut limit_hit = None;
+    let mut id = 0usize;
+    while id < store.len() {
+        if id == level_end {
+            level += 1;
+            level_end = store.len();
+        }
+        if id % 1024 == 0 {
+            if let Some(l) = check_limits(limits, start, &store) {
+                return finish(stats, &store, Verdict::Inconclusive(l), None);
+            }
+            if id % (1 << 16) == 0 && id > 0 {
+                stats.states = store.len() as u64;
+                stats.memory = store.bytes() as u64;
+                stats.elapsed = start.elapsed();
+                progress(&stats);
+            }
+        }
+        model.layout.unpack(store.get(id as u32), &mut s);
+        let parent = id as u32;
+        let result = exp.expand(&s, &mut |succ, _| {
+            stats.transitions += 1;
+            model.layout.pack(succ, &mut packed);
+            if store.len() >= max_states {
+                // Full: a new state is dropped and the run ends after this expansion.
+                if store.find(&packed).is_none() {
+                    limit_hit = Some(Limit::States(max_states as u64));
+                }
+                return;
+            }
+            if store.insert(&packed, parent).1 {
+                stats.depth = stats.depth.max(level + 1);
+            }
+        });
+        match result {
+            Err(found) => {
+                let trace = trace_to(model, exp, &store, parent, found.path);
+                let v = Violation { problem: found.problem, initial: false, trace };
+                return finish(stats, &store, Verdict::Violated, Some(v));
+            }
+            Ok(false) if !model.all_ended(&s) => {
+                stats.deadlocks += 1;
+                if deadlock_is_violation {
+                    let trace = trace_to(model, exp, &store, parent, Vec::new());
+                    let v = Violation { problem: Problem::Deadlock, initial: parent == 0, trace };
+                    return finish(stats, &store, Verdict::Violated, Some(v));
+                }
+            }
+            Ok(_) => {}
+        }
+        if let Some(l) = limit_hit {
+            return finish(stats, &store, Verdict::Inconclusive(l), None);
+        }
+        id += 1;
+    }
+    finish(stats, &store, Verdict::Holds, None)
+}
+
+fn check_limits(limits: &Limits, start: Instant, store: &Store) -> Option<Limit> {
+    if let Some(t) = limits.max_time {
+        if start.elapsed() >= t {
+            return Some(Limit::Time(t));
+        }
+    }
+    if let Some(m) = limits.max_memory {
+        if store.bytes() as u64 >= m {
+            return Some(Limit::Memory(m));
+        }
+    }
+    None
+}
+
+/// The trace to stored state `id`, followed by `tail`: each stored step is
+/// found again by re-expanding its parent (expansion is deterministic).
+fn trace_to<E: Expand>(model: &Model, exp: &mut E, store: &Store, id: u32, tail: Vec<u32>) -> Vec<Step> {
+    let mut ids = vec![id];
+    let mut cur = id;
+    while cur != 0 {
+        cur = store.parent(cur);
+        ids.push(cur);
+    }
+    ids.reverse();
+    let n = model.slots.len();
+    let (mut a, mut b) = (vec![0; n], vec![0; n]);
+    let mut segments = Vec::new();
+    for w in ids.windows(2) {
+        model.layout.unpack(store.get(w[0]), &mut a);
+        model.layout.unpack(store.get(w[1]), &mut b);
+        let mut found = None;
+        let _ = exp.expand(&a, &mut |succ, path| {
+            if found.is_none() && succ == b.as_slice() {
+                found = Some(path.to_vec());
+            }
+        });
+        segments.push(found.expect("a stored state is a successor of its parent"));
+    }
+    if !tail.is_empty() {
+        segments.push(tail);
+    }
+    replay(model, &segments)
+}

@@ -1,0 +1,1197 @@
+//! From AST to [`Model`]: constants, name resolution, type checking, and the
+//! lowering of each thread body into control points and transitions.
+//!
+//! The lowering fixes the state counts, so it follows `gcl.md` exactly:
+//! every statement is one control point; an `if`/`while` test is one
+//! transition with two successors; `atomic` is one transition; an `either`
+//! point's transitions are copies of its branches' first transitions; and
+//! `x := any lo..hi` is one transition per value.
+
+use std::collections::HashMap;
+
+use indexmap::IndexMap;
+
+use super::expr::{CExpr, Cmd, Place, FREE};
+use super::layout::Layout;
+use super::{Invariant, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition};
+use crate::syntax::ast::{self, BinOp, Class, Excl, ExprKind, Init, Item, Quant, StmtKind, Type, UnOp};
+use crate::syntax::pretty;
+use crate::syntax::span::{line_col, Span};
+
+/// `-D NAME=VALUE` overrides of `const` declarations, in command-line order.
+pub type Defines = [(String, String)];
+
+/// Largest array, thread count and `any` fan-out accepted.
+const MAX_ARRAY: i64 = 1 << 16;
+const MAX_THREADS: i64 = 1 << 10;
+const MAX_CHOICES: usize = 1 << 12;
+
+/// A static error in a model that parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileError {
+    /// Where, when the error has a place in the source (`-D` errors do not).
+    pub span: Option<Span>,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, when there is an obvious way.
+    pub help: Option<String>,
+    /// Other places involved (e.g. the first declaration of a duplicate).
+    pub related: Vec<(Span, String)>,
+}
+
+impl CompileError {
+    fn at(span: Span, message: impl Into<String>) -> CompileError {
+        CompileError {
+            span: Some(span),
+            message: message.into(),
+            help: None,
+            related: Vec::new(),
+        }
+    }
+
+    fn help(mut self, help: impl Into<String>) -> CompileError {
+        self.help = Some(help.into());
+        self
+    }
+
+    fn related(mut self, span: Span, what: impl Into<String>) -> CompileError {
+        self.related.push((span, what.into()));
+        self
+    }
+}
+
+type Result<T> = std::result::Result<T, CompileError>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    Int,
+    Bool,
+    Lock,
+}
+
+impl Ty {
+    fn name(self) -> &'static str {
+        match self {
+            Ty::Int => "int",
+            Ty::Bool => "bool",
+            Ty::Lock => "lock",
+        }
+    }
+}
+
+/// A declared variable: a scalar slot or a run of array slots.
+#[derive(Clone, Debug)]
+struct Var {
+    base: u32,
+    len: Option<u32>,
+    kind: SlotKind,
+    prot: bool,
+    span: Span,
+}
+
+impl Var {
+    fn ty(&self) -> Ty {
+        match self.kind {
+            SlotKind::Bool => Ty::Bool,
+            SlotKind::Lock => Ty::Lock,
+            _ => Ty::Int,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Sym {
+    Const(i64, Ty, Span),
+    Var(Var),
+    Thread(i64, Span),
+}
+
+impl Sym {
+    fn span(&self) -> Span {
+        match self {
+            Sym::Const(_, _, s) | Sym::Thread(_, s) => *s,
+            Sym::Var(v) => v.span,
+        }
+    }
+}
+
+/// Where an expression is compiled, which decides what it may mention.
+#[derive(Default)]
+struct Scope<'s> {
+    locals: Option<&'s IndexMap<String, Var>>,
+    self_id: Option<i64>,
+    params: Vec<(String, i64)>,
+    bound: Vec<String>,
+    consts_only: bool,
+    /// `Some(what)` in a guard: protected variables may not be read.
+    guard: Option<&'static str>,
+}
+
+struct Compiler<'a> {
+    src: &'a str,
+    globals: IndexMap<String, Sym>,
+    slots: Vec<Slot>,
+    bounds: Vec<(i64, i64)>,
+    init: Vec<i64>,
+    /// Per thread: label -> control point.
+    labels: Vec<HashMap<String, i64>>,
+    thread_names: Vec<String>,
+}
+
+/// Compiles a parsed model. `fallback_name` names a model without `system`;
+/// `src` is its text (for line numbers); `defines` override constants.
+pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines) -> Result<Model> {
+    let mut c = Compiler {
+        src,
+        globals: IndexMap::new(),
+        slots: Vec::new(),
+        bounds: Vec::new(),
+        init: Vec::new(),
+        labels: Vec::new(),
+        thread_names: Vec::new(),
+    };
+    c.consts(m, defines)?;
+    let bodies = c.threads(m)?;
+    // Program counters come first; their ranges are known after numbering.
+    let mut numbered = Vec::new();
+    for (id, (decl, name)) in bodies.iter().enumerate() {
+        let n = number(decl, &mut c.labels, id)?;
+        numbered.push(n);
+        c.slots.push(Slot {
+            name: name.clone(),
+            kind: SlotKind::Pc,
+            class: SlotClass::Local(id as u32),
+            span: decl.span,
+        });
+        c.bounds.push((0, numbered[id].count as i64));
+        c.init.push(0);
+    }
+    let nthreads = bodies.len() as i64;
+    let mut protected_decls = Vec::new();
+    for item in &m.items {
+        if let Item::Var(d) = item {
+            let var = c.declare_var(d, None, nthreads, None)?;
+            c.define(&d.name, Sym::Var(var.clone()))?;
+            if let Class::Protected(excl) = &d.class {
+                protected_decls.push((d, var, excl));
+            }
+        }
+    }
+    let mut protected = Vec::new();
+    let mut protected_index = vec![None; c.slots.len()];
+    for (d, var, excl) in protected_decls {
+        for k in 0..var.len.unwrap_or(1) {
+            let slot = var.base + k;
+            protected_index[slot as usize] = Some(protected.len() as u32);
+            protected.push(c.excl(d, &var, excl, k, nthreads)?);
+        }
+    }
+    let mut transitions = Vec::new();
+    let mut threads = Vec::new();
+    for (id, (decl, name)) in bodies.iter().enumerate() {
+        let mut locals = IndexMap::new();
+        for d in &decl.locals {
+            if let Some(sym) = c.globals.get(&d.name.name) {
+                return Err(CompileError::at(d.name.span, format!("`{}` is already declared", d.name.name))
+                    .related(sym.span(), "first declared here")
+                    .help("give the local another name"));
+            }
+            let var = c.declare_var(d, Some(name), nthreads, Some(id as i64))?;
+            if let Some(old) = locals.insert(d.name.name.clone(), var) {
+                return Err(CompileError::at(d.name.span, format!("`{}` is already declared", d.name.name))
+                    .related(old.span, "first declared here"));
+            }
+        }
+        let lower = Lower {
+            c: &c,
+            thread: id,
+            locals: &locals,
+            pcs: &numbered[id].pcs,
+            by_point: vec![Vec::new(); numbered[id].count + 1],
+        };
+        let by_point = lower.run(decl, numbered[id].count as i64)?;
+        let mut points = Vec::new();
+        for (pc, trs) in by_point.into_iter().enumerate() {
+            let start = transitions.len();
+            transitions.extend(trs);
+            let (label, span) = numbered[id].info[pc].clone();
+            points.push(Point {
+                label,
+                span,
+                line: line_col(src, span.start).0,
+                transitions: start..transitions.len(),
+            });
+        }
+        threads.push(Thread {
+            name: name.clone(),
+            points,
+        });
+    }
+    let mut invariants = Vec::new();
+    for item in &m.items {
+        if let Item::Invariant(e, span) = item {
+            let expr = c.cond(e, &mut Scope::default(), "an invariant")?;
+            invariants.push(Invariant {
+                expr,
+                text: pretty::expr(e),
+                span: *span,
+            });
+        }
+    }
+    protected_index.resize(c.slots.len(), None);
+    let layout = Layout::new(&c.bounds);
+    Ok(Model {
+        name: m.name.as_ref().map_or(fallback_name.to_string(), |n| n.name.clone()),
+        threads,
+        slots: c.slots,
+        bounds: c.bounds,
+        transitions,
+        protected,
+        protected_index,
+        invariants,
+        init: c.init,
+        layout,
+    })
+}
+
+/// Control points of one thread body, numbered in source order.
+struct Numbered {
+    count: usize,
+    /// Statement address -> control point.
+    pcs: HashMap<usize, i64>,
+    /// Label and span of each point (the last is the end of the body).
+    info: Vec<(Option<String>, Span)>,
+}
+
+fn key(s: &ast::Stmt) -> usize {
+    s as *const ast::Stmt as usize
+}
+
+fn number(t: &ast::ThreadDecl, labels: &mut Vec<HashMap<String, i64>>, id: usize) -> Result<Numbered> {
+    fn walk(stmts: &[ast::Stmt], n: &mut Numbered, labels: &mut HashMap<String, i64>, spans: &mut HashMap<String, Span>) -> Result<()> {
+        for s in stmts {
+            let pc = n.info.len() as i64;
+            n.pcs.insert(key(s), pc);
+            n.info.push((s.label.as_ref().map(|l| l.name.clone()), s.span));
+            if let Some(l) = &s.label {
+                if let Some(first) = spans.get(&l.name) {
+                    return Err(CompileError::at(l.span, format!("duplicate label `{}`", l.name))
+                        .related(*first, "first used here")
+                        .help("labels name control points and must be unique within a thread"));
+                }
+                labels.insert(l.name.clone(), pc);
+                spans.insert(l.name.clone(), l.span);
+            }
+            match &s.kind {
+                StmtKind::If(_, a, b) => {
+                    walk(a, n, labels, spans)?;
+                    walk(b.as_deref().unwrap_or(&[]), n, labels, spans)?;
+                }
+                StmtKind::While(_, a) => walk(a, n, labels, spans)?,
+                StmtKind::Either(bs) => {
+                    for b in bs {
+                        walk(b, n, labels, spans)?;
+                    }
+                }
+                StmtKind::Atomic(body) => {
+                    if let Some(l) = body.iter().find_map(|s| s.label.as_ref()) {
+                        return Err(CompileError::at(l.span, "labels inside `atomic` are not allowed")
+                            .help("an `atomic` block is a single transition, so its parts are not control points"));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    let mut n = Numbered {
+        count: 0,
+        pcs: HashMap::new(),
+        info: Vec::new(),
+    };
+    let mut map = HashMap::new();
+    walk(&t.body, &mut n, &mut map, &mut HashMap::new())?;
+    n.count = n.info.len();
+    n.info.push((None, t.end));
+    if labels.len() <= id {
+        labels.resize(id + 1, HashMap::new());
+    }
+    labels[id] = map;
+    Ok(n)
+}
+
+impl<'a> Compiler<'a> {
+    fn define(&mut self, name: &ast::Ident, sym: Sym) -> Result<()> {
+        if let Some(old) = self.globals.get(&name.name) {
+            return Err(CompileError::at(name.span, format!("`{}` is already declared", name.name))
+                .related(old.span(), "first declared here"));
+        }
+        self.globals.insert(name.name.clone(), sym);
+        Ok(())
+    }
+
+    fn consts(&mut self, m: &ast::Model, defines: &Defines) -> Result<()> {
+        let mut overrides: IndexMap<&str, &str> = IndexMap::new();
+        for (k, v) in defines {
+            overrides.insert(k.as_str(), v.as_str());
+        }
+        for item in &m.items {
+            let Item::Const(d) = item else { continue };
+            let (mut value, ty) = self.const_value(&d.value)?;
+            if let Some(v) = overrides.shift_remove(d.name.name.as_str()) {
+                value = match (ty, v.trim()) {
+                    (Ty::Bool, "true") => 1,
+                    (Ty::Bool, "false") => 0,
+                    (Ty::Int, v) => v.parse().map_err(|_| CompileError {
+                        span: Some(d.name.span),
+                        message: format!("-D {}={v}: `{}` is an integer constant, and `{v}` is not an integer", d.name.name, d.name.name),
+                        help: None,
+                        related: Vec::new(),
+                    })?,
+                    (_, v) => {
+                        return Err(CompileError {
+                            span: Some(d.name.span),
+                            message: format!("-D {}={v}: `{}` is a boolean constant; give `true` or `false`", d.name.name, d.name.name),
+                            help: None,
+                            related: Vec::new(),
+                        })
+                    }
+                };
+            }
+            self.define(&d.name, Sym::Const(value, ty, d.name.span))?;
+        }
+        if let Some((k, _)) = overrides.first() {
+            let declared: Vec<&str> = m
+                .items
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Const(d) => Some(d.name.name.as_str()),
+                    _ => None,
+                })
+                .collect();
+            return Err(CompileError {
+                span: None,
+                message: format!("-D {k}: the model declares no constant `{k}`"),
+                help: Some(if declared.is_empty() {
+                    "this model has no `const` declarations".to_string()
+                } else {
+                    format!("its constants are: {}", declared.join(", "))
+                }),
+                related: Vec::new(),
+            });
+        }
+        Ok(())
+    }
+
+    fn const_value(&self, e: &ast::Expr) -> Result<(i64, Ty)> {
+        self.const_value_in(e, &mut Scope { consts_only: true, ..Scope::default() })
+    }
+
+    fn const_value_in(&self, e: &ast::Expr, sc: &mut Scope) -> Result<(i64, Ty)> {
+        let (ce, ty) = self.expr(e, sc)?;
+        match ce.eval(&[], &mut Vec::new(), &mut super::expr::NoAccess) {
+            Ok(v) => Ok((v, ty)),
+            Err(f) => Err(CompileError::at(e.span, format!("cannot evaluate this constant: {}", fault_text(&f)))),
+        }
+    }
+
+    fn const_int(&self, e: &ast::Expr, what: &str) -> Result<i64> {
+        let (v, ty) = self.const_value(e)?;
+        if ty != Ty::Int {
+            return Err(CompileError::at(e.span, format!("{what} must be an integer, not a {}", ty.name())));
+        }
+        Ok(v)
+    }
+
+    /// Decides the threads: `threads N` with one body, or named threads.
+    fn threads<'m>(&mut self, m: &'m ast::Model) -> Result<Vec<(&'m ast::ThreadDecl, String)>> {
+        let counts: Vec<(&ast::Expr, Span)> = m
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Threads(e, s) => Some((e, *s)),
+                _ => None,
+            })
+            .collect();
+        let bodies: Vec<&ast::ThreadDecl> = m
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Thread(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        if let [_, (_, second), ..] = counts.as_slice() {
+            return Err(CompileError::at(*second, "`threads` is declared twice").related(counts[0].1, "first declared here"));
+        }
+        if let Some(&(n, span)) = counts.first() {
+            let body = match bodies.as_slice() {
+                [] => {
+                    return Err(CompileError::at(span, "`threads N` needs a thread body")
+                        .help("add `thread T { ... }`: the body that every thread runs"))
+                }
+                [one] => *one,
+                [_, second, ..] => {
+                    return Err(CompileError::at(second.name.span, "both `threads N` and named threads in one model")
+                        .related(span, "`threads N` declared here")
+                        .help("use either `threads N` with a single body, or one `thread NAME { }` per thread"))
+                }
+            };
+            let count = self.const_int(n, "the number of threads")?;
+            if !(1..=MAX_THREADS).contains(&count) {
+                return Err(CompileError::at(n.span, format!("the number of threads must be between 1 and {MAX_THREADS}, not {count}")));
+            }
+            self.thread_names = (0..count).map(|i| format!("{}{i}", body.name.name)).collect();
+            return Ok(self.thread_names.iter().map(|n| (body, n.clone())).collect());
+        }
+        if bodies.is_empty() {
+            return Err(CompileError {
+                span: None,
+                message: "the model declares no threads".into(),
+                help: Some("add `threads N;` and a `thread T { ... }` body, or one `thread NAME { ... }` per thread".into()),
+                related: Vec::new(),
+            });
+        }
+        let mut out = Vec::new();
+        for (id, t) in bodies.iter().enumerate() {
+            self.define(&t.name, Sym::Thread(id as i64, t.name.span))?;
+            self.thread_names.push(t.name.name.clone());
+            out.push((*t, t.name.name.clone()));
+        }
+        Ok(out)
+    }
+
+    /// Allocates the slots of a variable and sets their initial values.
+    fn declare_var(&mut self, d: &ast::VarDecl, owner: Option<&str>, nthreads: i64, thread: Option<i64>) -> Result<Var> {
+        let len = match &d.size {
+            None => None,
+            Some(e) => {
+                let n = self.const_int(e, "an array size")?;
+                if !(1..=MAX_ARRAY).contains(&n) {
+                    return Err(CompileError::at(e.span, format!("array size must be between 1 and {MAX_ARRAY}, not {n}")));
+                }
+                Some(n as u32)
+            }
+        };
+        let (kind, lo, hi) = match &d.ty {
+            Type::Bool => (SlotKind::Bool, 0, 1),
+            Type::Lock => (SlotKind::Lock, FREE, nthreads - 1),
+            Type::Int(lo, hi) | Type::Sem(lo, hi) => {
+                let (l, h) = (self.const_int(lo, "a range bound")?, self.const_int(hi, "a range bound")?);
+                if l > h {
+                    return Err(CompileError::at(lo.span.to(hi.span), format!("empty range {l}..{h}")).help("write the smaller bound first"));
+                }
+                let kind = if matches!(d.ty, Type::Sem(..)) { SlotKind::Sem } else { SlotKind::Int };
+                (kind, l, h)
+            }
+        };
+        let n = len.unwrap_or(1) as usize;
+        let values: Vec<(i64, Span)> = match &d.init {
+            None => vec![(if kind == SlotKind::Lock { FREE } else { lo }, d.span); n],
+            Some(Init::Value(e)) => vec![(self.init_value(e, kind, thread)?, e.span); n],
+            Some(Init::List(es, span)) => {
+                if len.is_none() {
+                    return Err(CompileError::at(*span, format!("`{}` is not an array; give it a single initial value", d.name.name)));
+                }
+                if es.len() != n {
+                    return Err(CompileError::at(*span, format!("{} initial values for an array of {n}", es.len())));
+                }
+                es.iter().map(|e| Ok((self.init_value(e, kind, thread)?, e.span))).collect::<Result<_>>()?
+            }
+        };
+        for &(v, span) in &values {
+            if v < lo || v > hi {
+                let shown = if kind == SlotKind::Bool { format!("{}", v != 0) } else { v.to_string() };
+                return Err(CompileError::at(span, format!("initial value {shown} is outside the range {lo}..{hi} of `{}`", d.name.name)));
+            }
+        }
+        let prot = matches!(d.class, Class::Protected(_));
+        let class = match (&d.class, thread) {
+            (_, Some(t)) => SlotClass::Local(t as u32),
+            (Class::Protected(_), None) => SlotClass::Protected,
+            _ => SlotClass::Shared,
+        };
+        let base = self.slots.len() as u32;
+        for (k, &(v, _)) in values.iter().enumerate() {
+            let mut name = match len {
+                Some(_) => format!("{}[{k}]", d.name.name),
+                None => d.name.name.clone(),
+            };
+            if let Some(o) = owner {
+                name = format!("{o}.{name}");
+            }
+            self.slots.push(Slot {
+                name,
+                kind,
+                class,
+                span: d.span,
+            });
+            self.bounds.push((lo, hi));
+            self.init.push(v);
+        }
+        Ok(Var {
+            base,
+            len,
+            kind,
+            prot,
+            span: d.name.span,
+        })
+    }
+
+    fn init_value(&self, e: &ast::Expr, kind: SlotKind, thread: Option<i64>) -> Result<i64> {
+        let mut sc = Scope {
+            consts_only: true,
+            self_id: thread,
+            ..Scope::default()
+        };
+        let (v, ty) = self.const_value_in(e, &mut sc)?;
+        let want = match kind {
+            SlotKind::Bool => Ty::Bool,
+            SlotKind::Lock => Ty::Lock,
+            _ => Ty::Int,
+        };
+        if ty != want && !(want == Ty::Lock && ty == Ty::Int) {
+            return Err(CompileError::at(e.span, format!("initial value is a {}, but the variable is a {}", ty.name(), want.name())));
+        }
+        Ok(v)
+    }
+
+    /// `excl(i, x[k])`, specialised for every thread i.
+    fn excl(&self, d: &ast::VarDecl, var: &Var, excl: &Excl, k: u32, nthreads: i64) -> Result<Protected> {
+        let mut preds = Vec::new();
+        let text;
+        match excl {
+            Excl::By(lv) => {
+                text = format!("by {}", pretty::lvalue(lv));
+                for i in 0..nthreads {
+                    let mut sc = Scope::default();
+                    let (lock, ty) = self.read_lvalue(lv, &mut sc)?;
+                    if ty != Ty::Lock {
+                        return Err(CompileError::at(lv.span, format!("`by` needs a lock, and `{}` is a {}", lv.name.name, ty.name())));
+                    }
+                    preds.push(CExpr::Bin(BinOp::Eq, Box::new(lock), Box::new(CExpr::Const(i))));
+                }
+            }
+            Excl::Pred { params, body } => {
+                let ps: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+                text = format!("excl({}) = {}", ps.join(", "), pretty::expr(body));
+                if params.len() == 2 && var.len.is_none() {
+                    return Err(CompileError::at(params[1].span, format!("`{}` is not an array, so its predicate takes only the thread: `excl(t)`", d.name.name)));
+                }
+                for i in 0..nthreads {
+                    let mut sc = Scope {
+                        params: vec![(params[0].name.clone(), i)],
+                        ..Scope::default()
+                    };
+                    if let Some(j) = params.get(1) {
+                        sc.params.push((j.name.clone(), i64::from(k)));
+                    }
+                    preds.push(self.cond(body, &mut sc, "an exclusive access predicate")?);
+                }
+            }
+        }
+        Ok(Protected {
+            slot: var.base + k,
+            excl: preds.into_iter().map(fold).collect(),
+            text,
+            span: d.span,
+            line: line_col(self.src, d.span.start).0,
+        })
+    }
+
+    // ---- expressions ---------------------------------------------------------
+
+    fn cond(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
+        let (c, ty) = self.expr(e, sc)?;
+        if ty != Ty::Bool {
+            return Err(CompileError::at(e.span, format!("{what} must be a bool, but this is a {}", ty.name())));
+        }
+        Ok(fold(c))
+    }
+
+    fn int(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
+        let (c, ty) = self.expr(e, sc)?;
+        if ty != Ty::Int {
+            return Err(CompileError::at(e.span, format!("{what} must be an int, but this is a {}", ty.name())));
+        }
+        Ok(c)
+    }
+
+    fn lookup<'s>(&'s self, name: &ast::Ident, sc: &'s Scope) -> Result<Resolved<'s>> {
+        let n = name.name.as_str();
+        if let Some(k) = sc.bound.iter().rposition(|b| b == n) {
+            return Ok(Resolved::Value(CExpr::Bound(k as u32), Ty::Int));
+        }
+        if let Some((_, v)) = sc.params.iter().find(|(p, _)| p == n) {
+            return Ok(Resolved::Value(CExpr::Const(*v), Ty::Int));
+        }
+        if let Some(v) = sc.locals.and_then(|l| l.get(n)) {
+            return Ok(Resolved::Var(v));
+        }
+        match self.globals.get(n) {
+            Some(Sym::Const(v, ty, _)) => Ok(Resolved::Value(CExpr::Const(*v), *ty)),
+            Some(Sym::Thread(id, _)) => Ok(Resolved::Value(CExpr::Const(*id), Ty::Int)),
+            Some(Sym::Var(v)) => Ok(Resolved::Var(v)),
+            None => {
+                let mut err = CompileError::at(name.span, format!("unknown name `{n}`"));
+                let mut candidates: Vec<&str> = self.globals.keys().map(String::as_str).collect();
+                candidates.extend(sc.locals.into_iter().flat_map(|l| l.keys().map(String::as_str)));
+                if let Some(best) = closest(n, candidates) {
+                    err = err.help(format!("did you mean `{best}`?"));
+                }
+                Err(err)
+            }
+        }
+    }
+
+    fn var_read_check(&self, name: &ast::Ident, v: &Var, sc: &Scope) -> Result<()> {
+        if sc.consts_only {
+            return Err(CompileError::at(name.span, format!("`{}` is a variable, but a constant is needed here", name.name)));
+        }
+        if let (Some(what), true) = (sc.guard, v.prot) {
+            return Err(CompileError::at(name.span, format!("{what} reads protected variable `{}`", name.name))
+                .related(v.span, "declared protected here")
+                .help("guards may read only local and unprotected variables; test it in an `if` or `while` instead"));
+        }
+        Ok(())
+    }
+
+    fn read_lvalue(&self, lv: &ast::LValue, sc: &mut Scope) -> Result<(CExpr, Ty)> {
+        match &lv.index {
+            Some(i) => self.expr(
+                &ast::Expr {
+                    kind: ExprKind::Index(lv.name.clone(), i.clone()),
+                    span: lv.span,
+                },
+                sc,
+            ),
+            None => self.expr(
+                &ast::Expr {
+                    kind: ExprKind::Name(lv.name.clone()),
+                    span: lv.span,
+                },
+                sc,
+            ),
+        }
+    }
+
+    fn expr(&self, e: &ast::Expr, sc: &mut Scope) -> Result<(CExpr, Ty)> {
+        Ok(match &e.kind {
+            ExprKind::Int(n) => (CExpr::Const(*n), Ty::Int),
+            ExprKind::Bool(b) => (CExpr::Const(i64::from(*b)), Ty::Bool),
+            ExprKind::Free => (CExpr::Const(FREE), Ty::Lock),
+            ExprKind::SelfId => match sc.self_id {
+                Some(id) => (CExpr::Const(id), Ty::Int),
+                None => {
+                    return Err(CompileError::at(e.span, "`self` is only defined inside a thread body")
+                        .help("in an exclusive access predicate, use its thread parameter (`t` in `excl(t)`)"))
+                }
+            },
+            ExprKind::Name(n) => match self.lookup(n, sc)? {
+                Resolved::Value(c, ty) => (c, ty),
+                Resolved::Var(v) => {
+                    self.var_read_check(n, v, sc)?;
+                    if v.len.is_some() {
+                        return Err(CompileError::at(n.span, format!("`{}` is an array; read one element, like `{}[0]`", n.name, n.name)));
+                    }
+                    (CExpr::Var { slot: v.base, prot: v.prot }, v.ty())
+                }
+            },
+            ExprKind::Index(n, i) => {
+                let Resolved::Var(v) = self.lookup(n, sc)? else {
+                    return Err(CompileError::at(n.span, format!("`{}` is not an array", n.name)));
+                };
+                let v = v.clone();
+                self.var_read_check(n, &v, sc)?;
+                let Some(len) = v.len else {
+                    return Err(CompileError::at(n.span, format!("`{}` is not an array", n.name)));
+                };
+                let index = self.int(i, sc, "an array index")?;
+                let ty = v.ty();
+                (fold(CExpr::Elem { base: v.base, len, prot: v.prot, index: Box::new(index) }), ty)
+            }
+            ExprKind::Unary(UnOp::Neg, a) => (CExpr::Neg(Box::new(self.int(a, sc, "the operand of `-`")?)), Ty::Int),
+            ExprKind::Unary(UnOp::Not, a) => {
+                let (c, ty) = self.expr(a, sc)?;
+                if ty != Ty::Bool {
+                    return Err(CompileError::at(a.span, format!("the operand of `!` must be a bool, but this is a {}", ty.name())));
+                }
+                (CExpr::Not(Box::new(c)), Ty::Bool)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (x, tx) = self.expr(a, sc)?;
+                let (y, ty) = self.expr(b, sc)?;
+                let out = binary_type(*op, tx, ty).ok_or_else(|| {
+                    CompileError::at(e.span, format!("`{}` cannot combine a {} and a {}", op.symbol(), tx.name(), ty.name()))
+                        .help(binary_help(*op))
+                })?;
+                (CExpr::Bin(*op, Box::new(x), Box::new(y)), out)
+            }
+            ExprKind::At(t, l) => {
+                if sc.consts_only {
+                    return Err(CompileError::at(e.span, "`at(t, L)` is not a constant"));
+                }
+                let thread = self.int(t, sc, "the thread of `at`")?;
+                let pcs: Vec<Option<i64>> = self.labels.iter().map(|m| m.get(&l.name).copied()).collect();
+                if pcs.iter().all(Option::is_none) {
+                    return Err(CompileError::at(l.span, format!("no thread has a label `{}`", l.name)));
+                }
+                match fold(thread) {
+                    CExpr::Const(k) => match usize::try_from(k).ok().and_then(|k| pcs.get(k)) {
+                        Some(Some(pc)) => (
+                            CExpr::Bin(BinOp::Eq, Box::new(CExpr::Var { slot: k as u32, prot: false }), Box::new(CExpr::Const(*pc))),
+                            Ty::Bool,
+                        ),
+                        Some(None) => {
+                            return Err(CompileError::at(l.span, format!("thread `{}` has no label `{}`", self.thread_names[k as usize], l.name)))
+                        }
+                        None => return Err(CompileError::at(t.span, format!("there is no thread {k}"))),
+                    },
+                    thread => (CExpr::At { thread: Box::new(thread), pcs }, Ty::Bool),
+                }
+            }
+            ExprKind::Quant(q, v, lo, hi, body) => {
+                let lo = self.int(lo, sc, "a quantifier bound")?;
+                let hi = self.int(hi, sc, "a quantifier bound")?;
+                sc.bound.push(v.name.clone());
+                let body = self.cond(body, sc, "a quantifier's body");
+                sc.bound.pop();
+                (
+                    CExpr::Quant {
+                        forall: *q == Quant::Forall,
+                        var: sc.bound.len() as u32,
+                        lo: Box::new(lo),
+                        hi: Box::new(hi),
+                        body: Box::new(body?),
+                    },
+                    Ty::Bool,
+                )
+            }
+            ExprKind::Any(..) => {
+                return Err(CompileError::at(e.span, "`any lo..hi` is only allowed as the whole right-hand side of an assignment"))
+            }
+        })
+    }
+}
+
+enum Resolved<'s> {
+    Value(CExpr, Ty),
+    Var(&'s Var),
+}
+
+fn binary_type(op: BinOp, a: Ty, b: Ty) -> Option<Ty> {
+    use BinOp::*;
+    match op {
+        Or | And => (a == Ty::Bool && b == Ty::Bool).then_some(Ty::Bool),
+        // Locks compare with `free`, with each other and with thread ids.
+        Eq | Ne => (a == b || matches!((a, b), (Ty::Lock, Ty::Int) | (Ty::Int, Ty::Lock))).then_some(Ty::Bool),
+        Lt | Le | Gt | Ge => (a == Ty::Int && b == Ty::Int).then_some(Ty::Bool),
+        Add | Sub | Mul | Div | Mod => (a == Ty::Int && b == Ty::Int).then_some(Ty::Int),
+    }
+}
+
+fn binary_help(op: BinOp) -> &'static str {
+    use BinOp::*;
+    match op {
+        Or | And => "`&&` and `||` take two bools",
+        Eq | Ne => "both sides must have the same type (a lock may also be compared with a thread id)",
+        _ => "arithmetic and ordering take two ints",
+    }
+}
+
+/// Folds constant subexpressions (keeping those whose evaluation faults, so
+/// the fault happens, with its trace, when the model runs).
+fn fold(e: CExpr) -> CExpr {
+    match e {
+        CExpr::Not(a) => match fold(*a) {
+            CExpr::Const(v) => CExpr::Const(i64::from(v == 0)),
+            a => CExpr::Not(Box::new(a)),
+        },
+        CExpr::Neg(a) => match fold(*a) {
+            CExpr::Const(v) if v != i64::MIN => CExpr::Const(-v),
+            a => CExpr::Neg(Box::new(a)),
+        },
+        CExpr::Bin(op, a, b) => {
+            let (a, b) = (fold(*a), fold(*b));
+            match (op, &a, &b) {
+                (BinOp::And, CExpr::Const(0), _) | (BinOp::And, _, CExpr::Const(0)) => CExpr::Const(0),
+                (BinOp::Or, CExpr::Const(1), _) | (BinOp::Or, _, CExpr::Const(1)) => CExpr::Const(1),
+                (BinOp::And | BinOp::Or, CExpr::Const(_), _) => b,
+                (BinOp::And | BinOp::Or, _, CExpr::Const(_)) => a,
+                (_, CExpr::Const(x), CExpr::Const(y)) => match super::expr::binop(op, *x, *y) {
+                    Ok(v) => CExpr::Const(v),
+                    Err(_) => CExpr::Bin(op, Box::new(a), Box::new(b)),
+                },
+                _ => CExpr::Bin(op, Box::new(a), Box::new(b)),
+            }
+        }
+        CExpr::Elem { base, len, prot, index } => match fold(*index) {
+            CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var { slot: base + i as u32, prot },
+            index => CExpr::Elem { base, len, prot, index: Box::new(index) },
+        },
+        e => e,
+    }
+}
+
+fn fault_text(f: &super::Fault) -> String {
+    match f {
+        super::Fault::DivZero => "division by zero".into(),
+        super::Fault::Overflow => "integer overflow".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The candidate nearest to `name` by edit distance, if it is near enough.
+fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    fn dist(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    }
+    candidates
+        .into_iter()
+        .map(|c| (dist(name, c), c))
+        .filter(|&(d, c)| d <= 2 && d < c.len().max(name.len()))
+        .min()
+        .map(|(_, c)| c)
+}
+
+// ---- lowering of thread bodies ------------------------------------------------
+
+/// Lowers one thread body into transitions, grouped by control point.
+struct Lower<'c, 'a> {
+    c: &'c Compiler<'a>,
+    thread: usize,
+    locals: &'c IndexMap<String, Var>,
+    pcs: &'c HashMap<usize, i64>,
+    by_point: Vec<Vec<Transition>>,
+}
+
+/// The guard and command of a simple statement or `atomic` block.
+struct Action {
+    guard: Option<CExpr>,
+    body: Vec<Cmd>,
+}
+
+impl Lower<'_, '_> {
+    fn run(mut self, t: &ast::ThreadDecl, end: i64) -> Result<Vec<Vec<Transition>>> {
+        self.block(&t.body, end)?;
+        Ok(self.by_point)
+    }
+
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            locals: Some(self.locals),
+            self_id: Some(self.thread as i64),
+            ..Scope::default()
+        }
+    }
+
+    fn pc(&self, s: &ast::Stmt) -> i64 {
+        self.pcs[&key(s)]
+    }
+
+    fn first(&self, stmts: &[ast::Stmt], otherwise: i64) -> i64 {
+        stmts.first().map_or(otherwise, |s| self.pc(s))
+    }
+
+    fn block(&mut self, stmts: &[ast::Stmt], cont: i64) -> Result<()> {
+        for (k, s) in stmts.iter().enumerate() {
+            let next = stmts.get(k + 1).map_or(cont, |n| self.pc(n));
+            self.stmt(s, next)?;
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, s: &ast::Stmt, from: i64, guard: Option<CExpr>, body: Vec<Cmd>, next: Next, text: String) {
+        self.by_point[from as usize].push(Transition {
+            thread: self.thread as u32,
+            from,
+            guard,
+            body,
+            next,
+            span: s.span,
+            line: line_col(self.c.src, s.span.start).0,
+            text,
+        });
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt, next: i64) -> Result<()> {
+        let pc = self.pc(s);
+        match &s.kind {
+            StmtKind::If(c, then, els) => {
+                let cond = self.c.cond(c, &mut self.scope(), "an `if` condition")?;
+                let els = els.as_deref().unwrap_or(&[]);
+                let (yes, no) = (self.first(then, next), self.first(els, next));
+                self.push(s, pc, None, Vec::new(), Next::Branch(cond, yes, no), pretty::stmt_head(s));
+                self.block(then, next)?;
+                self.block(els, next)
+            }
+            StmtKind::While(c, body) => {
+                let cond = self.c.cond(c, &mut self.scope(), "a `while` condition")?;
+                let yes = self.first(body, pc);
+                self.push(s, pc, None, Vec::new(), Next::Branch(cond, yes, next), pretty::stmt_head(s));
+                self.block(body, pc)
+            }
+            StmtKind::Either(branches) => {
+                for b in branches {
+                    self.block(b, next)?;
+                }
+                // Choosing a branch and taking its first step is one transition.
+                let mut copies = Vec::new();
+                for b in branches {
+                    for t in &self.by_point[self.pc(&b[0]) as usize] {
+                        copies.push(Transition { from: pc, ..t.clone() });
+                    }
+                }
+                self.by_point[pc as usize].extend(copies);
+                Ok(())
+            }
+            StmtKind::Goto(l) => {
+                let Some(&target) = self.c.labels[self.thread].get(&l.name) else {
+                    let mut err = CompileError::at(l.span, format!("unknown label `{}`", l.name));
+                    if let Some(best) = closest(&l.name, self.c.labels[self.thread].keys().map(String::as_str)) {
+                        err = err.help(format!("did you mean `{best}`?"));
+                    }
+                    return Err(err);
+                };
+                self.push(s, pc, None, Vec::new(), Next::To(target), pretty::stmt_head(s));
+                Ok(())
+            }
+            _ => {
+                let ranges = self.any_ranges(s)?;
+                let combos: usize = ranges.iter().map(|&(lo, hi)| (hi - lo + 1) as usize).product();
+                if combos > MAX_CHOICES {
+                    return Err(CompileError::at(s.span, format!("`any` makes {combos} transitions here; at most {MAX_CHOICES} are allowed")));
+                }
+                for n in 0..combos {
+                    let mut choice = Vec::new();
+                    let mut rest = n;
+                    for &(lo, hi) in ranges.iter().rev() {
+                        let width = (hi - lo + 1) as usize;
+                        choice.push(lo + (rest % width) as i64);
+                        rest /= width;
+                    }
+                    choice.reverse();
+                    let mut text = pretty::stmt_head(s);
+                    if !choice.is_empty() {
+                        let vals: Vec<String> = choice.iter().map(i64::to_string).collect();
+                        text = format!("{text} (chose {})", vals.join(", "));
+                    }
+                    let mut choices = choice.into_iter();
+                    let a = self.action(s, &mut choices)?;
+                    self.push(s, pc, a.guard, a.body, Next::To(next), text);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The `(lo, hi)` of every `any` in a simple statement or `atomic`, in order.
+    fn any_ranges(&self, s: &ast::Stmt) -> Result<Vec<(i64, i64)>> {
+        let mut out = Vec::new();
+        let mut stack = vec![s];
+        while let Some(s) = stack.pop() {
+            match &s.kind {
+                StmtKind::Assign(_, values) => {
+                    for v in values {
+                        if let ExprKind::Any(lo, hi) = &v.kind {
+                            let l = self.c.const_int(lo, "a bound of `any`")?;
+                            let h = self.c.const_int(hi, "a bound of `any`")?;
+                            if l > h {
+                                return Err(CompileError::at(v.span, format!("empty range {l}..{h}")));
+                            }
+                            out.push((l, h));
+                        }
+                    }
+                }
+                StmtKind::Atomic(body) => stack.extend(body.iter().rev()),
+                StmtKind::If(_, a, b) => {
+                    stack.extend(b.iter().flatten().rev());
+                    stack.extend(a.iter().rev());
+                }
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// Guard and command of a simple statement or an `atomic` block.
+    fn action(&self, s: &ast::Stmt, choices: &mut impl Iterator<Item = i64>) -> Result<Action> {
+        let c = self.c;
+        let me = CExpr::Const(self.thread as i64);
+        Ok(match &s.kind {
+            StmtKind::Skip => Action { guard: None, body: Vec::new() },
+            StmtKind::Await(e) => Action {
+                guard: Some(c.cond(e, &mut Scope { guard: Some("an `await` guard"), ..self.scope() }, "an `await` condition")?),
+                body: Vec::new(),
+            },
+            StmtKind::Assert(e) => Action {
+                guard: None,
+                body: vec![Cmd::Assert(c.cond(e, &mut self.scope(), "an assertion")?)],
+            },
+            StmtKind::Acquire(lv) | StmtKind::Release(lv) => {
+                let acquire = matches!(s.kind, StmtKind::Acquire(_));
+                let (read, place) = self.sync_target(lv, SlotKind::Lock, if acquire { "acquire" } else { "release" })?;
+                let (want, set) = if acquire { (CExpr::Const(FREE), me) } else { (me, CExpr::Const(FREE)) };
+                Action {
+                    guard: Some(fold(CExpr::Bin(BinOp::Eq, Box::new(read), Box::new(want)))),
+                    body: vec![Cmd::Assign(vec![(place, set)])],
+                }
+            }
+            StmtKind::Down(lv) | StmtKind::Up(lv) => {
+                let down = matches!(s.kind, StmtKind::Down(_));
+                let (read, place) = self.sync_target(lv, SlotKind::Sem, if down { "down" } else { "up" })?;
+                let op = if down { BinOp::Sub } else { BinOp::Add };
+                let value = CExpr::Bin(op, Box::new(read.clone()), Box::new(CExpr::Const(1)));
+                Action {
+                    guard: down.then(|| fold(CExpr::Bin(BinOp::Gt, Box::new(read), Box::new(CExpr::Const(0))))),
+                    body: vec![Cmd::Assign(vec![(place, value)])],
+                }
+            }
+            StmtKind::Assign(targets, values) => Action {
+                guard: None,
+                body: vec![self.assign(s, targets, values, choices)?],
+            },
+            StmtKind::Atomic(parts) => {
+                let (guard, rest) = match parts.first().map(|p| &p.kind) {
+                    Some(StmtKind::Await(e)) => (
+                        Some(c.cond(e, &mut Scope { guard: Some("an `await` guard"), ..self.scope() }, "an `await` condition")?),
+                        &parts[1..],
+                    ),
+                    _ => (None, &parts[..]),
+                };
+                Action {
+                    guard,
+                    body: self.atomic_body(rest, choices)?,
+                }
+            }
+            StmtKind::If(..) | StmtKind::While(..) | StmtKind::Either(_) | StmtKind::Goto(_) => {
+                unreachable!("compound statements are lowered by `stmt`")
+            }
+        })
+    }
+
+    fn atomic_body(&self, parts: &[ast::Stmt], choices: &mut impl Iterator<Item = i64>) -> Result<Vec<Cmd>> {
+        let mut out = Vec::new();
+        for p in parts {
+            match &p.kind {
+                StmtKind::Assign(t, v) => out.push(self.assign(p, t, v, choices)?),
+                StmtKind::Assert(e) => out.push(Cmd::Assert(self.c.cond(e, &mut self.scope(), "an assertion")?)),
+                StmtKind::Skip => {}
+                StmtKind::If(c, a, b) => {
+                    let cond = self.c.cond(c, &mut self.scope(), "an `if` condition")?;
+                    let a = self.atomic_body(a, choices)?;
+                    let b = self.atomic_body(b.as_deref().unwrap_or(&[]), choices)?;
+                    out.push(Cmd::If(cond, a, b));
+                }
+                StmtKind::Await(_) => {
+                    return Err(CompileError::at(p.span, "`await` inside `atomic` must come first")
+                        .help("an `atomic` block is one transition `g -> c`: its guard is the leading `await`"))
+                }
+                _ => {
+                    return Err(CompileError::at(p.span, "`atomic` may contain only assignments, `if`, `assert`, `skip` and one leading `await`")
+                        .help("an `atomic` block is a single transition; move this statement out of it"))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The lock or semaphore of `acquire`/`release`/`down`/`up`.
+    fn sync_target(&self, lv: &ast::LValue, want: SlotKind, op: &str) -> Result<(CExpr, Place)> {
+        let guard = match op {
+            "acquire" => "the guard of `acquire`",
+            "release" => "the guard of `release`",
+            "down" => "the guard of `down`",
+            _ => "the guard of `up`",
+        };
+        let (place, kind) = self.place(lv, Some(guard))?;
+        if kind != want {
+            let what = if want == SlotKind::Lock { "a lock" } else { "a semaphore" };
+            return Err(CompileError::at(lv.span, format!("`{op}` needs {what}, and `{}` is not one", lv.name.name)));
+        }
+        let read = match &place {
+            Place::Slot { slot, prot } => CExpr::Var { slot: *slot, prot: *prot },
+            Place::Elem { base, len, prot, index } => CExpr::Elem {
+                base: *base,
+                len: *len,
+                prot: *prot,
+                index: Box::new(index.clone()),
+            },
+        };
+        Ok((read, place))
+    }
+
+    /// Resolves an assignable place. `guard` names the guard its index is part of, if any.
+    fn place(&self, lv: &ast::LValue, guard: Option<&'static str>) -> Result<(Place, SlotKind)> {
+        let sc = self.scope();
+        let v = match self.c.lookup(&lv.name, &sc)? {
+            Resolved::Var(v) => v.clone(),
+            Resolved::Value(..) => {
+                return Err(CompileError::at(lv.name.span, format!("`{}` is not a variable and cannot be assigned", lv.name.name)))
+            }
+        };
+        let mut sc = Scope { guard, ..self.scope() };
+        let place = match (&lv.index, v.len) {
+            (None, None) => Place::Slot { slot: v.base, prot: v.prot },
+            (Some(i), Some(len)) => match fold(self.c.int(i, &mut sc, "an array index")?) {
+                CExpr::Const(k) if (0..i64::from(len)).contains(&k) => Place::Slot { slot: v.base + k as u32, prot: v.prot },
+                index => Place::Elem { base: v.base, len, prot: v.prot, index },
+            },
+            (None, Some(_)) => {
+                return Err(CompileError::at(lv.span, format!("`{}` is an array; assign one element, like `{}[0]`", lv.name.name, lv.name.name)))
+            }
+            (Some(_), None) => return Err(CompileError::at(lv.span, format!("`{}` is not an array", lv.name.name))),
+        };
+        Ok((place, v.kind))
+    }
+
+    fn assign(&self, s: &ast::Stmt, targets: &[ast::LValue], values: &[ast::Expr], choices: &mut impl Iterator<Item = i64>) -> Result<Cmd> {
+        if targets.len() != values.len() {
+            return Err(CompileError::at(s.span, format!("{} targets but {} values", targets.len(), values.len())));
+        }
+        for (k, t) in targets.iter().enumerate() {
+            if let Some(dup) = targets[..k].iter().find(|o| o.name.name == t.name.name && o.index.is_none() && t.index.is_none()) {
+                return Err(CompileError::at(t.span, format!("`{}` is assigned twice", t.name.name)).related(dup.span, "first assigned here"));
+            }
+        }
+        let mut parts = Vec::new();
+        for (t, v) in targets.iter().zip(values) {
+            let (place, kind) = self.place(t, None)?;
+            let want = match kind {
+                SlotKind::Lock => {
+                    return Err(CompileError::at(t.span, format!("`{}` is a lock; it changes only by `acquire` and `release`", t.name.name)))
+                }
+                SlotKind::Sem => {
+                    return Err(CompileError::at(t.span, format!("`{}` is a semaphore; it changes only by `up` and `down`", t.name.name)))
+                }
+                SlotKind::Bool => Ty::Bool,
+                _ => Ty::Int,
+            };
+            let value = if let ExprKind::Any(..) = v.kind {
+                if want != Ty::Int {
+                    return Err(CompileError::at(v.span, "`any lo..hi` chooses an integer, and the target is a bool"));
+                }
+                CExpr::Const(choices.next().expect("one choice per `any`"))
+            } else {
+                let (e, ty) = self.c.expr(v, &mut self.scope())?;
+                if ty != want {
+                    return Err(CompileError::at(v.span, format!("`{}` is a {}, but this value is a {}", t.name.name, want.name(), ty.name())));
+                }
+                fold(e)
+            };
+            parts.push((place, value));
+        }
+        Ok(Cmd::Assign(parts))
+    }
+}

@@ -1,0 +1,324 @@
+//! Compiled expressions and commands, and their evaluation over a state.
+//!
+//! A state is a slice of `i64`: the program counters of the threads first,
+//! then one slot per scalar variable (array elements are consecutive slots).
+//! Booleans are 0/1 and a lock holds its owner's id or [`FREE`].
+
+use crate::syntax::ast::BinOp;
+
+/// The value of a lock that no thread owns.
+pub const FREE: i64 = -1;
+
+/// A resolved expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CExpr {
+    /// A constant.
+    Const(i64),
+    /// A scalar slot; `prot` when it is a protected variable, whose reads
+    /// are accesses in the sense of the discipline.
+    Var { slot: u32, prot: bool },
+    /// An array element `base[index]`.
+    Elem {
+        base: u32,
+        len: u32,
+        prot: bool,
+        index: Box<CExpr>,
+    },
+    /// `at(t, L)` for a thread computed at run time: `pcs[t]` is the
+    /// control point of `L` in thread t, if it has one.
+    At { thread: Box<CExpr>, pcs: Vec<Option<i64>> },
+    /// A quantified variable, by index into the environment.
+    Bound(u32),
+    /// `!e`
+    Not(Box<CExpr>),
+    /// `-e`
+    Neg(Box<CExpr>),
+    /// `a op b`
+    Bin(BinOp, Box<CExpr>, Box<CExpr>),
+    /// `exists`/`forall v in lo..hi: body`
+    Quant {
+        forall: bool,
+        var: u32,
+        lo: Box<CExpr>,
+        hi: Box<CExpr>,
+        body: Box<CExpr>,
+    },
+}
+
+/// A place written by an assignment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A scalar slot.
+    Slot { slot: u32, prot: bool },
+    /// An array element.
+    Elem {
+        base: u32,
+        len: u32,
+        prot: bool,
+        index: CExpr,
+    },
+}
+
+/// A command: the `c` of a transition `g -> c`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cmd {
+    /// Simultaneous assignment: every right-hand side and index is evaluated
+    /// before anything is written.
+    Assign(Vec<(Place, CExpr)>),
+    /// `assert e`
+    Assert(CExpr),
+    /// `if c { } else { }` inside `atomic`.
+    If(CExpr, Vec<Cmd>, Vec<Cmd>),
+}
+
+/// Why a transition could not complete, or why a state is bad.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// A value written outside its variable's range.
+    Range { slot: u32, value: i64 },
+    /// An array index outside the array.
+    Index { base: u32, len: u32, index: i64 },
+    /// Division or remainder by zero.
+    DivZero,
+    /// Integer overflow in an intermediate value.
+    Overflow,
+    /// `assert` failed.
+    Assert,
+    /// An access to a protected variable by a thread whose exclusive access
+    /// predicate is false in the state the transition started from.
+    Discipline { slot: u32, write: bool },
+}
+
+/// Observes the accesses to protected variables made by a transition.
+pub trait Access {
+    /// Called for every read or write of a protected slot; an error aborts
+    /// the transition.
+    fn access(&mut self, slot: u32, write: bool) -> Result<(), Fault>;
+}
+
+/// Ignores accesses: for guards, invariants and predicates, whose reads are
+/// not accesses in the sense of the discipline.
+pub struct NoAccess;
+
+impl Access for NoAccess {
+    fn access(&mut self, _: u32, _: bool) -> Result<(), Fault> {
+        Ok(())
+    }
+}
+
+impl CExpr {
+    /// Evaluates `self` in state `s`; `env` holds quantified variables.
+    pub fn eval<A: Access>(&self, s: &[i64], env: &mut Vec<i64>, acc: &mut A) -> Result<i64, Fault> {
+        Ok(match self {
+            CExpr::Const(v) => *v,
+            CExpr::Var { slot, prot } => {
+                if *prot {
+                    acc.access(*slot, false)?;
+                }
+                s[*slot as usize]
+            }
+            CExpr::Elem { base, len, prot, index } => {
+                let slot = elem_slot(*base, *len, index.eval(s, env, acc)?)?;
+                if *prot {
+                    acc.access(slot, false)?;
+                }
+                s[slot as usize]
+            }
+            CExpr::At { thread, pcs } => {
+                let t = thread.eval(s, env, acc)?;
+                match usize::try_from(t).ok().and_then(|t| pcs.get(t).map(|p| (t, p))) {
+                    Some((t, Some(pc))) => i64::from(s[t] == *pc),
+                    _ => 0,
+                }
+            }
+            CExpr::Bound(k) => env[*k as usize],
+            CExpr::Not(a) => i64::from(a.eval(s, env, acc)? == 0),
+            CExpr::Neg(a) => a.eval(s, env, acc)?.checked_neg().ok_or(Fault::Overflow)?,
+            CExpr::Bin(op, a, b) => {
+                let x = a.eval(s, env, acc)?;
+                // Short-circuit: `m != free && x[m] == 0` must not index with `free`.
+                match op {
+                    BinOp::And if x == 0 => return Ok(0),
+                    BinOp::Or if x != 0 => return Ok(1),
+                    _ => {}
+                }
+                let y = b.eval(s, env, acc)?;
+                binop(*op, x, y)?
+            }
+            CExpr::Quant { forall, var, lo, hi, body } => {
+                let (lo, hi) = (lo.eval(s, env, acc)?, hi.eval(s, env, acc)?);
+                let k = *var as usize;
+                if env.len() <= k {
+                    env.resize(k + 1, 0);
+                }
+                let mut result = *forall;
+                for v in lo..=hi {
+                    env[k] = v;
+                    if (body.eval(s, env, acc)? != 0) != *forall {
+                        result = !*forall;
+                        break;
+                    }
+                }
+                i64::from(result)
+            }
+        })
+    }
+
+    /// Evaluates a condition with no quantified variables in scope.
+    pub fn holds<A: Access>(&self, s: &[i64], acc: &mut A) -> Result<bool, Fault> {
+        Ok(self.eval(s, &mut Vec::new(), acc)? != 0)
+    }
+
+    /// Calls `f` on every slot the expression may read, including protected
+    /// ones and array elements (all of them, when the index is dynamic).
+    pub fn for_each_slot(&self, f: &mut impl FnMut(u32)) {
+        match self {
+            CExpr::Const(_) | CExpr::Bound(_) => {}
+            CExpr::Var { slot, .. } => f(*slot),
+            CExpr::Elem { base, len, index, .. } => {
+                index.for_each_slot(f);
+                (*base..base + len).for_each(&mut *f);
+            }
+            CExpr::At { thread, pcs } => {
+                thread.for_each_slot(f);
+                for (t, pc) in pcs.iter().enumerate() {
+                    if pc.is_some() {
+                        f(t as u32);
+                    }
+                }
+            }
+            CExpr::Not(a) | CExpr::Neg(a) => a.for_each_slot(f),
+            CExpr::Bin(_, a, b) => {
+                a.for_each_slot(f);
+                b.for_each_slot(f);
+            }
+            CExpr::Quant { lo, hi, body, .. } => {
+                lo.for_each_slot(f);
+                hi.for_each_slot(f);
+                body.for_each_slot(f);
+            }
+        }
+    }
+}
+
+/// The slot of `base[index]`, or an index fault.
+pub fn elem_slot(base: u32, len: u32, index: i64) -> Result<u32, Fault> {
+    if (0..i64::from(len)).contains(&index) {
+        Ok(base + index as u32)
+    } else {
+        Err(Fault::Index { base, len, index })
+    }
+}
+
+/// Applies a binary operator; booleans are 0/1.
+pub fn binop(op: BinOp, x: i64, y: i64) -> Result<i64, Fault> {
+    use BinOp::*;
+    Ok(match op {
+        Or => i64::from(x != 0 || y != 0),
+        And => i64::from(x != 0 && y != 0),
+        Eq => i64::from(x == y),
+        Ne => i64::from(x != y),
+        Lt => i64::from(x < y),
+        Le => i64::from(x <= y),
+        Gt => i64::from(x > y),
+        Ge => i64::from(x >= y),
+        Add => x.checked_add(y).ok_or(Fault::Overflow)?,
+        Sub => x.checked_sub(y).ok_or(Fault::Overflow)?,
+        Mul => x.checked_mul(y).ok_or(Fault::Overflow)?,
+        Div | Mod if y == 0 => return Err(Fault::DivZero),
+        Div => x.checked_div(y).ok_or(Fault::Overflow)?,
+        Mod => x.checked_rem(y).ok_or(Fault::Overflow)?,
+    })
+}
+
+impl Place {
+    /// Resolves the place to a slot in state `s`.
+    fn slot<A: Access>(&self, s: &[i64], acc: &mut A) -> Result<(u32, bool), Fault> {
+        match self {
+            Place::Slot { slot, prot } => Ok((*slot, *prot)),
+            Place::Elem { base, len, prot, index } => {
+                let i = index.eval(s, &mut Vec::new(), acc)?;
+                Ok((elem_slot(*base, *len, i)?, *prot))
+            }
+        }
+    }
+
+    /// Calls `f` on every slot this place may denote, and every slot its index reads.
+    pub fn for_each_slot(&self, reads: &mut impl FnMut(u32), writes: &mut impl FnMut(u32)) {
+        match self {
+            Place::Slot { slot, .. } => writes(*slot),
+            Place::Elem { base, len, index, .. } => {
+                index.for_each_slot(reads);
+                (*base..base + len).for_each(writes);
+            }
+        }
+    }
+}
+
+/// Runs commands on the working state `s`, checking each write against the
+/// range `bounds[slot]`.
+pub fn exec<A: Access>(cmds: &[Cmd], s: &mut [i64], bounds: &[(i64, i64)], acc: &mut A) -> Result<(), Fault> {
+    for c in cmds {
+        match c {
+            Cmd::Assign(parts) => {
+                if let [(place, e)] = parts.as_slice() {
+                    let v = e.eval(s, &mut Vec::new(), acc)?;
+                    let (slot, prot) = place.slot(s, acc)?;
+                    write(s, bounds, slot, prot, v, acc)?;
+                } else {
+                    let mut staged = Vec::with_capacity(parts.len());
+                    for (place, e) in parts {
+                        let v = e.eval(s, &mut Vec::new(), acc)?;
+                        staged.push((place.slot(s, acc)?, v));
+                    }
+                    for ((slot, prot), v) in staged {
+                        write(s, bounds, slot, prot, v, acc)?;
+                    }
+                }
+            }
+            Cmd::Assert(e) => {
+                if !e.holds(s, acc)? {
+                    return Err(Fault::Assert);
+                }
+            }
+            Cmd::If(c, then, els) => {
+                let branch = if c.holds(s, acc)? { then } else { els };
+                exec(branch, s, bounds, acc)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write<A: Access>(s: &mut [i64], bounds: &[(i64, i64)], slot: u32, prot: bool, v: i64, acc: &mut A) -> Result<(), Fault> {
+    if prot {
+        acc.access(slot, true)?;
+    }
+    let (lo, hi) = bounds[slot as usize];
+    if v < lo || v > hi {
+        return Err(Fault::Range { slot, value: v });
+    }
+    s[slot as usize] = v;
+    Ok(())
+}
+
+impl Cmd {
+    /// Calls `reads`/`writes` on every slot the command may read or write.
+    pub fn for_each_slot(&self, reads: &mut impl FnMut(u32), writes: &mut impl FnMut(u32)) {
+        match self {
+            Cmd::Assign(parts) => {
+                for (p, e) in parts {
+                    e.for_each_slot(reads);
+                    p.for_each_slot(reads, writes);
+                }
+            }
+            Cmd::Assert(e) => e.for_each_slot(reads),
+            Cmd::If(c, a, b) => {
+                c.for_each_slot(reads);
+                for x in a.iter().chain(b) {
+                    x.for_each_slot(reads, writes);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! The compiled model: threads as control-flow graphs of atomic transitions
+//! `g -> c`, variables as slots of a state vector, and the exclusive access
+//! predicates `excl(i, x)` of the protected variables.
+
+mod compile;
+mod expr;
+mod layout;
+
+pub use compile::{compile, CompileError, Defines};
+pub use expr::{binop, exec, Access, CExpr, Cmd, Fault, NoAccess, Place, FREE};
+pub use layout::Layout;
+
+use crate::syntax::span::Span;
+
+/// A compiled model, ready to explore.
+#[derive(Clone, Debug)]
+pub struct Model {
+    /// The name after `system`, or the file stem.
+    pub name: String,
+    /// The threads; thread i's program counter is slot i of the state.
+    pub threads: Vec<Thread>,
+    /// Every slot of the state: the program counters, then the variables.
+    pub slots: Vec<Slot>,
+    /// `(lo, hi)` of every slot, for range checks and packing.
+    pub bounds: Vec<(i64, i64)>,
+    /// Every transition of every thread, grouped by thread and control point.
+    pub transitions: Vec<Transition>,
+    /// The protected variables (array elements one by one).
+    pub protected: Vec<Protected>,
+    /// For each slot, its index in `protected`, if it is protected.
+    pub protected_index: Vec<Option<u32>>,
+    /// `invariant` declarations.
+    pub invariants: Vec<Invariant>,
+    /// The initial state.
+    pub init: Vec<i64>,
+    /// How states are packed for storage.
+    pub layout: Layout,
+}
+
+/// A thread: its name and its control points.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    /// `user`, or `T0`, `T1`, ... for the copies made by `threads N`.
+    pub name: String,
+    /// Control points; the last one is the end of the body.
+    pub points: Vec<Point>,
+}
+
+impl Thread {
+    /// The final control point.
+    pub fn end(&self) -> i64 {
+        self.points.len() as i64 - 1
+    }
+}
+
+/// A control point: a statement of the body, or its end.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// The statement's label, if it has one.
+    pub label: Option<String>,
+    /// The statement (or the closing brace, for the end point).
+    pub span: Span,
+    /// 1-based source line.
+    pub line: usize,
+    /// The outgoing transitions: a range of `Model::transitions`.
+    pub transitions: std::ops::Range<usize>,
+}
+
+impl Point {
+    /// How the point is shown in traces: its label, or `line N`.
+    pub fn name(&self) -> String {
+        match &self.label {
+            Some(l) => l.clone(),
+            None => format!("line {}", self.line),
+        }
+    }
+}
+
+/// What a slot holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Display name: `x`, `x[1]`, `user.r`, or the thread name for a program counter.
+    pub name: String,
+    /// The kind of value.
+    pub kind: SlotKind,
+    /// Who may access it.
+    pub class: SlotClass,
+    /// The declaration (the thread declaration for a program counter).
+    pub span: Span,
+}
+
+/// The kind of value a slot holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotKind {
+    /// A thread's program counter.
+    Pc,
+    /// An integer.
+    Int,
+    /// A boolean (0 or 1).
+    Bool,
+    /// A lock: [`FREE`] or an owner id.
+    Lock,
+    /// A counting semaphore.
+    Sem,
+}
+
+/// The class of a slot, in the sense of the digest's section 3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotClass {
+    /// Unshared: a program counter or a `local` of the given thread.
+    Local(u32),
+    /// Unprotected shared (`shared`, `lock`, `sem`).
+    Shared,
+    /// Protected.
+    Protected,
+}
+
+/// A protected variable (one array element) and its exclusive access predicates.
+#[derive(Clone, Debug)]
+pub struct Protected {
+    /// The slot.
+    pub slot: u32,
+    /// `excl[i]`: the predicate `excl(i, x)` for thread i, specialised.
+    pub excl: Vec<CExpr>,
+    /// The source text of the predicate, as declared (`excl(t) = ...` or `by m`).
+    pub text: String,
+    /// The declaration.
+    pub span: Span,
+    /// 1-based line of the declaration.
+    pub line: usize,
+}
+
+/// A declared invariant.
+#[derive(Clone, Debug)]
+pub struct Invariant {
+    /// The predicate.
+    pub expr: CExpr,
+    /// Its source text.
+    pub text: String,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// Where a transition goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Always to this control point.
+    To(i64),
+    /// An `if`/`while` test: the first point if the condition holds, else the second.
+    Branch(CExpr, i64, i64),
+}
+
+/// An atomic transition `g -> c` of one thread.
+#[derive(Clone, Debug)]
+pub struct Transition {
+    /// The thread.
+    pub thread: u32,
+    /// The control point it leaves.
+    pub from: i64,
+    /// The guard; `None` is `true`. Guards never read protected variables.
+    pub guard: Option<CExpr>,
+    /// The command.
+    pub body: Vec<Cmd>,
+    /// The control point it enters.
+    pub next: Next,
+    /// The statement it executes.
+    pub span: Span,
+    /// 1-based line of that statement.
+    pub line: usize,
+    /// The statement's text (its head, for `if`, `while`).
+    pub text: String,
+}
+
+/// The result of firing a transition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fire {
+    /// The guard is false.
+    Disabled,
+    /// The transition completed; the successor was written to the output.
+    Done,
+    /// The transition went wrong.
+    Fault(Fault),
+}
+
+impl Model {
+    /// Number of threads.
+    pub fn thread_count(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// The transitions of thread `t` at its current control point in `s`.
+    pub fn enabled_candidates(&self, s: &[i64], t: usize) -> &[Transition] {
+        let p = &self.threads[t].points[s[t] as usize];
+        &self.transitions[p.transitions.clone()]
+    }
+
+    /// Fires `tr` from `s`, writing the successor into `out`.
+    pub fn fire<A: Access>(&self, tr: &Transition, s: &[i64], out: &mut Vec<i64>, acc: &mut A) -> Fire {
+        if let Some(g) = &tr.guard {
+            match g.holds(s, &mut NoAccess) {
+                Ok(true) => {}
+                Ok(false) => return Fire::Disabled,
+                Err(f) => return Fire::Fault(f),
+            }
+        }
+        out.clear();
+        out.extend_from_slice(s);
+        if let Err(f) = exec(&tr.body, out, &self.bounds, acc) {
+            return Fire::Fault(f);
+        }
+        let pc = match &tr.next {
+            Next::To(pc) => *pc,
+            Next::Branch(c, yes, no) => match c.holds(out, acc) {
+                Ok(true) => *yes,
+                Ok(false) => *no,
+                Err(f) => return Fire::Fault(f),
+            },
+        };
+        out[tr.thread as usize] = pc;
+        Fire::Done
+    }
+
+    /// `excl(t, x)` for protected variable `p` in state `s`.
+    pub fn excl(&self, p: usize, t: usize, s: &[i64]) -> Result<bool, Fault> {
+        self.protected[p].excl[t].holds(s, &mut NoAccess)
+    }
+
+    /// The first protected variable whose predicate two threads satisfy in
+    /// `s`, as `(protected index, i, j)`; `disjoint(ex)` is its absence.
+    pub fn overlap(&self, s: &[i64]) -> Result<Option<(usize, usize, usize)>, Fault> {
+        for p in 0..self.protected.len() {
+            let mut owner = None;
+            for t in 0..self.threads.len() {
+                if self.excl(p, t, s)? {
+                    if let Some(i) = owner {
+                        return Ok(Some((p, i, t)));
+                    }
+                    owner = Some(t);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// True when every thread is at its final control point.
+    pub fn all_ended(&self, s: &[i64]) -> bool {
+        self.threads.iter().enumerate().all(|(t, th)| s[t] == th.end())
+    }
+
+    /// A value as the user wrote it: `free`, `true`, a thread's point name.
+    pub fn show_value(&self, slot: usize, v: i64) -> String {
+        match self.slots[slot].kind {
+            SlotKind::Bool => (v != 0).to_string(),
+            SlotKind::Lock if v == FREE => "free".to_string(),
+            SlotKind::Lock => self.threads.get(v as usize).map_or(v.to_string(), |t| t.name.clone()),
+            SlotKind::Pc => self.threads[slot].points[v as usize].name(),
+            SlotKind::Int | SlotKind::Sem => v.to_string(),
+        }
+    }
+
+    /// The first variable slot (after the program counters).
+    pub fn first_var(&self) -> usize {
+        self.threads.len()
+    }
+}
+
+/// The protected discipline as an [`Access`]: an access by thread `thread`
+/// to a protected slot is allowed only if `excl(thread, x)` holds in the
+/// state `before` the transition (condition (i) of the discipline).
+///
+/// A forbidden access does not stop the transition: as in the paper, the
+/// transition completes and the violation flag q holds in the state after.
+/// The first forbidden access is kept in `violation`.
+pub struct Discipline<'a> {
+    /// The model.
+    pub model: &'a Model,
+    /// The state the transition starts from.
+    pub before: &'a [i64],
+    /// The thread taking the transition.
+    pub thread: usize,
+    /// The first forbidden access, if any.
+    pub violation: Option<Fault>,
+}
+
+impl<'a> Discipline<'a> {
+    /// The discipline for thread `thread` leaving state `before`.
+    pub fn new(model: &'a Model, before: &'a [i64], thread: usize) -> Discipline<'a> {
+        Discipline {
+            model,
+            before,
+            thread,
+            violation: None,
+        }
+    }
+}
+
+impl Access for Discipline<'_> {
+    fn access(&mut self, slot: u32, write: bool) -> Result<(), Fault> {
+        let Some(p) = self.model.protected_index[slot as usize] else { return Ok(()) };
+        if self.violation.is_none() && !self.model.excl(p as usize, self.thread, self.before)? {
+            self.violation = Some(Fault::Discipline { slot, write });
+        }
+        Ok(())
+    }
+}

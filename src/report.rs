@@ -1,0 +1,381 @@
+//! The report of a check, as text for people and as JSON for scripts.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::explore::{Outcome, Problem, Reduction, Verdict, Violation};
+use crate::model::{Fault, Model, SlotKind};
+
+/// Everything a check reports; serialises to the documented JSON schema and
+/// displays as the text report.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    /// The model's name.
+    pub model: String,
+    /// The file it was read from.
+    pub file: String,
+    /// `holds`, `violated` or `inconclusive`.
+    pub verdict: &'static str,
+    /// `none` or `sc`.
+    pub reduction: &'static str,
+    /// Stored states.
+    pub states: u64,
+    /// Transitions (reduced steps in reduced mode) taken.
+    pub transitions: u64,
+    /// Depth of the search.
+    pub depth: u64,
+    /// Deadlocked states.
+    pub deadlocks: u64,
+    /// Wall-clock time in milliseconds.
+    pub elapsed_ms: f64,
+    /// Bytes of state storage per stored state.
+    pub bytes_per_state: f64,
+    /// The limit that ended the run, when inconclusive.
+    pub limit: Option<String>,
+    /// The violation, when violated.
+    pub violation: Option<ViolationReport>,
+    /// The counterexample, one entry per transition.
+    pub trace: Vec<StepReport>,
+}
+
+/// A violation, described.
+#[derive(Clone, Debug, Serialize)]
+pub struct ViolationReport {
+    /// `discipline`, `assertion`, `invariant`, `range`, `well-formedness` or `deadlock`.
+    pub kind: &'static str,
+    /// The thread that took the last transition.
+    pub thread: Option<String>,
+    /// The control point it left.
+    pub label: Option<String>,
+    /// The source line of the last transition, or of the declaration at fault.
+    pub line: Option<usize>,
+    /// The variable involved.
+    pub variable: Option<String>,
+    /// One sentence saying what is wrong.
+    pub message: String,
+    /// The exclusive access predicate involved, with the values it read.
+    pub predicate: Option<String>,
+}
+
+/// One transition of a counterexample.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepReport {
+    /// 1-based position in the trace.
+    pub step: usize,
+    /// Whether a reduced step starts here (reduced mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starts_step: Option<bool>,
+    /// The thread.
+    pub thread: String,
+    /// The control point the transition leaves.
+    pub label: String,
+    /// Source line of the statement.
+    pub line: usize,
+    /// The statement.
+    pub statement: String,
+    /// The variables the transition changed, with their new values.
+    pub changes: Map<String, Value>,
+    /// The whole state after the transition; null when it did not complete.
+    pub state: Option<Map<String, Value>>,
+}
+
+impl CheckReport {
+    /// Builds the report of `outcome` for `model`, read from `file`.
+    pub fn new(model: &Model, file: &str, reduction: Reduction, outcome: &Outcome) -> CheckReport {
+        let s = &outcome.stats;
+        let (verdict, limit) = match &outcome.verdict {
+            Verdict::Holds => ("holds", None),
+            Verdict::Violated => ("violated", None),
+            Verdict::Inconclusive(l) => ("inconclusive", Some(l.to_string())),
+        };
+        let violation = outcome.violation.as_ref();
+        CheckReport {
+            model: model.name.clone(),
+            file: file.to_string(),
+            verdict,
+            reduction: reduction.name(),
+            states: s.states,
+            transitions: s.transitions,
+            depth: s.depth,
+            deadlocks: s.deadlocks,
+            elapsed_ms: (s.elapsed.as_secs_f64() * 1e5).round() / 100.0,
+            bytes_per_state: (s.bytes_per_state() * 10.0).round() / 10.0,
+            limit,
+            violation: violation.map(|v| describe(model, v)),
+            trace: violation.map_or_else(Vec::new, |v| steps(model, v, reduction != Reduction::None)),
+        }
+    }
+
+    /// The process exit code for this verdict: 0 holds, 1 violated, 3 inconclusive.
+    pub fn exit_code(&self) -> u8 {
+        match self.verdict {
+            "holds" => 0,
+            "violated" => 1,
+            _ => 3,
+        }
+    }
+}
+
+/// The JSON value of slot `k` holding `v`.
+pub fn json_value(model: &Model, k: usize, v: i64) -> Value {
+    match model.slots[k].kind {
+        SlotKind::Int | SlotKind::Sem => Value::from(v),
+        SlotKind::Bool => Value::from(v != 0),
+        SlotKind::Lock | SlotKind::Pc => Value::from(model.show_value(k, v)),
+    }
+}
+
+/// The whole state as a JSON object: each thread's control point, then the variables.
+pub fn json_state(model: &Model, s: &[i64]) -> Map<String, Value> {
+    s.iter()
+        .enumerate()
+        .map(|(k, &v)| (model.slots[k].name.clone(), json_value(model, k, v)))
+        .collect()
+}
+
+fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
+    let mut before = model.init.clone();
+    let mut out = Vec::new();
+    for (n, st) in v.trace.iter().enumerate() {
+        let tr = &model.transitions[st.transition];
+        let t = tr.thread as usize;
+        let mut changes = Map::new();
+        if let Some(after) = &st.state {
+            for k in model.first_var()..after.len() {
+                if after[k] != before[k] {
+                    changes.insert(model.slots[k].name.clone(), json_value(model, k, after[k]));
+                }
+            }
+        }
+        out.push(StepReport {
+            step: n + 1,
+            starts_step: reduced.then_some(st.starts_step),
+            thread: model.threads[t].name.clone(),
+            label: model.threads[t].points[tr.from as usize].name(),
+            line: tr.line,
+            statement: tr.text.clone(),
+            changes,
+            state: st.state.as_ref().map(|s| json_state(model, s)),
+        });
+        if let Some(after) = &st.state {
+            before.clone_from(after);
+        }
+    }
+    out
+}
+
+/// The state before the last transition of a trace, and that transition.
+fn last(model: &Model, v: &Violation) -> (Vec<i64>, Option<usize>) {
+    match v.trace.as_slice() {
+        [] => (model.init.clone(), None),
+        [.., prev, lst] => (prev.state.clone().unwrap_or_default(), Some(lst.transition)),
+        [lst] => (model.init.clone(), Some(lst.transition)),
+    }
+}
+
+/// Describes a violation in words.
+fn describe(model: &Model, v: &Violation) -> ViolationReport {
+    let (before, last_tr) = last(model, v);
+    let after = v.trace.last().and_then(|s| s.state.clone()).unwrap_or_else(|| before.clone());
+    let tr = last_tr.map(|k| &model.transitions[k]);
+    let thread = tr.map(|t| t.thread as usize);
+    let tname = |t: usize| model.threads[t].name.clone();
+    let mut r = ViolationReport {
+        kind: v.kind().name(),
+        thread: thread.map(tname),
+        label: tr.map(|t| model.threads[t.thread as usize].points[t.from as usize].name()),
+        line: tr.map(|t| t.line),
+        variable: None,
+        message: String::new(),
+        predicate: None,
+    };
+    let at = match (&r.thread, &r.label, &r.line) {
+        (Some(t), Some(l), Some(n)) => format!("{t} at {l} (line {n})"),
+        _ => String::new(),
+    };
+    match &v.problem {
+        Problem::Fault(Fault::Discipline { slot, write }) => {
+            let slot = *slot as usize;
+            let t = thread.unwrap_or(0);
+            let name = &model.slots[slot].name;
+            r.variable = Some(name.clone());
+            let verb = if *write { "writes" } else { "reads" };
+            r.message = format!("{at} {verb} protected {name}, but excl({}, {name}) is false", tname(t));
+            let p = model.protected_index[slot].unwrap_or(0) as usize;
+            r.predicate = Some(predicate(model, p, t, &before));
+        }
+        Problem::Overlap { protected, threads: (i, j) } => {
+            let slot = model.protected[*protected].slot as usize;
+            let name = &model.slots[slot].name;
+            r.variable = Some(name.clone());
+            r.message = if v.initial {
+                format!(
+                    "the initial state breaks disjointness (WFinitExcl): both {} and {} satisfy excl for {name}",
+                    tname(*i),
+                    tname(*j)
+                )
+            } else {
+                format!("after {at}, both {} and {} satisfy excl for {name}", tname(*i), tname(*j))
+            };
+            if v.initial {
+                r.line = Some(model.protected[*protected].line);
+            }
+            r.predicate = Some(predicate(model, *protected, *i, &after));
+        }
+        Problem::Fault(Fault::Assert) => {
+            let text = tr.map_or(String::new(), |t| t.text.trim_start_matches("assert ").to_string());
+            r.message = format!("assertion `{text}` fails: {at}");
+        }
+        Problem::Fault(Fault::Range { slot, value }) => {
+            let slot = *slot as usize;
+            let (lo, hi) = model.bounds[slot];
+            let name = &model.slots[slot].name;
+            r.variable = Some(name.clone());
+            r.message = format!("{at} assigns {value} to {name}, outside its range {lo}..{hi}");
+        }
+        Problem::Fault(Fault::Index { base, len, index }) => {
+            let name = model.slots[*base as usize].name.split('[').next().unwrap_or_default().to_string();
+            r.message = format!("{at} indexes {name}[{index}], but {name} has {len} elements");
+            r.variable = Some(name);
+        }
+        Problem::Fault(Fault::DivZero) => r.message = format!("{at} divides by zero"),
+        Problem::Fault(Fault::Overflow) => r.message = format!("{at} overflows 64-bit integer arithmetic"),
+        Problem::Invariant(k) => {
+            let inv = &model.invariants[*k];
+            r.message = format!("invariant `{}` is false", inv.text);
+            if !at.is_empty() {
+                r.message = format!("{} after {at}", r.message);
+            }
+        }
+        Problem::Deadlock => {
+            let where_: Vec<String> = (0..model.threads.len())
+                .filter(|&t| after[t] != model.threads[t].end())
+                .map(|t| format!("{} at {}", tname(t), model.show_value(t, after[t])))
+                .collect();
+            r.message = format!("deadlock: no thread can move ({})", where_.join(", "));
+            r.thread = None;
+            r.label = None;
+            r.line = None;
+        }
+    }
+    r
+}
+
+/// `excl(t, x) = ...` with the values it reads in `s`.
+fn predicate(model: &Model, p: usize, t: usize, s: &[i64]) -> String {
+    let prot = &model.protected[p];
+    let mut slots = Vec::new();
+    prot.excl[t].for_each_slot(&mut |k| {
+        if !slots.contains(&k) {
+            slots.push(k);
+        }
+    });
+    let values: Vec<String> = slots
+        .iter()
+        .map(|&k| format!("{} = {}", model.slots[k as usize].name, model.show_value(k as usize, s[k as usize])))
+        .collect();
+    if values.is_empty() {
+        prot.text.clone()
+    } else {
+        format!("{}, where {}", prot.text, values.join(", "))
+    }
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = match (&self.violation, &self.limit) {
+            (Some(v), _) => format!("violated ({})", v.kind),
+            (None, Some(l)) => format!("inconclusive: {l}"),
+            (None, None) => self.verdict.to_string(),
+        };
+        writeln!(f, "model        {} ({})", self.model, self.file)?;
+        writeln!(f, "reduction    {}", self.reduction)?;
+        writeln!(f, "verdict      {verdict}")?;
+        writeln!(f, "states       {}", self.states)?;
+        writeln!(f, "transitions  {}", self.transitions)?;
+        writeln!(f, "depth        {}", self.depth)?;
+        writeln!(f, "deadlocks    {}", self.deadlocks)?;
+        writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
+        writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
+        if let Some(v) = &self.violation {
+            writeln!(f)?;
+            writeln!(f, "violation    {}", v.message)?;
+            if let Some(p) = &v.predicate {
+                writeln!(f, "predicate    {p}")?;
+            }
+        }
+        if !self.trace.is_empty() {
+            writeln!(f)?;
+            writeln!(f, "trace ({} transitions):", self.trace.len())?;
+            write_trace(f, &self.trace)?;
+        }
+        Ok(())
+    }
+}
+
+fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result {
+    let reduced = trace.iter().any(|s| s.starts_step.is_some());
+    let mut rows = vec![vec![
+        "#".to_string(),
+        if reduced { "step".into() } else { String::new() },
+        "thread".into(),
+        "point".into(),
+        "line".into(),
+        "statement".into(),
+        "changes".into(),
+    ]];
+    let mut nstep = 0;
+    for s in trace {
+        let step = match s.starts_step {
+            Some(true) => {
+                nstep += 1;
+                nstep.to_string()
+            }
+            _ => String::new(),
+        };
+        let changes = if s.state.is_none() {
+            "(does not complete)".to_string()
+        } else {
+            s.changes
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        rows.push(vec![
+            s.step.to_string(),
+            step,
+            s.thread.clone(),
+            s.label.clone(),
+            s.line.to_string(),
+            s.statement.clone(),
+            changes,
+        ]);
+    }
+    let cols = rows[0].len();
+    let width: Vec<usize> = (0..cols).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    for r in &rows {
+        let mut line = String::from(" ");
+        for c in 0..cols {
+            if c == 1 && !reduced {
+                continue;
+            }
+            let cell = &r[c];
+            let pad = width[c] - cell.chars().count();
+            if c == 0 || c == 4 {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                if c + 1 < cols {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            line.push_str("  ");
+        }
+        writeln!(f, "{}", line.trim_end())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,309 @@
+//! The abstract syntax of the system language (`shared/gcl.md`).
+//!
+//! Every node carries the [`Span`] it was parsed from; spans do not take part
+//! in equality.
+
+use super::span::Span;
+
+/// A name with its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    /// The name itself.
+    pub name: String,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A whole model: `system NAME;` followed by declarations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Model {
+    /// The name after `system`, when given.
+    pub name: Option<Ident>,
+    /// Top-level items in source order.
+    pub items: Vec<Item>,
+}
+
+/// A top-level declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// `const NAME = value;`
+    Const(ConstDecl),
+    /// `threads N;`: N copies of the single thread body.
+    Threads(Expr, Span),
+    /// A shared, protected, lock or semaphore variable.
+    Var(VarDecl),
+    /// `thread NAME { ... }`
+    Thread(ThreadDecl),
+    /// `invariant e;`
+    Invariant(Expr, Span),
+}
+
+/// `const NAME = value;`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstDecl {
+    /// The constant's name.
+    pub name: Ident,
+    /// Its value, a constant expression.
+    pub value: Expr,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// A variable declaration (`shared`, `protected`, `local`, `lock`, `sem`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VarDecl {
+    /// Who may access the variable and how it is guarded.
+    pub class: Class,
+    /// The variable's name.
+    pub name: Ident,
+    /// Array size, for `name[n]`.
+    pub size: Option<Expr>,
+    /// The type of the variable (of each element, for an array).
+    pub ty: Type,
+    /// Initial value; the type's lowest value when absent.
+    pub init: Option<Init>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// The class of a variable (digest section 3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// `shared`, `lock`, `sem`: an unprotected shared variable.
+    Shared,
+    /// `protected`, with its guessed exclusive access predicate.
+    Protected(Excl),
+    /// `local`: unshared, one copy per thread.
+    Local,
+}
+
+/// The exclusive access predicate of a protected variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Excl {
+    /// `excl(t) = e` or, for arrays, `excl(t, j) = e`.
+    Pred {
+        /// The thread parameter and, for arrays, the element index.
+        params: Vec<Ident>,
+        /// The predicate.
+        body: Expr,
+    },
+    /// `by m`: sugar for `excl(t) = m == t`.
+    By(LValue),
+}
+
+/// A variable's type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// `lo..hi`
+    Int(Expr, Expr),
+    /// `bool`
+    Bool,
+    /// `lock`: `free` or the id of the owning thread.
+    Lock,
+    /// `sem : lo..hi`: a counting semaphore.
+    Sem(Expr, Expr),
+}
+
+/// An initial value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Init {
+    /// One value (for an array: every element).
+    Value(Expr),
+    /// `[e0, e1, ...]`, one value per element.
+    List(Vec<Expr>, Span),
+}
+
+/// `thread NAME { locals; statements }`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadDecl {
+    /// The thread's name (the body's name under `threads N`).
+    pub name: Ident,
+    /// `local` declarations.
+    pub locals: Vec<VarDecl>,
+    /// The body.
+    pub body: Vec<Stmt>,
+    /// The whole declaration.
+    pub span: Span,
+    /// The closing brace: the thread's final control point.
+    pub end: Span,
+}
+
+/// A statement, optionally labelled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stmt {
+    /// `L:` before the statement.
+    pub label: Option<Ident>,
+    /// What the statement does.
+    pub kind: StmtKind,
+    /// The statement without its label.
+    pub span: Span,
+}
+
+/// The statements of the language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StmtKind {
+    /// `x, y := e1, e2` (right-hand sides may be `any lo..hi`).
+    Assign(Vec<LValue>, Vec<Expr>),
+    /// `await e`
+    Await(Expr),
+    /// `acquire m`
+    Acquire(LValue),
+    /// `release m`
+    Release(LValue),
+    /// `down s`
+    Down(LValue),
+    /// `up s`
+    Up(LValue),
+    /// `skip`
+    Skip,
+    /// `goto L`
+    Goto(Ident),
+    /// `assert e`
+    Assert(Expr),
+    /// `atomic { ... }`: one transition.
+    Atomic(Vec<Stmt>),
+    /// `if e { } else { }`
+    If(Expr, Vec<Stmt>, Option<Vec<Stmt>>),
+    /// `while e { }`
+    While(Expr, Vec<Stmt>),
+    /// `either { } or { } ...`
+    Either(Vec<Vec<Stmt>>),
+}
+
+/// An assignable place: `x` or `x[e]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LValue {
+    /// The variable.
+    pub name: Ident,
+    /// The element index, for arrays.
+    pub index: Option<Box<Expr>>,
+    /// The whole place.
+    pub span: Span,
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// The expression forms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExprKind {
+    /// An integer literal.
+    Int(i64),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `self`: the id of the executing thread.
+    SelfId,
+    /// `free`: the value of an unowned lock.
+    Free,
+    /// A variable, constant, thread name or bound name.
+    Name(Ident),
+    /// `a[i]`
+    Index(Ident, Box<Expr>),
+    /// `-e`, `!e`
+    Unary(UnOp, Box<Expr>),
+    /// `a op b`
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `at(t, L)`: thread t is at label L.
+    At(Box<Expr>, Ident),
+    /// `exists v in lo..hi: e`, `forall v in lo..hi: e`
+    Quant(Quant, Ident, Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `any lo..hi`, only as the right-hand side of an assignment.
+    Any(Box<Expr>, Box<Expr>),
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-`
+    Neg,
+    /// `!`
+    Not,
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `||`
+    Or,
+    /// `&&`
+    And,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Mod,
+}
+
+/// Quantifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quant {
+    /// `exists`
+    Exists,
+    /// `forall`
+    Forall,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Or => "||",
+            And => "&&",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Mod => "%",
+        }
+    }
+
+    /// Binding strength: higher binds tighter.
+    pub fn precedence(self) -> u8 {
+        use BinOp::*;
+        match self {
+            Or => 1,
+            And => 2,
+            Eq | Ne | Lt | Le | Gt | Ge => 3,
+            Add | Sub => 4,
+            Mul | Div | Mod => 5,
+        }
+    }
+}
+
+/// Words that cannot be used as names.
+pub const KEYWORDS: &[&str] = &[
+    "system", "threads", "thread", "const", "shared", "protected", "local", "lock", "sem", "bool",
+    "by", "excl", "invariant", "acquire", "release", "down", "up", "skip", "goto", "assert",
+    "await", "atomic", "if", "else", "while", "either", "or", "any", "true", "false", "self",
+    "free", "at", "exists", "forall", "in",
+];

@@ -1,0 +1,6 @@
+//! The system language: AST, parser and pretty-printer.
+
+pub mod ast;
+pub mod parser;
+pub mod pretty;
+pub mod span;

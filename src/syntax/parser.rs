@@ -1,0 +1,1032 @@
+//! The parser: nom over `&str`, one method per grammar rule.
+//!
+//! Error reporting follows the furthest-failure rule of PEG parsers: every
+//! primitive that fails records what it expected at its offset, and when the
+//! parse as a whole fails the error names the expectations at the furthest
+//! offset reached. Optional continuations (binary operators, `else`, `or`)
+//! are tried quietly so they do not clutter the message.
+
+use std::cell::{Cell, RefCell};
+
+use nom::bytes::complete::{tag, take_while, take_while1};
+use nom::character::complete::{char, multispace0};
+use nom::{Err as NomErr, IResult, Parser as _};
+
+use super::ast::*;
+use super::span::Span;
+
+type Res<'a, T> = IResult<&'a str, T, ()>;
+
+/// Deepest nesting of parentheses, unary operators and blocks. Deeper input
+/// is an error rather than a stack overflow.
+pub const MAX_NESTING: u32 = 64;
+/// Deepest expression tree (long operator chains nest without parentheses).
+pub const MAX_EXPR_DEPTH: usize = 128;
+
+/// A syntax error: where, what, and optionally how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Where the error was detected.
+    pub span: Span,
+    /// What went wrong.
+    pub message: String,
+    /// A hint, when there is one.
+    pub help: Option<String>,
+}
+
+/// Parses a whole model.
+pub fn parse(src: &str) -> Result<Model, SyntaxError> {
+    let p = Parser {
+        src,
+        far: Cell::new(0),
+        expected: RefCell::new(Vec::new()),
+        fatal: RefCell::new(None),
+        depth: Cell::new(0),
+        quiet: Cell::new(false),
+    };
+    match p.model(src) {
+        Ok((_, m)) => Ok(m),
+        Err(_) => Err(p.error()),
+    }
+}
+
+/// Parses one expression (used for `-D` values and in tests).
+pub fn parse_expr(src: &str) -> Result<Expr, SyntaxError> {
+    let p = Parser {
+        src,
+        far: Cell::new(0),
+        expected: RefCell::new(Vec::new()),
+        fatal: RefCell::new(None),
+        depth: Cell::new(0),
+        quiet: Cell::new(false),
+    };
+    let r = p.expr(src).and_then(|(i, e)| {
+        let i = p.skip(i)?;
+        if i.is_empty() {
+            Ok(e)
+        } else {
+            p.expect::<()>(i, "end of input").map(|_| e)
+        }
+    });
+    r.map_err(|_| p.error())
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    far: Cell<usize>,
+    expected: RefCell<Vec<&'static str>>,
+    fatal: RefCell<Option<SyntaxError>>,
+    depth: Cell<u32>,
+    quiet: Cell<bool>,
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+impl<'a> Parser<'a> {
+    // ---- positions and errors -------------------------------------------
+
+    fn off(&self, i: &'a str) -> usize {
+        self.src.len() - i.len()
+    }
+
+    fn span_from(&self, start: usize, rest: &'a str) -> Span {
+        Span::new(start, self.off(rest))
+    }
+
+    /// Records that `what` was expected at `i` and fails.
+    fn expect<T>(&self, i: &'a str, what: &'static str) -> Res<'a, T> {
+        if !self.quiet.get() {
+            let at = self.off(i);
+            let mut exp = self.expected.borrow_mut();
+            if at > self.far.get() || exp.is_empty() {
+                self.far.set(at);
+                exp.clear();
+            }
+            if at == self.far.get() && !exp.contains(&what) {
+                exp.push(what);
+            }
+        }
+        Err(NomErr::Error(()))
+    }
+
+    /// Fails the whole parse with a specific message.
+    fn fatal<T>(&self, span: Span, message: String, help: Option<&str>) -> Res<'a, T> {
+        let mut f = self.fatal.borrow_mut();
+        if f.is_none() {
+            *f = Some(SyntaxError {
+                span,
+                message,
+                help: help.map(str::to_string),
+            });
+        }
+        Err(NomErr::Failure(()))
+    }
+
+    fn error(&self) -> SyntaxError {
+        if let Some(f) = self.fatal.borrow().clone() {
+            return f;
+        }
+        let at = self.far.get();
+        let rest = &self.src[at..];
+        let found = found_token(rest);
+        let span = Span::new(at, at + found.len().max(usize::from(!rest.is_empty())));
+        let exp = self.expected.borrow();
+        let list = match exp.as_slice() {
+            [] => "more input".to_string(),
+            [one] => one.to_string(),
+            [init @ .., last] => format!("{} or {}", init.join(", "), last),
+        };
+        let found = if rest.is_empty() {
+            "end of input".to_string()
+        } else {
+            format!("`{found}`")
+        };
+        SyntaxError {
+            span,
+            message: format!("expected {list}, found {found}"),
+            help: None,
+        }
+    }
+
+    /// Runs `f` without recording expectations: for optional continuations.
+    fn quietly<T>(&self, f: impl FnOnce() -> T) -> T {
+        let old = self.quiet.replace(true);
+        let r = f();
+        self.quiet.set(old);
+        r
+    }
+
+    /// Runs `f` one nesting level deeper, failing past [`MAX_NESTING`].
+    fn nested<T>(&self, i: &'a str, f: impl FnOnce(&'a str) -> Res<'a, T>) -> Res<'a, T> {
+        let d = self.depth.get() + 1;
+        if d > MAX_NESTING {
+            let at = self.off(i);
+            return self.fatal(
+                Span::new(at, at + 1),
+                format!("nesting deeper than {MAX_NESTING} levels"),
+                Some("split the expression or block into smaller pieces"),
+            );
+        }
+        self.depth.set(d);
+        let r = f(i);
+        self.depth.set(d - 1);
+        r
+    }
+
+    // ---- tokens ---------------------------------------------------------
+
+    /// Skips whitespace and comments.
+    fn skip(&self, mut i: &'a str) -> Result<&'a str, NomErr<()>> {
+        loop {
+            let (r, _) = multispace0::<_, ()>(i)?;
+            i = r;
+            if let Ok((r, _)) = tag::<_, _, ()>("//").parse(i) {
+                let (r, _) = take_while::<_, _, ()>(|c| c != '\n').parse(r)?;
+                i = r;
+            } else if let Ok((r, _)) = tag::<_, _, ()>("/*").parse(i) {
+                match r.find("*/") {
+                    Some(n) => i = &r[n + 2..],
+                    None => {
+                        let at = self.off(i);
+                        return Err(self
+                            .fatal::<()>(Span::new(at, at + 2), "unterminated comment".into(), Some("close it with `*/`"))
+                            .unwrap_err());
+                    }
+                }
+            } else {
+                return Ok(i);
+            }
+        }
+    }
+
+    /// A punctuation symbol. `:`, `=`, `<`, `>` and `!` do not match the
+    /// first character of `:=`, `==`, `<=`, `>=` and `!=`.
+    fn sym(&self, i: &'a str, s: &'static str) -> Res<'a, Span> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        match tag::<_, _, ()>(s).parse(i) {
+            Ok((r, _)) if !(matches!(s, ":" | "=" | "<" | ">" | "!") && r.starts_with('=')) => {
+                Ok((r, self.span_from(start, r)))
+            }
+            _ => self.expect(i, sym_name(s)),
+        }
+    }
+
+    fn try_sym(&self, i: &'a str, s: &'static str) -> Option<(&'a str, Span)> {
+        self.quietly(|| self.sym(i, s)).ok()
+    }
+
+    fn kw(&self, i: &'a str, k: &'static str) -> Res<'a, Span> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        match tag::<_, _, ()>(k).parse(i) {
+            Ok((r, _)) if !r.starts_with(is_ident_char) => Ok((r, self.span_from(start, r))),
+            _ => self.expect(i, kw_name(k)),
+        }
+    }
+
+    fn try_kw(&self, i: &'a str, k: &'static str) -> Option<(&'a str, Span)> {
+        self.quietly(|| self.kw(i, k)).ok()
+    }
+
+    fn ident(&self, i: &'a str) -> Res<'a, Ident> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        if !i.starts_with(is_ident_start) {
+            return self.expect(i, "a name");
+        }
+        let (r, name) = take_while1(is_ident_char).parse(i)?;
+        let span = self.span_from(start, r);
+        if KEYWORDS.contains(&name) {
+            if self.quiet.get() {
+                return Err(NomErr::Error(()));
+            }
+            return self.fatal(
+                span,
+                format!("`{name}` is a keyword and cannot be used as a name"),
+                Some("choose another name"),
+            );
+        }
+        Ok((
+            r,
+            Ident {
+                name: name.to_string(),
+                span,
+            },
+        ))
+    }
+
+    fn int(&self, i: &'a str) -> Res<'a, (i64, Span)> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        let Ok((r, digits)) = take_while1::<_, _, ()>(|c: char| c.is_ascii_digit()).parse(i) else {
+            return self.expect(i, "an integer");
+        };
+        let span = self.span_from(start, r);
+        if r.starts_with(is_ident_char) {
+            return self.expect(r, "an operator");
+        }
+        match digits.parse::<i64>() {
+            Ok(n) => Ok((r, (n, span))),
+            Err(_) => self.fatal(
+                span,
+                "integer literal too large".into(),
+                Some("integers are 64-bit; the largest is 9223372036854775807"),
+            ),
+        }
+    }
+
+    fn at_eof(&self, i: &'a str) -> Result<bool, NomErr<()>> {
+        Ok(self.skip(i)?.is_empty())
+    }
+
+    // ---- model and declarations -------------------------------------------
+
+    fn model(&self, i: &'a str) -> Res<'a, Model> {
+        let (mut i, name) = match self.try_kw(i, "system") {
+            Some((r, _)) => {
+                let (r, name) = self.ident(r)?;
+                let (r, _) = self.sym(r, ";")?;
+                (r, Some(name))
+            }
+            None => (i, None),
+        };
+        let mut items = Vec::new();
+        while !self.at_eof(i)? {
+            let (r, mut new) = self.item(i)?;
+            items.append(&mut new);
+            i = r;
+        }
+        Ok((i, Model { name, items }))
+    }
+
+    fn item(&self, i: &'a str) -> Res<'a, Vec<Item>> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        if let Some((r, _)) = self.try_kw(i, "const") {
+            let (r, name) = self.ident(r)?;
+            let (r, _) = self.sym(r, "=")?;
+            let (r, value) = self.expr(r)?;
+            let (r, _) = self.sym(r, ";")?;
+            let span = self.span_from(start, r);
+            return Ok((r, vec![Item::Const(ConstDecl { name, value, span })]));
+        }
+        if let Some((r, _)) = self.try_kw(i, "threads") {
+            let (r, n) = self.expr(r)?;
+            let (r, _) = self.sym(r, ";")?;
+            return Ok((r, vec![Item::Threads(n, self.span_from(start, r))]));
+        }
+        if let Some((r, _)) = self.try_kw(i, "invariant") {
+            let (r, e) = self.expr(r)?;
+            let (r, _) = self.sym(r, ";")?;
+            return Ok((r, vec![Item::Invariant(e, self.span_from(start, r))]));
+        }
+        if let Some((r, _)) = self.try_kw(i, "thread") {
+            let (r, t) = self.thread(r, start)?;
+            return Ok((r, vec![Item::Thread(t)]));
+        }
+        if let Some((r, _)) = self.try_kw(i, "lock") {
+            let (r, decls) = self.lock_decl(r, start)?;
+            return Ok((r, decls.into_iter().map(Item::Var).collect()));
+        }
+        for kw in ["shared", "protected", "sem"] {
+            if let Some((r, _)) = self.try_kw(i, kw) {
+                let (r, d) = self.var_decl(r, start, kw)?;
+                return Ok((r, vec![Item::Var(d)]));
+            }
+        }
+        if let Some((_, _)) = self.try_kw(i, "local") {
+            let at = self.off(i);
+            return self.fatal(
+                Span::new(at, at + 5),
+                "`local` variables are declared inside a thread body".into(),
+                Some("move the declaration into a `thread NAME { ... }` block, before its statements"),
+            );
+        }
+        self.expect(i, "a declaration")
+    }
+
+    /// `lock a, b[2];`
+    fn lock_decl(&self, i: &'a str, start: usize) -> Res<'a, Vec<VarDecl>> {
+        let mut decls = Vec::new();
+        let mut i = i;
+        loop {
+            let (r, name) = self.ident(i)?;
+            let (r, size) = self.opt_size(r)?;
+            decls.push(VarDecl {
+                class: Class::Shared,
+                name,
+                size,
+                ty: Type::Lock,
+                init: None,
+                span: Span::default(),
+            });
+            i = r;
+            match self.try_sym(i, ",") {
+                Some((r, _)) => i = r,
+                None => break,
+            }
+        }
+        let (r, _) = self.sym(i, ";")?;
+        let span = self.span_from(start, r);
+        for d in &mut decls {
+            d.span = span;
+        }
+        Ok((r, decls))
+    }
+
+    fn opt_size(&self, i: &'a str) -> Res<'a, Option<Expr>> {
+        match self.try_sym(i, "[") {
+            Some((r, _)) => {
+                let (r, e) = self.expr(r)?;
+                let (r, _) = self.sym(r, "]")?;
+                Ok((r, Some(e)))
+            }
+            None => Ok((i, None)),
+        }
+    }
+
+    /// `shared|protected|sem|local NAME[n]? : TYPE (= INIT)? (excl ... | by m)? ;`
+    fn var_decl(&self, i: &'a str, start: usize, kw: &'static str) -> Res<'a, VarDecl> {
+        let (r, name) = self.ident(i)?;
+        let (r, size) = self.opt_size(r)?;
+        let (r, _) = self.sym(r, ":")?;
+        let (r, ty) = if kw == "sem" {
+            let (r, (lo, hi)) = self.range(r)?;
+            (r, Type::Sem(lo, hi))
+        } else if let Some((r, _)) = self.try_kw(r, "bool") {
+            (r, Type::Bool)
+        } else {
+            let (r, (lo, hi)) = self.range(r)?;
+            (r, Type::Int(lo, hi))
+        };
+        let (r, init) = match self.try_sym(r, "=") {
+            Some((r, _)) => {
+                let (r, init) = self.init(r)?;
+                (r, Some(init))
+            }
+            None => (r, None),
+        };
+        let (r, class) = match kw {
+            "protected" => {
+                let (r, excl) = self.excl(r)?;
+                (r, Class::Protected(excl))
+            }
+            "local" => (r, Class::Local),
+            _ => (r, Class::Shared),
+        };
+        let (r, _) = self.sym(r, ";")?;
+        let span = self.span_from(start, r);
+        Ok((
+            r,
+            VarDecl {
+                class,
+                name,
+                size,
+                ty,
+                init,
+                span,
+            },
+        ))
+    }
+
+    fn range(&self, i: &'a str) -> Res<'a, (Expr, Expr)> {
+        let (r, lo) = self.expr(i)?;
+        let (r, _) = self.sym(r, "..")?;
+        let (r, hi) = self.expr(r)?;
+        Ok((r, (lo, hi)))
+    }
+
+    fn init(&self, i: &'a str) -> Res<'a, Init> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        let Some((mut r, _)) = self.try_sym(i, "[") else {
+            let (r, e) = self.expr(i)?;
+            return Ok((r, Init::Value(e)));
+        };
+        let mut list = Vec::new();
+        loop {
+            let (r2, e) = self.expr(r)?;
+            list.push(e);
+            r = r2;
+            match self.try_sym(r, ",") {
+                Some((r2, _)) => r = r2,
+                None => break,
+            }
+        }
+        let (r, _) = self.sym(r, "]")?;
+        Ok((r, Init::List(list, self.span_from(start, r))))
+    }
+
+    /// `excl(t) = e`, `excl(t, j) = e` or `by m`.
+    fn excl(&self, i: &'a str) -> Res<'a, Excl> {
+        if let Some((r, _)) = self.try_kw(i, "by") {
+            let (r, lv) = self.lvalue(r)?;
+            return Ok((r, Excl::By(lv)));
+        }
+        let (r, _) = self.kw(i, "excl")?;
+        let (r, _) = self.sym(r, "(")?;
+        let (mut r, t) = self.ident(r)?;
+        let mut params = vec![t];
+        if let Some((r2, _)) = self.try_sym(r, ",") {
+            let (r2, j) = self.ident(r2)?;
+            params.push(j);
+            r = r2;
+        }
+        let (r, _) = self.sym(r, ")")?;
+        let (r, _) = self.sym(r, "=")?;
+        let (r, body) = self.expr(r)?;
+        Ok((r, Excl::Pred { params, body }))
+    }
+
+    fn thread(&self, i: &'a str, start: usize) -> Res<'a, ThreadDecl> {
+        let (r, name) = self.ident(i)?;
+        let (mut r, _) = self.sym(r, "{")?;
+        let mut locals = Vec::new();
+        loop {
+            let r0 = self.skip(r)?;
+            let Some((r2, _)) = self.try_kw(r0, "local") else { break };
+            let (r2, d) = self.var_decl(r2, self.off(r0), "local")?;
+            locals.push(d);
+            r = r2;
+        }
+        let (r, body) = self.stmts(r)?;
+        let r = self.skip(r)?;
+        let end_start = self.off(r);
+        if let Some((_, _)) = self.try_kw(r, "local") {
+            return self.fatal(
+                Span::new(end_start, end_start + 5),
+                "`local` declarations must come before the thread's statements".into(),
+                Some("move it to the top of the thread body"),
+            );
+        }
+        let (r, end) = self.sym(r, "}")?;
+        let _ = end_start;
+        Ok((
+            r,
+            ThreadDecl {
+                name,
+                locals,
+                body,
+                span: self.span_from(start, r),
+                end,
+            },
+        ))
+    }
+
+    // ---- statements ---------------------------------------------------------
+
+    /// Statements up to (not including) the closing `}`.
+    fn stmts(&self, mut i: &'a str) -> Res<'a, Vec<Stmt>> {
+        let mut out = Vec::new();
+        loop {
+            let r = self.skip(i)?;
+            if r.is_empty() || r.starts_with('}') {
+                // Record that a statement could have come here, for messages
+                // like "expected a statement or `}`".
+                let _ = self.expect::<()>(r, "a statement");
+                return Ok((r, out));
+            }
+            if self.quietly(|| self.kw(r, "local")).is_ok() {
+                return Ok((r, out));
+            }
+            let (r, s) = self.stmt(r)?;
+            out.push(s);
+            i = r;
+        }
+    }
+
+    fn block(&self, i: &'a str) -> Res<'a, Vec<Stmt>> {
+        let (r, _) = self.sym(i, "{")?;
+        self.nested(r, |r| {
+            let (r, body) = self.stmts(r)?;
+            let (r, _) = self.sym(r, "}")?;
+            Ok((r, body))
+        })
+    }
+
+    fn stmt(&self, i: &'a str) -> Res<'a, Stmt> {
+        let i = self.skip(i)?;
+        let (i, label) = match self.quietly(|| self.ident(i).and_then(|(r, id)| self.sym(r, ":").map(|(r, _)| (r, id)))) {
+            Ok((r, id)) => (r, Some(id)),
+            Err(_) => (i, None),
+        };
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        let (r, kind) = self.stmt_kind(i)?;
+        Ok((
+            r,
+            Stmt {
+                label,
+                kind,
+                span: self.span_from(start, r),
+            },
+        ))
+    }
+
+    fn stmt_kind(&self, i: &'a str) -> Res<'a, StmtKind> {
+        type Lv = fn(LValue) -> StmtKind;
+        let lock_ops: [(&'static str, Lv); 4] = [
+            ("acquire", StmtKind::Acquire),
+            ("release", StmtKind::Release),
+            ("down", StmtKind::Down),
+            ("up", StmtKind::Up),
+        ];
+        for (kw, make) in lock_ops {
+            if let Some((r, _)) = self.try_kw(i, kw) {
+                let (r, lv) = self.lvalue(r)?;
+                let (r, _) = self.sym(r, ";")?;
+                return Ok((r, make(lv)));
+            }
+        }
+        if let Some((r, _)) = self.try_kw(i, "skip") {
+            let (r, _) = self.sym(r, ";")?;
+            return Ok((r, StmtKind::Skip));
+        }
+        if let Some((r, _)) = self.try_kw(i, "goto") {
+            let (r, l) = self.ident(r)?;
+            let (r, _) = self.sym(r, ";")?;
+            return Ok((r, StmtKind::Goto(l)));
+        }
+        for kw in ["assert", "await"] {
+            if let Some((r, _)) = self.try_kw(i, kw) {
+                let (r, e) = self.expr(r)?;
+                let (r, _) = self.sym(r, ";")?;
+                let k = if kw == "assert" {
+                    StmtKind::Assert(e)
+                } else {
+                    StmtKind::Await(e)
+                };
+                return Ok((r, k));
+            }
+        }
+        if let Some((r, _)) = self.try_kw(i, "atomic") {
+            let (r, body) = self.block(r)?;
+            return Ok((self.opt_semi(r), StmtKind::Atomic(body)));
+        }
+        if let Some((r, _)) = self.try_kw(i, "if") {
+            return self.if_rest(r);
+        }
+        if let Some((r, _)) = self.try_kw(i, "while") {
+            let (r, c) = self.expr(r)?;
+            let (r, body) = self.block(r)?;
+            return Ok((self.opt_semi(r), StmtKind::While(c, body)));
+        }
+        if let Some((r, kw)) = self.try_kw(i, "either") {
+            let (mut r, first) = self.block(r)?;
+            let mut branches = vec![first];
+            while let Some((r2, _)) = self.try_kw(r, "or") {
+                let (r2, b) = self.block(r2)?;
+                branches.push(b);
+                r = r2;
+            }
+            if branches.iter().any(Vec::is_empty) {
+                return self.fatal(
+                    kw,
+                    "an `either` branch is empty".into(),
+                    Some("every branch needs a first statement; write `skip;` for a branch that does nothing"),
+                );
+            }
+            return Ok((self.opt_semi(r), StmtKind::Either(branches)));
+        }
+        if self.quietly(|| self.ident(i)).is_err() {
+            return self.expect(i, "a statement");
+        }
+        self.assign(i)
+    }
+
+    fn opt_semi(&self, i: &'a str) -> &'a str {
+        self.try_sym(i, ";").map_or(i, |(r, _)| r)
+    }
+
+    fn if_rest(&self, i: &'a str) -> Res<'a, StmtKind> {
+        let (r, c) = self.expr(i)?;
+        let (r, then) = self.block(r)?;
+        let Some((r, _)) = self.try_kw(r, "else") else {
+            return Ok((self.opt_semi(r), StmtKind::If(c, then, None)));
+        };
+        let r0 = self.skip(r)?;
+        if let Some((r2, _)) = self.try_kw(r0, "if") {
+            let start = self.off(r0);
+            let (r2, kind) = self.nested(r2, |r2| self.if_rest(r2))?;
+            let inner = Stmt {
+                label: None,
+                kind,
+                span: self.span_from(start, r2),
+            };
+            return Ok((r2, StmtKind::If(c, then, Some(vec![inner]))));
+        }
+        let (r, els) = self.block(r)?;
+        Ok((self.opt_semi(r), StmtKind::If(c, then, Some(els))))
+    }
+
+    /// `x, y[i] := e1, any 0..3;`
+    fn assign(&self, i: &'a str) -> Res<'a, StmtKind> {
+        let (mut r, first) = self.lvalue(i)?;
+        let mut targets = vec![first];
+        while let Some((r2, _)) = self.try_sym(r, ",") {
+            let (r2, lv) = self.lvalue(r2)?;
+            targets.push(lv);
+            r = r2;
+        }
+        let (mut r, _) = self.sym(r, ":=")?;
+        let mut values = Vec::new();
+        loop {
+            let (r2, e) = self.rhs(r)?;
+            values.push(e);
+            r = r2;
+            match self.try_sym(r, ",") {
+                Some((r2, _)) => r = r2,
+                None => break,
+            }
+        }
+        let (r, _) = self.sym(r, ";")?;
+        Ok((r, StmtKind::Assign(targets, values)))
+    }
+
+    fn rhs(&self, i: &'a str) -> Res<'a, Expr> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        if let Some((r, _)) = self.try_kw(i, "any") {
+            let (r, (lo, hi)) = self.range(r)?;
+            let span = self.span_from(start, r);
+            return Ok((
+                r,
+                Expr {
+                    kind: ExprKind::Any(Box::new(lo), Box::new(hi)),
+                    span,
+                },
+            ));
+        }
+        self.expr(i)
+    }
+
+    fn lvalue(&self, i: &'a str) -> Res<'a, LValue> {
+        let (r, name) = self.ident(i)?;
+        let start = name.span.start;
+        let (r, index) = match self.try_sym(r, "[") {
+            Some((r, _)) => {
+                let (r, e) = self.expr(r)?;
+                let (r, _) = self.sym(r, "]")?;
+                (r, Some(Box::new(e)))
+            }
+            None => (r, None),
+        };
+        Ok((
+            r,
+            LValue {
+                name,
+                index,
+                span: self.span_from(start, r),
+            },
+        ))
+    }
+
+    // ---- expressions ----------------------------------------------------------
+
+    /// A full expression, with its tree depth bounded.
+    fn expr(&self, i: &'a str) -> Res<'a, Expr> {
+        let (r, e) = self.binary(i, 1)?;
+        if depth(&e) > MAX_EXPR_DEPTH {
+            return self.fatal(
+                e.span,
+                format!("expression nested deeper than {MAX_EXPR_DEPTH} levels"),
+                Some("split it into smaller expressions"),
+            );
+        }
+        Ok((r, e))
+    }
+
+    /// Precedence climbing; operators of one level associate to the left.
+    fn binary(&self, i: &'a str, min_prec: u8) -> Res<'a, Expr> {
+        let (mut i, mut lhs) = self.unary(i)?;
+        let mut d = depth(&lhs);
+        while let Some((r, op)) = self.binop(i) {
+            if op.precedence() < min_prec {
+                break;
+            }
+            let (r, rhs) = self.binary(r, op.precedence() + 1)?;
+            let span = lhs.span.to(rhs.span);
+            // Chains fold into left-deep trees without recursion in the
+            // parser, so bound their depth here, before a tree too deep to
+            // walk (or even drop) recursively is built.
+            d = 1 + d.max(depth(&rhs));
+            if d > MAX_EXPR_DEPTH {
+                return self.fatal(
+                    span,
+                    format!("expression nested deeper than {MAX_EXPR_DEPTH} levels"),
+                    Some("split it into smaller expressions"),
+                );
+            }
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
+            i = r;
+        }
+        Ok((i, lhs))
+    }
+
+    fn binop(&self, i: &'a str) -> Option<(&'a str, BinOp)> {
+        use BinOp::*;
+        const OPS: [(&str, BinOp); 13] = [
+            ("||", Or),
+            ("&&", And),
+            ("==", Eq),
+            ("!=", Ne),
+            ("<=", Le),
+            (">=", Ge),
+            ("<", Lt),
+            (">", Gt),
+            ("+", Add),
+            ("-", Sub),
+            ("*", Mul),
+            ("/", Div),
+            ("%", Mod),
+        ];
+        let i = self.skip(i).ok()?;
+        OPS.iter()
+            .find(|(s, _)| i.starts_with(s))
+            .map(|&(s, op)| (&i[s.len()..], op))
+    }
+
+    fn unary(&self, i: &'a str) -> Res<'a, Expr> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        let op = if i.starts_with('!') && !i.starts_with("!=") {
+            Some(UnOp::Not)
+        } else if i.starts_with('-') {
+            Some(UnOp::Neg)
+        } else {
+            None
+        };
+        let Some(op) = op else { return self.primary(i) };
+        self.nested(&i[1..], |r| {
+            let (r, e) = self.unary(r)?;
+            let span = self.span_from(start, r);
+            Ok((
+                r,
+                Expr {
+                    kind: ExprKind::Unary(op, Box::new(e)),
+                    span,
+                },
+            ))
+        })
+    }
+
+    fn primary(&self, i: &'a str) -> Res<'a, Expr> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        let mk = |r: &'a str, kind| Ok((r, Expr { kind, span: self.span_from(start, r) }));
+        if i.starts_with(|c: char| c.is_ascii_digit()) {
+            let (r, (n, _)) = self.int(i)?;
+            return mk(r, ExprKind::Int(n));
+        }
+        if let Ok((r, _)) = char::<_, ()>('(').parse(i) {
+            return self.nested(r, |r| {
+                let (r, e) = self.expr(r)?;
+                let (r, _) = self.sym(r, ")")?;
+                // Keep the inner node; the span grows to cover the parentheses.
+                Ok((r, Expr { kind: e.kind, span: self.span_from(start, r) }))
+            });
+        }
+        for (kw, kind) in [
+            ("true", ExprKind::Bool(true)),
+            ("false", ExprKind::Bool(false)),
+            ("self", ExprKind::SelfId),
+            ("free", ExprKind::Free),
+        ] {
+            if let Some((r, _)) = self.try_kw(i, kw) {
+                return mk(r, kind);
+            }
+        }
+        if let Some((r, _)) = self.try_kw(i, "at") {
+            let (r, _) = self.sym(r, "(")?;
+            let (r, t) = self.expr(r)?;
+            let (r, _) = self.sym(r, ",")?;
+            let (r, l) = self.ident(r)?;
+            let (r, _) = self.sym(r, ")")?;
+            return mk(r, ExprKind::At(Box::new(t), l));
+        }
+        for (kw, q) in [("exists", Quant::Exists), ("forall", Quant::Forall)] {
+            if let Some((r, _)) = self.try_kw(i, kw) {
+                let (r, v) = self.ident(r)?;
+                let (r, _) = self.kw(r, "in")?;
+                let (r, (lo, hi)) = self.range(r)?;
+                let (r, _) = self.sym(r, ":")?;
+                let (r, body) = self.nested(r, |r| self.expr(r))?;
+                return mk(r, ExprKind::Quant(q, v, Box::new(lo), Box::new(hi), Box::new(body)));
+            }
+        }
+        if let Some((_, kw)) = self.try_kw(i, "any") {
+            return self.fatal(
+                kw,
+                "`any lo..hi` is only allowed as the whole right-hand side of an assignment".into(),
+                Some("write `x := any lo..hi;`"),
+            );
+        }
+        let Ok((r, name)) = self.quietly(|| self.ident(i)) else {
+            // A keyword in expression position gets the keyword message.
+            if i.starts_with(is_ident_start) {
+                self.ident(i)?;
+            }
+            return self.expect(i, "an expression");
+        };
+        if let Some((r, _)) = self.try_sym(r, "[") {
+            let (r, idx) = self.expr(r)?;
+            let (r, _) = self.sym(r, "]")?;
+            return mk(r, ExprKind::Index(name, Box::new(idx)));
+        }
+        mk(r, ExprKind::Name(name))
+    }
+}
+
+/// Depth of an expression tree, computed without recursion so that it is
+/// safe on any input.
+pub fn depth(e: &Expr) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(e, 1usize)];
+    while let Some((e, d)) = stack.pop() {
+        max = max.max(d);
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::SelfId | ExprKind::Free | ExprKind::Name(_) => {}
+            ExprKind::Index(_, a) | ExprKind::Unary(_, a) | ExprKind::At(a, _) => stack.push((a, d + 1)),
+            ExprKind::Binary(_, a, b) | ExprKind::Any(a, b) => {
+                stack.push((a, d + 1));
+                stack.push((b, d + 1));
+            }
+            ExprKind::Quant(_, _, a, b, c) => {
+                stack.push((a, d + 1));
+                stack.push((b, d + 1));
+                stack.push((c, d + 1));
+            }
+        }
+    }
+    max
+}
+
+fn sym_name(s: &'static str) -> &'static str {
+    match s {
+        ";" => "`;`",
+        ":" => "`:`",
+        ":=" => "`:=`",
+        "=" => "`=`",
+        "," => "`,`",
+        "(" => "`(`",
+        ")" => "`)`",
+        "[" => "`[`",
+        "]" => "`]`",
+        "{" => "`{`",
+        "}" => "`}`",
+        ".." => "`..`",
+        _ => "a symbol",
+    }
+}
+
+fn kw_name(k: &'static str) -> &'static str {
+    match k {
+        "excl" => "`excl` or `by`",
+        "in" => "`in`",
+        "system" => "`system`",
+        _ => "a keyword",
+    }
+}
+
+/// The token at the start of `rest`, for "found ..." in messages.
+fn found_token(rest: &str) -> &str {
+    let Some(c) = rest.chars().next() else { return "" };
+    if is_ident_char(c) {
+        let n = rest.find(|c| !is_ident_char(c)).unwrap_or(rest.len());
+        &rest[..n]
+    } else {
+        &rest[..c.len_utf8()]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(src: &str) -> String {
+        parse(src).unwrap_err().message
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        let e = parse_expr("1 + 2 * 3 - 4 == 3 || !a && b").unwrap();
+        assert_eq!(crate::syntax::pretty::expr(&e), "1 + 2 * 3 - 4 == 3 || !a && b");
+        let ExprKind::Binary(BinOp::Or, l, _) = &e.kind else { panic!("{e:?}") };
+        let ExprKind::Binary(BinOp::Eq, l, _) = &l.kind else { panic!() };
+        let ExprKind::Binary(BinOp::Sub, l, _) = &l.kind else { panic!("left associative") };
+        assert!(matches!(l.kind, ExprKind::Binary(BinOp::Add, _, _)));
+    }
+
+    #[test]
+    fn labels_and_assignments() {
+        let m = parse("thread T { A: x := 1; y, z := 2, any 0..3; B: goto A; }").unwrap();
+        let Item::Thread(t) = &m.items[0] else { panic!() };
+        assert_eq!(t.body.len(), 3);
+        assert_eq!(t.body[0].label.as_ref().unwrap().name, "A");
+        assert!(matches!(&t.body[1].kind, StmtKind::Assign(l, r) if l.len() == 2 && matches!(r[1].kind, ExprKind::Any(..))));
+    }
+
+    #[test]
+    fn missing_semicolon_names_what_was_expected() {
+        let m = err("thread T { x := 1 y := 2; }");
+        assert_eq!(m, "expected `;`, found `y`");
+    }
+
+    #[test]
+    fn error_inside_a_block_is_reported_where_it_is() {
+        let e = parse("thread T {\n  while x < 3 {\n    x := ;\n  }\n}").unwrap_err();
+        assert_eq!(e.message, "expected an expression, found `;`");
+        assert_eq!(crate::syntax::span::line_col("thread T {\n  while x < 3 {\n    x := ;\n  }\n}", e.span.start), (3, 10));
+    }
+
+    #[test]
+    fn keywords_are_not_names() {
+        assert_eq!(err("shared lock : 0..1;"), "`lock` is a keyword and cannot be used as a name");
+    }
+
+    #[test]
+    fn literal_overflow_is_an_error() {
+        assert_eq!(err("const N = 99999999999999999999;"), "integer literal too large");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let src = format!("const N = {}1{};", "(".repeat(20_000), ")".repeat(20_000));
+        assert!(err(&src).starts_with("nesting deeper than"));
+        let src = format!("const N = {}1;", "-".repeat(20_000));
+        assert!(err(&src).starts_with("nesting deeper than"));
+        let src = format!("const N = 1{};", " + 1".repeat(20_000));
+        assert!(err(&src).starts_with("expression nested deeper than"));
+        let src = format!("thread T {{ {} }}", "while true { ".repeat(5_000));
+        assert!(err(&src).starts_with("nesting deeper than"));
+    }
+
+    #[test]
+    fn unterminated_comment() {
+        assert_eq!(err("/* no end"), "unterminated comment");
+    }
+
+    #[test]
+    fn comparison_operators_do_not_swallow_assignment() {
+        let m = parse("shared x : 0..1 = 0; invariant x <= 1 && x >= 0 && x != 2;").unwrap();
+        assert_eq!(m.items.len(), 2);
+    }
+
+    #[test]
+    fn else_if_chains() {
+        let m = parse("thread T { if a { skip; } else if b { skip; } else { skip; } }").unwrap();
+        let Item::Thread(t) = &m.items[0] else { panic!() };
+        let StmtKind::If(_, _, Some(els)) = &t.body[0].kind else { panic!() };
+        assert!(matches!(els[0].kind, StmtKind::If(_, _, Some(_))));
+    }
+}

@@ -1,0 +1,309 @@
+//! The pretty-printer: canonical source text for an AST.
+//!
+//! Parsing the printed text gives back an equal AST (tested by property
+//! tests), so the printer is also how `refine --write` emits models.
+
+use std::fmt::Write;
+
+use super::ast::*;
+
+/// The canonical text of a whole model.
+pub fn model(m: &Model) -> String {
+    let mut p = Printer::default();
+    if let Some(n) = &m.name {
+        p.line(&format!("system {};", n.name));
+        p.blank();
+    }
+    let mut prev_thread = false;
+    for (k, item) in m.items.iter().enumerate() {
+        let is_thread = matches!(item, Item::Thread(_));
+        if k > 0 && (is_thread || prev_thread) {
+            p.blank();
+        }
+        prev_thread = is_thread;
+        p.item(item);
+    }
+    p.out
+}
+
+/// One expression.
+pub fn expr(e: &Expr) -> String {
+    let mut s = String::new();
+    write_expr(&mut s, e, 0);
+    s
+}
+
+/// The one-line text of a statement, as shown in traces: compound statements
+/// show their head (`if c`, `while c`, `either`), `atomic` its whole body.
+pub fn stmt_head(s: &Stmt) -> String {
+    match &s.kind {
+        StmtKind::If(c, ..) => format!("if {}", expr(c)),
+        StmtKind::While(c, _) => format!("while {}", expr(c)),
+        StmtKind::Either(_) => "either".to_string(),
+        StmtKind::Atomic(body) => {
+            let parts: Vec<String> = body.iter().map(stmt_inline).collect();
+            format!("atomic {{ {} }}", parts.join(" "))
+        }
+        _ => stmt_inline(s).trim_end_matches(';').to_string(),
+    }
+}
+
+/// A statement on one line, including nested blocks.
+fn stmt_inline(s: &Stmt) -> String {
+    let mut p = Printer {
+        inline: true,
+        ..Printer::default()
+    };
+    p.stmt(s);
+    p.out.trim().to_string()
+}
+
+/// The text of an assignable place.
+pub fn lvalue(l: &LValue) -> String {
+    match &l.index {
+        Some(i) => format!("{}[{}]", l.name.name, expr(i)),
+        None => l.name.name.clone(),
+    }
+}
+
+#[derive(Default)]
+struct Printer {
+    out: String,
+    indent: usize,
+    inline: bool,
+}
+
+impl Printer {
+    fn line(&mut self, s: &str) {
+        if self.inline {
+            self.out.push_str(s);
+            self.out.push(' ');
+            return;
+        }
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn blank(&mut self) {
+        if !self.inline {
+            self.out.push('\n');
+        }
+    }
+
+    fn item(&mut self, item: &Item) {
+        match item {
+            Item::Const(c) => self.line(&format!("const {} = {};", c.name.name, expr(&c.value))),
+            Item::Threads(n, _) => self.line(&format!("threads {};", expr(n))),
+            Item::Invariant(e, _) => self.line(&format!("invariant {};", expr(e))),
+            Item::Var(d) => self.line(&var_decl(d)),
+            Item::Thread(t) => {
+                self.line(&format!("thread {} {{", t.name.name));
+                self.indent += 1;
+                for d in &t.locals {
+                    self.line(&var_decl(d));
+                }
+                self.stmts(&t.body);
+                self.indent -= 1;
+                self.line("}");
+            }
+        }
+    }
+
+    fn stmts(&mut self, body: &[Stmt]) {
+        for s in body {
+            self.stmt(s);
+        }
+    }
+
+    fn block(&mut self, head: String, body: &[Stmt], tail: &str) {
+        self.line(&format!("{head}{{"));
+        self.indent += 1;
+        self.stmts(body);
+        self.indent -= 1;
+        self.line(&format!("}}{tail}"));
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        let label = s.label.as_ref().map_or(String::new(), |l| format!("{}: ", l.name));
+        let simple = match &s.kind {
+            StmtKind::Assign(ls, rs) => Some(format!(
+                "{} := {};",
+                ls.iter().map(lvalue).collect::<Vec<_>>().join(", "),
+                rs.iter().map(expr).collect::<Vec<_>>().join(", ")
+            )),
+            StmtKind::Await(e) => Some(format!("await {};", expr(e))),
+            StmtKind::Assert(e) => Some(format!("assert {};", expr(e))),
+            StmtKind::Acquire(l) => Some(format!("acquire {};", lvalue(l))),
+            StmtKind::Release(l) => Some(format!("release {};", lvalue(l))),
+            StmtKind::Down(l) => Some(format!("down {};", lvalue(l))),
+            StmtKind::Up(l) => Some(format!("up {};", lvalue(l))),
+            StmtKind::Skip => Some("skip;".to_string()),
+            StmtKind::Goto(l) => Some(format!("goto {};", l.name)),
+            _ => None,
+        };
+        if let Some(text) = simple {
+            self.line(&format!("{label}{text}"));
+            return;
+        }
+        match &s.kind {
+            StmtKind::Atomic(body) => self.block(format!("{label}atomic "), body, ""),
+            StmtKind::While(c, body) => self.block(format!("{label}while {} ", expr(c)), body, ""),
+            StmtKind::If(..) => self.if_chain(label, s),
+            StmtKind::Either(branches) => {
+                for (k, b) in branches.iter().enumerate() {
+                    let head = if k == 0 { format!("{label}either ") } else { "} or ".to_string() };
+                    self.line(&format!("{head}{{"));
+                    self.indent += 1;
+                    self.stmts(b);
+                    self.indent -= 1;
+                }
+                self.line("}");
+            }
+            _ => unreachable!("simple statements are printed above"),
+        }
+    }
+
+    /// `if a { } else if b { } else { }`: an else block holding exactly one
+    /// unlabelled `if` prints as `else if`, which parses back to the same AST.
+    fn if_chain(&mut self, label: String, s: &Stmt) {
+        let mut head = format!("{label}if ");
+        let mut cur = s;
+        loop {
+            let StmtKind::If(c, then, els) = &cur.kind else { unreachable!() };
+            self.line(&format!("{head}{} {{", expr(c)));
+            self.indent += 1;
+            self.stmts(then);
+            self.indent -= 1;
+            match els.as_deref() {
+                None => {
+                    self.line("}");
+                    return;
+                }
+                Some([inner]) if inner.label.is_none() && matches!(inner.kind, StmtKind::If(..)) => {
+                    head = "} else if ".to_string();
+                    cur = inner;
+                }
+                Some(body) => {
+                    self.line("} else {");
+                    self.indent += 1;
+                    self.stmts(body);
+                    self.indent -= 1;
+                    self.line("}");
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn var_decl(d: &VarDecl) -> String {
+    let mut s = String::new();
+    let size = d.size.as_ref().map_or(String::new(), |n| format!("[{}]", expr(n)));
+    if d.ty == Type::Lock {
+        return format!("lock {}{size};", d.name.name);
+    }
+    let kw = match (&d.class, &d.ty) {
+        (_, Type::Sem(..)) => "sem",
+        (Class::Shared, _) => "shared",
+        (Class::Protected(_), _) => "protected",
+        (Class::Local, _) => "local",
+    };
+    let ty = match &d.ty {
+        Type::Int(lo, hi) | Type::Sem(lo, hi) => format!("{}..{}", expr(lo), expr(hi)),
+        Type::Bool => "bool".to_string(),
+        Type::Lock => unreachable!(),
+    };
+    let _ = write!(s, "{kw} {}{size} : {ty}", d.name.name);
+    match &d.init {
+        Some(Init::Value(e)) => {
+            let _ = write!(s, " = {}", expr(e));
+        }
+        Some(Init::List(es, _)) => {
+            let _ = write!(s, " = [{}]", es.iter().map(expr).collect::<Vec<_>>().join(", "));
+        }
+        None => {}
+    }
+    if let Class::Protected(x) = &d.class {
+        match x {
+            Excl::By(l) => {
+                let _ = write!(s, " by {}", lvalue(l));
+            }
+            Excl::Pred { params, body } => {
+                let ps: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+                let _ = write!(s, "\n    excl({}) = {}", ps.join(", "), expr(body));
+            }
+        }
+    }
+    s.push(';');
+    s
+}
+
+/// Writes `e`, parenthesised when its precedence is below `min`.
+fn write_expr(out: &mut String, e: &Expr, min: u8) {
+    match &e.kind {
+        ExprKind::Int(n) => {
+            let _ = write!(out, "{n}");
+        }
+        ExprKind::Bool(b) => {
+            let _ = write!(out, "{b}");
+        }
+        ExprKind::SelfId => out.push_str("self"),
+        ExprKind::Free => out.push_str("free"),
+        ExprKind::Name(n) => out.push_str(&n.name),
+        ExprKind::Index(n, i) => {
+            out.push_str(&n.name);
+            out.push('[');
+            write_expr(out, i, 0);
+            out.push(']');
+        }
+        ExprKind::Unary(op, a) => {
+            out.push(if *op == UnOp::Neg { '-' } else { '!' });
+            write_expr(out, a, 6);
+        }
+        ExprKind::Binary(op, a, b) => {
+            let p = op.precedence();
+            let paren = p < min;
+            if paren {
+                out.push('(');
+            }
+            write_expr(out, a, p);
+            let _ = write!(out, " {} ", op.symbol());
+            write_expr(out, b, p + 1);
+            if paren {
+                out.push(')');
+            }
+        }
+        ExprKind::At(t, l) => {
+            out.push_str("at(");
+            write_expr(out, t, 0);
+            let _ = write!(out, ", {})", l.name);
+        }
+        ExprKind::Quant(q, v, lo, hi, body) => {
+            // A quantifier's body extends to the right as far as it can, so it
+            // needs parentheses whenever it is an operand.
+            let paren = min > 0;
+            if paren {
+                out.push('(');
+            }
+            let kw = if *q == Quant::Exists { "exists" } else { "forall" };
+            let _ = write!(out, "{kw} {} in ", v.name);
+            write_expr(out, lo, 0);
+            out.push_str("..");
+            write_expr(out, hi, 0);
+            out.push_str(": ");
+            write_expr(out, body, 0);
+            if paren {
+                out.push(')');
+            }
+        }
+        ExprKind::Any(lo, hi) => {
+            out.push_str("any ");
+            write_expr(out, lo, 0);
+            out.push_str("..");
+            write_expr(out, hi, 0);
+        }
+    }
+}
