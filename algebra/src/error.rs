@@ -74,7 +74,15 @@ impl ParseError {
         let mut s = format!(
             "{self}\n  {}\n  {pad}{}",
             self.source_line,
-            "^".repeat(width.min(self.source_line.chars().count().saturating_sub(self.col - 1).max(1)))
+            "^".repeat(
+                width.min(
+                    self.source_line
+                        .chars()
+                        .count()
+                        .saturating_sub(self.col - 1)
+                        .max(1)
+                )
+            )
         );
         if let Some(h) = &self.help {
             s.push_str(&format!("\n  help: {h}"));

@@ -262,6 +262,8 @@ pub struct Script {
     pub source: String,
     /// Declared atoms.
     pub atoms: Vec<AtomDecl>,
+    /// Declared schematic variables and their sorts.
+    pub vars: BTreeMap<String, Sort>,
     /// Definitions, hypotheses and lemmas in order.
     pub items: Vec<Item>,
     /// The `// expect:` header, if any.
@@ -271,7 +273,9 @@ pub struct Script {
 impl Script {
     /// Looks up an atom declaration.
     pub fn atom(&self, name: &str, family: bool) -> Option<&AtomDecl> {
-        self.atoms.iter().find(|a| a.name == name && a.family == family)
+        self.atoms
+            .iter()
+            .find(|a| a.name == name && a.family == family)
     }
 
     /// All definitions.

@@ -221,8 +221,12 @@ impl Term {
     /// terms equal up to associativity compare equal.
     pub fn assoc_normal(&self) -> Term {
         match self {
-            Term::Add(..) => Term::add_of(self.summands().iter().map(|t| t.assoc_normal()).collect()),
-            Term::Seq(..) => Term::seq_of(self.factors().iter().map(|t| t.assoc_normal()).collect()),
+            Term::Add(..) => {
+                Term::add_of(self.summands().iter().map(|t| t.assoc_normal()).collect())
+            }
+            Term::Seq(..) => {
+                Term::seq_of(self.factors().iter().map(|t| t.assoc_normal()).collect())
+            }
             _ => self.map_children(|t| t.assoc_normal()),
         }
     }
@@ -610,21 +614,36 @@ mod tests {
     fn display_uses_digest_precedences() {
         let t = Term::constant("u").seq(Term::OmegaStar(
             bx(Term::constant("v")),
-            bx(Term::OmegaStar(bx(Term::Var("x".into())), bx(Term::Var("y".into())))),
+            bx(Term::OmegaStar(
+                bx(Term::Var("x".into())),
+                bx(Term::Var("y".into())),
+            )),
         ));
         assert_eq!(t.to_string(), "u v <w> x <w> y");
         let t = Term::Seq(bx(m("u", "i").add(Term::One)), bx(m("v", "j").star()));
         assert_eq!(t.to_string(), "(u_i + 1) v_j*");
-        let t = Term::Seq(bx(Term::constant("a").seq(Term::constant("b"))), bx(Term::constant("c")));
+        let t = Term::Seq(
+            bx(Term::constant("a").seq(Term::constant("b"))),
+            bx(Term::constant("c")),
+        );
         assert_eq!(t.to_string(), "(a b) c");
         assert_eq!(t.assoc_normal().to_string(), "a b c");
     }
 
     #[test]
     fn canon_identifies_alpha_equivalent_and_swapped_sums() {
-        let a = Term::Sum("i".into(), bx(Term::Sum("j".into(), bx(m("M", "j").seq(m("u", "i"))))));
-        let b = Term::Sum("j".into(), bx(Term::Sum("i".into(), bx(m("M", "j").seq(m("u", "i"))))));
-        let c = Term::Sum("k".into(), bx(Term::Sum("l".into(), bx(m("M", "k").seq(m("u", "l"))))));
+        let a = Term::Sum(
+            "i".into(),
+            bx(Term::Sum("j".into(), bx(m("M", "j").seq(m("u", "i"))))),
+        );
+        let b = Term::Sum(
+            "j".into(),
+            bx(Term::Sum("i".into(), bx(m("M", "j").seq(m("u", "i"))))),
+        );
+        let c = Term::Sum(
+            "k".into(),
+            bx(Term::Sum("l".into(), bx(m("M", "k").seq(m("u", "l"))))),
+        );
         assert_eq!(a.canon(), b.canon());
         assert_eq!(a.canon(), c.canon());
         assert_eq!(a.canon().to_string(), "(+#0,#1 : M_#0 u_#1)");
@@ -635,16 +654,20 @@ mod tests {
         let t = Term::Sum("j".into(), bx(m("u", "j").seq(m("v", "i"))));
         let s = t.subst_index("i", "j");
         assert_eq!(s.free_indices(), ["j".to_string()].into_iter().collect());
-        let swapped = m("u", "i")
-            .seq(m("v", "j"))
-            .subst_indices(&[("i".into(), "j".into()), ("j".into(), "i".into())].into_iter().collect());
+        let swapped = m("u", "i").seq(m("v", "j")).subst_indices(
+            &[("i".into(), "j".into()), ("j".into(), "i".into())]
+                .into_iter()
+                .collect(),
+        );
         assert_eq!(swapped.to_string(), "u_j v_i");
     }
 
     #[test]
     fn complement_of_complement_instance_is_the_atom() {
         let t = Term::Not(bx(Term::Var("a".into())));
-        let map = [("a".to_string(), Term::Not(bx(Term::constant("q"))))].into_iter().collect();
+        let map = [("a".to_string(), Term::Not(bx(Term::constant("q"))))]
+            .into_iter()
+            .collect();
         assert_eq!(t.subst_vars(&map), Term::constant("q"));
     }
 }
