@@ -69,8 +69,8 @@ pub struct StepReport {
     pub starts_step: Option<bool>,
     /// The thread.
     pub thread: String,
-    /// The control point the transition leaves.
-    pub label: String,
+    /// The label of the control point the transition leaves, if it has one.
+    pub label: Option<String>,
     /// Source line of the statement.
     pub line: usize,
     /// The statement.
@@ -153,7 +153,7 @@ fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
             step: n + 1,
             starts_step: reduced.then_some(st.starts_step),
             thread: model.threads[t].name.clone(),
-            label: model.threads[t].points[tr.from as usize].name(),
+            label: model.threads[t].points[tr.from as usize].label.clone(),
             line: tr.line,
             statement: tr.text.clone(),
             changes,
@@ -185,14 +185,17 @@ fn describe(model: &Model, v: &Violation) -> ViolationReport {
     let mut r = ViolationReport {
         kind: v.kind().name(),
         thread: thread.map(tname),
-        label: tr.map(|t| model.threads[t.thread as usize].points[t.from as usize].name()),
+        label: tr.and_then(|t| model.threads[t.thread as usize].points[t.from as usize].label.clone()),
         line: tr.map(|t| t.line),
         variable: None,
         message: String::new(),
         predicate: None,
     };
-    let at = match (&r.thread, &r.label, &r.line) {
-        (Some(t), Some(l), Some(n)) => format!("{t} at {l} (line {n})"),
+    let at = match (&r.thread, tr) {
+        (Some(t), Some(tr)) => match &model.threads[tr.thread as usize].points[tr.from as usize].label {
+            Some(l) => format!("{t} at {l} (line {})", tr.line),
+            None => format!("{t} at line {}", tr.line),
+        },
         _ => String::new(),
     };
     match &v.problem {
@@ -226,7 +229,7 @@ fn describe(model: &Model, v: &Violation) -> ViolationReport {
         }
         Problem::Fault(Fault::Assert) => {
             let text = tr.map_or(String::new(), |t| t.text.trim_start_matches("assert ").to_string());
-            r.message = format!("assertion `{text}` fails: {at}");
+            r.message = format!("{at}: assertion `{text}` fails");
         }
         Problem::Fault(Fault::Range { slot, value }) => {
             let slot = *slot as usize;
@@ -299,6 +302,10 @@ impl fmt::Display for CheckReport {
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
+        if self.deadlocks > 0 && self.violation.is_none() {
+            let s = if self.deadlocks == 1 { "" } else { "s" };
+            writeln!(f, "note         {} deadlocked state{s}; --deadlock reports the first with a trace", self.deadlocks)?;
+        }
         if let Some(v) = &self.violation {
             writeln!(f)?;
             writeln!(f, "violation    {}", v.message)?;
@@ -348,7 +355,7 @@ fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result 
             s.step.to_string(),
             step,
             s.thread.clone(),
-            s.label.clone(),
+            s.label.clone().unwrap_or_default(),
             s.line.to_string(),
             s.statement.clone(),
             changes,

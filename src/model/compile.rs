@@ -70,11 +70,12 @@ enum Ty {
 }
 
 impl Ty {
+    /// The type with its article: "an int", "a bool", "a lock".
     fn name(self) -> &'static str {
         match self {
-            Ty::Int => "int",
-            Ty::Bool => "bool",
-            Ty::Lock => "lock",
+            Ty::Int => "an int",
+            Ty::Bool => "a bool",
+            Ty::Lock => "a lock",
         }
     }
 }
@@ -398,7 +399,7 @@ impl<'a> Compiler<'a> {
     fn const_int(&self, e: &ast::Expr, what: &str) -> Result<i64> {
         let (v, ty) = self.const_value(e)?;
         if ty != Ty::Int {
-            return Err(CompileError::at(e.span, format!("{what} must be an integer, not a {}", ty.name())));
+            return Err(CompileError::at(e.span, format!("{what} must be an integer, not {}", ty.name())));
         }
         Ok(v)
     }
@@ -551,7 +552,7 @@ impl<'a> Compiler<'a> {
             _ => Ty::Int,
         };
         if ty != want && !(want == Ty::Lock && ty == Ty::Int) {
-            return Err(CompileError::at(e.span, format!("initial value is a {}, but the variable is a {}", ty.name(), want.name())));
+            return Err(CompileError::at(e.span, format!("initial value is {}, but the variable is {}", ty.name(), want.name())));
         }
         Ok(v)
     }
@@ -567,7 +568,7 @@ impl<'a> Compiler<'a> {
                     let mut sc = Scope::default();
                     let (lock, ty) = self.read_lvalue(lv, &mut sc)?;
                     if ty != Ty::Lock {
-                        return Err(CompileError::at(lv.span, format!("`by` needs a lock, and `{}` is a {}", lv.name.name, ty.name())));
+                        return Err(CompileError::at(lv.span, format!("`by` needs a lock, and `{}` is {}", lv.name.name, ty.name())));
                     }
                     preds.push(CExpr::Bin(BinOp::Eq, Box::new(lock), Box::new(CExpr::Const(i))));
                 }
@@ -604,7 +605,7 @@ impl<'a> Compiler<'a> {
     fn cond(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
         let (c, ty) = self.expr(e, sc)?;
         if ty != Ty::Bool {
-            return Err(CompileError::at(e.span, format!("{what} must be a bool, but this is a {}", ty.name())));
+            return Err(CompileError::at(e.span, format!("{what} must be a bool, but this is {}", ty.name())));
         }
         Ok(fold(c))
     }
@@ -612,7 +613,7 @@ impl<'a> Compiler<'a> {
     fn int(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
         let (c, ty) = self.expr(e, sc)?;
         if ty != Ty::Int {
-            return Err(CompileError::at(e.span, format!("{what} must be an int, but this is a {}", ty.name())));
+            return Err(CompileError::at(e.span, format!("{what} must be an int, but this is {}", ty.name())));
         }
         Ok(c)
     }
@@ -714,7 +715,7 @@ impl<'a> Compiler<'a> {
             ExprKind::Unary(UnOp::Not, a) => {
                 let (c, ty) = self.expr(a, sc)?;
                 if ty != Ty::Bool {
-                    return Err(CompileError::at(a.span, format!("the operand of `!` must be a bool, but this is a {}", ty.name())));
+                    return Err(CompileError::at(a.span, format!("the operand of `!` must be a bool, but this is {}", ty.name())));
                 }
                 (CExpr::Not(Box::new(c)), Ty::Bool)
             }
@@ -722,7 +723,7 @@ impl<'a> Compiler<'a> {
                 let (x, tx) = self.expr(a, sc)?;
                 let (y, ty) = self.expr(b, sc)?;
                 let out = binary_type(*op, tx, ty).ok_or_else(|| {
-                    CompileError::at(e.span, format!("`{}` cannot combine a {} and a {}", op.symbol(), tx.name(), ty.name()))
+                    CompileError::at(e.span, format!("`{}` cannot combine {} and {}", op.symbol(), tx.name(), ty.name()))
                         .help(binary_help(*op))
                 })?;
                 (CExpr::Bin(*op, Box::new(x), Box::new(y)), out)
@@ -1158,7 +1159,7 @@ impl Lower<'_, '_> {
 
     fn assign(&self, s: &ast::Stmt, targets: &[ast::LValue], values: &[ast::Expr], choices: &mut impl Iterator<Item = i64>) -> Result<Cmd> {
         if targets.len() != values.len() {
-            return Err(CompileError::at(s.span, format!("{} targets but {} values", targets.len(), values.len())));
+            return Err(CompileError::at(s.span, format!("{} targets but {} value{}", targets.len(), values.len(), if values.len() == 1 { "" } else { "s" })));
         }
         for (k, t) in targets.iter().enumerate() {
             if let Some(dup) = targets[..k].iter().find(|o| o.name.name == t.name.name && o.index.is_none() && t.index.is_none()) {
@@ -1186,7 +1187,7 @@ impl Lower<'_, '_> {
             } else {
                 let (e, ty) = self.c.expr(v, &mut self.scope())?;
                 if ty != want {
-                    return Err(CompileError::at(v.span, format!("`{}` is a {}, but this value is a {}", t.name.name, want.name(), ty.name())));
+                    return Err(CompileError::at(v.span, format!("`{}` is {}, but this value is {}", t.name.name, want.name(), ty.name())));
                 }
                 fold(e)
             };

@@ -135,7 +135,13 @@ impl<'a> Parser<'a> {
         let at = self.far.get();
         let rest = &self.src[at..];
         let found = found_token(rest);
-        let span = Span::new(at, at + found.len().max(usize::from(!rest.is_empty())));
+        let mut span = Span::new(at, at + found.len().max(usize::from(!rest.is_empty())));
+        // What is missing at the start of a line belongs to the end of the
+        // previous one (a forgotten `;`): point there.
+        let prev = self.src[..at].trim_end();
+        if self.src[prev.len()..at].contains('\n') && !prev.is_empty() {
+            span = Span::new(prev.len(), prev.len());
+        }
         let exp = self.expected.borrow();
         let list = match exp.as_slice() {
             [] => "more input".to_string(),

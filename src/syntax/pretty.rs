@@ -42,9 +42,13 @@ pub fn stmt_head(s: &Stmt) -> String {
         StmtKind::Either(_) => "either".to_string(),
         StmtKind::Atomic(body) => {
             let parts: Vec<String> = body.iter().map(stmt_inline).collect();
+            // Labels inside `atomic` are rejected, so `body` prints as written.
             format!("atomic {{ {} }}", parts.join(" "))
         }
-        _ => stmt_inline(s).trim_end_matches(';').to_string(),
+        _ => {
+            let unlabelled = Stmt { label: None, ..s.clone() };
+            stmt_inline(&unlabelled).trim_end_matches(';').to_string()
+        }
     }
 }
 

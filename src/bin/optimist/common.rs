@@ -55,7 +55,7 @@ pub fn install_diagnostics() {
         let opts = if fancy {
             opts
         } else {
-            opts.color(false).unicode(false).graphical_theme(miette::GraphicalTheme::ascii())
+            opts.color(false).unicode(false).graphical_theme(miette::GraphicalTheme::none())
         };
         Box::new(opts.build())
     }));

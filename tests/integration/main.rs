@@ -1,0 +1,6 @@
+//! Integration tests: one binary, one module per concern.
+
+mod cli;
+mod common;
+mod errors;
+mod models;
