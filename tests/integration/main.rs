@@ -3,4 +3,6 @@
 mod cli;
 mod common;
 mod errors;
+mod generate;
 mod models;
+mod properties;
