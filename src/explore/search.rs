@@ -35,15 +35,20 @@ pub trait Expand {
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found>;
 }
 
-/// Checks a state reached by a completed transition: `disjoint(ex)` and the invariants.
+/// Checks a state: `disjoint(ex)` and the invariants.
 pub fn check_state(model: &Model, s: &[i64]) -> Option<Problem> {
-    match model.overlap(s) {
+    check_some(model, s, 0..model.protected.len(), 0..model.invariants.len())
+}
+
+/// Checks `disjoint(ex)` for some protected variables and some invariants.
+fn check_some(model: &Model, s: &[i64], ps: impl IntoIterator<Item = usize>, invs: impl IntoIterator<Item = usize>) -> Option<Problem> {
+    match model.overlap_among(s, ps) {
         Ok(Some((protected, i, j))) => return Some(Problem::Overlap { protected, threads: (i, j) }),
         Ok(None) => {}
         Err(f) => return Some(Problem::Fault(f)),
     }
-    for (k, inv) in model.invariants.iter().enumerate() {
-        match inv.expr.holds(s, &mut crate::model::NoAccess) {
+    for k in invs {
+        match model.invariants[k].expr.holds(s, &mut crate::model::NoAccess) {
             Ok(true) => {}
             Ok(false) => return Some(Problem::Invariant(k)),
             Err(f) => return Some(Problem::Fault(f)),
@@ -72,7 +77,13 @@ pub fn step(model: &Model, k: usize, s: &[i64], out: &mut Vec<i64>) -> StepResul
         Fire::Fault(f) => StepResult::Bad(Problem::Fault(acc.violation.unwrap_or(f))),
         Fire::Done => match acc.violation {
             Some(f) => StepResult::Bad(Problem::Fault(f)),
-            None => match check_state(model, out) {
+            // `s` passed every check, so only what this transition can change is rechecked.
+            None => match check_some(
+                model,
+                out,
+                tr.recheck_overlap.iter().map(|&p| p as usize),
+                tr.recheck_invariants.iter().map(|&k| k as usize),
+            ) {
                 Some(p) => StepResult::Bad(p),
                 None => StepResult::Ok,
             },
@@ -155,12 +166,12 @@ pub fn search<E: Expand>(model: &Model, exp: &mut E, limits: &Limits, deadlock_i
             model.layout.pack(succ, &mut packed);
             if store.len() >= max_states {
                 // Full: a new state is dropped and the run ends after this expansion.
-                if store.find(&packed).is_none() {
+                if !store.contains(&packed) {
                     limit_hit = Some(Limit::States(max_states as u64));
                 }
                 return;
             }
-            if store.insert(&packed, parent).1 {
+            if store.insert(&packed, parent) {
                 stats.depth = stats.depth.max(level + 1);
             }
         });

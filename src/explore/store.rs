@@ -9,9 +9,17 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 pub struct Store {
     words: usize,
     arena: Vec<u64>,
-    table: HashTable<u32>,
+    table: Table,
     hasher: DefaultHashBuilder,
     parents: Vec<u32>,
+}
+
+/// The search never needs the id of a state it meets again, only whether it
+/// was seen, so a one-word state is kept in the table itself: one cache
+/// miss per lookup instead of two (table, then arena).
+enum Table {
+    Narrow(HashTable<u64>),
+    Wide(HashTable<u32>),
 }
 
 impl Store {
@@ -20,38 +28,55 @@ impl Store {
         Store {
             words,
             arena: Vec::new(),
-            table: HashTable::new(),
+            table: if words == 1 { Table::Narrow(HashTable::new()) } else { Table::Wide(HashTable::new()) },
             hasher: DefaultHashBuilder::default(),
             parents: Vec::new(),
         }
     }
 
-    /// Inserts a packed state reached from `parent`; returns its id and
-    /// whether it is new. The first insertion is the root.
-    pub fn insert(&mut self, packed: &[u64], parent: u32) -> (u32, bool) {
+    /// Inserts a packed state reached from `parent`; returns whether it is
+    /// new. The first insertion is the root, state 0.
+    pub fn insert(&mut self, packed: &[u64], parent: u32) -> bool {
         let hash = self.hasher.hash_one(packed);
-        let (words, arena) = (self.words, &self.arena);
-        let eq = |&id: &u32| &arena[id as usize * words..(id as usize + 1) * words] == packed;
-        if let Some(&id) = self.table.find(hash, eq) {
-            return (id, false);
+        let (words, arena, hasher) = (self.words, &self.arena, &self.hasher);
+        let new = match &mut self.table {
+            Table::Narrow(t) => {
+                let w = packed[0];
+                if t.find(hash, |&k| k == w).is_some() {
+                    false
+                } else {
+                    t.insert_unique(hash, w, |&k| hasher.hash_one([k].as_slice()));
+                    true
+                }
+            }
+            Table::Wide(t) => {
+                let at = |id: u32| &arena[id as usize * words..(id as usize + 1) * words];
+                if t.find(hash, |&id| at(id) == packed).is_some() {
+                    false
+                } else {
+                    let id = self.parents.len() as u32;
+                    t.insert_unique(hash, id, |&k| hasher.hash_one(at(k)));
+                    true
+                }
+            }
+        };
+        if new {
+            self.arena.extend_from_slice(packed);
+            self.parents.push(parent);
         }
-        let id = self.parents.len() as u32;
-        self.arena.extend_from_slice(packed);
-        self.parents.push(parent);
-        let (arena, hasher) = (&self.arena, &self.hasher);
-        self.table.insert_unique(hash, id, |&k| {
-            hasher.hash_one(&arena[k as usize * words..(k as usize + 1) * words])
-        });
-        (id, true)
+        new
     }
 
-    /// The id of a packed state, if it is stored.
-    pub fn find(&self, packed: &[u64]) -> Option<u32> {
+    /// True when the packed state is stored.
+    pub fn contains(&self, packed: &[u64]) -> bool {
         let hash = self.hasher.hash_one(packed);
-        let (words, arena) = (self.words, &self.arena);
-        self.table
-            .find(hash, |&id| &arena[id as usize * words..(id as usize + 1) * words] == packed)
-            .copied()
+        match &self.table {
+            Table::Narrow(t) => t.find(hash, |&k| k == packed[0]).is_some(),
+            Table::Wide(t) => {
+                let at = |id: u32| &self.arena[id as usize * self.words..(id as usize + 1) * self.words];
+                t.find(hash, |&id| at(id) == packed).is_some()
+            }
+        }
     }
 
     /// The packed state `id`.
@@ -69,14 +94,13 @@ impl Store {
         self.parents.len()
     }
 
-    /// True when no state has been inserted.
-    pub fn is_empty(&self) -> bool {
-        self.parents.is_empty()
-    }
-
     /// Bytes allocated for the states, the table and the parent links.
     pub fn bytes(&self) -> usize {
-        self.arena.capacity() * 8 + self.table.capacity() * (4 + 1) + self.parents.capacity() * 4
+        let table = match &self.table {
+            Table::Narrow(t) => t.capacity() * (8 + 1),
+            Table::Wide(t) => t.capacity() * (4 + 1),
+        };
+        self.arena.capacity() * 8 + table + self.parents.capacity() * 4
     }
 }
 
@@ -86,15 +110,19 @@ mod tests {
 
     #[test]
     fn interns_and_numbers_in_order() {
-        let mut s = Store::new(2);
-        assert_eq!(s.insert(&[1, 2], 0), (0, true));
-        assert_eq!(s.insert(&[3, 4], 0), (1, true));
-        assert_eq!(s.insert(&[1, 2], 1), (0, false));
-        for k in 0..10_000u64 {
-            s.insert(&[k, k * 7], 1);
+        for words in [1, 2] {
+            let mut s = Store::new(words);
+            let state = |a: u64, b: u64| if words == 1 { vec![a * 100 + b] } else { vec![a, b] };
+            assert!(s.insert(&state(1, 2), 0));
+            assert!(s.insert(&state(3, 4), 0));
+            assert!(!s.insert(&state(1, 2), 1));
+            for k in 0..10_000u64 {
+                s.insert(&state(k + 5, k % 7), 1);
+            }
+            assert_eq!(s.len(), 10_000 + 2);
+            assert_eq!(s.get(1), state(3, 4).as_slice());
+            assert_eq!(s.parent(1), 0);
+            assert!(s.contains(&state(9, 4)) && !s.contains(&state(2, 2)));
         }
-        assert_eq!(s.len(), 10_000 + 2);
-        assert_eq!(s.get(1), &[3, 4]);
-        assert_eq!(s.parent(1), 0);
     }
 }

@@ -153,6 +153,11 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     };
     c.consts(m, defines)?;
     let bodies = c.threads(m)?;
+    let unrolled: Vec<ast::ThreadDecl> = bodies
+        .iter()
+        .map(|(d, _)| Ok(ast::ThreadDecl { body: c.unroll(&d.body)?, ..(*d).clone() }))
+        .collect::<Result<_>>()?;
+    let bodies: Vec<(&ast::ThreadDecl, String)> = unrolled.iter().zip(bodies).map(|(d, (_, n))| (d, n)).collect();
     // Program counters come first; their ranges are known after numbering.
     let mut numbered = Vec::new();
     for (id, (decl, name)) in bodies.iter().enumerate() {
@@ -240,6 +245,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         }
     }
     protected_index.resize(c.slots.len(), None);
+    recheck_lists(&mut transitions, &protected, &invariants);
     let layout = Layout::new(&c.bounds);
     Ok(Model {
         name: m.name.as_ref().map_or(fallback_name.to_string(), |n| n.name.clone()),
@@ -253,6 +259,48 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         init: c.init,
         layout,
     })
+}
+
+/// Which disjointness and invariant checks each transition needs: a
+/// predicate can change only if the transition writes a slot it reads (the
+/// thread's program counter included), and a predicate of the form
+/// `X == t`, with the same X for every thread t, can hold for one thread at
+/// most, so it is never checked. Stored states are all checked, so the
+/// checks skipped here would find nothing.
+fn recheck_lists(transitions: &mut [Transition], protected: &[Protected], invariants: &[Invariant]) {
+    let reads = |e: &CExpr| {
+        let mut v = Vec::new();
+        e.for_each_slot(&mut |k| v.push(k));
+        v
+    };
+    let exclusive = |p: &Protected| {
+        let xs: Vec<Option<&CExpr>> = p
+            .excl
+            .iter()
+            .enumerate()
+            .map(|(t, e)| match e {
+                CExpr::Bin(BinOp::Eq, x, c) | CExpr::Bin(BinOp::Eq, c, x) if **c == CExpr::Const(t as i64) => Some(&**x),
+                _ => None,
+            })
+            .collect();
+        xs.iter().all(|x| x.is_some() && *x == xs[0])
+    };
+    let excl_reads: Vec<Option<Vec<u32>>> = protected
+        .iter()
+        .map(|p| (!exclusive(p)).then(|| p.excl.iter().flat_map(reads).collect()))
+        .collect();
+    let inv_reads: Vec<Vec<u32>> = invariants.iter().map(|i| reads(&i.expr)).collect();
+    for tr in transitions {
+        let mut writes = vec![tr.thread];
+        for c in &tr.body {
+            c.for_each_slot(&mut |_| {}, &mut |k| writes.push(k));
+        }
+        let touched = |rs: &[u32]| rs.iter().any(|r| writes.contains(r));
+        tr.recheck_overlap = (0..protected.len() as u32)
+            .filter(|&p| excl_reads[p as usize].as_deref().is_some_and(touched))
+            .collect();
+        tr.recheck_invariants = (0..invariants.len() as u32).filter(|&k| touched(&inv_reads[k as usize])).collect();
+    }
 }
 
 /// Control points of one thread body, numbered in source order.
@@ -329,6 +377,47 @@ impl<'a> Compiler<'a> {
         }
         self.globals.insert(name.name.clone(), sym);
         Ok(())
+    }
+
+    /// Expands `repeat n { }` into n copies of its body.
+    fn unroll(&self, stmts: &[ast::Stmt]) -> Result<Vec<ast::Stmt>> {
+        let mut out = Vec::new();
+        for s in stmts {
+            let kind = match &s.kind {
+                StmtKind::Repeat(n, body) => {
+                    let k = self.const_int(n, "a repeat count")?;
+                    if !(0..=MAX_ARRAY).contains(&k) {
+                        return Err(CompileError::at(n.span, format!("a repeat count must be between 0 and {MAX_ARRAY}, not {k}")));
+                    }
+                    let inner = self.unroll(body)?;
+                    let first = out.len();
+                    for _ in 0..k {
+                        out.extend(inner.iter().cloned());
+                    }
+                    if let Some(l) = &s.label {
+                        match out.get_mut(first) {
+                            Some(f) if f.label.is_none() => f.label = Some(l.clone()),
+                            Some(_) => return Err(CompileError::at(l.span, "a labelled `repeat` cannot start with a labelled statement")),
+                            None => return Err(CompileError::at(l.span, "a labelled `repeat` must repeat at least one statement")),
+                        }
+                    }
+                    continue;
+                }
+                StmtKind::If(c, a, b) => StmtKind::If(c.clone(), self.unroll(a)?, b.as_deref().map(|b| self.unroll(b)).transpose()?),
+                StmtKind::While(c, b) => StmtKind::While(c.clone(), self.unroll(b)?),
+                StmtKind::Atomic(b) => StmtKind::Atomic(self.unroll(b)?),
+                StmtKind::Either(bs) => {
+                    let bs = bs.iter().map(|b| self.unroll(b)).collect::<Result<Vec<_>>>()?;
+                    if bs.iter().any(Vec::is_empty) {
+                        return Err(CompileError::at(s.span, "an `either` branch is empty after unrolling `repeat`"));
+                    }
+                    StmtKind::Either(bs)
+                }
+                other => other.clone(),
+            };
+            out.push(ast::Stmt { kind, ..s.clone() });
+        }
+        Ok(out)
     }
 
     fn consts(&mut self, m: &ast::Model, defines: &Defines) -> Result<()> {
@@ -923,6 +1012,8 @@ impl Lower<'_, '_> {
             span: s.span,
             line: line_col(self.c.src, s.span.start).0,
             text,
+            recheck_overlap: Vec::new(),
+            recheck_invariants: Vec::new(),
         });
     }
 
@@ -1076,8 +1167,8 @@ impl Lower<'_, '_> {
                     body: self.atomic_body(rest, choices)?,
                 }
             }
-            StmtKind::If(..) | StmtKind::While(..) | StmtKind::Either(_) | StmtKind::Goto(_) => {
-                unreachable!("compound statements are lowered by `stmt`")
+            StmtKind::If(..) | StmtKind::While(..) | StmtKind::Either(_) | StmtKind::Goto(_) | StmtKind::Repeat(..) => {
+                unreachable!("compound statements are lowered by `stmt`, `repeat` is unrolled")
             }
         })
     }

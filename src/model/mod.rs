@@ -169,6 +169,11 @@ pub struct Transition {
     pub line: usize,
     /// The statement's text (its head, for `if`, `while`).
     pub text: String,
+    /// Protected variables whose disjointness this transition may change
+    /// (their predicates read a slot it writes).
+    pub recheck_overlap: Vec<u32>,
+    /// Invariants this transition may change.
+    pub recheck_invariants: Vec<u32>,
 }
 
 /// The result of firing a transition.
@@ -228,7 +233,12 @@ impl Model {
     /// The first protected variable whose predicate two threads satisfy in
     /// `s`, as `(protected index, i, j)`; `disjoint(ex)` is its absence.
     pub fn overlap(&self, s: &[i64]) -> Result<Option<(usize, usize, usize)>, Fault> {
-        for p in 0..self.protected.len() {
+        self.overlap_among(s, 0..self.protected.len())
+    }
+
+    /// [`Model::overlap`] restricted to some protected variables.
+    pub fn overlap_among(&self, s: &[i64], ps: impl IntoIterator<Item = usize>) -> Result<Option<(usize, usize, usize)>, Fault> {
+        for p in ps {
             let mut owner = None;
             for t in 0..self.threads.len() {
                 if self.excl(p, t, s)? {

@@ -168,6 +168,9 @@ pub enum StmtKind {
     While(Expr, Vec<Stmt>),
     /// `either { } or { } ...`
     Either(Vec<Vec<Stmt>>),
+    /// `repeat n { }`: n copies of the body, unrolled before lowering, so
+    /// every copy has control points of its own (`n` is a constant).
+    Repeat(Expr, Vec<Stmt>),
 }
 
 /// An assignable place: `x` or `x[e]`.
@@ -305,5 +308,5 @@ pub const KEYWORDS: &[&str] = &[
     "system", "threads", "thread", "const", "shared", "protected", "local", "lock", "sem", "bool",
     "by", "excl", "invariant", "acquire", "release", "down", "up", "skip", "goto", "assert",
     "await", "atomic", "if", "else", "while", "either", "or", "any", "true", "false", "self",
-    "free", "at", "exists", "forall", "in",
+    "free", "at", "exists", "forall", "in", "repeat",
 ];

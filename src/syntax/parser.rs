@@ -624,6 +624,11 @@ impl<'a> Parser<'a> {
             let (r, body) = self.block(r)?;
             return Ok((self.opt_semi(r), StmtKind::While(c, body)));
         }
+        if let Some((r, _)) = self.try_kw(i, "repeat") {
+            let (r, n) = self.expr(r)?;
+            let (r, body) = self.block(r)?;
+            return Ok((self.opt_semi(r), StmtKind::Repeat(n, body)));
+        }
         if let Some((r, kw)) = self.try_kw(i, "either") {
             let (mut r, first) = self.block(r)?;
             let mut branches = vec![first];

@@ -40,6 +40,7 @@ pub fn stmt_head(s: &Stmt) -> String {
         StmtKind::If(c, ..) => format!("if {}", expr(c)),
         StmtKind::While(c, _) => format!("while {}", expr(c)),
         StmtKind::Either(_) => "either".to_string(),
+        StmtKind::Repeat(n, _) => format!("repeat {}", expr(n)),
         StmtKind::Atomic(body) => {
             let parts: Vec<String> = body.iter().map(stmt_inline).collect();
             // Labels inside `atomic` are rejected, so `body` prints as written.
@@ -155,6 +156,7 @@ impl Printer {
         match &s.kind {
             StmtKind::Atomic(body) => self.block(format!("{label}atomic "), body, ""),
             StmtKind::While(c, body) => self.block(format!("{label}while {} ", expr(c)), body, ""),
+            StmtKind::Repeat(n, body) => self.block(format!("{label}repeat {} ", expr(n)), body, ""),
             StmtKind::If(..) => self.if_chain(label, s),
             StmtKind::Either(branches) => {
                 for (k, b) in branches.iter().enumerate() {
