@@ -10,7 +10,7 @@ use miette::{Diagnostic, LabeledSpan, NamedSource, SourceSpan};
 
 use crate::model::CompileError;
 use crate::syntax::parser::SyntaxError;
-use crate::syntax::span::{line_col, Span};
+use crate::syntax::span::{Span, line_col};
 
 /// A model's source text and the name it is shown under.
 #[derive(Clone, Debug)]
@@ -35,7 +35,11 @@ impl Source {
                 let good = e.utf8_error().valid_up_to();
                 let prefix = String::from_utf8_lossy(&e.as_bytes()[..good]);
                 let (line, col) = line_col(&prefix, good);
-                return Err(Error::NotUtf8 { path: name, line, col });
+                return Err(Error::NotUtf8 {
+                    path: name,
+                    line,
+                    col,
+                });
             }
         };
         Source::new(name, text)
@@ -94,7 +98,10 @@ pub enum Error {
     },
     /// The file is not UTF-8.
     #[error("{path}:{line}:{col}: the file is not valid UTF-8")]
-    #[diagnostic(code(optimist::encoding), help("models are UTF-8 text; convert the file (e.g. with iconv)"))]
+    #[diagnostic(
+        code(optimist::encoding),
+        help("models are UTF-8 text; convert the file (e.g. with iconv)")
+    )]
     NotUtf8 {
         /// The path given.
         path: String,
@@ -168,9 +175,22 @@ impl Error {
     }
 
     /// An error at `span`, with related places.
-    pub fn at(src: &Source, span: Span, message: String, help: Option<String>, related: Vec<(Span, String)>) -> Error {
-        let mut labels = vec![LabeledSpan::new_primary_with_span(Some("here".into()), SourceSpan::from(span))];
-        labels.extend(related.into_iter().map(|(s, what)| LabeledSpan::new_with_span(Some(what), SourceSpan::from(s))));
+    pub fn at(
+        src: &Source,
+        span: Span,
+        message: String,
+        help: Option<String>,
+        related: Vec<(Span, String)>,
+    ) -> Error {
+        let mut labels = vec![LabeledSpan::new_primary_with_span(
+            Some("here".into()),
+            SourceSpan::from(span),
+        )];
+        labels.extend(
+            related
+                .into_iter()
+                .map(|(s, what)| LabeledSpan::new_with_span(Some(what), SourceSpan::from(s))),
+        );
         Error::Input {
             location: src.location(span.start),
             message,

@@ -14,11 +14,17 @@ mod report;
 mod syntax;
 
 pub use error::{Error, Source};
-pub use explore::{check, replay, step, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult, Verdict, Violation};
-pub use model::{CExpr, Cmd, CompileError, Defines, Fault, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition, FREE};
+pub use explore::{
+    Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult, Verdict,
+    Violation, check, replay, step,
+};
+pub use model::{
+    CExpr, Cmd, CompileError, Defines, FREE, Fault, Model, Next, Place, Point, Protected, Slot,
+    SlotClass, SlotKind, Thread, Transition,
+};
 pub use report::CheckReport;
-pub use syntax::parser::{parse_expr, SyntaxError, MAX_EXPR_DEPTH, MAX_NESTING};
-pub use syntax::span::{line_col, Span};
+pub use syntax::parser::{MAX_EXPR_DEPTH, MAX_NESTING, SyntaxError, parse_expr};
+pub use syntax::span::{Span, line_col};
 pub use syntax::{ast, pretty};
 
 /// Parses a model's source.

@@ -104,7 +104,8 @@ impl CheckReport {
             bytes_per_state: (s.bytes_per_state() * 10.0).round() / 10.0,
             limit,
             violation: violation.map(|v| describe(model, v)),
-            trace: violation.map_or_else(Vec::new, |v| steps(model, v, reduction != Reduction::None)),
+            trace: violation
+                .map_or_else(Vec::new, |v| steps(model, v, reduction != Reduction::None)),
         }
     }
 
@@ -178,24 +179,34 @@ fn last(model: &Model, v: &Violation) -> (Vec<i64>, Option<usize>) {
 /// Describes a violation in words.
 fn describe(model: &Model, v: &Violation) -> ViolationReport {
     let (before, last_tr) = last(model, v);
-    let after = v.trace.last().and_then(|s| s.state.clone()).unwrap_or_else(|| before.clone());
+    let after = v
+        .trace
+        .last()
+        .and_then(|s| s.state.clone())
+        .unwrap_or_else(|| before.clone());
     let tr = last_tr.map(|k| &model.transitions[k]);
     let thread = tr.map(|t| t.thread as usize);
     let tname = |t: usize| model.threads[t].name.clone();
     let mut r = ViolationReport {
         kind: v.kind().name(),
         thread: thread.map(tname),
-        label: tr.and_then(|t| model.threads[t.thread as usize].points[t.from as usize].label.clone()),
+        label: tr.and_then(|t| {
+            model.threads[t.thread as usize].points[t.from as usize]
+                .label
+                .clone()
+        }),
         line: tr.map(|t| t.line),
         variable: None,
         message: String::new(),
         predicate: None,
     };
     let at = match (&r.thread, tr) {
-        (Some(t), Some(tr)) => match &model.threads[tr.thread as usize].points[tr.from as usize].label {
-            Some(l) => format!("{t} at {l} (line {})", tr.line),
-            None => format!("{t} at line {}", tr.line),
-        },
+        (Some(t), Some(tr)) => {
+            match &model.threads[tr.thread as usize].points[tr.from as usize].label {
+                Some(l) => format!("{t} at {l} (line {})", tr.line),
+                None => format!("{t} at line {}", tr.line),
+            }
+        }
         _ => String::new(),
     };
     match &v.problem {
@@ -205,11 +216,17 @@ fn describe(model: &Model, v: &Violation) -> ViolationReport {
             let name = &model.slots[slot].name;
             r.variable = Some(name.clone());
             let verb = if *write { "writes" } else { "reads" };
-            r.message = format!("{at} {verb} protected {name}, but excl({}, {name}) is false", tname(t));
+            r.message = format!(
+                "{at} {verb} protected {name}, but excl({}, {name}) is false",
+                tname(t)
+            );
             let p = model.protected_index[slot].unwrap_or(0) as usize;
             r.predicate = Some(predicate(model, p, t, &before));
         }
-        Problem::Overlap { protected, threads: (i, j) } => {
+        Problem::Overlap {
+            protected,
+            threads: (i, j),
+        } => {
             let slot = model.protected[*protected].slot as usize;
             let name = &model.slots[slot].name;
             r.variable = Some(name.clone());
@@ -220,7 +237,11 @@ fn describe(model: &Model, v: &Violation) -> ViolationReport {
                     tname(*j)
                 )
             } else {
-                format!("after {at}, both {} and {} satisfy excl for {name}", tname(*i), tname(*j))
+                format!(
+                    "after {at}, both {} and {} satisfy excl for {name}",
+                    tname(*i),
+                    tname(*j)
+                )
             };
             if v.initial {
                 r.line = Some(model.protected[*protected].line);
@@ -228,7 +249,9 @@ fn describe(model: &Model, v: &Violation) -> ViolationReport {
             r.predicate = Some(predicate(model, *protected, *i, &after));
         }
         Problem::Fault(Fault::Assert) => {
-            let text = tr.map_or(String::new(), |t| t.text.trim_start_matches("assert ").to_string());
+            let text = tr.map_or(String::new(), |t| {
+                t.text.trim_start_matches("assert ").to_string()
+            });
             r.message = format!("{at}: assertion `{text}` fails");
         }
         Problem::Fault(Fault::Range { slot, value }) => {
@@ -239,12 +262,19 @@ fn describe(model: &Model, v: &Violation) -> ViolationReport {
             r.message = format!("{at} assigns {value} to {name}, outside its range {lo}..{hi}");
         }
         Problem::Fault(Fault::Index { base, len, index }) => {
-            let name = model.slots[*base as usize].name.split('[').next().unwrap_or_default().to_string();
+            let name = model.slots[*base as usize]
+                .name
+                .split('[')
+                .next()
+                .unwrap_or_default()
+                .to_string();
             r.message = format!("{at} indexes {name}[{index}], but {name} has {len} elements");
             r.variable = Some(name);
         }
         Problem::Fault(Fault::DivZero) => r.message = format!("{at} divides by zero"),
-        Problem::Fault(Fault::Overflow) => r.message = format!("{at} overflows 64-bit integer arithmetic"),
+        Problem::Fault(Fault::Overflow) => {
+            r.message = format!("{at} overflows 64-bit integer arithmetic")
+        }
         Problem::Invariant(k) => {
             let inv = &model.invariants[*k];
             r.message = format!("invariant `{}` is false", inv.text);
@@ -277,7 +307,13 @@ fn predicate(model: &Model, p: usize, t: usize, s: &[i64]) -> String {
     });
     let values: Vec<String> = slots
         .iter()
-        .map(|&k| format!("{} = {}", model.slots[k as usize].name, model.show_value(k as usize, s[k as usize])))
+        .map(|&k| {
+            format!(
+                "{} = {}",
+                model.slots[k as usize].name,
+                model.show_value(k as usize, s[k as usize])
+            )
+        })
         .collect();
     if values.is_empty() {
         prot.text.clone()
@@ -304,7 +340,11 @@ impl fmt::Display for CheckReport {
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
         if self.deadlocks > 0 && self.violation.is_none() {
             let s = if self.deadlocks == 1 { "" } else { "s" };
-            writeln!(f, "note         {} deadlocked state{s}; --deadlock reports the first with a trace", self.deadlocks)?;
+            writeln!(
+                f,
+                "note         {} deadlocked state{s}; --deadlock reports the first with a trace",
+                self.deadlocks
+            )?;
         }
         if let Some(v) = &self.violation {
             writeln!(f)?;
@@ -326,7 +366,11 @@ fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result 
     let reduced = trace.iter().any(|s| s.starts_step.is_some());
     let mut rows = vec![vec![
         "#".to_string(),
-        if reduced { "step".into() } else { String::new() },
+        if reduced {
+            "step".into()
+        } else {
+            String::new()
+        },
         "thread".into(),
         "point".into(),
         "line".into(),
@@ -362,7 +406,9 @@ fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result 
         ]);
     }
     let cols = rows[0].len();
-    let width: Vec<usize> = (0..cols).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let width: Vec<usize> = (0..cols)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
     for r in &rows {
         let mut line = String::from(" ");
         for c in 0..cols {

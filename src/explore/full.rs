@@ -1,6 +1,6 @@
 //! Full exploration: every enabled transition of every thread.
 
-use super::search::{step, Expand, Found, StepResult};
+use super::search::{Expand, Found, StepResult, step};
 use crate::model::Model;
 
 /// Expands a state by every enabled transition, in thread order.
@@ -12,7 +12,10 @@ pub struct Full<'m> {
 impl<'m> Full<'m> {
     /// The full expander of `model`.
     pub fn new(model: &'m Model) -> Full<'m> {
-        Full { model, out: Vec::new() }
+        Full {
+            model,
+            out: Vec::new(),
+        }
     }
 }
 
@@ -27,7 +30,12 @@ impl Expand for Full<'_> {
                         enabled = true;
                         emit(&self.out, &[k as u32]);
                     }
-                    StepResult::Bad(problem) => return Err(Found { problem, path: vec![k as u32] }),
+                    StepResult::Bad(problem) => {
+                        return Err(Found {
+                            problem,
+                            path: vec![k as u32],
+                        });
+                    }
                 }
             }
         }

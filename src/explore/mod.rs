@@ -6,8 +6,7 @@ mod search;
 mod store;
 
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
-pub use search::{check_state, replay, step, Expand, Found, Limits, StepResult};
-pub use store::Store;
+pub use search::{Limits, StepResult, replay, step};
 
 use crate::model::Model;
 
@@ -42,6 +41,12 @@ pub struct Options {
 /// Checks `model`, calling `progress` now and then during long runs.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
     match options.reduction {
-        Reduction::None => search::search(model, &mut full::Full::new(model), &options.limits, options.deadlock, progress),
+        Reduction::None => search::search(
+            model,
+            &mut full::Full::new(model),
+            &options.limits,
+            options.deadlock,
+            progress,
+        ),
     }
 }

@@ -37,18 +37,36 @@ pub trait Expand {
 
 /// Checks a state: `disjoint(ex)` and the invariants.
 pub fn check_state(model: &Model, s: &[i64]) -> Option<Problem> {
-    check_some(model, s, 0..model.protected.len(), 0..model.invariants.len())
+    check_some(
+        model,
+        s,
+        0..model.protected.len(),
+        0..model.invariants.len(),
+    )
 }
 
 /// Checks `disjoint(ex)` for some protected variables and some invariants.
-fn check_some(model: &Model, s: &[i64], ps: impl IntoIterator<Item = usize>, invs: impl IntoIterator<Item = usize>) -> Option<Problem> {
+fn check_some(
+    model: &Model,
+    s: &[i64],
+    ps: impl IntoIterator<Item = usize>,
+    invs: impl IntoIterator<Item = usize>,
+) -> Option<Problem> {
     match model.overlap_among(s, ps) {
-        Ok(Some((protected, i, j))) => return Some(Problem::Overlap { protected, threads: (i, j) }),
+        Ok(Some((protected, i, j))) => {
+            return Some(Problem::Overlap {
+                protected,
+                threads: (i, j),
+            });
+        }
         Ok(None) => {}
         Err(f) => return Some(Problem::Fault(f)),
     }
     for k in invs {
-        match model.invariants[k].expr.holds(s, &mut crate::model::NoAccess) {
+        match model.invariants[k]
+            .expr
+            .holds(s, &mut crate::model::NoAccess)
+        {
             Ok(true) => {}
             Ok(false) => return Some(Problem::Invariant(k)),
             Err(f) => return Some(Problem::Fault(f)),
@@ -120,14 +138,24 @@ pub fn replay(model: &Model, segments: &[Vec<u32>]) -> Vec<Step> {
 }
 
 /// Breadth-first search from the initial state.
-pub fn search<E: Expand>(model: &Model, exp: &mut E, limits: &Limits, deadlock_is_violation: bool, progress: &mut dyn FnMut(&Stats)) -> Outcome {
+pub fn search<E: Expand>(
+    model: &Model,
+    exp: &mut E,
+    limits: &Limits,
+    deadlock_is_violation: bool,
+    progress: &mut dyn FnMut(&Stats),
+) -> Outcome {
     let start = Instant::now();
     let mut stats = Stats::default();
     let finish = |mut stats: Stats, store: &Store, verdict, violation| {
         stats.states = store.len() as u64;
         stats.memory = store.bytes() as u64;
         stats.elapsed = start.elapsed();
-        Outcome { verdict, stats, violation }
+        Outcome {
+            verdict,
+            stats,
+            violation,
+        }
     };
     let words = model.layout.words();
     let mut store = Store::new(words);
@@ -135,7 +163,11 @@ pub fn search<E: Expand>(model: &Model, exp: &mut E, limits: &Limits, deadlock_i
     model.layout.pack(&model.init, &mut packed);
     store.insert(&packed, 0);
     if let Some(problem) = check_state(model, &model.init) {
-        let v = Violation { problem, initial: true, trace: Vec::new() };
+        let v = Violation {
+            problem,
+            initial: true,
+            trace: Vec::new(),
+        };
         return finish(stats, &store, Verdict::Violated, Some(v));
     }
     let max_states = limits.max_states.unwrap_or(u64::MAX).max(1) as usize;
@@ -178,14 +210,22 @@ pub fn search<E: Expand>(model: &Model, exp: &mut E, limits: &Limits, deadlock_i
         match result {
             Err(found) => {
                 let trace = trace_to(model, exp, &store, parent, found.path);
-                let v = Violation { problem: found.problem, initial: false, trace };
+                let v = Violation {
+                    problem: found.problem,
+                    initial: false,
+                    trace,
+                };
                 return finish(stats, &store, Verdict::Violated, Some(v));
             }
             Ok(false) if !model.all_ended(&s) => {
                 stats.deadlocks += 1;
                 if deadlock_is_violation {
                     let trace = trace_to(model, exp, &store, parent, Vec::new());
-                    let v = Violation { problem: Problem::Deadlock, initial: parent == 0, trace };
+                    let v = Violation {
+                        problem: Problem::Deadlock,
+                        initial: parent == 0,
+                        trace,
+                    };
                     return finish(stats, &store, Verdict::Violated, Some(v));
                 }
             }
@@ -215,7 +255,13 @@ fn check_limits(limits: &Limits, start: Instant, store: &Store) -> Option<Limit>
 
 /// The trace to stored state `id`, followed by `tail`: each stored step is
 /// found again by re-expanding its parent (expansion is deterministic).
-fn trace_to<E: Expand>(model: &Model, exp: &mut E, store: &Store, id: u32, tail: Vec<u32>) -> Vec<Step> {
+fn trace_to<E: Expand>(
+    model: &Model,
+    exp: &mut E,
+    store: &Store,
+    id: u32,
+    tail: Vec<u32>,
+) -> Vec<Step> {
     let mut ids = vec![id];
     let mut cur = id;
     while cur != 0 {

@@ -28,7 +28,11 @@ impl Store {
         Store {
             words,
             arena: Vec::new(),
-            table: if words == 1 { Table::Narrow(HashTable::new()) } else { Table::Wide(HashTable::new()) },
+            table: if words == 1 {
+                Table::Narrow(HashTable::new())
+            } else {
+                Table::Wide(HashTable::new())
+            },
             hasher: DefaultHashBuilder::default(),
             parents: Vec::new(),
         }
@@ -73,7 +77,8 @@ impl Store {
         match &self.table {
             Table::Narrow(t) => t.find(hash, |&k| k == packed[0]).is_some(),
             Table::Wide(t) => {
-                let at = |id: u32| &self.arena[id as usize * self.words..(id as usize + 1) * self.words];
+                let at =
+                    |id: u32| &self.arena[id as usize * self.words..(id as usize + 1) * self.words];
                 t.find(hash, |&id| at(id) == packed).is_some()
             }
         }
@@ -112,7 +117,13 @@ mod tests {
     fn interns_and_numbers_in_order() {
         for words in [1, 2] {
             let mut s = Store::new(words);
-            let state = |a: u64, b: u64| if words == 1 { vec![a * 100 + b] } else { vec![a, b] };
+            let state = |a: u64, b: u64| {
+                if words == 1 {
+                    vec![a * 100 + b]
+                } else {
+                    vec![a, b]
+                }
+            };
             assert!(s.insert(&state(1, 2), 0));
             assert!(s.insert(&state(3, 4), 0));
             assert!(!s.insert(&state(1, 2), 1));

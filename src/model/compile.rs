@@ -11,12 +11,16 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
-use super::expr::{CExpr, Cmd, Place, FREE};
+use super::expr::{CExpr, Cmd, FREE, Place};
 use super::layout::Layout;
-use super::{Invariant, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition};
-use crate::syntax::ast::{self, BinOp, Class, Excl, ExprKind, Init, Item, Quant, StmtKind, Type, UnOp};
+use super::{
+    Invariant, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
+};
+use crate::syntax::ast::{
+    self, BinOp, Class, Excl, ExprKind, Init, Item, Quant, StmtKind, Type, UnOp,
+};
 use crate::syntax::pretty;
-use crate::syntax::span::{line_col, Span};
+use crate::syntax::span::{Span, line_col};
 
 /// `-D NAME=VALUE` overrides of `const` declarations, in command-line order.
 pub type Defines = [(String, String)];
@@ -155,9 +159,18 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     let bodies = c.threads(m)?;
     let unrolled: Vec<ast::ThreadDecl> = bodies
         .iter()
-        .map(|(d, _)| Ok(ast::ThreadDecl { body: c.unroll(&d.body)?, ..(*d).clone() }))
+        .map(|(d, _)| {
+            Ok(ast::ThreadDecl {
+                body: c.unroll(&d.body)?,
+                ..(*d).clone()
+            })
+        })
         .collect::<Result<_>>()?;
-    let bodies: Vec<(&ast::ThreadDecl, String)> = unrolled.iter().zip(bodies).map(|(d, (_, n))| (d, n)).collect();
+    let bodies: Vec<(&ast::ThreadDecl, String)> = unrolled
+        .iter()
+        .zip(bodies)
+        .map(|(d, (_, n))| (d, n))
+        .collect();
     // Program counters come first; their ranges are known after numbering.
     let mut numbered = Vec::new();
     for (id, (decl, name)) in bodies.iter().enumerate() {
@@ -198,14 +211,20 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         let mut locals = IndexMap::new();
         for d in &decl.locals {
             if let Some(sym) = c.globals.get(&d.name.name) {
-                return Err(CompileError::at(d.name.span, format!("`{}` is already declared", d.name.name))
-                    .related(sym.span(), "first declared here")
-                    .help("give the local another name"));
+                return Err(CompileError::at(
+                    d.name.span,
+                    format!("`{}` is already declared", d.name.name),
+                )
+                .related(sym.span(), "first declared here")
+                .help("give the local another name"));
             }
             let var = c.declare_var(d, Some(name), nthreads, Some(id as i64))?;
             if let Some(old) = locals.insert(d.name.name.clone(), var) {
-                return Err(CompileError::at(d.name.span, format!("`{}` is already declared", d.name.name))
-                    .related(old.span, "first declared here"));
+                return Err(CompileError::at(
+                    d.name.span,
+                    format!("`{}` is already declared", d.name.name),
+                )
+                .related(old.span, "first declared here"));
             }
         }
         let lower = Lower {
@@ -248,7 +267,10 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     recheck_lists(&mut transitions, &protected, &invariants);
     let layout = Layout::new(&c.bounds);
     Ok(Model {
-        name: m.name.as_ref().map_or(fallback_name.to_string(), |n| n.name.clone()),
+        name: m
+            .name
+            .as_ref()
+            .map_or(fallback_name.to_string(), |n| n.name.clone()),
         threads,
         slots: c.slots,
         bounds: c.bounds,
@@ -267,7 +289,11 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
 /// `X == t`, with the same X for every thread t, can hold for one thread at
 /// most, so it is never checked. Stored states are all checked, so the
 /// checks skipped here would find nothing.
-fn recheck_lists(transitions: &mut [Transition], protected: &[Protected], invariants: &[Invariant]) {
+fn recheck_lists(
+    transitions: &mut [Transition],
+    protected: &[Protected],
+    invariants: &[Invariant],
+) {
     let reads = |e: &CExpr| {
         let mut v = Vec::new();
         e.for_each_slot(&mut |k| v.push(k));
@@ -279,7 +305,11 @@ fn recheck_lists(transitions: &mut [Transition], protected: &[Protected], invari
             .iter()
             .enumerate()
             .map(|(t, e)| match e {
-                CExpr::Bin(BinOp::Eq, x, c) | CExpr::Bin(BinOp::Eq, c, x) if **c == CExpr::Const(t as i64) => Some(&**x),
+                CExpr::Bin(BinOp::Eq, x, c) | CExpr::Bin(BinOp::Eq, c, x)
+                    if **c == CExpr::Const(t as i64) =>
+                {
+                    Some(&**x)
+                }
                 _ => None,
             })
             .collect();
@@ -299,7 +329,9 @@ fn recheck_lists(transitions: &mut [Transition], protected: &[Protected], invari
         tr.recheck_overlap = (0..protected.len() as u32)
             .filter(|&p| excl_reads[p as usize].as_deref().is_some_and(touched))
             .collect();
-        tr.recheck_invariants = (0..invariants.len() as u32).filter(|&k| touched(&inv_reads[k as usize])).collect();
+        tr.recheck_invariants = (0..invariants.len() as u32)
+            .filter(|&k| touched(&inv_reads[k as usize]))
+            .collect();
     }
 }
 
@@ -316,17 +348,29 @@ fn key(s: &ast::Stmt) -> usize {
     s as *const ast::Stmt as usize
 }
 
-fn number(t: &ast::ThreadDecl, labels: &mut Vec<HashMap<String, i64>>, id: usize) -> Result<Numbered> {
-    fn walk(stmts: &[ast::Stmt], n: &mut Numbered, labels: &mut HashMap<String, i64>, spans: &mut HashMap<String, Span>) -> Result<()> {
+fn number(
+    t: &ast::ThreadDecl,
+    labels: &mut Vec<HashMap<String, i64>>,
+    id: usize,
+) -> Result<Numbered> {
+    fn walk(
+        stmts: &[ast::Stmt],
+        n: &mut Numbered,
+        labels: &mut HashMap<String, i64>,
+        spans: &mut HashMap<String, Span>,
+    ) -> Result<()> {
         for s in stmts {
             let pc = n.info.len() as i64;
             n.pcs.insert(key(s), pc);
-            n.info.push((s.label.as_ref().map(|l| l.name.clone()), s.span));
+            n.info
+                .push((s.label.as_ref().map(|l| l.name.clone()), s.span));
             if let Some(l) = &s.label {
                 if let Some(first) = spans.get(&l.name) {
-                    return Err(CompileError::at(l.span, format!("duplicate label `{}`", l.name))
-                        .related(*first, "first used here")
-                        .help("labels name control points and must be unique within a thread"));
+                    return Err(
+                        CompileError::at(l.span, format!("duplicate label `{}`", l.name))
+                            .related(*first, "first used here")
+                            .help("labels name control points and must be unique within a thread"),
+                    );
                 }
                 labels.insert(l.name.clone(), pc);
                 spans.insert(l.name.clone(), l.span);
@@ -372,8 +416,11 @@ fn number(t: &ast::ThreadDecl, labels: &mut Vec<HashMap<String, i64>>, id: usize
 impl<'a> Compiler<'a> {
     fn define(&mut self, name: &ast::Ident, sym: Sym) -> Result<()> {
         if let Some(old) = self.globals.get(&name.name) {
-            return Err(CompileError::at(name.span, format!("`{}` is already declared", name.name))
-                .related(old.span(), "first declared here"));
+            return Err(CompileError::at(
+                name.span,
+                format!("`{}` is already declared", name.name),
+            )
+            .related(old.span(), "first declared here"));
         }
         self.globals.insert(name.name.clone(), sym);
         Ok(())
@@ -387,7 +434,10 @@ impl<'a> Compiler<'a> {
                 StmtKind::Repeat(n, body) => {
                     let k = self.const_int(n, "a repeat count")?;
                     if !(0..=MAX_ARRAY).contains(&k) {
-                        return Err(CompileError::at(n.span, format!("a repeat count must be between 0 and {MAX_ARRAY}, not {k}")));
+                        return Err(CompileError::at(
+                            n.span,
+                            format!("a repeat count must be between 0 and {MAX_ARRAY}, not {k}"),
+                        ));
                     }
                     let inner = self.unroll(body)?;
                     let first = out.len();
@@ -397,19 +447,39 @@ impl<'a> Compiler<'a> {
                     if let Some(l) = &s.label {
                         match out.get_mut(first) {
                             Some(f) if f.label.is_none() => f.label = Some(l.clone()),
-                            Some(_) => return Err(CompileError::at(l.span, "a labelled `repeat` cannot start with a labelled statement")),
-                            None => return Err(CompileError::at(l.span, "a labelled `repeat` must repeat at least one statement")),
+                            Some(_) => {
+                                return Err(CompileError::at(
+                                    l.span,
+                                    "a labelled `repeat` cannot start with a labelled statement",
+                                ));
+                            }
+                            None => {
+                                return Err(CompileError::at(
+                                    l.span,
+                                    "a labelled `repeat` must repeat at least one statement",
+                                ));
+                            }
                         }
                     }
                     continue;
                 }
-                StmtKind::If(c, a, b) => StmtKind::If(c.clone(), self.unroll(a)?, b.as_deref().map(|b| self.unroll(b)).transpose()?),
+                StmtKind::If(c, a, b) => StmtKind::If(
+                    c.clone(),
+                    self.unroll(a)?,
+                    b.as_deref().map(|b| self.unroll(b)).transpose()?,
+                ),
                 StmtKind::While(c, b) => StmtKind::While(c.clone(), self.unroll(b)?),
                 StmtKind::Atomic(b) => StmtKind::Atomic(self.unroll(b)?),
                 StmtKind::Either(bs) => {
-                    let bs = bs.iter().map(|b| self.unroll(b)).collect::<Result<Vec<_>>>()?;
+                    let bs = bs
+                        .iter()
+                        .map(|b| self.unroll(b))
+                        .collect::<Result<Vec<_>>>()?;
                     if bs.iter().any(Vec::is_empty) {
-                        return Err(CompileError::at(s.span, "an `either` branch is empty after unrolling `repeat`"));
+                        return Err(CompileError::at(
+                            s.span,
+                            "an `either` branch is empty after unrolling `repeat`",
+                        ));
                     }
                     StmtKind::Either(bs)
                 }
@@ -434,17 +504,23 @@ impl<'a> Compiler<'a> {
                     (Ty::Bool, "false") => 0,
                     (Ty::Int, v) => v.parse().map_err(|_| CompileError {
                         span: Some(d.name.span),
-                        message: format!("-D {}={v}: `{}` is an integer constant, and `{v}` is not an integer", d.name.name, d.name.name),
+                        message: format!(
+                            "-D {}={v}: `{}` is an integer constant, and `{v}` is not an integer",
+                            d.name.name, d.name.name
+                        ),
                         help: None,
                         related: Vec::new(),
                     })?,
                     (_, v) => {
                         return Err(CompileError {
                             span: Some(d.name.span),
-                            message: format!("-D {}={v}: `{}` is a boolean constant; give `true` or `false`", d.name.name, d.name.name),
+                            message: format!(
+                                "-D {}={v}: `{}` is a boolean constant; give `true` or `false`",
+                                d.name.name, d.name.name
+                            ),
                             help: None,
                             related: Vec::new(),
-                        })
+                        });
                     }
                 };
             }
@@ -474,21 +550,33 @@ impl<'a> Compiler<'a> {
     }
 
     fn const_value(&self, e: &ast::Expr) -> Result<(i64, Ty)> {
-        self.const_value_in(e, &mut Scope { consts_only: true, ..Scope::default() })
+        self.const_value_in(
+            e,
+            &mut Scope {
+                consts_only: true,
+                ..Scope::default()
+            },
+        )
     }
 
     fn const_value_in(&self, e: &ast::Expr, sc: &mut Scope) -> Result<(i64, Ty)> {
         let (ce, ty) = self.expr(e, sc)?;
         match ce.eval(&[], &mut Vec::new(), &mut super::expr::NoAccess) {
             Ok(v) => Ok((v, ty)),
-            Err(f) => Err(CompileError::at(e.span, format!("cannot evaluate this constant: {}", fault_text(&f)))),
+            Err(f) => Err(CompileError::at(
+                e.span,
+                format!("cannot evaluate this constant: {}", fault_text(&f)),
+            )),
         }
     }
 
     fn const_int(&self, e: &ast::Expr, what: &str) -> Result<i64> {
         let (v, ty) = self.const_value(e)?;
         if ty != Ty::Int {
-            return Err(CompileError::at(e.span, format!("{what} must be an integer, not {}", ty.name())));
+            return Err(CompileError::at(
+                e.span,
+                format!("{what} must be an integer, not {}", ty.name()),
+            ));
         }
         Ok(v)
     }
@@ -512,7 +600,8 @@ impl<'a> Compiler<'a> {
             })
             .collect();
         if let [_, (_, second), ..] = counts.as_slice() {
-            return Err(CompileError::at(*second, "`threads` is declared twice").related(counts[0].1, "first declared here"));
+            return Err(CompileError::at(*second, "`threads` is declared twice")
+                .related(counts[0].1, "first declared here"));
         }
         if let Some(&(n, span)) = counts.first() {
             let body = match bodies.as_slice() {
@@ -529,10 +618,21 @@ impl<'a> Compiler<'a> {
             };
             let count = self.const_int(n, "the number of threads")?;
             if !(1..=MAX_THREADS).contains(&count) {
-                return Err(CompileError::at(n.span, format!("the number of threads must be between 1 and {MAX_THREADS}, not {count}")));
+                return Err(CompileError::at(
+                    n.span,
+                    format!(
+                        "the number of threads must be between 1 and {MAX_THREADS}, not {count}"
+                    ),
+                ));
             }
-            self.thread_names = (0..count).map(|i| format!("{}{i}", body.name.name)).collect();
-            return Ok(self.thread_names.iter().map(|n| (body, n.clone())).collect());
+            self.thread_names = (0..count)
+                .map(|i| format!("{}{i}", body.name.name))
+                .collect();
+            return Ok(self
+                .thread_names
+                .iter()
+                .map(|n| (body, n.clone()))
+                .collect());
         }
         if bodies.is_empty() {
             return Err(CompileError {
@@ -552,13 +652,22 @@ impl<'a> Compiler<'a> {
     }
 
     /// Allocates the slots of a variable and sets their initial values.
-    fn declare_var(&mut self, d: &ast::VarDecl, owner: Option<&str>, nthreads: i64, thread: Option<i64>) -> Result<Var> {
+    fn declare_var(
+        &mut self,
+        d: &ast::VarDecl,
+        owner: Option<&str>,
+        nthreads: i64,
+        thread: Option<i64>,
+    ) -> Result<Var> {
         let len = match &d.size {
             None => None,
             Some(e) => {
                 let n = self.const_int(e, "an array size")?;
                 if !(1..=MAX_ARRAY).contains(&n) {
-                    return Err(CompileError::at(e.span, format!("array size must be between 1 and {MAX_ARRAY}, not {n}")));
+                    return Err(CompileError::at(
+                        e.span,
+                        format!("array size must be between 1 and {MAX_ARRAY}, not {n}"),
+                    ));
                 }
                 Some(n as u32)
             }
@@ -567,11 +676,22 @@ impl<'a> Compiler<'a> {
             Type::Bool => (SlotKind::Bool, 0, 1),
             Type::Lock => (SlotKind::Lock, FREE, nthreads - 1),
             Type::Int(lo, hi) | Type::Sem(lo, hi) => {
-                let (l, h) = (self.const_int(lo, "a range bound")?, self.const_int(hi, "a range bound")?);
+                let (l, h) = (
+                    self.const_int(lo, "a range bound")?,
+                    self.const_int(hi, "a range bound")?,
+                );
                 if l > h {
-                    return Err(CompileError::at(lo.span.to(hi.span), format!("empty range {l}..{h}")).help("write the smaller bound first"));
+                    return Err(CompileError::at(
+                        lo.span.to(hi.span),
+                        format!("empty range {l}..{h}"),
+                    )
+                    .help("write the smaller bound first"));
                 }
-                let kind = if matches!(d.ty, Type::Sem(..)) { SlotKind::Sem } else { SlotKind::Int };
+                let kind = if matches!(d.ty, Type::Sem(..)) {
+                    SlotKind::Sem
+                } else {
+                    SlotKind::Int
+                };
                 (kind, l, h)
             }
         };
@@ -581,18 +701,39 @@ impl<'a> Compiler<'a> {
             Some(Init::Value(e)) => vec![(self.init_value(e, kind, thread)?, e.span); n],
             Some(Init::List(es, span)) => {
                 if len.is_none() {
-                    return Err(CompileError::at(*span, format!("`{}` is not an array; give it a single initial value", d.name.name)));
+                    return Err(CompileError::at(
+                        *span,
+                        format!(
+                            "`{}` is not an array; give it a single initial value",
+                            d.name.name
+                        ),
+                    ));
                 }
                 if es.len() != n {
-                    return Err(CompileError::at(*span, format!("{} initial values for an array of {n}", es.len())));
+                    return Err(CompileError::at(
+                        *span,
+                        format!("{} initial values for an array of {n}", es.len()),
+                    ));
                 }
-                es.iter().map(|e| Ok((self.init_value(e, kind, thread)?, e.span))).collect::<Result<_>>()?
+                es.iter()
+                    .map(|e| Ok((self.init_value(e, kind, thread)?, e.span)))
+                    .collect::<Result<_>>()?
             }
         };
         for &(v, span) in &values {
             if v < lo || v > hi {
-                let shown = if kind == SlotKind::Bool { format!("{}", v != 0) } else { v.to_string() };
-                return Err(CompileError::at(span, format!("initial value {shown} is outside the range {lo}..{hi} of `{}`", d.name.name)));
+                let shown = if kind == SlotKind::Bool {
+                    format!("{}", v != 0)
+                } else {
+                    v.to_string()
+                };
+                return Err(CompileError::at(
+                    span,
+                    format!(
+                        "initial value {shown} is outside the range {lo}..{hi} of `{}`",
+                        d.name.name
+                    ),
+                ));
             }
         }
         let prot = matches!(d.class, Class::Protected(_));
@@ -641,13 +782,27 @@ impl<'a> Compiler<'a> {
             _ => Ty::Int,
         };
         if ty != want && !(want == Ty::Lock && ty == Ty::Int) {
-            return Err(CompileError::at(e.span, format!("initial value is {}, but the variable is {}", ty.name(), want.name())));
+            return Err(CompileError::at(
+                e.span,
+                format!(
+                    "initial value is {}, but the variable is {}",
+                    ty.name(),
+                    want.name()
+                ),
+            ));
         }
         Ok(v)
     }
 
     /// `excl(i, x[k])`, specialised for every thread i.
-    fn excl(&self, d: &ast::VarDecl, var: &Var, excl: &Excl, k: u32, nthreads: i64) -> Result<Protected> {
+    fn excl(
+        &self,
+        d: &ast::VarDecl,
+        var: &Var,
+        excl: &Excl,
+        k: u32,
+        nthreads: i64,
+    ) -> Result<Protected> {
         let mut preds = Vec::new();
         let text;
         match excl {
@@ -657,16 +812,29 @@ impl<'a> Compiler<'a> {
                     let mut sc = Scope::default();
                     let (lock, ty) = self.read_lvalue(lv, &mut sc)?;
                     if ty != Ty::Lock {
-                        return Err(CompileError::at(lv.span, format!("`by` needs a lock, and `{}` is {}", lv.name.name, ty.name())));
+                        return Err(CompileError::at(
+                            lv.span,
+                            format!("`by` needs a lock, and `{}` is {}", lv.name.name, ty.name()),
+                        ));
                     }
-                    preds.push(CExpr::Bin(BinOp::Eq, Box::new(lock), Box::new(CExpr::Const(i))));
+                    preds.push(CExpr::Bin(
+                        BinOp::Eq,
+                        Box::new(lock),
+                        Box::new(CExpr::Const(i)),
+                    ));
                 }
             }
             Excl::Pred { params, body } => {
                 let ps: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
                 text = format!("excl({}) = {}", ps.join(", "), pretty::expr(body));
                 if params.len() == 2 && var.len.is_none() {
-                    return Err(CompileError::at(params[1].span, format!("`{}` is not an array, so its predicate takes only the thread: `excl(t)`", d.name.name)));
+                    return Err(CompileError::at(
+                        params[1].span,
+                        format!(
+                            "`{}` is not an array, so its predicate takes only the thread: `excl(t)`",
+                            d.name.name
+                        ),
+                    ));
                 }
                 for i in 0..nthreads {
                     let mut sc = Scope {
@@ -694,7 +862,10 @@ impl<'a> Compiler<'a> {
     fn cond(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
         let (c, ty) = self.expr(e, sc)?;
         if ty != Ty::Bool {
-            return Err(CompileError::at(e.span, format!("{what} must be a bool, but this is {}", ty.name())));
+            return Err(CompileError::at(
+                e.span,
+                format!("{what} must be a bool, but this is {}", ty.name()),
+            ));
         }
         Ok(fold(c))
     }
@@ -702,7 +873,10 @@ impl<'a> Compiler<'a> {
     fn int(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
         let (c, ty) = self.expr(e, sc)?;
         if ty != Ty::Int {
-            return Err(CompileError::at(e.span, format!("{what} must be an int, but this is {}", ty.name())));
+            return Err(CompileError::at(
+                e.span,
+                format!("{what} must be an int, but this is {}", ty.name()),
+            ));
         }
         Ok(c)
     }
@@ -725,7 +899,11 @@ impl<'a> Compiler<'a> {
             None => {
                 let mut err = CompileError::at(name.span, format!("unknown name `{n}`"));
                 let mut candidates: Vec<&str> = self.globals.keys().map(String::as_str).collect();
-                candidates.extend(sc.locals.into_iter().flat_map(|l| l.keys().map(String::as_str)));
+                candidates.extend(
+                    sc.locals
+                        .into_iter()
+                        .flat_map(|l| l.keys().map(String::as_str)),
+                );
                 if let Some(best) = closest(n, candidates) {
                     err = err.help(format!("did you mean `{best}`?"));
                 }
@@ -736,7 +914,13 @@ impl<'a> Compiler<'a> {
 
     fn var_read_check(&self, name: &ast::Ident, v: &Var, sc: &Scope) -> Result<()> {
         if sc.consts_only {
-            return Err(CompileError::at(name.span, format!("`{}` is a variable, but a constant is needed here", name.name)));
+            return Err(CompileError::at(
+                name.span,
+                format!(
+                    "`{}` is a variable, but a constant is needed here",
+                    name.name
+                ),
+            ));
         }
         if let (Some(what), true) = (sc.guard, v.prot) {
             return Err(CompileError::at(name.span, format!("{what} reads protected variable `{}`", name.name))
@@ -772,39 +956,77 @@ impl<'a> Compiler<'a> {
             ExprKind::Free => (CExpr::Const(FREE), Ty::Lock),
             ExprKind::SelfId => match sc.self_id {
                 Some(id) => (CExpr::Const(id), Ty::Int),
-                None => {
-                    return Err(CompileError::at(e.span, "`self` is only defined inside a thread body")
-                        .help("in an exclusive access predicate, use its thread parameter (`t` in `excl(t)`)"))
-                }
+                None => return Err(CompileError::at(
+                    e.span,
+                    "`self` is only defined inside a thread body",
+                )
+                .help(
+                    "in an exclusive access predicate, use its thread parameter (`t` in `excl(t)`)",
+                )),
             },
             ExprKind::Name(n) => match self.lookup(n, sc)? {
                 Resolved::Value(c, ty) => (c, ty),
                 Resolved::Var(v) => {
                     self.var_read_check(n, v, sc)?;
                     if v.len.is_some() {
-                        return Err(CompileError::at(n.span, format!("`{}` is an array; read one element, like `{}[0]`", n.name, n.name)));
+                        return Err(CompileError::at(
+                            n.span,
+                            format!(
+                                "`{}` is an array; read one element, like `{}[0]`",
+                                n.name, n.name
+                            ),
+                        ));
                     }
-                    (CExpr::Var { slot: v.base, prot: v.prot }, v.ty())
+                    (
+                        CExpr::Var {
+                            slot: v.base,
+                            prot: v.prot,
+                        },
+                        v.ty(),
+                    )
                 }
             },
             ExprKind::Index(n, i) => {
                 let Resolved::Var(v) = self.lookup(n, sc)? else {
-                    return Err(CompileError::at(n.span, format!("`{}` is not an array", n.name)));
+                    return Err(CompileError::at(
+                        n.span,
+                        format!("`{}` is not an array", n.name),
+                    ));
                 };
                 let v = v.clone();
                 self.var_read_check(n, &v, sc)?;
                 let Some(len) = v.len else {
-                    return Err(CompileError::at(n.span, format!("`{}` is not an array", n.name)));
+                    return Err(CompileError::at(
+                        n.span,
+                        format!("`{}` is not an array", n.name),
+                    ));
                 };
                 let index = self.int(i, sc, "an array index")?;
                 let ty = v.ty();
-                (fold(CExpr::Elem { base: v.base, len, prot: v.prot, index: Box::new(index) }), ty)
+                (
+                    fold(CExpr::Elem {
+                        base: v.base,
+                        len,
+                        prot: v.prot,
+                        index: Box::new(index),
+                    }),
+                    ty,
+                )
             }
-            ExprKind::Unary(UnOp::Neg, a) => (CExpr::Neg(Box::new(self.int(a, sc, "the operand of `-`")?)), Ty::Int),
+            ExprKind::Unary(UnOp::Neg, a) => (
+                CExpr::Neg(Box::new(self.int(a, sc, "the operand of `-`")?)),
+                Ty::Int,
+            ),
             ExprKind::Unary(UnOp::Not, a) => {
                 let (c, ty) = self.expr(a, sc)?;
                 if ty != Ty::Bool {
-                    return Err(CompileError::at(a.span, format!("the operand of `!` must be a bool, but this is {}", ty.name())));
+                    return Err(CompileError::at(
+                        a.span,
+                        format!(
+                            "the operand of `!` must be a bool, but this is {}",
+                            ty.name()
+                        ),
+                    ));
                 }
                 (CExpr::Not(Box::new(c)), Ty::Bool)
             }
@@ -812,8 +1034,16 @@ impl<'a> Compiler<'a> {
                 let (x, tx) = self.expr(a, sc)?;
                 let (y, ty) = self.expr(b, sc)?;
                 let out = binary_type(*op, tx, ty).ok_or_else(|| {
-                    CompileError::at(e.span, format!("`{}` cannot combine {} and {}", op.symbol(), tx.name(), ty.name()))
-                        .help(binary_help(*op))
+                    CompileError::at(
+                        e.span,
+                        format!(
+                            "`{}` cannot combine {} and {}",
+                            op.symbol(),
+                            tx.name(),
+                            ty.name()
+                        ),
+                    )
+                    .help(binary_help(*op))
                 })?;
                 (CExpr::Bin(*op, Box::new(x), Box::new(y)), out)
             }
@@ -822,22 +1052,53 @@ impl<'a> Compiler<'a> {
                     return Err(CompileError::at(e.span, "`at(t, L)` is not a constant"));
                 }
                 let thread = self.int(t, sc, "the thread of `at`")?;
-                let pcs: Vec<Option<i64>> = self.labels.iter().map(|m| m.get(&l.name).copied()).collect();
+                let pcs: Vec<Option<i64>> = self
+                    .labels
+                    .iter()
+                    .map(|m| m.get(&l.name).copied())
+                    .collect();
                 if pcs.iter().all(Option::is_none) {
-                    return Err(CompileError::at(l.span, format!("no thread has a label `{}`", l.name)));
+                    return Err(CompileError::at(
+                        l.span,
+                        format!("no thread has a label `{}`", l.name),
+                    ));
                 }
                 match fold(thread) {
                     CExpr::Const(k) => match usize::try_from(k).ok().and_then(|k| pcs.get(k)) {
                         Some(Some(pc)) => (
-                            CExpr::Bin(BinOp::Eq, Box::new(CExpr::Var { slot: k as u32, prot: false }), Box::new(CExpr::Const(*pc))),
+                            CExpr::Bin(
+                                BinOp::Eq,
+                                Box::new(CExpr::Var {
+                                    slot: k as u32,
+                                    prot: false,
+                                }),
+                                Box::new(CExpr::Const(*pc)),
+                            ),
                             Ty::Bool,
                         ),
                         Some(None) => {
-                            return Err(CompileError::at(l.span, format!("thread `{}` has no label `{}`", self.thread_names[k as usize], l.name)))
+                            return Err(CompileError::at(
+                                l.span,
+                                format!(
+                                    "thread `{}` has no label `{}`",
+                                    self.thread_names[k as usize], l.name
+                                ),
+                            ));
                         }
-                        None => return Err(CompileError::at(t.span, format!("there is no thread {k}"))),
+                        None => {
+                            return Err(CompileError::at(
+                                t.span,
+                                format!("there is no thread {k}"),
+                            ));
+                        }
                     },
-                    thread => (CExpr::At { thread: Box::new(thread), pcs }, Ty::Bool),
+                    thread => (
+                        CExpr::At {
+                            thread: Box::new(thread),
+                            pcs,
+                        },
+                        Ty::Bool,
+                    ),
                 }
             }
             ExprKind::Quant(q, v, lo, hi, body) => {
@@ -858,7 +1119,10 @@ impl<'a> Compiler<'a> {
                 )
             }
             ExprKind::Any(..) => {
-                return Err(CompileError::at(e.span, "`any lo..hi` is only allowed as the whole right-hand side of an assignment"))
+                return Err(CompileError::at(
+                    e.span,
+                    "`any lo..hi` is only allowed as the whole right-hand side of an assignment",
+                ));
             }
         })
     }
@@ -874,7 +1138,8 @@ fn binary_type(op: BinOp, a: Ty, b: Ty) -> Option<Ty> {
     match op {
         Or | And => (a == Ty::Bool && b == Ty::Bool).then_some(Ty::Bool),
         // Locks compare with `free`, with each other and with thread ids.
-        Eq | Ne => (a == b || matches!((a, b), (Ty::Lock, Ty::Int) | (Ty::Int, Ty::Lock))).then_some(Ty::Bool),
+        Eq | Ne => (a == b || matches!((a, b), (Ty::Lock, Ty::Int) | (Ty::Int, Ty::Lock)))
+            .then_some(Ty::Bool),
         Lt | Le | Gt | Ge => (a == Ty::Int && b == Ty::Int).then_some(Ty::Bool),
         Add | Sub | Mul | Div | Mod => (a == Ty::Int && b == Ty::Int).then_some(Ty::Int),
     }
@@ -884,7 +1149,9 @@ fn binary_help(op: BinOp) -> &'static str {
     use BinOp::*;
     match op {
         Or | And => "`&&` and `||` take two bools",
-        Eq | Ne => "both sides must have the same type (a lock may also be compared with a thread id)",
+        Eq | Ne => {
+            "both sides must have the same type (a lock may also be compared with a thread id)"
+        }
         _ => "arithmetic and ordering take two ints",
     }
 }
@@ -904,8 +1171,12 @@ fn fold(e: CExpr) -> CExpr {
         CExpr::Bin(op, a, b) => {
             let (a, b) = (fold(*a), fold(*b));
             match (op, &a, &b) {
-                (BinOp::And, CExpr::Const(0), _) | (BinOp::And, _, CExpr::Const(0)) => CExpr::Const(0),
-                (BinOp::Or, CExpr::Const(1), _) | (BinOp::Or, _, CExpr::Const(1)) => CExpr::Const(1),
+                (BinOp::And, CExpr::Const(0), _) | (BinOp::And, _, CExpr::Const(0)) => {
+                    CExpr::Const(0)
+                }
+                (BinOp::Or, CExpr::Const(1), _) | (BinOp::Or, _, CExpr::Const(1)) => {
+                    CExpr::Const(1)
+                }
                 (BinOp::And | BinOp::Or, CExpr::Const(_), _) => b,
                 (BinOp::And | BinOp::Or, _, CExpr::Const(_)) => a,
                 (_, CExpr::Const(x), CExpr::Const(y)) => match super::expr::binop(op, *x, *y) {
@@ -915,9 +1186,22 @@ fn fold(e: CExpr) -> CExpr {
                 _ => CExpr::Bin(op, Box::new(a), Box::new(b)),
             }
         }
-        CExpr::Elem { base, len, prot, index } => match fold(*index) {
-            CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var { slot: base + i as u32, prot },
-            index => CExpr::Elem { base, len, prot, index: Box::new(index) },
+        CExpr::Elem {
+            base,
+            len,
+            prot,
+            index,
+        } => match fold(*index) {
+            CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var {
+                slot: base + i as u32,
+                prot,
+            },
+            index => CExpr::Elem {
+                base,
+                len,
+                prot,
+                index: Box::new(index),
+            },
         },
         e => e,
     }
@@ -1002,7 +1286,15 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    fn push(&mut self, s: &ast::Stmt, from: i64, guard: Option<CExpr>, body: Vec<Cmd>, next: Next, text: String) {
+    fn push(
+        &mut self,
+        s: &ast::Stmt,
+        from: i64,
+        guard: Option<CExpr>,
+        body: Vec<Cmd>,
+        next: Next,
+        text: String,
+    ) {
         self.by_point[from as usize].push(Transition {
             thread: self.thread as u32,
             from,
@@ -1024,14 +1316,28 @@ impl Lower<'_, '_> {
                 let cond = self.c.cond(c, &mut self.scope(), "an `if` condition")?;
                 let els = els.as_deref().unwrap_or(&[]);
                 let (yes, no) = (self.first(then, next), self.first(els, next));
-                self.push(s, pc, None, Vec::new(), Next::Branch(cond, yes, no), pretty::stmt_head(s));
+                self.push(
+                    s,
+                    pc,
+                    None,
+                    Vec::new(),
+                    Next::Branch(cond, yes, no),
+                    pretty::stmt_head(s),
+                );
                 self.block(then, next)?;
                 self.block(els, next)
             }
             StmtKind::While(c, body) => {
                 let cond = self.c.cond(c, &mut self.scope(), "a `while` condition")?;
                 let yes = self.first(body, pc);
-                self.push(s, pc, None, Vec::new(), Next::Branch(cond, yes, next), pretty::stmt_head(s));
+                self.push(
+                    s,
+                    pc,
+                    None,
+                    Vec::new(),
+                    Next::Branch(cond, yes, next),
+                    pretty::stmt_head(s),
+                );
                 self.block(body, pc)
             }
             StmtKind::Either(branches) => {
@@ -1042,7 +1348,10 @@ impl Lower<'_, '_> {
                 let mut copies = Vec::new();
                 for b in branches {
                     for t in &self.by_point[self.pc(&b[0]) as usize] {
-                        copies.push(Transition { from: pc, ..t.clone() });
+                        copies.push(Transition {
+                            from: pc,
+                            ..t.clone()
+                        });
                     }
                 }
                 self.by_point[pc as usize].extend(copies);
@@ -1051,19 +1360,37 @@ impl Lower<'_, '_> {
             StmtKind::Goto(l) => {
                 let Some(&target) = self.c.labels[self.thread].get(&l.name) else {
                     let mut err = CompileError::at(l.span, format!("unknown label `{}`", l.name));
-                    if let Some(best) = closest(&l.name, self.c.labels[self.thread].keys().map(String::as_str)) {
+                    if let Some(best) = closest(
+                        &l.name,
+                        self.c.labels[self.thread].keys().map(String::as_str),
+                    ) {
                         err = err.help(format!("did you mean `{best}`?"));
                     }
                     return Err(err);
                 };
-                self.push(s, pc, None, Vec::new(), Next::To(target), pretty::stmt_head(s));
+                self.push(
+                    s,
+                    pc,
+                    None,
+                    Vec::new(),
+                    Next::To(target),
+                    pretty::stmt_head(s),
+                );
                 Ok(())
             }
             _ => {
                 let ranges = self.any_ranges(s)?;
-                let combos: usize = ranges.iter().map(|&(lo, hi)| (hi - lo + 1) as usize).product();
+                let combos: usize = ranges
+                    .iter()
+                    .map(|&(lo, hi)| (hi - lo + 1) as usize)
+                    .product();
                 if combos > MAX_CHOICES {
-                    return Err(CompileError::at(s.span, format!("`any` makes {combos} transitions here; at most {MAX_CHOICES} are allowed")));
+                    return Err(CompileError::at(
+                        s.span,
+                        format!(
+                            "`any` makes {combos} transitions here; at most {MAX_CHOICES} are allowed"
+                        ),
+                    ));
                 }
                 for n in 0..combos {
                     let mut choice = Vec::new();
@@ -1100,7 +1427,10 @@ impl Lower<'_, '_> {
                             let l = self.c.const_int(lo, "a bound of `any`")?;
                             let h = self.c.const_int(hi, "a bound of `any`")?;
                             if l > h {
-                                return Err(CompileError::at(v.span, format!("empty range {l}..{h}")));
+                                return Err(CompileError::at(
+                                    v.span,
+                                    format!("empty range {l}..{h}"),
+                                ));
                             }
                             out.push((l, h));
                         }
@@ -1122,9 +1452,19 @@ impl Lower<'_, '_> {
         let c = self.c;
         let me = CExpr::Const(self.thread as i64);
         Ok(match &s.kind {
-            StmtKind::Skip => Action { guard: None, body: Vec::new() },
+            StmtKind::Skip => Action {
+                guard: None,
+                body: Vec::new(),
+            },
             StmtKind::Await(e) => Action {
-                guard: Some(c.cond(e, &mut Scope { guard: Some("an `await` guard"), ..self.scope() }, "an `await` condition")?),
+                guard: Some(c.cond(
+                    e,
+                    &mut Scope {
+                        guard: Some("an `await` guard"),
+                        ..self.scope()
+                    },
+                    "an `await` condition",
+                )?),
                 body: Vec::new(),
             },
             StmtKind::Assert(e) => Action {
@@ -1133,8 +1473,16 @@ impl Lower<'_, '_> {
             },
             StmtKind::Acquire(lv) | StmtKind::Release(lv) => {
                 let acquire = matches!(s.kind, StmtKind::Acquire(_));
-                let (read, place) = self.sync_target(lv, SlotKind::Lock, if acquire { "acquire" } else { "release" })?;
-                let (want, set) = if acquire { (CExpr::Const(FREE), me) } else { (me, CExpr::Const(FREE)) };
+                let (read, place) = self.sync_target(
+                    lv,
+                    SlotKind::Lock,
+                    if acquire { "acquire" } else { "release" },
+                )?;
+                let (want, set) = if acquire {
+                    (CExpr::Const(FREE), me)
+                } else {
+                    (me, CExpr::Const(FREE))
+                };
                 Action {
                     guard: Some(fold(CExpr::Bin(BinOp::Eq, Box::new(read), Box::new(want)))),
                     body: vec![Cmd::Assign(vec![(place, set)])],
@@ -1142,11 +1490,18 @@ impl Lower<'_, '_> {
             }
             StmtKind::Down(lv) | StmtKind::Up(lv) => {
                 let down = matches!(s.kind, StmtKind::Down(_));
-                let (read, place) = self.sync_target(lv, SlotKind::Sem, if down { "down" } else { "up" })?;
+                let (read, place) =
+                    self.sync_target(lv, SlotKind::Sem, if down { "down" } else { "up" })?;
                 let op = if down { BinOp::Sub } else { BinOp::Add };
                 let value = CExpr::Bin(op, Box::new(read.clone()), Box::new(CExpr::Const(1)));
                 Action {
-                    guard: down.then(|| fold(CExpr::Bin(BinOp::Gt, Box::new(read), Box::new(CExpr::Const(0))))),
+                    guard: down.then(|| {
+                        fold(CExpr::Bin(
+                            BinOp::Gt,
+                            Box::new(read),
+                            Box::new(CExpr::Const(0)),
+                        ))
+                    }),
                     body: vec![Cmd::Assign(vec![(place, value)])],
                 }
             }
@@ -1157,7 +1512,14 @@ impl Lower<'_, '_> {
             StmtKind::Atomic(parts) => {
                 let (guard, rest) = match parts.first().map(|p| &p.kind) {
                     Some(StmtKind::Await(e)) => (
-                        Some(c.cond(e, &mut Scope { guard: Some("an `await` guard"), ..self.scope() }, "an `await` condition")?),
+                        Some(c.cond(
+                            e,
+                            &mut Scope {
+                                guard: Some("an `await` guard"),
+                                ..self.scope()
+                            },
+                            "an `await` condition",
+                        )?),
                         &parts[1..],
                     ),
                     _ => (None, &parts[..]),
@@ -1167,13 +1529,21 @@ impl Lower<'_, '_> {
                     body: self.atomic_body(rest, choices)?,
                 }
             }
-            StmtKind::If(..) | StmtKind::While(..) | StmtKind::Either(_) | StmtKind::Goto(_) | StmtKind::Repeat(..) => {
+            StmtKind::If(..)
+            | StmtKind::While(..)
+            | StmtKind::Either(_)
+            | StmtKind::Goto(_)
+            | StmtKind::Repeat(..) => {
                 unreachable!("compound statements are lowered by `stmt`, `repeat` is unrolled")
             }
         })
     }
 
-    fn atomic_body(&self, parts: &[ast::Stmt], choices: &mut impl Iterator<Item = i64>) -> Result<Vec<Cmd>> {
+    fn atomic_body(
+        &self,
+        parts: &[ast::Stmt],
+        choices: &mut impl Iterator<Item = i64>,
+    ) -> Result<Vec<Cmd>> {
         let mut out = Vec::new();
         for p in parts {
             match &p.kind {
@@ -1209,12 +1579,27 @@ impl Lower<'_, '_> {
         };
         let (place, kind) = self.place(lv, Some(guard))?;
         if kind != want {
-            let what = if want == SlotKind::Lock { "a lock" } else { "a semaphore" };
-            return Err(CompileError::at(lv.span, format!("`{op}` needs {what}, and `{}` is not one", lv.name.name)));
+            let what = if want == SlotKind::Lock {
+                "a lock"
+            } else {
+                "a semaphore"
+            };
+            return Err(CompileError::at(
+                lv.span,
+                format!("`{op}` needs {what}, and `{}` is not one", lv.name.name),
+            ));
         }
         let read = match &place {
-            Place::Slot { slot, prot } => CExpr::Var { slot: *slot, prot: *prot },
-            Place::Elem { base, len, prot, index } => CExpr::Elem {
+            Place::Slot { slot, prot } => CExpr::Var {
+                slot: *slot,
+                prot: *prot,
+            },
+            Place::Elem {
+                base,
+                len,
+                prot,
+                index,
+            } => CExpr::Elem {
                 base: *base,
                 len: *len,
                 prot: *prot,
@@ -1230,31 +1615,83 @@ impl Lower<'_, '_> {
         let v = match self.c.lookup(&lv.name, &sc)? {
             Resolved::Var(v) => v.clone(),
             Resolved::Value(..) => {
-                return Err(CompileError::at(lv.name.span, format!("`{}` is not a variable and cannot be assigned", lv.name.name)))
+                return Err(CompileError::at(
+                    lv.name.span,
+                    format!(
+                        "`{}` is not a variable and cannot be assigned",
+                        lv.name.name
+                    ),
+                ));
             }
         };
-        let mut sc = Scope { guard, ..self.scope() };
+        let mut sc = Scope {
+            guard,
+            ..self.scope()
+        };
         let place = match (&lv.index, v.len) {
-            (None, None) => Place::Slot { slot: v.base, prot: v.prot },
+            (None, None) => Place::Slot {
+                slot: v.base,
+                prot: v.prot,
+            },
             (Some(i), Some(len)) => match fold(self.c.int(i, &mut sc, "an array index")?) {
-                CExpr::Const(k) if (0..i64::from(len)).contains(&k) => Place::Slot { slot: v.base + k as u32, prot: v.prot },
-                index => Place::Elem { base: v.base, len, prot: v.prot, index },
+                CExpr::Const(k) if (0..i64::from(len)).contains(&k) => Place::Slot {
+                    slot: v.base + k as u32,
+                    prot: v.prot,
+                },
+                index => Place::Elem {
+                    base: v.base,
+                    len,
+                    prot: v.prot,
+                    index,
+                },
             },
             (None, Some(_)) => {
-                return Err(CompileError::at(lv.span, format!("`{}` is an array; assign one element, like `{}[0]`", lv.name.name, lv.name.name)))
+                return Err(CompileError::at(
+                    lv.span,
+                    format!(
+                        "`{}` is an array; assign one element, like `{}[0]`",
+                        lv.name.name, lv.name.name
+                    ),
+                ));
             }
-            (Some(_), None) => return Err(CompileError::at(lv.span, format!("`{}` is not an array", lv.name.name))),
+            (Some(_), None) => {
+                return Err(CompileError::at(
+                    lv.span,
+                    format!("`{}` is not an array", lv.name.name),
+                ));
+            }
         };
         Ok((place, v.kind))
     }
 
-    fn assign(&self, s: &ast::Stmt, targets: &[ast::LValue], values: &[ast::Expr], choices: &mut impl Iterator<Item = i64>) -> Result<Cmd> {
+    fn assign(
+        &self,
+        s: &ast::Stmt,
+        targets: &[ast::LValue],
+        values: &[ast::Expr],
+        choices: &mut impl Iterator<Item = i64>,
+    ) -> Result<Cmd> {
         if targets.len() != values.len() {
-            return Err(CompileError::at(s.span, format!("{} targets but {} value{}", targets.len(), values.len(), if values.len() == 1 { "" } else { "s" })));
+            return Err(CompileError::at(
+                s.span,
+                format!(
+                    "{} targets but {} value{}",
+                    targets.len(),
+                    values.len(),
+                    if values.len() == 1 { "" } else { "s" }
+                ),
+            ));
         }
         for (k, t) in targets.iter().enumerate() {
-            if let Some(dup) = targets[..k].iter().find(|o| o.name.name == t.name.name && o.index.is_none() && t.index.is_none()) {
-                return Err(CompileError::at(t.span, format!("`{}` is assigned twice", t.name.name)).related(dup.span, "first assigned here"));
+            if let Some(dup) = targets[..k]
+                .iter()
+                .find(|o| o.name.name == t.name.name && o.index.is_none() && t.index.is_none())
+            {
+                return Err(CompileError::at(
+                    t.span,
+                    format!("`{}` is assigned twice", t.name.name),
+                )
+                .related(dup.span, "first assigned here"));
             }
         }
         let mut parts = Vec::new();
@@ -1262,23 +1699,46 @@ impl Lower<'_, '_> {
             let (place, kind) = self.place(t, None)?;
             let want = match kind {
                 SlotKind::Lock => {
-                    return Err(CompileError::at(t.span, format!("`{}` is a lock; it changes only by `acquire` and `release`", t.name.name)))
+                    return Err(CompileError::at(
+                        t.span,
+                        format!(
+                            "`{}` is a lock; it changes only by `acquire` and `release`",
+                            t.name.name
+                        ),
+                    ));
                 }
                 SlotKind::Sem => {
-                    return Err(CompileError::at(t.span, format!("`{}` is a semaphore; it changes only by `up` and `down`", t.name.name)))
+                    return Err(CompileError::at(
+                        t.span,
+                        format!(
+                            "`{}` is a semaphore; it changes only by `up` and `down`",
+                            t.name.name
+                        ),
+                    ));
                 }
                 SlotKind::Bool => Ty::Bool,
                 _ => Ty::Int,
             };
             let value = if let ExprKind::Any(..) = v.kind {
                 if want != Ty::Int {
-                    return Err(CompileError::at(v.span, "`any lo..hi` chooses an integer, and the target is a bool"));
+                    return Err(CompileError::at(
+                        v.span,
+                        "`any lo..hi` chooses an integer, and the target is a bool",
+                    ));
                 }
                 CExpr::Const(choices.next().expect("one choice per `any`"))
             } else {
                 let (e, ty) = self.c.expr(v, &mut self.scope())?;
                 if ty != want {
-                    return Err(CompileError::at(v.span, format!("`{}` is {}, but this value is {}", t.name.name, want.name(), ty.name())));
+                    return Err(CompileError::at(
+                        v.span,
+                        format!(
+                            "`{}` is {}, but this value is {}",
+                            t.name.name,
+                            want.name(),
+                            ty.name()
+                        ),
+                    ));
                 }
                 fold(e)
             };

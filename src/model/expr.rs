@@ -16,17 +16,31 @@ pub enum CExpr {
     Const(i64),
     /// A scalar slot; `prot` when it is a protected variable, whose reads
     /// are accesses in the sense of the discipline.
-    Var { slot: u32, prot: bool },
+    Var {
+        /// The slot.
+        slot: u32,
+        /// Whether it is a protected variable, whose accesses the discipline observes.
+        prot: bool,
+    },
     /// An array element `base[index]`.
     Elem {
+        /// The slot of element 0.
         base: u32,
+        /// The number of elements.
         len: u32,
+        /// Whether it is a protected variable, whose accesses the discipline observes.
         prot: bool,
+        /// The index.
         index: Box<CExpr>,
     },
     /// `at(t, L)` for a thread computed at run time: `pcs[t]` is the
     /// control point of `L` in thread t, if it has one.
-    At { thread: Box<CExpr>, pcs: Vec<Option<i64>> },
+    At {
+        /// The thread.
+        thread: Box<CExpr>,
+        /// The control point of the label in each thread, if it has one.
+        pcs: Vec<Option<i64>>,
+    },
     /// A quantified variable, by index into the environment.
     Bound(u32),
     /// `!e`
@@ -37,10 +51,15 @@ pub enum CExpr {
     Bin(BinOp, Box<CExpr>, Box<CExpr>),
     /// `exists`/`forall v in lo..hi: body`
     Quant {
+        /// `forall` (else `exists`).
         forall: bool,
+        /// The environment index of the bound variable.
         var: u32,
+        /// The lowest value.
         lo: Box<CExpr>,
+        /// The highest value.
         hi: Box<CExpr>,
+        /// The predicate.
         body: Box<CExpr>,
     },
 }
@@ -49,12 +68,21 @@ pub enum CExpr {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Place {
     /// A scalar slot.
-    Slot { slot: u32, prot: bool },
+    Slot {
+        /// The slot.
+        slot: u32,
+        /// Whether it is a protected variable, whose accesses the discipline observes.
+        prot: bool,
+    },
     /// An array element.
     Elem {
+        /// The slot of element 0.
         base: u32,
+        /// The number of elements.
         len: u32,
+        /// Whether it is a protected variable, whose accesses the discipline observes.
         prot: bool,
+        /// The index.
         index: CExpr,
     },
 }
@@ -75,9 +103,21 @@ pub enum Cmd {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// A value written outside its variable's range.
-    Range { slot: u32, value: i64 },
+    Range {
+        /// The slot.
+        slot: u32,
+        /// The value it would have taken.
+        value: i64,
+    },
     /// An array index outside the array.
-    Index { base: u32, len: u32, index: i64 },
+    Index {
+        /// The slot of element 0.
+        base: u32,
+        /// The number of elements.
+        len: u32,
+        /// The index used.
+        index: i64,
+    },
     /// Division or remainder by zero.
     DivZero,
     /// Integer overflow in an intermediate value.
@@ -86,7 +126,12 @@ pub enum Fault {
     Assert,
     /// An access to a protected variable by a thread whose exclusive access
     /// predicate is false in the state the transition started from.
-    Discipline { slot: u32, write: bool },
+    Discipline {
+        /// The slot.
+        slot: u32,
+        /// A write (else a read).
+        write: bool,
+    },
 }
 
 /// Observes the accesses to protected variables made by a transition.
@@ -108,7 +153,12 @@ impl Access for NoAccess {
 
 impl CExpr {
     /// Evaluates `self` in state `s`; `env` holds quantified variables.
-    pub fn eval<A: Access>(&self, s: &[i64], env: &mut Vec<i64>, acc: &mut A) -> Result<i64, Fault> {
+    pub fn eval<A: Access>(
+        &self,
+        s: &[i64],
+        env: &mut Vec<i64>,
+        acc: &mut A,
+    ) -> Result<i64, Fault> {
         Ok(match self {
             CExpr::Const(v) => *v,
             CExpr::Var { slot, prot } => {
@@ -117,7 +167,12 @@ impl CExpr {
                 }
                 s[*slot as usize]
             }
-            CExpr::Elem { base, len, prot, index } => {
+            CExpr::Elem {
+                base,
+                len,
+                prot,
+                index,
+            } => {
                 let slot = elem_slot(*base, *len, index.eval(s, env, acc)?)?;
                 if *prot {
                     acc.access(slot, false)?;
@@ -126,7 +181,10 @@ impl CExpr {
             }
             CExpr::At { thread, pcs } => {
                 let t = thread.eval(s, env, acc)?;
-                match usize::try_from(t).ok().and_then(|t| pcs.get(t).map(|p| (t, p))) {
+                match usize::try_from(t)
+                    .ok()
+                    .and_then(|t| pcs.get(t).map(|p| (t, p)))
+                {
                     Some((t, Some(pc))) => i64::from(s[t] == *pc),
                     _ => 0,
                 }
@@ -145,7 +203,13 @@ impl CExpr {
                 let y = b.eval(s, env, acc)?;
                 binop(*op, x, y)?
             }
-            CExpr::Quant { forall, var, lo, hi, body } => {
+            CExpr::Quant {
+                forall,
+                var,
+                lo,
+                hi,
+                body,
+            } => {
                 let (lo, hi) = (lo.eval(s, env, acc)?, hi.eval(s, env, acc)?);
                 let k = *var as usize;
                 if env.len() <= k {
@@ -175,7 +239,9 @@ impl CExpr {
         match self {
             CExpr::Const(_) | CExpr::Bound(_) => {}
             CExpr::Var { slot, .. } => f(*slot),
-            CExpr::Elem { base, len, index, .. } => {
+            CExpr::Elem {
+                base, len, index, ..
+            } => {
                 index.for_each_slot(f);
                 (*base..base + len).for_each(&mut *f);
             }
@@ -236,7 +302,12 @@ impl Place {
     fn slot<A: Access>(&self, s: &[i64], acc: &mut A) -> Result<(u32, bool), Fault> {
         match self {
             Place::Slot { slot, prot } => Ok((*slot, *prot)),
-            Place::Elem { base, len, prot, index } => {
+            Place::Elem {
+                base,
+                len,
+                prot,
+                index,
+            } => {
                 let i = index.eval(s, &mut Vec::new(), acc)?;
                 Ok((elem_slot(*base, *len, i)?, *prot))
             }
@@ -247,7 +318,9 @@ impl Place {
     pub fn for_each_slot(&self, reads: &mut impl FnMut(u32), writes: &mut impl FnMut(u32)) {
         match self {
             Place::Slot { slot, .. } => writes(*slot),
-            Place::Elem { base, len, index, .. } => {
+            Place::Elem {
+                base, len, index, ..
+            } => {
                 index.for_each_slot(reads);
                 (*base..base + len).for_each(writes);
             }
@@ -257,7 +330,12 @@ impl Place {
 
 /// Runs commands on the working state `s`, checking each write against the
 /// range `bounds[slot]`.
-pub fn exec<A: Access>(cmds: &[Cmd], s: &mut [i64], bounds: &[(i64, i64)], acc: &mut A) -> Result<(), Fault> {
+pub fn exec<A: Access>(
+    cmds: &[Cmd],
+    s: &mut [i64],
+    bounds: &[(i64, i64)],
+    acc: &mut A,
+) -> Result<(), Fault> {
     for c in cmds {
         match c {
             Cmd::Assign(parts) => {
@@ -290,7 +368,14 @@ pub fn exec<A: Access>(cmds: &[Cmd], s: &mut [i64], bounds: &[(i64, i64)], acc: 
     Ok(())
 }
 
-fn write<A: Access>(s: &mut [i64], bounds: &[(i64, i64)], slot: u32, prot: bool, v: i64, acc: &mut A) -> Result<(), Fault> {
+fn write<A: Access>(
+    s: &mut [i64],
+    bounds: &[(i64, i64)],
+    slot: u32,
+    prot: bool,
+    v: i64,
+    acc: &mut A,
+) -> Result<(), Fault> {
     if prot {
         acc.access(slot, true)?;
     }

@@ -29,13 +29,26 @@ impl Layout {
                 word += 1;
                 used = 0;
             }
-            let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
-            fields.push(Field { word, shift: used, mask, lo });
+            let mask = if width == 64 {
+                u64::MAX
+            } else {
+                (1u64 << width) - 1
+            };
+            fields.push(Field {
+                word,
+                shift: used,
+                mask,
+                lo,
+            });
             used += width;
             bits += width as usize;
         }
         let words = if used == 0 { word.max(1) } else { word + 1 };
-        Layout { fields, words, bits }
+        Layout {
+            fields,
+            words,
+            bits,
+        }
     }
 
     /// Words per packed state.
@@ -70,7 +83,14 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let bounds = [(0, 9), (-3, 3), (-1, 1), (0, 0), (i64::MIN / 2, i64::MAX / 2), (0, 1)];
+        let bounds = [
+            (0, 9),
+            (-3, 3),
+            (-1, 1),
+            (0, 0),
+            (i64::MIN / 2, i64::MAX / 2),
+            (0, 1),
+        ];
         let l = Layout::new(&bounds);
         assert_eq!(l.words(), 2);
         let s = [7, -3, -1, 0, 12345, 1];

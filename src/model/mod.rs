@@ -6,8 +6,9 @@ mod compile;
 mod expr;
 mod layout;
 
-pub use compile::{compile, CompileError, Defines};
-pub use expr::{binop, exec, Access, CExpr, Cmd, Fault, NoAccess, Place, FREE};
+pub use compile::{CompileError, Defines, compile};
+use expr::exec;
+pub use expr::{Access, CExpr, Cmd, FREE, Fault, NoAccess, Place};
 pub use layout::Layout;
 
 use crate::syntax::span::Span;
@@ -200,7 +201,13 @@ impl Model {
     }
 
     /// Fires `tr` from `s`, writing the successor into `out`.
-    pub fn fire<A: Access>(&self, tr: &Transition, s: &[i64], out: &mut Vec<i64>, acc: &mut A) -> Fire {
+    pub fn fire<A: Access>(
+        &self,
+        tr: &Transition,
+        s: &[i64],
+        out: &mut Vec<i64>,
+        acc: &mut A,
+    ) -> Fire {
         if let Some(g) = &tr.guard {
             match g.holds(s, &mut NoAccess) {
                 Ok(true) => {}
@@ -237,7 +244,11 @@ impl Model {
     }
 
     /// [`Model::overlap`] restricted to some protected variables.
-    pub fn overlap_among(&self, s: &[i64], ps: impl IntoIterator<Item = usize>) -> Result<Option<(usize, usize, usize)>, Fault> {
+    pub fn overlap_among(
+        &self,
+        s: &[i64],
+        ps: impl IntoIterator<Item = usize>,
+    ) -> Result<Option<(usize, usize, usize)>, Fault> {
         for p in ps {
             let mut owner = None;
             for t in 0..self.threads.len() {
@@ -254,7 +265,10 @@ impl Model {
 
     /// True when every thread is at its final control point.
     pub fn all_ended(&self, s: &[i64]) -> bool {
-        self.threads.iter().enumerate().all(|(t, th)| s[t] == th.end())
+        self.threads
+            .iter()
+            .enumerate()
+            .all(|(t, th)| s[t] == th.end())
     }
 
     /// A value as the user wrote it: `free`, `true`, a thread's point name.
@@ -262,7 +276,10 @@ impl Model {
         match self.slots[slot].kind {
             SlotKind::Bool => (v != 0).to_string(),
             SlotKind::Lock if v == FREE => "free".to_string(),
-            SlotKind::Lock => self.threads.get(v as usize).map_or(v.to_string(), |t| t.name.clone()),
+            SlotKind::Lock => self
+                .threads
+                .get(v as usize)
+                .map_or(v.to_string(), |t| t.name.clone()),
             SlotKind::Pc => self.threads[slot].points[v as usize].name(),
             SlotKind::Int | SlotKind::Sem => v.to_string(),
         }
@@ -306,7 +323,9 @@ impl<'a> Discipline<'a> {
 
 impl Access for Discipline<'_> {
     fn access(&mut self, slot: u32, write: bool) -> Result<(), Fault> {
-        let Some(p) = self.model.protected_index[slot as usize] else { return Ok(()) };
+        let Some(p) = self.model.protected_index[slot as usize] else {
+            return Ok(());
+        };
         if self.violation.is_none() && !self.model.excl(p as usize, self.thread, self.before)? {
             self.violation = Some(Fault::Discipline { slot, write });
         }

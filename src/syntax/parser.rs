@@ -201,7 +201,11 @@ impl<'a> Parser<'a> {
                     None => {
                         let at = self.off(i);
                         return Err(self
-                            .fatal::<()>(Span::new(at, at + 2), "unterminated comment".into(), Some("close it with `*/`"))
+                            .fatal::<()>(
+                                Span::new(at, at + 2),
+                                "unterminated comment".into(),
+                                Some("close it with `*/`"),
+                            )
                             .unwrap_err());
                     }
                 }
@@ -497,7 +501,9 @@ impl<'a> Parser<'a> {
         let mut locals = Vec::new();
         loop {
             let r0 = self.skip(r)?;
-            let Some((r2, _)) = self.try_kw(r0, "local") else { break };
+            let Some((r2, _)) = self.try_kw(r0, "local") else {
+                break;
+            };
             let (r2, d) = self.var_decl(r2, self.off(r0), "local")?;
             locals.push(d);
             r = r2;
@@ -559,7 +565,10 @@ impl<'a> Parser<'a> {
 
     fn stmt(&self, i: &'a str) -> Res<'a, Stmt> {
         let i = self.skip(i)?;
-        let (i, label) = match self.quietly(|| self.ident(i).and_then(|(r, id)| self.sym(r, ":").map(|(r, _)| (r, id)))) {
+        let (i, label) = match self.quietly(|| {
+            self.ident(i)
+                .and_then(|(r, id)| self.sym(r, ":").map(|(r, _)| (r, id)))
+        }) {
             Ok((r, id)) => (r, Some(id)),
             Err(_) => (i, None),
         };
@@ -834,7 +843,15 @@ impl<'a> Parser<'a> {
     fn primary(&self, i: &'a str) -> Res<'a, Expr> {
         let i = self.skip(i)?;
         let start = self.off(i);
-        let mk = |r: &'a str, kind| Ok((r, Expr { kind, span: self.span_from(start, r) }));
+        let mk = |r: &'a str, kind| {
+            Ok((
+                r,
+                Expr {
+                    kind,
+                    span: self.span_from(start, r),
+                },
+            ))
+        };
         if i.starts_with(|c: char| c.is_ascii_digit()) {
             let (r, (n, _)) = self.int(i)?;
             return mk(r, ExprKind::Int(n));
@@ -844,7 +861,13 @@ impl<'a> Parser<'a> {
                 let (r, e) = self.expr(r)?;
                 let (r, _) = self.sym(r, ")")?;
                 // Keep the inner node; the span grows to cover the parentheses.
-                Ok((r, Expr { kind: e.kind, span: self.span_from(start, r) }))
+                Ok((
+                    r,
+                    Expr {
+                        kind: e.kind,
+                        span: self.span_from(start, r),
+                    },
+                ))
             });
         }
         for (kw, kind) in [
@@ -872,7 +895,10 @@ impl<'a> Parser<'a> {
                 let (r, (lo, hi)) = self.range(r)?;
                 let (r, _) = self.sym(r, ":")?;
                 let (r, body) = self.nested(r, |r| self.expr(r))?;
-                return mk(r, ExprKind::Quant(q, v, Box::new(lo), Box::new(hi), Box::new(body)));
+                return mk(
+                    r,
+                    ExprKind::Quant(q, v, Box::new(lo), Box::new(hi), Box::new(body)),
+                );
             }
         }
         if let Some((_, kw)) = self.try_kw(i, "any") {
@@ -906,8 +932,14 @@ pub fn depth(e: &Expr) -> usize {
     while let Some((e, d)) = stack.pop() {
         max = max.max(d);
         match &e.kind {
-            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::SelfId | ExprKind::Free | ExprKind::Name(_) => {}
-            ExprKind::Index(_, a) | ExprKind::Unary(_, a) | ExprKind::At(a, _) => stack.push((a, d + 1)),
+            ExprKind::Int(_)
+            | ExprKind::Bool(_)
+            | ExprKind::SelfId
+            | ExprKind::Free
+            | ExprKind::Name(_) => {}
+            ExprKind::Index(_, a) | ExprKind::Unary(_, a) | ExprKind::At(a, _) => {
+                stack.push((a, d + 1))
+            }
             ExprKind::Binary(_, a, b) | ExprKind::Any(a, b) => {
                 stack.push((a, d + 1));
                 stack.push((b, d + 1));
@@ -951,7 +983,9 @@ fn kw_name(k: &'static str) -> &'static str {
 
 /// The token at the start of `rest`, for "found ..." in messages.
 fn found_token(rest: &str) -> &str {
-    let Some(c) = rest.chars().next() else { return "" };
+    let Some(c) = rest.chars().next() else {
+        return "";
+    };
     if is_ident_char(c) {
         let n = rest.find(|c| !is_ident_char(c)).unwrap_or(rest.len());
         &rest[..n]
@@ -971,20 +1005,33 @@ mod tests {
     #[test]
     fn precedence_and_associativity() {
         let e = parse_expr("1 + 2 * 3 - 4 == 3 || !a && b").unwrap();
-        assert_eq!(crate::syntax::pretty::expr(&e), "1 + 2 * 3 - 4 == 3 || !a && b");
-        let ExprKind::Binary(BinOp::Or, l, _) = &e.kind else { panic!("{e:?}") };
-        let ExprKind::Binary(BinOp::Eq, l, _) = &l.kind else { panic!() };
-        let ExprKind::Binary(BinOp::Sub, l, _) = &l.kind else { panic!("left associative") };
+        assert_eq!(
+            crate::syntax::pretty::expr(&e),
+            "1 + 2 * 3 - 4 == 3 || !a && b"
+        );
+        let ExprKind::Binary(BinOp::Or, l, _) = &e.kind else {
+            panic!("{e:?}")
+        };
+        let ExprKind::Binary(BinOp::Eq, l, _) = &l.kind else {
+            panic!()
+        };
+        let ExprKind::Binary(BinOp::Sub, l, _) = &l.kind else {
+            panic!("left associative")
+        };
         assert!(matches!(l.kind, ExprKind::Binary(BinOp::Add, _, _)));
     }
 
     #[test]
     fn labels_and_assignments() {
         let m = parse("thread T { A: x := 1; y, z := 2, any 0..3; B: goto A; }").unwrap();
-        let Item::Thread(t) = &m.items[0] else { panic!() };
+        let Item::Thread(t) = &m.items[0] else {
+            panic!()
+        };
         assert_eq!(t.body.len(), 3);
         assert_eq!(t.body[0].label.as_ref().unwrap().name, "A");
-        assert!(matches!(&t.body[1].kind, StmtKind::Assign(l, r) if l.len() == 2 && matches!(r[1].kind, ExprKind::Any(..))));
+        assert!(
+            matches!(&t.body[1].kind, StmtKind::Assign(l, r) if l.len() == 2 && matches!(r[1].kind, ExprKind::Any(..)))
+        );
     }
 
     #[test]
@@ -997,17 +1044,29 @@ mod tests {
     fn error_inside_a_block_is_reported_where_it_is() {
         let e = parse("thread T {\n  while x < 3 {\n    x := ;\n  }\n}").unwrap_err();
         assert_eq!(e.message, "expected an expression, found `;`");
-        assert_eq!(crate::syntax::span::line_col("thread T {\n  while x < 3 {\n    x := ;\n  }\n}", e.span.start), (3, 10));
+        assert_eq!(
+            crate::syntax::span::line_col(
+                "thread T {\n  while x < 3 {\n    x := ;\n  }\n}",
+                e.span.start
+            ),
+            (3, 10)
+        );
     }
 
     #[test]
     fn keywords_are_not_names() {
-        assert_eq!(err("shared lock : 0..1;"), "`lock` is a keyword and cannot be used as a name");
+        assert_eq!(
+            err("shared lock : 0..1;"),
+            "`lock` is a keyword and cannot be used as a name"
+        );
     }
 
     #[test]
     fn literal_overflow_is_an_error() {
-        assert_eq!(err("const N = 99999999999999999999;"), "integer literal too large");
+        assert_eq!(
+            err("const N = 99999999999999999999;"),
+            "integer literal too large"
+        );
     }
 
     #[test]
@@ -1036,8 +1095,12 @@ mod tests {
     #[test]
     fn else_if_chains() {
         let m = parse("thread T { if a { skip; } else if b { skip; } else { skip; } }").unwrap();
-        let Item::Thread(t) = &m.items[0] else { panic!() };
-        let StmtKind::If(_, _, Some(els)) = &t.body[0].kind else { panic!() };
+        let Item::Thread(t) = &m.items[0] else {
+            panic!()
+        };
+        let StmtKind::If(_, _, Some(els)) = &t.body[0].kind else {
+            panic!()
+        };
         assert!(matches!(els[0].kind, StmtKind::If(_, _, Some(_))));
     }
 }

@@ -47,7 +47,10 @@ pub fn stmt_head(s: &Stmt) -> String {
             format!("atomic {{ {} }}", parts.join(" "))
         }
         _ => {
-            let unlabelled = Stmt { label: None, ..s.clone() };
+            let unlabelled = Stmt {
+                label: None,
+                ..s.clone()
+            };
             stmt_inline(&unlabelled).trim_end_matches(';').to_string()
         }
     }
@@ -132,7 +135,10 @@ impl Printer {
     }
 
     fn stmt(&mut self, s: &Stmt) {
-        let label = s.label.as_ref().map_or(String::new(), |l| format!("{}: ", l.name));
+        let label = s
+            .label
+            .as_ref()
+            .map_or(String::new(), |l| format!("{}: ", l.name));
         let simple = match &s.kind {
             StmtKind::Assign(ls, rs) => Some(format!(
                 "{} := {};",
@@ -156,11 +162,17 @@ impl Printer {
         match &s.kind {
             StmtKind::Atomic(body) => self.block(format!("{label}atomic "), body, ""),
             StmtKind::While(c, body) => self.block(format!("{label}while {} ", expr(c)), body, ""),
-            StmtKind::Repeat(n, body) => self.block(format!("{label}repeat {} ", expr(n)), body, ""),
+            StmtKind::Repeat(n, body) => {
+                self.block(format!("{label}repeat {} ", expr(n)), body, "")
+            }
             StmtKind::If(..) => self.if_chain(label, s),
             StmtKind::Either(branches) => {
                 for (k, b) in branches.iter().enumerate() {
-                    let head = if k == 0 { format!("{label}either ") } else { "} or ".to_string() };
+                    let head = if k == 0 {
+                        format!("{label}either ")
+                    } else {
+                        "} or ".to_string()
+                    };
                     self.line(&format!("{head}{{"));
                     self.indent += 1;
                     self.stmts(b);
@@ -178,7 +190,9 @@ impl Printer {
         let mut head = format!("{label}if ");
         let mut cur = s;
         loop {
-            let StmtKind::If(c, then, els) = &cur.kind else { unreachable!() };
+            let StmtKind::If(c, then, els) = &cur.kind else {
+                unreachable!()
+            };
             self.line(&format!("{head}{} {{", expr(c)));
             self.indent += 1;
             self.stmts(then);
@@ -188,7 +202,9 @@ impl Printer {
                     self.line("}");
                     return;
                 }
-                Some([inner]) if inner.label.is_none() && matches!(inner.kind, StmtKind::If(..)) => {
+                Some([inner])
+                    if inner.label.is_none() && matches!(inner.kind, StmtKind::If(..)) =>
+                {
                     head = "} else if ".to_string();
                     cur = inner;
                 }
@@ -207,7 +223,10 @@ impl Printer {
 
 fn var_decl(d: &VarDecl) -> String {
     let mut s = String::new();
-    let size = d.size.as_ref().map_or(String::new(), |n| format!("[{}]", expr(n)));
+    let size = d
+        .size
+        .as_ref()
+        .map_or(String::new(), |n| format!("[{}]", expr(n)));
     if d.ty == Type::Lock {
         return format!("lock {}{size};", d.name.name);
     }
@@ -228,7 +247,11 @@ fn var_decl(d: &VarDecl) -> String {
             let _ = write!(s, " = {}", expr(e));
         }
         Some(Init::List(es, _)) => {
-            let _ = write!(s, " = [{}]", es.iter().map(expr).collect::<Vec<_>>().join(", "));
+            let _ = write!(
+                s,
+                " = [{}]",
+                es.iter().map(expr).collect::<Vec<_>>().join(", ")
+            );
         }
         None => {}
     }
@@ -294,7 +317,11 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             if paren {
                 out.push('(');
             }
-            let kw = if *q == Quant::Exists { "exists" } else { "forall" };
+            let kw = if *q == Quant::Exists {
+                "exists"
+            } else {
+                "forall"
+            };
             let _ = write!(out, "{kw} {} in ", v.name);
             write_expr(out, lo, 0);
             out.push_str("..");

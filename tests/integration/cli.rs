@@ -6,23 +6,52 @@ use crate::common::optimist;
 
 fn json(args: &[&str]) -> (i32, Value) {
     let run = optimist(args);
-    let v = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+    let v = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
     (run.code, v)
 }
 
 #[test]
 fn exit_codes_follow_the_verdict() {
-    assert_eq!(optimist(["check", "models/barrier.gc", "--reduction", "none"]).code, 0);
-    assert_eq!(optimist(["check", "models/racy-counter.gc", "--reduction", "none"]).code, 1);
-    assert_eq!(optimist(["check", "models/deadlock.gc", "--reduction", "none", "--deadlock"]).code, 1);
-    assert_eq!(optimist(["check", "models/barrier.gc", "--no-such-flag"]).code, 2);
+    assert_eq!(
+        optimist(["check", "models/barrier.gc", "--reduction", "none"]).code,
+        0
+    );
+    assert_eq!(
+        optimist(["check", "models/racy-counter.gc", "--reduction", "none"]).code,
+        1
+    );
+    assert_eq!(
+        optimist([
+            "check",
+            "models/deadlock.gc",
+            "--reduction",
+            "none",
+            "--deadlock"
+        ])
+        .code,
+        1
+    );
+    assert_eq!(
+        optimist(["check", "models/barrier.gc", "--no-such-flag"]).code,
+        2
+    );
     assert_eq!(optimist(["check"]).code, 2);
     assert_eq!(optimist(["--help"]).code, 0);
 }
 
 #[test]
 fn state_limit_ends_the_run_with_partial_statistics() {
-    let (code, v) = json(&["check", "models/counter.gc", "--reduction", "none", "--max-states", "1000", "--format", "json"]);
+    let (code, v) = json(&[
+        "check",
+        "models/counter.gc",
+        "--reduction",
+        "none",
+        "--max-states",
+        "1000",
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 3);
     assert_eq!(v["verdict"], "inconclusive");
     assert_eq!(v["states"], 1000);
@@ -33,41 +62,97 @@ fn state_limit_ends_the_run_with_partial_statistics() {
 
 #[test]
 fn time_and_memory_limits_end_the_run() {
-    let (code, v) = json(&["check", "models/counter.gc", "--reduction", "none", "--max-time", "0", "--format", "json"]);
+    let (code, v) = json(&[
+        "check",
+        "models/counter.gc",
+        "--reduction",
+        "none",
+        "--max-time",
+        "0",
+        "--format",
+        "json",
+    ]);
     assert_eq!((code, v["verdict"].as_str()), (3, Some("inconclusive")));
     assert!(v["limit"].as_str().unwrap().contains("time limit"));
-    let (code, v) = json(&["check", "models/counter.gc", "--reduction", "none", "--max-memory", "0", "--format", "json"]);
+    let (code, v) = json(&[
+        "check",
+        "models/counter.gc",
+        "--reduction",
+        "none",
+        "--max-memory",
+        "0",
+        "--format",
+        "json",
+    ]);
     assert_eq!((code, v["verdict"].as_str()), (3, Some("inconclusive")));
     assert!(v["limit"].as_str().unwrap().contains("memory limit"));
 }
 
 #[test]
 fn a_violation_carries_its_trace_in_json() {
-    let (code, v) = json(&["check", "models/racy-counter.gc", "--reduction", "none", "--format", "json"]);
+    let (code, v) = json(&[
+        "check",
+        "models/racy-counter.gc",
+        "--reduction",
+        "none",
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 1);
     assert_eq!(v["violation"]["kind"], "assertion");
     assert_eq!(v["violation"]["thread"], "T0");
     let trace = v["trace"].as_array().unwrap();
-    assert_eq!(trace.len(), 8, "the shortest lost update takes 8 transitions");
+    assert_eq!(
+        trace.len(),
+        8,
+        "the shortest lost update takes 8 transitions"
+    );
     for (k, step) in trace.iter().enumerate() {
         assert_eq!(step["step"], k + 1);
         for field in ["thread", "line", "statement", "state"] {
             assert!(step.get(field).is_some(), "{field} missing in {step}");
         }
     }
-    assert!(trace.last().unwrap()["state"].is_null(), "a failing assertion does not complete");
+    assert!(
+        trace.last().unwrap()["state"].is_null(),
+        "a failing assertion does not complete"
+    );
     assert_eq!(trace[2]["state"]["c"], 1);
 }
 
 #[test]
 fn defines_override_constants() {
-    let (_, small) = json(&["check", "models/philosophers.gc", "--reduction", "none", "--format", "json", "-D", "N=2"]);
-    let (_, big) = json(&["check", "models/philosophers.gc", "--reduction", "none", "--format", "json"]);
+    let (_, small) = json(&[
+        "check",
+        "models/philosophers.gc",
+        "--reduction",
+        "none",
+        "--format",
+        "json",
+        "-D",
+        "N=2",
+    ]);
+    let (_, big) = json(&[
+        "check",
+        "models/philosophers.gc",
+        "--reduction",
+        "none",
+        "--format",
+        "json",
+    ]);
     assert!(small["states"].as_u64() < big["states"].as_u64());
     let run = optimist(["check", "models/philosophers.gc", "-D", "M=2"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("declares no constant `M`"), "{}", run.stderr);
-    assert!(run.stderr.contains("its constants are: N"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("declares no constant `M`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("its constants are: N"),
+        "{}",
+        run.stderr
+    );
     let run = optimist(["check", "models/philosophers.gc", "-D", "N=many"]);
     assert_eq!(run.code, 2);
     let run = optimist(["check", "models/philosophers.gc", "-D", "N"]);
@@ -76,8 +161,27 @@ fn defines_override_constants() {
 
 #[test]
 fn output_is_deterministic() {
-    let a = optimist(["check", "models/prodcons.gc", "--reduction", "none", "--format", "json"]);
-    let b = optimist(["check", "models/prodcons.gc", "--reduction", "none", "--format", "json"]);
-    let strip = |s: &str| s.lines().filter(|l| !l.contains("elapsed_ms")).collect::<Vec<_>>().join("\n");
+    let a = optimist([
+        "check",
+        "models/prodcons.gc",
+        "--reduction",
+        "none",
+        "--format",
+        "json",
+    ]);
+    let b = optimist([
+        "check",
+        "models/prodcons.gc",
+        "--reduction",
+        "none",
+        "--format",
+        "json",
+    ]);
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("elapsed_ms"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     assert_eq!(strip(&a.stdout), strip(&b.stdout));
 }

@@ -32,7 +32,10 @@ where
 /// so that outputs are the same on every machine.
 pub fn rel(path: &Path) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    path.strip_prefix(root).unwrap_or(path).to_string_lossy().replace('\\', "/")
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// Insta settings that blank out what changes from run to run (times).
@@ -57,7 +60,9 @@ pub struct Expect {
 pub fn expectations(text: &str) -> Vec<Expect> {
     let mut out = Vec::new();
     for line in text.lines() {
-        let Some(rest) = line.trim().strip_prefix("// expect") else { continue };
+        let Some(rest) = line.trim().strip_prefix("// expect") else {
+            continue;
+        };
         let (flags, spec) = rest.split_once(':').expect("`// expect ...: ...`");
         let mut parts = spec.split(',').map(str::trim);
         let mut head = parts.next().unwrap().split_whitespace();

@@ -30,7 +30,12 @@ fn regex_like_location(text: &str, file: &str) -> bool {
         let rest = &text[i + m.len()..];
         let mut parts = rest.splitn(3, ':');
         let line = parts.next().unwrap_or("");
-        let col: String = parts.next().unwrap_or("").chars().take_while(char::is_ascii_digit).collect();
+        let col: String = parts
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
         !line.is_empty() && line.chars().all(|c| c.is_ascii_digit()) && !col.is_empty()
     })
 }
@@ -40,10 +45,36 @@ fn deeply_nested_input_is_an_error_not_a_crash() {
     let dir = std::env::temp_dir().join(format!("optimist-deep-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
-        ("parens.gc", format!("threads 1;\nshared x : 0..1 = {}0{};\nthread T {{ skip; }}\n", "(".repeat(20_000), ")".repeat(20_000))),
-        ("chain.gc", format!("threads 1;\nshared x : 0..1 = 0;\nthread T {{ x := 0{}; }}\n", " + 0".repeat(20_000))),
-        ("blocks.gc", format!("threads 1;\nthread T {{ {} skip; {} }}\n", "while true { ".repeat(20_000), "}".repeat(20_000))),
-        ("unary.gc", format!("threads 1;\nshared b : bool = {}true;\nthread T {{ skip; }}\n", "!".repeat(20_000))),
+        (
+            "parens.gc",
+            format!(
+                "threads 1;\nshared x : 0..1 = {}0{};\nthread T {{ skip; }}\n",
+                "(".repeat(20_000),
+                ")".repeat(20_000)
+            ),
+        ),
+        (
+            "chain.gc",
+            format!(
+                "threads 1;\nshared x : 0..1 = 0;\nthread T {{ x := 0{}; }}\n",
+                " + 0".repeat(20_000)
+            ),
+        ),
+        (
+            "blocks.gc",
+            format!(
+                "threads 1;\nthread T {{ {} skip; {} }}\n",
+                "while true { ".repeat(20_000),
+                "}".repeat(20_000)
+            ),
+        ),
+        (
+            "unary.gc",
+            format!(
+                "threads 1;\nshared b : bool = {}true;\nthread T {{ skip; }}\n",
+                "!".repeat(20_000)
+            ),
+        ),
     ];
     for (name, text) in cases {
         let path = dir.join(name);
@@ -59,5 +90,10 @@ fn deeply_nested_input_is_an_error_not_a_crash() {
 fn missing_file() {
     let run = optimist(["check", "models/no-such-model.gc"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("cannot read models/no-such-model.gc: no such file"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("cannot read models/no-such-model.gc: no such file"),
+        "{}",
+        run.stderr
+    );
 }

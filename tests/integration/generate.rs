@@ -69,8 +69,13 @@ pub fn system(c: &mut Choices) -> String {
         let form = c.below(3);
         out += &match form {
             0 => format!("protected {name} : 0..2 = 0 by m{lock};\n"),
-            1 => format!("protected {name} : 0..2 = {} excl(t) = m{lock} == t;\n", c.below(3)),
-            _ => format!("protected {name} : 0..2 = 0\n    excl(t) = m{lock} == t && m{lock} != free;\n"),
+            1 => format!(
+                "protected {name} : 0..2 = {} excl(t) = m{lock} == t;\n",
+                c.below(3)
+            ),
+            _ => format!(
+                "protected {name} : 0..2 = 0\n    excl(t) = m{lock} == t && m{lock} != free;\n"
+            ),
         };
         prots.push(Prot { name, lock });
     }
@@ -79,9 +84,15 @@ pub fn system(c: &mut Choices) -> String {
         out += "shared flag : bool = false;\n";
     }
     let flag = out.contains("shared flag");
-    let bodies: Vec<String> = (0..if named { nthreads } else { 1 }).map(|_| body(c, nlocks, &prots, flag)).collect();
+    let bodies: Vec<String> = (0..if named { nthreads } else { 1 })
+        .map(|_| body(c, nlocks, &prots, flag))
+        .collect();
     for (t, b) in bodies.iter().enumerate() {
-        let name = if named { format!("w{t}") } else { "T".to_string() };
+        let name = if named {
+            format!("w{t}")
+        } else {
+            "T".to_string()
+        };
         out += &format!("\nthread {name} {{\n  local r : 0..2 = 0;\n{b}}}\n");
     }
     if c.chance(20) {
@@ -182,12 +193,15 @@ fn stmt(c: &mut Choices, nlocks: usize, prots: &[Prot], flag: bool, depth: usize
 /// operator and form of the language (not necessarily well typed).
 pub fn expr(c: &mut Choices, depth: usize) -> String {
     if depth == 0 {
-        return ["0", "7", "x", "a[1]", "true", "false", "self", "free", "N"][c.below(9)].to_string();
+        return ["0", "7", "x", "a[1]", "true", "false", "self", "free", "N"][c.below(9)]
+            .to_string();
     }
     let sub = |c: &mut Choices| expr(c, depth - 1);
     match c.below(8) {
         0 => {
-            let op = ["||", "&&", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%"][c.below(13)];
+            let op = [
+                "||", "&&", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%",
+            ][c.below(13)];
             let (a, b) = (sub(c), sub(c));
             // Leave some operands unparenthesised to exercise precedence.
             if c.chance(50) {

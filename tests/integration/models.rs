@@ -6,11 +6,19 @@ use serde_json::Value;
 use crate::common::{expectations, optimist, rel, settings};
 
 fn check_json(file: &str, reduction: &str, flags: &[String]) -> Value {
-    let mut args = vec!["check".to_string(), file.to_string(), "--format".into(), "json".into(), "--reduction".into(), reduction.into()];
+    let mut args = vec![
+        "check".to_string(),
+        file.to_string(),
+        "--format".into(),
+        "json".into(),
+        "--reduction".into(),
+        reduction.into(),
+    ];
     args.extend(flags.iter().cloned());
     let run = optimist(&args);
     assert!(run.stderr.is_empty(), "{file}: {}", run.stderr);
-    let v: Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{file}: {e}\n{}", run.stdout));
+    let v: Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{file}: {e}\n{}", run.stdout));
     let expected_code = match v["verdict"].as_str() {
         Some("holds") => 0,
         Some("violated") => 1,
@@ -31,11 +39,21 @@ fn headers_hold() {
             for (mode, count) in [("none", e.full)] {
                 let Some(count) = count else { continue };
                 let v = check_json(&file, mode, &e.flags);
-                assert_eq!(v["verdict"], e.verdict.as_str(), "{file} {:?} ({mode})", e.flags);
+                assert_eq!(
+                    v["verdict"],
+                    e.verdict.as_str(),
+                    "{file} {:?} ({mode})",
+                    e.flags
+                );
                 assert_eq!(v["states"], count, "{file} {:?}: states ({mode})", e.flags);
                 match &e.kind {
-                    Some(k) => assert_eq!(v["violation"]["kind"], k.as_str(), "{file}: kind ({mode})"),
-                    None => assert!(v["violation"].is_null(), "{file}: unexpected violation ({mode})"),
+                    Some(k) => {
+                        assert_eq!(v["violation"]["kind"], k.as_str(), "{file}: kind ({mode})")
+                    }
+                    None => assert!(
+                        v["violation"].is_null(),
+                        "{file}: unexpected violation ({mode})"
+                    ),
                 }
             }
         }

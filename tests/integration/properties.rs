@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use optimist::{compile, parse, parse_expr, pretty, Limits, Options, Source};
+use optimist::{Limits, Options, Source, compile, parse, parse_expr, pretty};
 use proptest::prelude::*;
 
-use crate::generate::{choices, expr, system, Choices};
+use crate::generate::{Choices, choices, expr, system};
 
 fn parse_text(text: &str) -> optimist::ast::Model {
     let src = Source::new("generated.gc", text).unwrap();
@@ -16,8 +16,12 @@ fn parse_text(text: &str) -> optimist::ast::Model {
 /// Runs the whole pipeline on arbitrary text with tight limits; only a panic
 /// can fail this.
 fn run_anything(text: &str) {
-    let Ok(src) = Source::new("fuzz.gc", text) else { return };
-    let Ok(model) = compile(&src, &[]) else { return };
+    let Ok(src) = Source::new("fuzz.gc", text) else {
+        return;
+    };
+    let Ok(model) = compile(&src, &[]) else {
+        return;
+    };
     let options = Options {
         limits: Limits {
             max_states: Some(2_000),
@@ -31,10 +35,80 @@ fn run_anything(text: &str) {
 }
 
 const TOKENS: &[&str] = &[
-    "system", "s", ";", "threads", "2", "thread", "T", "{", "}", "lock", "m", "shared", "y", ":", "0", "..", "3", "=", "protected", "x",
-    "by", "excl", "(", "t", ")", "==", "||", "&&", "!", "-", "+", "*", "/", "%", "<", "<=", "acquire", "release", "down", "up", "sem",
-    "await", "assert", "atomic", "if", "else", "while", "either", "or", "goto", "L", "L:", ":=", "any", "self", "free", "true", "at",
-    ",", "[", "]", "exists", "in", "invariant", "const", "N", "local", "r", "bool", "skip", "99999999999999999999", "/*", "*/", "//",
+    "system",
+    "s",
+    ";",
+    "threads",
+    "2",
+    "thread",
+    "T",
+    "{",
+    "}",
+    "lock",
+    "m",
+    "shared",
+    "y",
+    ":",
+    "0",
+    "..",
+    "3",
+    "=",
+    "protected",
+    "x",
+    "by",
+    "excl",
+    "(",
+    "t",
+    ")",
+    "==",
+    "||",
+    "&&",
+    "!",
+    "-",
+    "+",
+    "*",
+    "/",
+    "%",
+    "<",
+    "<=",
+    "acquire",
+    "release",
+    "down",
+    "up",
+    "sem",
+    "await",
+    "assert",
+    "atomic",
+    "if",
+    "else",
+    "while",
+    "either",
+    "or",
+    "goto",
+    "L",
+    "L:",
+    ":=",
+    "any",
+    "self",
+    "free",
+    "true",
+    "at",
+    ",",
+    "[",
+    "]",
+    "exists",
+    "in",
+    "invariant",
+    "const",
+    "N",
+    "local",
+    "r",
+    "bool",
+    "skip",
+    "99999999999999999999",
+    "/*",
+    "*/",
+    "//",
 ];
 
 proptest! {

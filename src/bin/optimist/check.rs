@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use optimist::{CheckReport, Limits, Options, Reduction};
 
-use crate::common::{print, Format, ModelArgs};
+use crate::common::{Format, ModelArgs, print};
 
 /// Arguments of `optimist check`.
 #[derive(Args, Debug)]

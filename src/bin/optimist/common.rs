@@ -51,11 +51,15 @@ pub fn fail(e: impl miette::Diagnostic + Send + Sync + 'static) -> ExitCode {
 pub fn install_diagnostics() {
     let fancy = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let _ = miette::set_hook(Box::new(move |_| {
-        let opts = miette::MietteHandlerOpts::new().terminal_links(false).width(100);
+        let opts = miette::MietteHandlerOpts::new()
+            .terminal_links(false)
+            .width(100);
         let opts = if fancy {
             opts
         } else {
-            opts.color(false).unicode(false).graphical_theme(miette::GraphicalTheme::none())
+            opts.color(false)
+                .unicode(false)
+                .graphical_theme(miette::GraphicalTheme::none())
         };
         Box::new(opts.build())
     }));
@@ -65,6 +69,9 @@ pub fn install_diagnostics() {
 pub fn print<T: serde::Serialize + std::fmt::Display>(report: &T, format: Format) {
     match format {
         Format::Text => print!("{report}"),
-        Format::Json => println!("{}", serde_json::to_string_pretty(report).expect("reports serialise")),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(report).expect("reports serialise")
+        ),
     }
 }

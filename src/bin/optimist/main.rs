@@ -40,10 +40,12 @@ fn main() -> ExitCode {
     };
     // Parsing and compiling bound their recursion; the large stack is a
     // second line of defence so that no input can overflow it.
-    let worker = std::thread::Builder::new().stack_size(256 << 20).spawn(move || match cli.command {
-        Command::Check(args) => check::run(args),
-        Command::Prove(args) => prove::run(args),
-    });
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || match cli.command {
+            Command::Check(args) => check::run(args),
+            Command::Prove(args) => prove::run(args),
+        });
     match worker.map(std::thread::JoinHandle::join) {
         Ok(Ok(code)) => code,
         _ => ExitCode::from(101),
