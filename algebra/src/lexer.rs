@@ -128,7 +128,7 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, LexError> {
             while j < chars.len() && chars[j].1.is_ascii_digit() {
                 j += 1;
             }
-            while j < chars.len() && chars[j].1.is_ascii_lowercase() {
+            while j < chars.len() && chars[j].1.is_ascii_alphabetic() {
                 j += 1;
             }
             (Tok::Number(src[pos..end_of(j)].to_string()), j - k)

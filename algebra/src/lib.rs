@@ -10,18 +10,31 @@
 
 mod axioms;
 mod error;
+mod facts;
+mod kernel;
+mod lang;
 mod lexer;
+mod matching;
 mod model;
 mod parser;
+mod proof;
+mod prover;
 mod refute;
+mod report;
+mod rules;
+mod saturate;
 mod script;
 mod term;
 
 pub use axioms::{AXIOM_SOURCE, Axiom, axioms};
 pub use error::{CertificateError, ParseError};
+pub use kernel::{CheckOptions, Checked, check, hypothesis_label};
 pub use model::{Evaluator, MAX_STATES, Model, Relation, Uninterpreted};
 pub use parser::{parse_script, parse_term, premise_labels};
+pub use prover::Settings;
 pub use refute::{Assumption, CounterModel, Signature, assumption_holds, refute, seed_of};
+pub use report::{FailedStep, LemmaReport, Report, Status, StepFailure, StepReport};
+pub use saturate::Limits;
 pub use script::{
     AtomDecl, Case, Chain, Citation, DefHead, Definition, Hint, Hypothesis, Item, Lemma, Proof,
     Script, Sort, SourceKind, Span, Statement, Step, line_col,

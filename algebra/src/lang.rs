@@ -1,0 +1,126 @@
+//! The e-graph language and the translation of terms into it.
+//!
+//! Index leaves are written `_i` so that they can never be confused with
+//! element constants; bound indices are `_#0`, `_#1` (see [`Term::canon`]).
+//! Schematic variables whose name starts with `?` become pattern variables.
+
+use egg::{Id, Symbol, define_language};
+
+use crate::term::{Atom, Term};
+
+define_language! {
+    /// Operators of omega algebra as e-graph nodes.
+    pub enum Op {
+        "0" = Zero,
+        "1" = One,
+        "+" = Add([Id; 2]),
+        ";" = Seq([Id; 2]),
+        "*" = Star(Id),
+        "omega" = Omega(Id),
+        "ostar" = OmegaStar([Id; 2]),
+        "~" = Not(Id),
+        "box" = Bracket(Id),
+        "sum" = Sum([Id; 2]),
+        "prod" = Prod([Id; 2]),
+        Leaf(Symbol),
+        Member(Symbol, Vec<Id>),
+    }
+}
+
+/// The e-graph leaf of an index name (`?i` stays a pattern variable).
+pub(crate) fn index_leaf(i: &str) -> String {
+    if i.starts_with('?') {
+        i.to_string()
+    } else {
+        format!("_{i}")
+    }
+}
+
+/// The s-expression of a term. Variables named `?x` and indices named `?i`
+/// are pattern variables; anything else is a constant.
+pub(crate) fn to_sexp(t: &Term) -> String {
+    let mut s = String::new();
+    write_sexp(t, &mut s);
+    s
+}
+
+fn write_sexp(t: &Term, out: &mut String) {
+    let un = |op: &str, a: &Term, out: &mut String| {
+        out.push('(');
+        out.push_str(op);
+        out.push(' ');
+        write_sexp(a, out);
+        out.push(')');
+    };
+    let bin = |op: &str, a: &Term, b: &Term, out: &mut String| {
+        out.push('(');
+        out.push_str(op);
+        out.push(' ');
+        write_sexp(a, out);
+        out.push(' ');
+        write_sexp(b, out);
+        out.push(')');
+    };
+    match t {
+        Term::Zero => out.push('0'),
+        Term::One => out.push('1'),
+        Term::Const(Atom { name, index: None }) => out.push_str(name),
+        Term::Const(Atom {
+            name,
+            index: Some(i),
+        }) => {
+            out.push('(');
+            out.push_str(name);
+            out.push(' ');
+            out.push_str(&index_leaf(i));
+            out.push(')');
+        }
+        Term::Var(v) => out.push_str(v),
+        Term::Not(a) => un("~", a, out),
+        Term::Add(a, b) => bin("+", a, b, out),
+        Term::Seq(a, b) => bin(";", a, b, out),
+        Term::Star(a) => un("*", a, out),
+        Term::Omega(a) => un("omega", a, out),
+        Term::OmegaStar(a, b) => bin("ostar", a, b, out),
+        Term::Bracket(a) => un("box", a, out),
+        Term::Sum(k, a) => {
+            out.push_str("(sum ");
+            out.push_str(&index_leaf(k));
+            out.push(' ');
+            write_sexp(a, out);
+            out.push(')');
+        }
+        Term::Prod(k, a) => {
+            out.push_str("(prod ");
+            out.push_str(&index_leaf(k));
+            out.push(' ');
+            write_sexp(a, out);
+            out.push(')');
+        }
+    }
+}
+
+/// The ground expression of a term (it must have no pattern variables).
+pub(crate) fn to_expr(t: &Term) -> egg::RecExpr<Op> {
+    match to_sexp(t).parse() {
+        Ok(e) => e,
+        // `to_sexp` only emits well-formed s-expressions of `Op`.
+        Err(e) => unreachable!("term `{t}` has no e-graph expression: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_and_sums_translate() {
+        let t = Term::Sum(
+            "#0".into(),
+            Box::new(Term::member("M", "#0").seq(Term::member("u", "i"))),
+        );
+        assert_eq!(to_sexp(&t), "(sum _#0 (; (M _#0) (u _i)))");
+        let e = to_expr(&t);
+        assert_eq!(e.to_string(), "(sum _#0 (; (M _#0) (u _i)))");
+    }
+}

@@ -1,0 +1,201 @@
+//! The result of checking a script: per step, per lemma, and overall, as
+//! text (one line per step) or JSON.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+/// Whether everything was proved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Every step of every lemma was justified.
+    Proved,
+    /// Some step was not.
+    Failed,
+}
+
+/// Why a step was not justified.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepFailure {
+    /// What went wrong.
+    pub reason: String,
+    /// A relational model of the cited facts in which the step is false, if one was found.
+    pub counter_model: Option<String>,
+}
+
+/// One step of a chain (or the single step of a `by` proof).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepReport {
+    /// 1-based position in its chain.
+    pub number: usize,
+    /// `i = j` or `i != j` inside a case split.
+    pub case: Option<String>,
+    /// Source line.
+    pub line: usize,
+    /// The step, `lhs rel rhs`.
+    pub goal: String,
+    /// Whether it was justified.
+    pub status: Status,
+    /// How it was shown.
+    pub how: String,
+    /// The hints, as cited (dropped hypotheses marked).
+    pub hints: Vec<String>,
+    /// Why not, if not.
+    pub failure: Option<StepFailure>,
+}
+
+/// One lemma.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LemmaReport {
+    /// Its label.
+    pub label: String,
+    /// Its statement.
+    pub statement: String,
+    /// Source line.
+    pub line: usize,
+    /// Whether its own proof checked.
+    pub status: Status,
+    /// Problems with the proof as a whole (chain ends, case split).
+    pub errors: Vec<String>,
+    /// Its steps.
+    pub steps: Vec<StepReport>,
+    /// Hypotheses it rests on, directly or through lemmas.
+    pub hypotheses: Vec<String>,
+    /// Failed lemmas it cites, directly or indirectly.
+    pub depends_on_failed: Vec<String>,
+}
+
+/// A failed step, in the summary.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FailedStep {
+    /// The lemma.
+    pub lemma: String,
+    /// Which step (`step 3`, `case i != j, step 2`, or `chain`).
+    pub step: String,
+    /// Source line.
+    pub line: usize,
+    /// The step's formula.
+    pub goal: String,
+    /// The hints tried.
+    pub hints: Vec<String>,
+    /// Why it failed.
+    pub reason: String,
+    /// A counter-model, if found.
+    pub counter_model: Option<String>,
+}
+
+/// The result of checking a script.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The script.
+    pub file: String,
+    /// Overall verdict.
+    pub status: Status,
+    /// Number of steps checked.
+    pub steps: usize,
+    /// Statements used without a valid proof beyond the axioms and the hypotheses.
+    pub trusted: Vec<String>,
+    /// Everything assumed: the axioms, then the hypotheses used.
+    pub assumptions: Vec<String>,
+    /// Definitions used (conservative: they name terms).
+    pub definitions: Vec<String>,
+    /// Hypotheses removed with `--drop`.
+    pub dropped: Vec<String>,
+    /// Steps that were not justified.
+    pub failed: Vec<FailedStep>,
+    /// Wall-clock time of the check.
+    pub elapsed_ms: u128,
+    /// Equality saturations run.
+    pub saturations: usize,
+    /// Per lemma detail.
+    pub lemmas: Vec<LemmaReport>,
+}
+
+impl Report {
+    /// The report as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// The report as text: one line per step, then a summary.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "checking {} ({} lemmas)", self.file, self.lemmas.len());
+        if !self.dropped.is_empty() {
+            let _ = writeln!(s, "dropped hypotheses: {}", self.dropped.join(", "));
+        }
+        for l in &self.lemmas {
+            for e in &l.errors {
+                let _ = writeln!(s, "FAIL {}:{}: lemma {}: {e}", self.file, l.line, l.label);
+            }
+            for st in &l.steps {
+                let case = st
+                    .case
+                    .as_ref()
+                    .map(|c| format!(" case {c},"))
+                    .unwrap_or_default();
+                let hints = if st.hints.is_empty() {
+                    "axioms only".to_string()
+                } else {
+                    st.hints.join("; ")
+                };
+                match (&st.status, &st.failure) {
+                    (Status::Proved, _) => {
+                        let _ = writeln!(
+                            s,
+                            "ok   {}:{}: {}{case} step {}: {} {{ {hints} }}",
+                            self.file, st.line, l.label, st.number, st.how
+                        );
+                    }
+                    (Status::Failed, f) => {
+                        let reason = f.as_ref().map(|f| f.reason.as_str()).unwrap_or("not shown");
+                        let _ = writeln!(
+                            s,
+                            "FAIL {}:{}: {}{case} step {}: {} {{ {hints} }}",
+                            self.file, st.line, l.label, st.number, reason
+                        );
+                        let _ = writeln!(s, "       goal: {}", st.goal);
+                        if let Some(cm) = f.as_ref().and_then(|f| f.counter_model.as_ref()) {
+                            let _ = writeln!(s, "       counter-model: {cm}");
+                        }
+                    }
+                }
+            }
+            if !l.depends_on_failed.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "note {}:{}: {} cites failed {}",
+                    self.file,
+                    l.line,
+                    l.label,
+                    l.depends_on_failed.join(", ")
+                );
+            }
+        }
+        let verdict = match self.status {
+            Status::Proved => "proved",
+            Status::Failed => "FAILED",
+        };
+        let _ = writeln!(
+            s,
+            "{verdict}: {} steps in {} lemmas, {} failed; {} saturations",
+            self.steps,
+            self.lemmas.len(),
+            self.failed.len(),
+            self.saturations
+        );
+        let trusted = if self.trusted.is_empty() {
+            "none".to_string()
+        } else {
+            self.trusted.join(", ")
+        };
+        let _ = writeln!(s, "trusted: {trusted}");
+        let _ = writeln!(s, "assumptions: {}", self.assumptions.join(", "));
+        if !self.definitions.is_empty() {
+            let _ = writeln!(s, "definitions: {}", self.definitions.join(", "));
+        }
+        let _ = writeln!(s, "time: {} ms", self.elapsed_ms);
+        s
+    }
+}
