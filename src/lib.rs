@@ -7,12 +7,14 @@
 
 #![warn(missing_docs)]
 
+mod classify;
 mod error;
 mod explore;
 mod model;
 mod report;
 mod syntax;
 
+pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, classify};
 pub use error::{Error, Source};
 pub use explore::{
     Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult, Verdict,
@@ -22,7 +24,7 @@ pub use model::{
     CExpr, Cmd, CompileError, Defines, FREE, Fault, Model, Next, Place, Point, Protected, Slot,
     SlotClass, SlotKind, Thread, Transition,
 };
-pub use report::CheckReport;
+pub use report::{CheckReport, ClassRow, ClassifyReport};
 pub use syntax::parser::{MAX_EXPR_DEPTH, MAX_NESTING, SyntaxError, parse_expr};
 pub use syntax::span::{Span, line_col};
 pub use syntax::{ast, pretty};
@@ -43,4 +45,41 @@ pub fn load(path: &std::path::Path, defines: &Defines) -> Result<(Source, Model)
     let src = Source::read(path)?;
     let model = compile(&src, defines)?;
     Ok((src, model))
+}
+
+/// Checks that the reduction can decide this model's invariants.
+///
+/// The reduction theorem covers a predicate I only when invisible steps
+/// cannot hide its violation (`I u_i <= u_i I`). Invisible steps write
+/// only protected and local variables and program counters, so an
+/// invariant over unprotected shared variables qualifies. Any other
+/// invariant is rejected here, with the reason, rather than checked
+/// unsoundly.
+pub fn check_reducible(src: &Source, model: &Model) -> Result<(), Error> {
+    for inv in &model.invariants {
+        let mut bad = None;
+        inv.expr.for_each_slot(&mut |s| {
+            if bad.is_none() && model.slots[s as usize].class != SlotClass::Shared {
+                bad = Some(s as usize);
+            }
+        });
+        if let Some(s) = bad {
+            let slot = &model.slots[s];
+            let what = match slot.kind {
+                SlotKind::Pc => format!("the control point of {}", slot.name),
+                _ if slot.class == SlotClass::Protected => {
+                    format!("protected variable {}", slot.name)
+                }
+                _ => format!("local variable {}", slot.name),
+            };
+            return Err(Error::at(
+                src,
+                inv.span,
+                format!("this invariant reads {what}, which invisible steps may change, so the reduction cannot check it"),
+                Some("under `--reduction sc` an invariant may read only unprotected shared variables; check the property with `assert` where it matters, or use `--reduction none`".into()),
+                Vec::new(),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -282,6 +282,22 @@ fn describe(model: &Model, v: &Violation) -> ViolationReport {
                 r.message = format!("{} after {at}", r.message);
             }
         }
+        Problem::InvisibleCycle { thread, length } => {
+            r.message = format!(
+                "{} can run invisible transitions forever (WFfiniteInvis): the last {length} transitions of the trace repeat",
+                tname(*thread)
+            );
+        }
+        Problem::EndExcl { protected, victim } => {
+            let slot = model.protected[*protected].slot as usize;
+            let name = &model.slots[slot].name;
+            r.variable = Some(name.clone());
+            r.message = format!(
+                "{at} falsifies excl({}, {name}), the predicate of another thread (WFendExcl)",
+                tname(*victim)
+            );
+            r.predicate = Some(predicate(model, *protected, *victim, &after));
+        }
         Problem::Deadlock => {
             let where_: Vec<String> = (0..model.threads.len())
                 .filter(|&t| after[t] != model.threads[t].end())
@@ -425,6 +441,162 @@ fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result 
                 if c + 1 < cols {
                     line.push_str(&" ".repeat(pad));
                 }
+            }
+            line.push_str("  ");
+        }
+        writeln!(f, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// The report of `optimist classify`: one row per transition.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassifyReport {
+    /// The model's name.
+    pub model: String,
+    /// One row per transition, thread by thread, in source order.
+    pub transitions: Vec<ClassRow>,
+}
+
+/// One transition's classification.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassRow {
+    /// The thread.
+    pub thread: String,
+    /// The label of the control point it leaves, if any.
+    pub label: Option<String>,
+    /// Source line.
+    pub line: usize,
+    /// The statement.
+    pub statement: String,
+    /// Visible by itself: (i) it touches an unprotected variable, or (ii) it
+    /// may change an exclusive access predicate.
+    pub visible: bool,
+    /// Why.
+    pub reason: String,
+    /// Whether the reduction stops at its control point, so that a reduced
+    /// step starts with it: the point has a visible transition (WFsep) or
+    /// starts the thread (WFinitVis).
+    pub point_visible: bool,
+    /// Why the point is visible although the transition is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point_reason: Option<String>,
+}
+
+impl ClassifyReport {
+    /// Classifies `model`.
+    pub fn new(model: &Model) -> ClassifyReport {
+        let class = crate::classify::classify(model);
+        let transitions = model
+            .transitions
+            .iter()
+            .zip(&class.transitions)
+            .enumerate()
+            .map(|(k, (tr, c))| {
+                let t = tr.thread as usize;
+                let point = &model.threads[t].points[tr.from as usize];
+                let point_reason = (c.visible && !c.own).then(|| {
+                    match point
+                        .transitions
+                        .clone()
+                        .find(|&j| j != k && class.transitions[j].own)
+                    {
+                        Some(j) => format!(
+                            "shares its point with the visible transition at line {} (WFsep)",
+                            model.transitions[j].line
+                        ),
+                        None => "its point starts the thread (WFinitVis)".to_string(),
+                    }
+                });
+                ClassRow {
+                    thread: model.threads[t].name.clone(),
+                    label: point.label.clone(),
+                    line: tr.line,
+                    statement: tr.text.clone(),
+                    visible: c.own,
+                    reason: c.reason.describe(model),
+                    point_visible: c.visible,
+                    point_reason,
+                }
+            })
+            .collect();
+        ClassifyReport {
+            model: model.name.clone(),
+            transitions,
+        }
+    }
+}
+
+impl fmt::Display for ClassifyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let visible = self.transitions.iter().filter(|r| r.visible).count();
+        let stops = self
+            .transitions
+            .iter()
+            .filter(|r| r.point_visible && !r.visible)
+            .count();
+        writeln!(
+            f,
+            "model {}: {} transitions, {visible} visible, {} invisible ({stops} of them at visible points)",
+            self.model,
+            self.transitions.len(),
+            self.transitions.len() - visible
+        )?;
+        writeln!(f)?;
+        let rows: Vec<[String; 6]> = std::iter::once(
+            ["thread", "point", "line", "statement", "", "reason"].map(String::from),
+        )
+        .chain(self.transitions.iter().map(|r| {
+            let class = match (r.visible, r.point_visible) {
+                (true, _) => "visible",
+                (false, true) => "invisible*",
+                (false, false) => "invisible",
+            };
+            let reason = match &r.point_reason {
+                Some(p) => format!("{}; * but {p}", r.reason),
+                None => r.reason.clone(),
+            };
+            [
+                r.thread.clone(),
+                r.label.clone().unwrap_or_default(),
+                r.line.to_string(),
+                r.statement.clone(),
+                class.to_string(),
+                reason,
+            ]
+        }))
+        .collect();
+        table(f, &rows, &[2])?;
+        if stops > 0 {
+            writeln!(f)?;
+            writeln!(
+                f,
+                " * invisible, but at a visible control point: a reduced step may start with it."
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes rows as left-aligned columns (right-aligned where listed).
+fn table<const N: usize>(
+    f: &mut fmt::Formatter<'_>,
+    rows: &[[String; N]],
+    right: &[usize],
+) -> fmt::Result {
+    let width: Vec<usize> = (0..N)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in rows {
+        let mut line = String::from(" ");
+        for c in 0..N {
+            let pad = " ".repeat(width[c] - r[c].chars().count());
+            if right.contains(&c) {
+                line.push_str(&pad);
+                line.push_str(&r[c]);
+            } else {
+                line.push_str(&r[c]);
+                line.push_str(&pad);
             }
             line.push_str("  ");
         }

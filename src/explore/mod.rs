@@ -2,6 +2,7 @@
 
 mod full;
 mod outcome;
+mod reduced;
 mod search;
 mod store;
 
@@ -14,8 +15,11 @@ use crate::model::Model;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Reduction {
     /// The original system: every interleaving of every transition.
-    #[default]
     None,
+    /// Stoller and Cohen's reduced system: one visible transition followed
+    /// by a maximal run of the same thread's invisible transitions.
+    #[default]
+    Sc,
 }
 
 impl Reduction {
@@ -23,6 +27,7 @@ impl Reduction {
     pub fn name(self) -> &'static str {
         match self {
             Reduction::None => "none",
+            Reduction::Sc => "sc",
         }
     }
 }
@@ -40,13 +45,24 @@ pub struct Options {
 
 /// Checks `model`, calling `progress` now and then during long runs.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
+    let (limits, deadlock) = (&options.limits, options.deadlock);
     match options.reduction {
         Reduction::None => search::search(
             model,
             &mut full::Full::new(model),
-            &options.limits,
-            options.deadlock,
+            limits,
+            deadlock,
             progress,
         ),
+        Reduction::Sc => {
+            let class = crate::classify::classify(model);
+            search::search(
+                model,
+                &mut reduced::Reduced::new(model, &class),
+                limits,
+                deadlock,
+                progress,
+            )
+        }
     }
 }

@@ -85,6 +85,22 @@ pub enum Problem {
     Invariant(usize),
     /// No thread can move and some thread has not ended (with `--deadlock`).
     Deadlock,
+    /// WFfiniteInvis: thread `thread` can run invisible transitions forever;
+    /// the last `length` transitions of the trace form the loop.
+    InvisibleCycle {
+        /// The thread.
+        thread: usize,
+        /// Transitions in the loop.
+        length: usize,
+    },
+    /// WFendExcl: the last transition falsified `excl(victim, x)` for
+    /// another thread `victim`.
+    EndExcl {
+        /// Index into `Model::protected`.
+        protected: usize,
+        /// The thread whose predicate was falsified.
+        victim: usize,
+    },
 }
 
 /// The class of a violation, as reported in JSON.
@@ -151,6 +167,7 @@ impl Violation {
             Problem::Overlap { .. } => Kind::Discipline,
             Problem::Invariant(_) => Kind::Invariant,
             Problem::Deadlock => Kind::Deadlock,
+            Problem::InvisibleCycle { .. } | Problem::EndExcl { .. } => Kind::WellFormedness,
         }
     }
 }

@@ -315,10 +315,11 @@ fn recheck_lists(
             .collect();
         xs.iter().all(|x| x.is_some() && *x == xs[0])
     };
-    let excl_reads: Vec<Option<Vec<u32>>> = protected
+    let excl_reads: Vec<Vec<u32>> = protected
         .iter()
-        .map(|p| (!exclusive(p)).then(|| p.excl.iter().flat_map(reads).collect()))
+        .map(|p| p.excl.iter().flat_map(reads).collect())
         .collect();
+    let never_overlap: Vec<bool> = protected.iter().map(exclusive).collect();
     let inv_reads: Vec<Vec<u32>> = invariants.iter().map(|i| reads(&i.expr)).collect();
     for tr in transitions {
         let mut writes = vec![tr.thread];
@@ -326,8 +327,14 @@ fn recheck_lists(
             c.for_each_slot(&mut |_| {}, &mut |k| writes.push(k));
         }
         let touched = |rs: &[u32]| rs.iter().any(|r| writes.contains(r));
-        tr.recheck_overlap = (0..protected.len() as u32)
-            .filter(|&p| excl_reads[p as usize].as_deref().is_some_and(touched))
+        tr.touches_excl = (0..protected.len() as u32)
+            .filter(|&p| touched(&excl_reads[p as usize]))
+            .collect();
+        tr.recheck_overlap = tr
+            .touches_excl
+            .iter()
+            .copied()
+            .filter(|&p| !never_overlap[p as usize])
             .collect();
         tr.recheck_invariants = (0..invariants.len() as u32)
             .filter(|&k| touched(&inv_reads[k as usize]))
@@ -1306,6 +1313,7 @@ impl Lower<'_, '_> {
             text,
             recheck_overlap: Vec::new(),
             recheck_invariants: Vec::new(),
+            touches_excl: Vec::new(),
         });
     }
 

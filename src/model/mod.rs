@@ -175,6 +175,9 @@ pub struct Transition {
     pub recheck_overlap: Vec<u32>,
     /// Invariants this transition may change.
     pub recheck_invariants: Vec<u32>,
+    /// Protected variables whose predicates read a slot this transition
+    /// writes (for WFendExcl).
+    pub touches_excl: Vec<u32>,
 }
 
 /// The result of firing a transition.

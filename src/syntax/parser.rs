@@ -1007,7 +1007,7 @@ mod tests {
         let e = parse_expr("1 + 2 * 3 - 4 == 3 || !a && b").unwrap();
         assert_eq!(
             crate::syntax::pretty::expr(&e),
-            "1 + 2 * 3 - 4 == 3 || !a && b"
+            "1 + 2 * 3 - 4 == 3 || (!a && b)"
         );
         let ExprKind::Binary(BinOp::Or, l, _) = &e.kind else {
             panic!("{e:?}")

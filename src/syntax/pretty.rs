@@ -298,9 +298,19 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             if paren {
                 out.push('(');
             }
-            write_expr(out, a, p);
+            // `a && b || c` reads better as `(a && b) || c`; both parse the same.
+            let operand = |out: &mut String, e: &Expr, min: u8| {
+                if *op == BinOp::Or && matches!(e.kind, ExprKind::Binary(BinOp::And, ..)) {
+                    out.push('(');
+                    write_expr(out, e, 0);
+                    out.push(')');
+                } else {
+                    write_expr(out, e, min);
+                }
+            };
+            operand(out, a, p);
             let _ = write!(out, " {} ", op.symbol());
-            write_expr(out, b, p + 1);
+            operand(out, b, p + 1);
             if paren {
                 out.push(')');
             }

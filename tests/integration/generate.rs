@@ -38,17 +38,34 @@ pub fn choices() -> impl Strategy<Value = Vec<u16>> {
     prop::collection::vec(any::<u16>(), 0..160)
 }
 
+/// How a generated protected variable is guarded.
+#[derive(Clone, Copy)]
+enum Guard {
+    /// By lock `m{k}`.
+    Lock(usize),
+    /// By the unprotected `turn`: the thread whose turn it is owns it and
+    /// passes the turn on.
+    Turn,
+    /// By the unprotected `own`: taken with an atomic test-and-set, given
+    /// back by writing -1.
+    Owner,
+    /// By control points: w0 owns it until w0 reaches `HD`, where w0 stops
+    /// for good; then w1 owns it. Only rule (ii) makes the step into `HD`
+    /// visible.
+    Pc,
+}
+
 /// A protected variable of a generated system.
 struct Prot {
     name: String,
-    /// The lock that guards it.
-    lock: usize,
+    guard: Guard,
 }
 
-/// A random lock-based system: locks, variables protected by them (as `by m`
-/// or as an `excl` predicate), unprotected shared variables, locals, critical
-/// sections with occasional unlocked accesses and forgotten releases,
-/// branches, loops, `either`, `atomic` and assertions. Every generated model
+/// A random system with locks, variables protected by them (as `by m` or as
+/// an `excl` predicate), by a turn variable or by an owner flag, unprotected
+/// shared variables, locals, critical sections with occasional unlocked
+/// accesses and forgotten releases, assertions on protected data, branches,
+/// loops, `either`, `atomic`, `repeat` and `any`. Every generated model
 /// compiles; its verdict may be anything.
 pub fn system(c: &mut Choices) -> String {
     let nthreads = 1 + c.below(3);
@@ -63,29 +80,60 @@ pub fn system(c: &mut Choices) -> String {
     }
     let nprot = c.below(4);
     let mut prots = Vec::new();
+    let (mut turn, mut owner) = (false, false);
+    let handoff = named && nthreads >= 2;
     for k in 0..nprot {
-        let lock = c.below(nlocks);
         let name = format!("x{k}");
-        let form = c.below(3);
-        out += &match form {
-            0 => format!("protected {name} : 0..2 = 0 by m{lock};\n"),
-            1 => format!(
-                "protected {name} : 0..2 = {} excl(t) = m{lock} == t;\n",
-                c.below(3)
-            ),
-            _ => format!(
-                "protected {name} : 0..2 = 0\n    excl(t) = m{lock} == t && m{lock} != free;\n"
+        let guard = match c.below(if handoff { 7 } else { 5 }) {
+            3 => Guard::Turn,
+            4 => Guard::Owner,
+            5 | 6 => Guard::Pc,
+            _ => Guard::Lock(c.below(nlocks)),
+        };
+        out += &match guard {
+            Guard::Lock(l) => match c.below(3) {
+                0 => format!("protected {name} : 0..2 = 0 by m{l};\n"),
+                1 => format!(
+                    "protected {name} : 0..2 = {} excl(t) = m{l} == t;\n",
+                    c.below(3)
+                ),
+                _ => format!(
+                    "protected {name} : 0..2 = 0\n    excl(t) = m{l} == t && m{l} != free;\n"
+                ),
+            },
+            Guard::Turn => {
+                turn = true;
+                format!("protected {name} : 0..2 = 0 excl(t) = turn == t;\n")
+            }
+            Guard::Owner => {
+                owner = true;
+                format!("protected {name} : 0..2 = 0 excl(t) = own == t;\n")
+            }
+            Guard::Pc => format!(
+                "protected {name} : 0..2 = 0\n    excl(t) = (t == w0 && !at(w0, HD)) || (t == w1 && at(w0, HD));\n"
             ),
         };
-        prots.push(Prot { name, lock });
+        prots.push(Prot { name, guard });
+    }
+    if turn {
+        out += "shared turn : 0..2 = 0;\n";
+    }
+    if owner {
+        out += "shared own : -1..2 = -1;\n";
     }
     out += "shared y : 0..3 = 0;\n";
     if c.chance(30) {
         out += "shared flag : bool = false;\n";
     }
-    let flag = out.contains("shared flag");
+    let world = World {
+        nlocks,
+        nthreads,
+        prots,
+        flag: out.contains("shared flag"),
+    };
+    let pc_guarded = world.prots.iter().any(|p| matches!(p.guard, Guard::Pc));
     let bodies: Vec<String> = (0..if named { nthreads } else { 1 })
-        .map(|_| body(c, nlocks, &prots, flag))
+        .map(|t| body(c, &world, t, pc_guarded && t == 0))
         .collect();
     for (t, b) in bodies.iter().enumerate() {
         let name = if named {
@@ -101,52 +149,117 @@ pub fn system(c: &mut Choices) -> String {
     out
 }
 
-fn body(c: &mut Choices, nlocks: usize, prots: &[Prot], flag: bool) -> String {
+struct World {
+    nlocks: usize,
+    nthreads: usize,
+    prots: Vec<Prot>,
+    flag: bool,
+}
+
+/// A thread body; `hands_off` ends it at `HD`, giving up the variables
+/// guarded by control points.
+fn body(c: &mut Choices, w: &World, thread: usize, hands_off: bool) -> String {
     let mut out = String::new();
     let n = 1 + c.below(5);
-    let looping = c.chance(40);
+    let looping = !hands_off && c.chance(40);
     for k in 0..n {
         let label = if k == 0 { "  L0: " } else { "  " };
-        let s = stmt(c, nlocks, prots, flag, 1);
+        let s = stmt(c, w, thread, 1);
         out += &format!("{label}{}", s.trim_start());
+    }
+    if hands_off && c.chance(60) {
+        // Signal, then do invisible work before reaching `HD`.
+        out += "  y := (y + 1) % 4;\n  r := (r + 1) % 3;\n";
     }
     if looping {
         out += "  goto L0;\n";
+    }
+    if hands_off {
+        out += "  HD: await false;\n";
     }
     out
 }
 
 fn prot_op(c: &mut Choices, x: &str) -> String {
-    match c.below(4) {
+    match c.below(6) {
         0 => format!("{x} := ({x} + 1) % 3;"),
         1 => format!("r := {x};"),
         2 => format!("if {x} == 1 {{ {x} := 0; }}"),
+        3 => format!("assert {x} != 2;"),
+        4 => format!("{x} := any 0..1;"),
         _ => format!("{x} := r;"),
     }
 }
 
-fn stmt(c: &mut Choices, nlocks: usize, prots: &[Prot], flag: bool, depth: usize) -> String {
+/// The operations of a critical section on the variables guarded by `g`.
+fn section(c: &mut Choices, w: &World, thread: usize, g: Guard, ind: &str) -> String {
+    let mine: Vec<&Prot> = w.prots.iter().filter(|p| same(p.guard, g)).collect();
+    let mut s = String::new();
+    if matches!(g, Guard::Pc) && thread != 0 && c.chance(70) {
+        // Wait for w0's signal: often, but not always, w0 has reached `HD` by then.
+        s += &format!("{ind}await y > 0;\n");
+    }
+    for _ in 0..1 + c.below(3) {
+        match mine.get(c.below(mine.len().max(1))) {
+            Some(p) if !c.chance(15) => s += &format!("{ind}{}\n", prot_op(c, &p.name)),
+            // Occasionally something visible in the middle of the section.
+            _ => s += &format!("{ind}y := (y + 1) % 4;\n"),
+        }
+    }
+    s
+}
+
+fn same(a: Guard, b: Guard) -> bool {
+    match (a, b) {
+        (Guard::Lock(x), Guard::Lock(y)) => x == y,
+        (Guard::Turn, Guard::Turn) | (Guard::Owner, Guard::Owner) | (Guard::Pc, Guard::Pc) => true,
+        _ => false,
+    }
+}
+
+fn stmt(c: &mut Choices, w: &World, thread: usize, depth: usize) -> String {
     let ind = "  ".repeat(depth);
-    let kinds = if depth > 2 { 4 } else { 10 };
+    let kinds = if depth > 2 { 4 } else { 12 };
     match c.below(kinds) {
         // A critical section, sometimes with a forgotten release.
         0 | 1 => {
-            let lock = c.below(nlocks);
-            let mine: Vec<&Prot> = prots.iter().filter(|p| p.lock == lock).collect();
-            let mut s = format!("{ind}acquire m{lock};\n");
-            for _ in 0..1 + c.below(2) {
-                match mine.get(c.below(mine.len().max(1))) {
-                    Some(p) => s += &format!("{ind}{}\n", prot_op(c, &p.name)),
-                    None => s += &format!("{ind}y := (y + 1) % 4;\n"),
+            let guard = match w.prots.get(c.below(w.prots.len().max(1))) {
+                Some(p) if c.chance(60) => p.guard,
+                _ => Guard::Lock(c.below(w.nlocks)),
+            };
+            let body = section(c, w, thread, guard, &ind);
+            let forget = c.chance(10);
+            match guard {
+                Guard::Lock(l) => {
+                    let release = if forget {
+                        String::new()
+                    } else {
+                        format!("{ind}release m{l};\n")
+                    };
+                    format!("{ind}acquire m{l};\n{body}{release}")
                 }
+                Guard::Turn => {
+                    let pass = if forget {
+                        String::new()
+                    } else {
+                        format!("{ind}turn := (turn + 1) % {};\n", w.nthreads)
+                    };
+                    format!("{ind}await turn == self;\n{body}{pass}")
+                }
+                Guard::Owner => {
+                    let give = if forget {
+                        String::new()
+                    } else {
+                        format!("{ind}own := -1;\n")
+                    };
+                    format!("{ind}atomic {{ await own == -1; own := self; }}\n{body}{give}")
+                }
+                // Ownership follows w0's control point; nothing to take.
+                Guard::Pc => body,
             }
-            if !c.chance(10) {
-                s += &format!("{ind}release m{lock};\n");
-            }
-            s
         }
-        // An access to a protected variable, usually without its lock.
-        2 => match prots.get(c.below(prots.len().max(1))) {
+        // An access to a protected variable, usually without its guard.
+        2 => match w.prots.get(c.below(w.prots.len().max(1))) {
             Some(p) if c.chance(30) => format!("{ind}{}\n", prot_op(c, &p.name)),
             _ => format!("{ind}y := (y + 1) % 4;\n"),
         },
@@ -156,8 +269,8 @@ fn stmt(c: &mut Choices, nlocks: usize, prots: &[Prot], flag: bool, depth: usize
         }
         4 => {
             let cond = ["r == 0", "y > 1", "r < y"][c.below(3)];
-            let a = stmt(c, nlocks, prots, flag, depth + 1);
-            let b = stmt(c, nlocks, prots, flag, depth + 1);
+            let a = stmt(c, w, thread, depth + 1);
+            let b = stmt(c, w, thread, depth + 1);
             if c.chance(50) {
                 format!("{ind}if {cond} {{\n{a}{ind}}} else {{\n{b}{ind}}}\n")
             } else {
@@ -165,12 +278,12 @@ fn stmt(c: &mut Choices, nlocks: usize, prots: &[Prot], flag: bool, depth: usize
             }
         }
         5 => {
-            let a = stmt(c, nlocks, prots, flag, depth + 1);
-            let b = stmt(c, nlocks, prots, flag, depth + 1);
+            let a = stmt(c, w, thread, depth + 1);
+            let b = stmt(c, w, thread, depth + 1);
             format!("{ind}either {{\n{a}{ind}}} or {{\n{b}{ind}}}\n")
         }
         6 => {
-            let inner = match prots.get(c.below(prots.len().max(1))) {
+            let inner = match w.prots.get(c.below(w.prots.len().max(1))) {
                 Some(p) if c.chance(30) => format!("{} := ({} + 1) % 3;", p.name, p.name),
                 _ => "r := (r + 1) % 3;".to_string(),
             };
@@ -179,12 +292,18 @@ fn stmt(c: &mut Choices, nlocks: usize, prots: &[Prot], flag: bool, depth: usize
         }
         7 => format!("{ind}while r < 2 {{\n{ind}  r := r + 1;\n{ind}}}\n"),
         8 => {
-            if flag && c.chance(50) {
+            if w.flag && c.chance(50) {
                 format!("{ind}flag := !flag;\n")
             } else {
                 format!("{ind}r := any 0..2;\n")
             }
         }
+        9 => format!(
+            "{ind}repeat {} {{\n{}{ind}}}\n",
+            1 + c.below(2),
+            stmt(c, w, thread, depth + 1)
+        ),
+        10 => format!("{ind}r := (r + 1) % 3;\n"),
         _ => format!("{ind}await y > 0 || r == 0;\n"),
     }
 }

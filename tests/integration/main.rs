@@ -2,6 +2,7 @@
 
 mod cli;
 mod common;
+mod differential;
 mod errors;
 mod generate;
 mod models;

@@ -1,5 +1,7 @@
-//! Every model in `models/`: its header's expectations hold, and its outputs
-//! are pinned by snapshots.
+//! Every model in `models/`: its header's expectations hold in both modes,
+//! and its outputs are pinned by snapshots.
+
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -28,36 +30,35 @@ fn check_json(file: &str, reduction: &str, flags: &[String]) -> Value {
     v
 }
 
-#[test]
-fn headers_hold() {
-    insta::glob!("../../models", "**/*.gc", |path| {
-        let file = rel(path);
-        let text = std::fs::read_to_string(path).unwrap();
-        let expects = expectations(&text);
-        assert!(!expects.is_empty(), "{file} has no `// expect:` header");
-        for e in expects {
-            for (mode, count) in [("none", e.full)] {
-                let Some(count) = count else { continue };
-                let v = check_json(&file, mode, &e.flags);
-                assert_eq!(
-                    v["verdict"],
-                    e.verdict.as_str(),
-                    "{file} {:?} ({mode})",
-                    e.flags
-                );
-                assert_eq!(v["states"], count, "{file} {:?}: states ({mode})", e.flags);
-                match &e.kind {
-                    Some(k) => {
-                        assert_eq!(v["violation"]["kind"], k.as_str(), "{file}: kind ({mode})")
-                    }
-                    None => assert!(
-                        v["violation"].is_null(),
-                        "{file}: unexpected violation ({mode})"
-                    ),
-                }
+/// Checks a model against its `// expect` header lines, in both modes.
+pub fn check_headers(path: &Path) {
+    let file = rel(path);
+    let text = std::fs::read_to_string(path).unwrap();
+    let expects = expectations(&text);
+    assert!(!expects.is_empty(), "{file} has no `// expect:` header");
+    for e in expects {
+        for (mode, count) in [("none", e.full), ("sc", e.sc)] {
+            let Some(count) = count else { continue };
+            let v = check_json(&file, mode, &e.flags);
+            let what = format!("{file} {:?} --reduction {mode}", e.flags);
+            assert_eq!(v["verdict"], e.verdict.as_str(), "{what}: verdict");
+            assert_eq!(v["states"], count, "{what}: states");
+            match &e.kind {
+                Some(k) => assert_eq!(v["violation"]["kind"], k.as_str(), "{what}: kind"),
+                None => assert!(v["violation"].is_null(), "{what}: unexpected violation"),
             }
         }
-    });
+    }
+}
+
+#[test]
+fn headers_hold() {
+    insta::glob!("../../models", "**/*.gc", |path| check_headers(path));
+}
+
+#[test]
+fn soundness_regressions_hold() {
+    insta::glob!("inputs/soundness", "*.gc", |path| check_headers(path));
 }
 
 #[test]
@@ -65,10 +66,48 @@ fn check_outputs() {
     settings().bind(|| {
         insta::glob!("../../models", "**/*.gc", |path| {
             let file = rel(path);
-            let text = optimist(["check", &file, "--reduction", "none"]);
-            insta::assert_snapshot!("check_none", text.stdout);
-            let json = optimist(["check", &file, "--reduction", "none", "--format", "json"]);
-            insta::assert_snapshot!("check_none_json", json.stdout);
+            for mode in ["none", "sc"] {
+                let text = optimist(["check", &file, "--reduction", mode]);
+                insta::assert_snapshot!(format!("check_{mode}"), text.stdout);
+                let json = optimist(["check", &file, "--reduction", mode, "--format", "json"]);
+                insta::assert_snapshot!(format!("check_{mode}_json"), json.stdout);
+            }
         });
+    });
+}
+
+#[test]
+fn classify_outputs() {
+    settings().bind(|| {
+        insta::glob!("../../models", "**/*.gc", |path| {
+            let file = rel(path);
+            let text = optimist(["classify", &file]);
+            assert_eq!(text.code, 0, "{file}: {}", text.stderr);
+            insta::assert_snapshot!("classify", text.stdout);
+            let json = optimist(["classify", &file, "--format", "json"]);
+            insta::assert_snapshot!("classify_json", json.stdout);
+        });
+    });
+}
+
+/// Every reduced counterexample of a shipped model replays, transition by
+/// transition, in the full semantics and reaches the same violation.
+#[test]
+fn reduced_counterexamples_replay_in_full() {
+    insta::glob!("../../models", "**/*.gc", |path| {
+        let (_, model) = optimist::load(path, &[]).unwrap();
+        for deadlock in [false, true] {
+            let options = optimist::Options {
+                reduction: optimist::Reduction::Sc,
+                deadlock,
+                ..Default::default()
+            };
+            let outcome = optimist::check(&model, &options, &mut |_| {});
+            if let Some(v) = outcome.violation {
+                if let Err(e) = crate::differential::replays(&model, &v.trace, &v.problem) {
+                    panic!("{}: {e}", rel(path));
+                }
+            }
+        }
     });
 }

@@ -15,7 +15,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     model: ModelArgs,
     /// Which state space to explore.
-    #[arg(long, value_enum, default_value_t = ReductionArg::None)]
+    #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
     reduction: ReductionArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -43,10 +43,6 @@ enum ReductionArg {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
-    if args.reduction == ReductionArg::Sc {
-        eprintln!("error: `--reduction sc` is not available yet; use `--reduction none`");
-        return ExitCode::from(2);
-    }
     let max_time = match args.max_time {
         Some(t) if !(t.is_finite() && t >= 0.0) => {
             eprintln!("error: --max-time needs a non-negative number of seconds, not {t}");
@@ -58,8 +54,16 @@ pub fn run(args: CheckArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
+    if args.reduction == ReductionArg::Sc {
+        if let Err(e) = optimist::check_reducible(&src, &model) {
+            return crate::common::fail(e);
+        }
+    }
     let options = Options {
-        reduction: Reduction::None,
+        reduction: match args.reduction {
+            ReductionArg::None => Reduction::None,
+            ReductionArg::Sc => Reduction::Sc,
+        },
         limits: Limits {
             max_states: args.max_states,
             max_time,

@@ -4,6 +4,7 @@
 //! error, 3 inconclusive (a resource limit was hit).
 
 mod check;
+mod classify;
 mod common;
 mod prove;
 
@@ -24,6 +25,8 @@ struct Cli {
 enum Command {
     /// Explore a model and report whether a violation is reachable.
     Check(check::CheckArgs),
+    /// Show which transitions the reduction treats as visible, and why.
+    Classify(classify::ClassifyArgs),
     /// Check the omega-algebra proof of the reduction theorem.
     Prove(prove::ProveArgs),
 }
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
         .stack_size(256 << 20)
         .spawn(move || match cli.command {
             Command::Check(args) => check::run(args),
+            Command::Classify(args) => classify::run(args),
             Command::Prove(args) => prove::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {

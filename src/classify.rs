@@ -1,0 +1,279 @@
+//! Visible and invisible transitions (digest section 3).
+//!
+//! A transition is *visible* when (i) it contains an occurrence of an
+//! unprotected shared variable (locks and semaphores included), or (ii) it
+//! might change the value of an exclusive access predicate. (ii) is decided
+//! semantically: for every predicate `excl(i, x)` that reads a slot the
+//! transition writes, every valuation of the slots the predicate and the
+//! transition read is tried, and the predicate compared before and after.
+//! Above an enumeration bound the transition is taken to be visible.
+//!
+//! Visibility is then lifted to control points: a point is visible when any
+//! of its transitions is (so visible and invisible transitions are never
+//! enabled together, WFsep), and every thread's initial point is visible
+//! (WFinitVis). The end of a body is a point where a thread stops.
+
+use crate::model::{Fire, Model, NoAccess, SlotClass};
+
+/// Most valuations tried for one transition and one predicate.
+pub const ENUMERATION_BOUND: u64 = 1 << 20;
+
+/// Why a transition is visible or invisible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// (i): it reads or writes this unprotected shared slot.
+    Unprotected(u32),
+    /// (ii): it can change `excl(thread, x)` for protected variable
+    /// `protected`, e.g. from the valuation `witness` (slot, value).
+    ChangesExcl {
+        /// Index into `Model::protected`.
+        protected: usize,
+        /// The predicate's thread.
+        thread: usize,
+        /// A valuation of the slots read where the predicate changes.
+        witness: Vec<(u32, i64)>,
+        /// The predicate's value before the transition, in the witness.
+        before: bool,
+    },
+    /// (ii) could not be decided: too many valuations to try.
+    TooManyValues {
+        /// Index into `Model::protected`.
+        protected: usize,
+        /// The predicate's thread.
+        thread: usize,
+        /// How many valuations there were.
+        valuations: u128,
+    },
+    /// It touches only protected and local variables and keeps every predicate.
+    Invisible,
+}
+
+/// The classification of one transition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// Visible by itself, by (i) or (ii).
+    pub own: bool,
+    /// Why.
+    pub reason: Reason,
+    /// Visible in the reduction: its control point is visible.
+    pub visible: bool,
+}
+
+/// Visibility of every transition and control point of a model.
+#[derive(Clone, Debug)]
+pub struct Classification {
+    /// One entry per transition of the model.
+    pub transitions: Vec<Class>,
+    /// `points[t][pc]`: thread t stops at pc (visible, or the end).
+    pub points: Vec<Vec<bool>>,
+}
+
+impl Classification {
+    /// Whether thread `t` stops at control point `pc`.
+    pub fn stops(&self, t: usize, pc: i64) -> bool {
+        self.points[t][pc as usize]
+    }
+}
+
+/// Classifies every transition and control point of `model`.
+pub fn classify(model: &Model) -> Classification {
+    let transitions: Vec<(bool, Reason)> = (0..model.transitions.len())
+        .map(|k| own(model, k))
+        .collect();
+    let points: Vec<Vec<bool>> = model
+        .threads
+        .iter()
+        .map(|th| {
+            th.points
+                .iter()
+                .enumerate()
+                .map(|(pc, p)| {
+                    pc == 0
+                        || p.transitions.is_empty()
+                        || p.transitions.clone().any(|k| transitions[k].0)
+                })
+                .collect()
+        })
+        .collect();
+    let transitions = transitions
+        .into_iter()
+        .enumerate()
+        .map(|(k, (own, reason))| {
+            let tr = &model.transitions[k];
+            Class {
+                own,
+                reason,
+                visible: points[tr.thread as usize][tr.from as usize],
+            }
+        })
+        .collect();
+    Classification {
+        transitions,
+        points,
+    }
+}
+
+/// Visibility of one transition by (i) and (ii).
+fn own(model: &Model, k: usize) -> (bool, Reason) {
+    let tr = &model.transitions[k];
+    let (reads, writes) = slots(model, k);
+    if let Some(&s) = reads
+        .iter()
+        .chain(&writes)
+        .find(|&&s| model.slots[s as usize].class == SlotClass::Shared)
+    {
+        return (true, Reason::Unprotected(s));
+    }
+    for (p, prot) in model.protected.iter().enumerate() {
+        for (i, pred) in prot.excl.iter().enumerate() {
+            let mut pred_reads = Vec::new();
+            pred.for_each_slot(&mut |s| pred_reads.push(s));
+            if !pred_reads.iter().any(|s| writes.contains(s)) {
+                continue;
+            }
+            // Enumerate what the predicate and the transition read; the
+            // thread's own program counter is fixed to where it starts.
+            let mut vars: Vec<u32> = pred_reads
+                .iter()
+                .chain(&reads)
+                .copied()
+                .filter(|&s| s != tr.thread)
+                .collect();
+            vars.sort_unstable();
+            vars.dedup();
+            let valuations: u128 = vars.iter().map(|&s| width(model, s)).product();
+            if valuations > u128::from(ENUMERATION_BOUND) {
+                return (
+                    true,
+                    Reason::TooManyValues {
+                        protected: p,
+                        thread: i,
+                        valuations,
+                    },
+                );
+            }
+            if let Some((witness, before)) = changes(model, k, pred, &vars) {
+                return (
+                    true,
+                    Reason::ChangesExcl {
+                        protected: p,
+                        thread: i,
+                        witness,
+                        before,
+                    },
+                );
+            }
+        }
+    }
+    (false, Reason::Invisible)
+}
+
+fn width(model: &Model, s: u32) -> u128 {
+    let (lo, hi) = model.bounds[s as usize];
+    (hi as i128 - lo as i128 + 1) as u128
+}
+
+/// The slots transition `k` may read and write (its program counter is written).
+pub fn slots(model: &Model, k: usize) -> (Vec<u32>, Vec<u32>) {
+    let tr = &model.transitions[k];
+    let (mut reads, mut writes) = (Vec::new(), vec![tr.thread]);
+    if let Some(g) = &tr.guard {
+        g.for_each_slot(&mut |s| reads.push(s));
+    }
+    for c in &tr.body {
+        c.for_each_slot(&mut |s| reads.push(s), &mut |s| writes.push(s));
+    }
+    if let crate::model::Next::Branch(c, ..) = &tr.next {
+        c.for_each_slot(&mut |s| reads.push(s));
+    }
+    reads.sort_unstable();
+    reads.dedup();
+    writes.sort_unstable();
+    writes.dedup();
+    (reads, writes)
+}
+
+/// A valuation of `vars` in which firing `k` changes `pred`, if there is one.
+fn changes(
+    model: &Model,
+    k: usize,
+    pred: &crate::model::CExpr,
+    vars: &[u32],
+) -> Option<(Vec<(u32, i64)>, bool)> {
+    let tr = &model.transitions[k];
+    let mut s = model.init.clone();
+    s[tr.thread as usize] = tr.from;
+    for &v in vars {
+        s[v as usize] = model.bounds[v as usize].0;
+    }
+    let mut out = Vec::new();
+    loop {
+        if let Fire::Done = model.fire(tr, &s, &mut out, &mut NoAccess) {
+            let before = pred.holds(&s, &mut NoAccess);
+            let after = pred.holds(&out, &mut NoAccess);
+            if let (Ok(b), Ok(a)) = (before, after) {
+                if a != b {
+                    return Some((vars.iter().map(|&v| (v, s[v as usize])).collect(), b));
+                }
+            }
+        }
+        // Next valuation, odometer style.
+        let mut carried = true;
+        for &v in vars {
+            let (lo, hi) = model.bounds[v as usize];
+            if s[v as usize] < hi {
+                s[v as usize] += 1;
+                carried = false;
+                break;
+            }
+            s[v as usize] = lo;
+        }
+        if carried {
+            return None;
+        }
+    }
+}
+
+impl Reason {
+    /// The reason in words.
+    pub fn describe(&self, model: &Model) -> String {
+        let name = |s: u32| model.slots[s as usize].name.clone();
+        match self {
+            Reason::Unprotected(s) => format!("accesses unprotected {}", name(*s)),
+            Reason::ChangesExcl {
+                protected,
+                thread,
+                witness,
+                before,
+            } => {
+                let x = name(model.protected[*protected].slot);
+                let t = &model.threads[*thread].name;
+                let vals: Vec<String> = witness
+                    .iter()
+                    .map(|&(s, v)| format!("{} = {}", name(s), model.show_value(s as usize, v)))
+                    .collect();
+                let when = if vals.is_empty() {
+                    String::new()
+                } else {
+                    format!(" when {}", vals.join(", "))
+                };
+                format!(
+                    "may change excl({t}, {x}) from {before} to {}{when}",
+                    !before
+                )
+            }
+            Reason::TooManyValues {
+                protected,
+                thread,
+                valuations,
+            } => format!(
+                "may change excl({}, {}): {valuations} valuations are too many to check",
+                model.threads[*thread].name,
+                name(model.protected[*protected].slot)
+            ),
+            Reason::Invisible => {
+                "touches only protected and local variables and keeps every predicate".to_string()
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Soundness of the reduction, tested differentially: on random lock-based
+//! systems the reduced verdict equals the full verdict, the reduced state
+//! space is no larger, and every reduced counterexample replays transition
+//! by transition in the full semantics and reaches the same violation.
+
+use std::time::Duration;
+
+use optimist::{
+    Kind, Limits, Model, Options, Outcome, Problem, Reduction, Source, Step, StepResult, Verdict,
+    compile,
+};
+use proptest::prelude::*;
+
+use crate::generate::{Choices, choices, system};
+
+fn run(model: &Model, reduction: Reduction, deadlock: bool) -> Outcome {
+    let options = Options {
+        reduction,
+        limits: Limits {
+            max_states: Some(200_000),
+            max_time: Some(Duration::from_secs(20)),
+            max_memory: None,
+        },
+        deadlock,
+    };
+    optimist::check(model, &options, &mut |_| {})
+}
+
+/// Replays a trace in the full semantics: every transition but the last
+/// completes without violation and yields the recorded state; the last one
+/// yields the reported problem (or, for a deadlock, a state where no thread
+/// can move).
+pub fn replays(model: &Model, trace: &[Step], problem: &Problem) -> Result<(), String> {
+    let mut s = model.init.clone();
+    let mut out = Vec::new();
+    for (n, st) in trace.iter().enumerate() {
+        let tr = &model.transitions[st.transition];
+        if tr.from != s[tr.thread as usize] {
+            return Err(format!(
+                "step {}: thread {} is not at the transition's point",
+                n + 1,
+                tr.thread
+            ));
+        }
+        let last = n + 1 == trace.len();
+        match optimist::step(model, st.transition, &s, &mut out) {
+            StepResult::Disabled => return Err(format!("step {}: disabled", n + 1)),
+            StepResult::Ok
+                if !last
+                    || matches!(
+                        problem,
+                        Problem::Deadlock
+                            | Problem::InvisibleCycle { .. }
+                            | Problem::EndExcl { .. }
+                    ) =>
+            {
+                if st.state.as_deref() != Some(out.as_slice()) {
+                    return Err(format!("step {}: a different state", n + 1));
+                }
+                s.clone_from(&out);
+            }
+            StepResult::Ok => return Err(format!("step {}: no violation at the end", n + 1)),
+            StepResult::Bad(p)
+                if last
+                    && matches!(
+                        problem,
+                        Problem::Fault(_) | Problem::Overlap { .. } | Problem::Invariant(_)
+                    ) =>
+            {
+                if &p != problem {
+                    return Err(format!(
+                        "replay ends in {p:?}, the checker said {problem:?}"
+                    ));
+                }
+            }
+            StepResult::Bad(p) => return Err(format!("step {}: unexpected {p:?}", n + 1)),
+        }
+    }
+    match problem {
+        Problem::Deadlock => {
+            let moves = (0..model.transitions.len()).any(|k| {
+                let tr = &model.transitions[k];
+                tr.from == s[tr.thread as usize]
+                    && !matches!(optimist::step(model, k, &s, &mut out), StepResult::Disabled)
+            });
+            if moves
+                || model
+                    .threads
+                    .iter()
+                    .enumerate()
+                    .all(|(t, th)| s[t] == th.end())
+            {
+                return Err("the trace does not end in a deadlock".into());
+            }
+        }
+        Problem::InvisibleCycle { length, .. } => {
+            let start = trace.len() - length;
+            let before = if start == 0 {
+                model.init.clone()
+            } else {
+                trace[start - 1].state.clone().unwrap()
+            };
+            if trace.last().unwrap().state.as_ref() != Some(&before) {
+                return Err("the lasso does not close".into());
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Keeps a failing model as a regression file. Shrinking only ever replaces a
+/// failing case by a smaller failing one, so the file ends up holding the
+/// minimal model; give it an `// expect` header to keep it in the suite.
+fn keep_failure(text: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/integration/inputs/soundness/shrunk.gc");
+    let _ = std::fs::write(
+        &path,
+        format!(
+            "// Shrunk by the differential test: full and reduced verdicts differ.\n// expect: FILL IN\n\n{text}"
+        ),
+    );
+    eprintln!("failing model kept in {}", path.display());
+}
+
+fn verdict(o: &Outcome) -> &'static str {
+    match o.verdict {
+        Verdict::Holds => "holds",
+        Verdict::Violated => "violated",
+        Verdict::Inconclusive(_) => "inconclusive",
+    }
+}
+
+fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
+    let src = Source::new("generated.gc", text).unwrap();
+    let model = compile(&src, &[]).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    let full = run(&model, Reduction::None, deadlock);
+    let red = run(&model, Reduction::Sc, deadlock);
+    if matches!(full.verdict, Verdict::Inconclusive(_))
+        || matches!(red.verdict, Verdict::Inconclusive(_))
+    {
+        return Ok(());
+    }
+    if let Some(v) = &red.violation {
+        if let Err(e) = replays(&model, &v.trace, &v.problem) {
+            keep_failure(text);
+            return Err(TestCaseError::fail(format!(
+                "reduced trace does not replay: {e}\n{text}"
+            )));
+        }
+        if v.kind() == Kind::WellFormedness {
+            // The reduction does not apply to this model; the verdicts are not comparable.
+            return Ok(());
+        }
+    }
+    if let Some(v) = &full.violation {
+        replays(&model, &v.trace, &v.problem)
+            .map_err(|e| TestCaseError::fail(format!("full trace does not replay: {e}\n{text}")))?;
+    }
+    if verdict(&full) != verdict(&red) {
+        keep_failure(text);
+    }
+    prop_assert_eq!(
+        verdict(&full),
+        verdict(&red),
+        "full {:?}\nreduced {:?}\n{}",
+        full.violation.map(|v| v.problem),
+        red.violation.map(|v| v.problem),
+        text
+    );
+    if full.verdict == Verdict::Holds {
+        prop_assert!(
+            red.stats.states <= full.stats.states,
+            "reduced {} > full {} states\n{}",
+            red.stats.states,
+            full.stats.states,
+            text
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn reduced_verdict_equals_full_verdict(data in choices()) {
+        compare(&system(&mut Choices::new(&data)), false)?;
+    }
+
+    #[test]
+    fn reduced_deadlock_verdict_equals_full_verdict(data in choices()) {
+        compare(&system(&mut Choices::new(&data)), true)?;
+    }
+}
