@@ -283,9 +283,11 @@ fn describe(model: &Model, v: &Violation) -> ViolationReport {
             }
         }
         Problem::InvisibleCycle { thread, length } => {
+            let first = v.trace.len() - length + 1;
             r.message = format!(
-                "{} can run invisible transitions forever (WFfiniteInvis): the last {length} transitions of the trace repeat",
-                tname(*thread)
+                "{} can run invisible transitions forever (WFfiniteInvis): transitions {first} to {} of the trace form a loop",
+                tname(*thread),
+                v.trace.len()
             );
         }
         Problem::EndExcl { protected, victim } => {
@@ -371,7 +373,8 @@ impl fmt::Display for CheckReport {
         }
         if !self.trace.is_empty() {
             writeln!(f)?;
-            writeln!(f, "trace ({} transitions):", self.trace.len())?;
+            let s = if self.trace.len() == 1 { "" } else { "s" };
+            writeln!(f, "trace ({} transition{s}):", self.trace.len())?;
             write_trace(f, &self.trace)?;
         }
         Ok(())

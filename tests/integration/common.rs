@@ -48,7 +48,7 @@ pub fn settings() -> insta::Settings {
 }
 
 /// One `// expect[ FLAGS]: VERDICT [KIND][, full N][, sc N]` header line.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Expect {
     pub flags: Vec<String>,
     pub verdict: String,
