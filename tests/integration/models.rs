@@ -40,14 +40,17 @@ pub fn check_headers(path: &Path) {
         for (mode, count) in [("none", e.full), ("sc", e.sc)] {
             let Some(count) = count else { continue };
             // A line for one mode (`// expect --reduction sc: ...`) names it in its flags.
-            let flags: Vec<String> = e
+            let only = e
                 .flags
                 .iter()
-                .filter(|f| !f.starts_with("--reduction"))
-                .cloned()
-                .collect();
-            if flags.len() != e.flags.len() && !e.flags.iter().any(|f| f.ends_with(mode)) {
+                .position(|f| f == "--reduction")
+                .map(|k| e.flags[k + 1].clone());
+            if only.as_deref().is_some_and(|m| m != mode) {
                 continue;
+            }
+            let mut flags = e.flags.clone();
+            if let Some(k) = flags.iter().position(|f| f == "--reduction") {
+                flags.drain(k..k + 2);
             }
             let e = crate::common::Expect { flags, ..e.clone() };
             let v = check_json(&file, mode, &e.flags);
