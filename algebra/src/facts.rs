@@ -221,7 +221,7 @@ pub(crate) fn instantiate(
     }
     for inst in &mut index_insts {
         for i in &free {
-            inst.indices.insert(i.clone(), format!("?{i}"));
+            inst.indices.insert(i.clone(), format!("?_{i}"));
         }
     }
     // Variables: explicit, predicates enumerated over the literals, elements schematic.

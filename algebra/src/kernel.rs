@@ -35,7 +35,8 @@ pub struct CheckOptions {
 /// The proof of one step, kept for certificates.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct StepRecord {
-    pub case: Option<String>,
+    /// The case split it belongs to: `(i, j, equal)`.
+    pub case: Option<(String, String, bool)>,
     pub number: usize,
     pub goal: Formula,
     pub proof: Option<GoalProof>,
@@ -295,6 +296,11 @@ impl<'a> Kernel<'a> {
                             continue;
                         }
                         let g = goal.map(|t| t.subst_index(b, a));
+                        let saved = self.premises.clone();
+                        self.premises = saved
+                            .iter()
+                            .map(|(k, f)| (k.clone(), f.map(|t| t.subst_index(b, a))))
+                            .collect();
                         let mut sc = scope.clone();
                         sc.indices.remove(b);
                         let pairs: Vec<(String, String)> = sc.distinct.iter().cloned().collect();
@@ -311,12 +317,13 @@ impl<'a> Kernel<'a> {
                             &c.chain,
                             &g,
                             &sc,
-                            Some(format!("{a} = {b}")),
+                            Some((a.clone(), b.clone(), true)),
                             &mut errors,
                             &mut steps,
                             &mut records,
                             &mut deps,
                         );
+                        self.premises = saved;
                     } else {
                         let mut sc = scope.clone();
                         sc.add_distinct(a, b);
@@ -324,7 +331,7 @@ impl<'a> Kernel<'a> {
                             &c.chain,
                             &goal,
                             &sc,
-                            Some(format!("{a} != {b}")),
+                            Some((a.clone(), b.clone(), false)),
                             &mut errors,
                             &mut steps,
                             &mut records,
@@ -396,7 +403,7 @@ impl<'a> Kernel<'a> {
         c: &Chain,
         goal: &Formula,
         scope: &Scope,
-        case: Option<String>,
+        case: Option<(String, String, bool)>,
         errors: &mut Vec<String>,
         steps: &mut Vec<StepReport>,
         records: &mut Vec<StepRecord>,
@@ -404,7 +411,7 @@ impl<'a> Kernel<'a> {
     ) {
         let prefix = case
             .as_ref()
-            .map(|c| format!("case {c}: "))
+            .map(|c| format!("case {}: ", case_text(c)))
             .unwrap_or_default();
         if c.start.assoc_normal() != goal.lhs.assoc_normal() {
             errors.push(format!(
@@ -442,7 +449,7 @@ impl<'a> Kernel<'a> {
         goal: &Formula,
         hints: &[Hint],
         scope: &Scope,
-        case: Option<String>,
+        case: Option<(String, String, bool)>,
         number: usize,
         line: usize,
         deps: &mut Deps,
@@ -472,7 +479,7 @@ impl<'a> Kernel<'a> {
         (
             StepReport {
                 number,
-                case: case.clone(),
+                case: case.as_ref().map(case_text),
                 line,
                 goal: goal.to_string(),
                 status,
@@ -772,6 +779,10 @@ impl<'a> Kernel<'a> {
             lemmas,
         })
     }
+}
+
+fn case_text(c: &(String, String, bool)) -> String {
+    format!("{} {} {}", c.0, if c.2 { "=" } else { "!=" }, c.1)
 }
 
 fn collect_cited(h: &Hint, dropped: &BTreeSet<String>, deps: &mut Deps) {

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 mod axioms;
+mod certificate;
 mod error;
 mod facts;
 mod kernel;
@@ -19,19 +20,26 @@ mod model;
 mod parser;
 mod proof;
 mod prover;
+mod recheck;
 mod refute;
 mod report;
 mod rules;
 mod saturate;
 mod script;
+mod sexp;
 mod term;
 
 pub use axioms::{AXIOM_SOURCE, Axiom, axioms};
+pub use certificate::{
+    AtomCert, CERTIFICATE_FORMAT, Certificate, DefinitionCert, FactCert, FormulaCert, GoalCert,
+    HowCert, LemmaCert, PartCert, SourceCert, StatementCert, StepCert,
+};
 pub use error::{CertificateError, ParseError};
 pub use kernel::{CheckOptions, Checked, check, hypothesis_label};
 pub use model::{Evaluator, MAX_STATES, Model, Relation, Uninterpreted};
 pub use parser::{parse_script, parse_term, premise_labels};
 pub use prover::Settings;
+pub use recheck::{RecheckSummary, recheck};
 pub use refute::{Assumption, CounterModel, Signature, assumption_holds, refute, seed_of};
 pub use report::{FailedStep, LemmaReport, Report, Status, StepFailure, StepReport};
 pub use saturate::Limits;

@@ -353,70 +353,68 @@ impl<'a> Prover<'a> {
     }
 
     /// The summands of `a`, with cited family sums unfolded and sums over
-    /// threads in product position replaced by a member at a fresh index.
+    /// threads in product position replaced by a member at a fresh index;
+    /// depth first, left to right, so that a certificate can replay it.
     fn spine(&mut self, a: &Term, cits: &[Citable]) -> Vec<PartSpec> {
-        let sum_defs: Vec<_> = cits
+        let sum_defs: Vec<crate::script::Definition> = cits
             .iter()
             .filter_map(|c| match c {
-                Citable::Family(d) if matches!(d.body, Term::Sum(..)) => Some(d),
+                Citable::Family(d) if matches!(d.body, Term::Sum(..)) => Some(d.clone()),
                 _ => None,
             })
             .collect();
-        let mut queue = vec![PartSpec {
-            term: a.clone(),
-            fresh: vec![],
-            unfolded: vec![],
-        }];
         let mut out = Vec::new();
-        while let Some(spec) = queue.pop() {
-            let mut summands = spec.term.summands();
-            summands.reverse();
-            for s in summands {
-                let mut factors = s.factors();
-                let pos = factors.iter().position(|f| match f {
-                    Term::Sum(..) => true,
-                    Term::Const(at) if at.index.is_none() => {
-                        sum_defs.iter().any(|d| d.name() == Some(at.name.as_str()))
-                    }
-                    _ => false,
-                });
-                match pos {
-                    None => out.push(PartSpec {
-                        term: s.canon(),
-                        fresh: spec.fresh.clone(),
-                        unfolded: spec.unfolded.clone(),
-                    }),
-                    Some(k) => {
-                        let mut fresh = spec.fresh.clone();
-                        let mut unfolded = spec.unfolded.clone();
-                        match &factors[k] {
-                            Term::Sum(b, body) => {
-                                self.fresh += 1;
-                                let f = format!("'k{}", self.fresh);
-                                factors[k] = body.subst_index(b, &f);
-                                fresh.push(f);
-                            }
-                            Term::Const(at) => {
-                                let d = sum_defs
-                                    .iter()
-                                    .find(|d| d.name() == Some(at.name.as_str()))
-                                    .expect("position found a cited family definition");
-                                factors[k] = d.body.canon();
-                                unfolded.push(d.label.clone());
-                            }
-                            _ => unreachable!("position only finds sums and constants"),
-                        }
-                        queue.push(PartSpec {
-                            term: Term::seq_of(factors).canon(),
-                            fresh,
-                            unfolded,
-                        });
-                    }
-                }
-            }
-        }
-        out.reverse();
+        self.spine_rec(a, &[], &[], &sum_defs, &mut out);
         out
+    }
+
+    fn spine_rec(
+        &mut self,
+        term: &Term,
+        fresh: &[String],
+        unfolded: &[String],
+        sum_defs: &[crate::script::Definition],
+        out: &mut Vec<PartSpec>,
+    ) {
+        for s in term.summands() {
+            let mut factors = s.factors();
+            let pos = factors.iter().position(|f| match f {
+                Term::Sum(..) => true,
+                Term::Const(at) if at.index.is_none() => {
+                    sum_defs.iter().any(|d| d.name() == Some(at.name.as_str()))
+                }
+                _ => false,
+            });
+            let Some(k) = pos else {
+                out.push(PartSpec {
+                    term: s.canon(),
+                    fresh: fresh.to_vec(),
+                    unfolded: unfolded.to_vec(),
+                });
+                continue;
+            };
+            let mut fresh2 = fresh.to_vec();
+            let mut unfolded2 = unfolded.to_vec();
+            match &factors[k] {
+                Term::Sum(b, body) => {
+                    self.fresh += 1;
+                    let f = format!("'k{}", self.fresh);
+                    factors[k] = body.subst_index(b, &f);
+                    fresh2.push(f);
+                }
+                Term::Const(at) => {
+                    let d = sum_defs
+                        .iter()
+                        .find(|d| d.name() == Some(at.name.as_str()))
+                        .expect("position found a cited family definition");
+                    factors[k] = d.body.canon();
+                    unfolded2.push(d.label.clone());
+                }
+                _ => unreachable!("position only finds sums and constants"),
+            }
+            let next = Term::seq_of(factors).canon();
+            self.spine_rec(&next, &fresh2, &unfolded2, sum_defs, out);
+        }
     }
 
     fn le_core(
