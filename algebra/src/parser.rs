@@ -120,6 +120,12 @@ impl<'a> Parser<'a> {
     }
 
     fn err(&self, span: Span, msg: impl Into<String>) -> ParseError {
+        // At the end of the file, point at the last token instead of past it.
+        let span = if span.start >= self.src.len() && self.pos > 0 {
+            self.toks[self.pos - 1].span
+        } else {
+            span
+        };
         ParseError::new(self.file, self.src, span, msg)
     }
 

@@ -84,7 +84,7 @@ const HORN: &[(&str, &[(&str, &str, &str)], (&str, &str, &str))] = &[
 ];
 
 /// What a successful re-check covered.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RecheckSummary {
     /// Lemmas re-checked.
     pub lemmas: usize,

@@ -112,7 +112,21 @@ pub struct Report {
     pub lemmas: Vec<LemmaReport>,
 }
 
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_text())
+    }
+}
+
 impl Report {
+    /// Exit code for a command line: 0 proved, 1 failed.
+    pub fn exit_code(&self) -> u8 {
+        match self.status {
+            Status::Proved => 0,
+            Status::Failed => 1,
+        }
+    }
+
     /// The report as JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))

@@ -1,16 +1,169 @@
-//! `optimist prove`: check a proof script with the omega-algebra kernel.
+//! `optimist prove`: check a proof script with the omega-algebra kernel,
+//! or re-check a certificate it wrote.
+//!
+//! Exit codes: 0 proved (or certificate accepted), 1 a step failed (or the
+//! certificate was rejected), 2 unreadable input or bad usage.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::Args;
+use omega_algebra::{CheckOptions, Script};
+use serde_json::json;
+
+use crate::common::{Format, fail};
+
 /// Arguments of `optimist prove`.
-#[derive(clap::Args)]
+#[derive(Args, Debug)]
 pub struct ProveArgs {
     /// The proof script.
     #[arg(default_value = "proofs/reduction.proof")]
-    pub file: std::path::PathBuf,
+    pub file: PathBuf,
+    /// Remove hypothesis H (`16` or `(16)`) from the context; the steps that
+    /// cite it must then fail. Repeatable.
+    #[arg(long = "drop", value_name = "H")]
+    pub drop: Vec<String>,
+    /// Write a certificate to OUT: every step's rewrite sequence (egg
+    /// explanations) and every other inference, for the re-checker.
+    #[arg(long, value_name = "OUT")]
+    pub emit_certificate: Option<PathBuf>,
+    /// Instead of proving, re-check the certificate CERT without search.
+    #[arg(long, value_name = "CERT", conflicts_with_all = ["drop", "emit_certificate"])]
+    pub check_certificate: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
-pub fn run(_args: ProveArgs) -> ExitCode {
-    eprintln!("error: the proof kernel is not built yet");
+/// Runs `optimist prove`.
+pub fn run(args: ProveArgs) -> ExitCode {
+    if let Some(cert) = &args.check_certificate {
+        return recheck(cert, args.format);
+    }
+    let name = args.file.display().to_string();
+    let source = match std::fs::read_to_string(&args.file) {
+        Ok(s) => s,
+        Err(e) => return usage_error(args.format, &format!("cannot read {name}: {e}")),
+    };
+    let script = match omega_algebra::parse_script(&name, &source) {
+        Ok(s) => s,
+        Err(e) => {
+            if args.format == Format::Json {
+                out(&format!(
+                    "{}\n",
+                    json!({"status": "error", "error": {
+                        "file": e.file, "line": e.line, "col": e.col,
+                        "message": e.message, "source_line": e.source_line, "help": e.help,
+                    }})
+                ));
+            }
+            return fail(e);
+        }
+    };
+    if let Err(msg) = check_drops(&script, &args.drop) {
+        return usage_error(args.format, &msg);
+    }
+    let mut options = CheckOptions {
+        drop: args.drop.clone(),
+        ..Default::default()
+    };
+    options.settings.explain = args.emit_certificate.is_some();
+    let checked = omega_algebra::check(&script, &options);
+    if let Some(out) = &args.emit_certificate {
+        let written = checked
+            .certificate(&script)
+            .map_err(|e| e.to_string())
+            .and_then(|c| {
+                std::fs::write(out, c.to_json())
+                    .map_err(|e| format!("cannot write {}: {e}", out.display()))
+            });
+        if let Err(msg) = written {
+            return usage_error(args.format, &msg);
+        }
+    }
+    let report = &checked.report;
+    match args.format {
+        Format::Text => out(&report.to_text()),
+        Format::Json => out(&format!("{}\n", report.to_json())),
+    }
+    ExitCode::from(report.exit_code())
+}
+
+/// Every `--drop` names a hypothesis of the script.
+fn check_drops(script: &Script, drops: &[String]) -> Result<(), String> {
+    for d in drops {
+        let label = omega_algebra::hypothesis_label(d);
+        if !script.hypotheses().any(|h| h.label == label) {
+            let known: Vec<&str> = script.hypotheses().map(|h| h.label.as_str()).collect();
+            return Err(format!(
+                "--drop {d}: {} has no hypothesis {label}; its hypotheses are {}",
+                script.file,
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn recheck(path: &Path, format: Format) -> ExitCode {
+    let name = path.display().to_string();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return usage_error(format, &format!("cannot read {name}: {e}")),
+    };
+    let cert = match omega_algebra::Certificate::from_json(&text) {
+        Ok(c) => c,
+        Err(e) => return usage_error(format, &format!("{name}: {e}")),
+    };
+    match omega_algebra::recheck(&cert) {
+        Ok(s) => {
+            match format {
+                Format::Text => out(&format!(
+                    "certificate {name} accepted: {} lemmas, {} steps, {} rewrites and {} other inferences re-checked\nhypotheses: {}\n",
+                    s.lemmas,
+                    s.steps,
+                    s.rewrites,
+                    s.inferences,
+                    s.hypotheses.join(", ")
+                )),
+                Format::Json => out(&format!(
+                    "{:#}\n",
+                    json!({"status": "accepted", "certificate": name, "summary": s})
+                )),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            match format {
+                Format::Text => out(&format!("certificate {name} rejected: {e}\n")),
+                Format::Json => out(&format!(
+                    "{:#}\n",
+                    json!({"status": "rejected", "certificate": name, "reason": e.to_string()})
+                )),
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn usage_error(format: Format, msg: &str) -> ExitCode {
+    match format {
+        Format::Text => eprintln!("error: {msg}"),
+        Format::Json => out(&format!(
+            "{}\n",
+            json!({"status": "error", "error": {"message": msg}})
+        )),
+    }
     ExitCode::from(2)
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error worth a panic.
+fn out(s: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(s.as_bytes()).and_then(|()| stdout.flush());
 }
