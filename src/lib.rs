@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+mod certify;
 mod classify;
 mod error;
 mod explore;

@@ -1,5 +1,6 @@
 //! Integration tests: one binary, one module per concern.
 
+mod certify;
 mod cli;
 mod common;
 mod differential;

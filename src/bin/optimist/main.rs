@@ -3,6 +3,7 @@
 //! Exit codes: 0 holds / proved, 1 violation / failed proof, 2 input or usage
 //! error, 3 inconclusive (a resource limit was hit).
 
+mod certify;
 mod check;
 mod classify;
 mod common;
@@ -25,6 +26,8 @@ struct Cli {
 enum Command {
     /// Explore a model and report whether a violation is reachable.
     Check(check::CheckArgs),
+    /// Check that a model satisfies the hypotheses of the reduction theorem.
+    Certify(certify::CertifyArgs),
     /// Show which transitions the reduction treats as visible, and why.
     Classify(classify::ClassifyArgs),
     /// Check the omega-algebra proof of the reduction theorem.
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         .spawn(move || match cli.command {
             Command::Check(args) => check::run(args),
             Command::Classify(args) => classify::run(args),
+        Command::Certify(args) => certify::run(args),
             Command::Prove(args) => prove::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {

@@ -1,0 +1,1 @@
+//! `optimist certify`: obligations, witnesses, and agreement with the checker.
