@@ -12,6 +12,7 @@ mod classify;
 mod error;
 mod explore;
 mod model;
+mod refine;
 mod report;
 mod syntax;
 
@@ -24,6 +25,9 @@ pub use explore::{
 pub use model::{
     CExpr, Cmd, CompileError, Defines, FREE, Fault, Model, Next, Place, Point, Protected, Slot,
     SlotClass, SlotKind, Thread, Transition,
+};
+pub use refine::{
+    Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
 pub use report::{CheckReport, ClassRow, ClassifyReport};
 pub use syntax::parser::{MAX_EXPR_DEPTH, MAX_NESTING, SyntaxError, parse_expr};

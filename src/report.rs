@@ -177,7 +177,7 @@ fn last(model: &Model, v: &Violation) -> (Vec<i64>, Option<usize>) {
 }
 
 /// Describes a violation in words.
-fn describe(model: &Model, v: &Violation) -> ViolationReport {
+pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
     let (before, last_tr) = last(model, v);
     let after = v
         .trace
@@ -582,7 +582,7 @@ impl fmt::Display for ClassifyReport {
 }
 
 /// Writes rows as left-aligned columns (right-aligned where listed).
-fn table<const N: usize>(
+pub(crate) fn table<const N: usize>(
     f: &mut fmt::Formatter<'_>,
     rows: &[[String; N]],
     right: &[usize],

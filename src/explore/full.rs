@@ -1,12 +1,14 @@
 //! Full exploration: every enabled transition of every thread.
 
-use super::search::{Expand, Found, StepResult, step};
+use super::search::{Expand, Found, StepResult, Watch, step_watched};
 use crate::model::Model;
 
 /// Expands a state by every enabled transition, in thread order.
 pub struct Full<'m> {
     model: &'m Model,
     out: Vec<i64>,
+    /// What the search watches besides the semantics.
+    pub watch: Watch,
 }
 
 impl<'m> Full<'m> {
@@ -15,16 +17,21 @@ impl<'m> Full<'m> {
         Full {
             model,
             out: Vec::new(),
+            watch: Watch::default(),
         }
     }
 }
 
 impl Expand for Full<'_> {
+    fn watch(&mut self) -> Option<&mut Watch> {
+        Some(&mut self.watch)
+    }
+
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
         let mut enabled = false;
         for (t, thread) in self.model.threads.iter().enumerate() {
             for k in thread.points[s[t] as usize].transitions.clone() {
-                match step(self.model, k, s, &mut self.out) {
+                match step_watched(self.model, k, s, &mut self.out, &mut self.watch) {
                     StepResult::Disabled => {}
                     StepResult::Ok => {
                         enabled = true;

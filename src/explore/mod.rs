@@ -7,7 +7,7 @@ mod search;
 mod store;
 
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
-pub use search::{Limits, StepResult, replay, step};
+pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 
 use crate::model::Model;
 
@@ -63,6 +63,27 @@ pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats))
                 deadlock,
                 progress,
             )
+        }
+    }
+}
+
+/// [`check`] with a [`Watch`]: records accesses, or explores without
+/// enforcing the discipline (a lockset pass). Returns the watch with its log.
+pub fn check_watched(model: &Model, options: &Options, watch: Watch) -> (Outcome, Watch) {
+    let (limits, deadlock) = (&options.limits, options.deadlock);
+    match options.reduction {
+        Reduction::None => {
+            let mut exp = full::Full::new(model);
+            exp.watch = watch;
+            let o = search::search(model, &mut exp, limits, deadlock, &mut |_| {});
+            (o, exp.watch)
+        }
+        Reduction::Sc => {
+            let class = crate::classify::classify(model);
+            let mut exp = reduced::Reduced::new(model, &class);
+            exp.watch = watch;
+            let o = search::search(model, &mut exp, limits, deadlock, &mut |_| {});
+            (o, exp.watch)
         }
     }
 }

@@ -13,7 +13,7 @@
 use hashbrown::HashMap;
 
 use super::outcome::Problem;
-use super::search::{Expand, Found, StepResult, step};
+use super::search::{Expand, Found, StepResult, Watch, step_watched};
 use crate::classify::Classification;
 use crate::model::Model;
 
@@ -24,6 +24,8 @@ pub struct Reduced<'m> {
     out: Vec<i64>,
     /// States met in the current run: `true` while on the DFS path.
     seen: HashMap<Vec<i64>, bool>,
+    /// What the search watches besides the semantics.
+    pub watch: Watch,
 }
 
 struct Frame {
@@ -42,13 +44,15 @@ impl<'m> Reduced<'m> {
             class,
             out: Vec::new(),
             seen: HashMap::new(),
+            watch: Watch::default(),
         }
     }
 
     /// Fires transition `k` from `s` into `self.out` with every check of
     /// the full semantics plus WFendExcl.
     fn fire(&mut self, k: usize, s: &[i64]) -> StepResult {
-        match step(self.model, k, s, &mut self.out) {
+        match step_watched(self.model, k, s, &mut self.out, &mut self.watch) {
+            StepResult::Ok if !self.watch.enforce => StepResult::Ok,
             StepResult::Ok => match end_excl(self.model, k, s, &self.out) {
                 Some(p) => StepResult::Bad(p),
                 None => StepResult::Ok,
@@ -150,6 +154,10 @@ impl<'m> Reduced<'m> {
 }
 
 impl Expand for Reduced<'_> {
+    fn watch(&mut self) -> Option<&mut Watch> {
+        Some(&mut self.watch)
+    }
+
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
         let model = self.model;
         let mut enabled = false;

@@ -33,6 +33,12 @@ pub trait Expand {
     /// is the transitions from `s` to it. Returns whether any transition was
     /// enabled, or the first violation met.
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found>;
+
+    /// The watch of the search, if it has one: trace reconstruction puts it
+    /// in tracing mode, so re-expansion has no side effects.
+    fn watch(&mut self) -> Option<&mut Watch> {
+        None
+    }
 }
 
 /// Checks a state: `disjoint(ex)` and the invariants.
@@ -88,18 +94,148 @@ pub enum StepResult {
 /// Fires transition `k` from `s` into `out` and checks the discipline, the
 /// disjointness of the exclusive access predicates and the invariants.
 pub fn step(model: &Model, k: usize, s: &[i64], out: &mut Vec<i64>) -> StepResult {
+    step_watched(model, k, s, out, &mut Watch::default())
+}
+
+/// An access to a shared variable, with what refinement needs to know
+/// about it: the locks the thread held and whether it was initialising.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AccessEvent {
+    /// The thread.
+    pub thread: u32,
+    /// The transition (index into `Model::transitions`).
+    pub transition: u32,
+    /// The slot accessed.
+    pub slot: u32,
+    /// A write (else a read).
+    pub write: bool,
+    /// The lock slots the thread held in the state the transition left.
+    pub held: Vec<u32>,
+    /// The thread was in an `init` block of the variable.
+    pub init: bool,
+}
+
+/// What a search watches besides the semantics.
+#[derive(Clone, Debug)]
+pub struct Watch {
+    /// Every distinct access to a shared variable, when recording.
+    pub log: Option<std::collections::BTreeSet<AccessEvent>>,
+    /// Enforce the discipline (access rule, disjointness, WFendExcl); a
+    /// lockset pass switches it off and only records.
+    pub enforce: bool,
+    /// Incremental lockset inference: for these slots the predicate is not
+    /// enforced; instead each access narrows the slot's candidate locks (lock
+    /// slots) to those the thread holds, and an access that leaves none is a
+    /// discipline violation. Needs `log`.
+    pub narrowing: Option<std::collections::BTreeMap<u32, Vec<u32>>>,
+    /// Rebuilding a trace: re-expansions must retrace the search, so nothing
+    /// is recorded or narrowed any more.
+    pub tracing: bool,
+}
+
+impl Default for Watch {
+    fn default() -> Watch {
+        Watch {
+            log: None,
+            enforce: true,
+            narrowing: None,
+            tracing: false,
+        }
+    }
+}
+
+impl Watch {
+    /// Records the accesses of transition `k` from `s` and narrows the
+    /// candidate locks; returns an access that leaves a slot with none.
+    fn record(
+        &mut self,
+        model: &Model,
+        k: usize,
+        s: &[i64],
+        accesses: Vec<(u32, bool)>,
+    ) -> Option<(u32, bool)> {
+        if self.tracing {
+            return None;
+        }
+        let Some(log) = &mut self.log else {
+            return None;
+        };
+        let mut emptied = None;
+        let thread = model.transitions[k].thread;
+        let held: Vec<u32> = (0..model.slots.len())
+            .filter(|&l| {
+                model.slots[l].kind == crate::model::SlotKind::Lock && s[l] == i64::from(thread)
+            })
+            .map(|l| l as u32)
+            .collect();
+        for (slot, write) in accesses {
+            let var = model.slots[slot as usize]
+                .name
+                .split('[')
+                .next()
+                .unwrap_or_default();
+            let init = model
+                .init_points
+                .get(var)
+                .is_some_and(|per| per[thread as usize].contains(&s[thread as usize]));
+            if let Some(c) = self.narrowing.as_mut().and_then(|n| n.get_mut(&slot)) {
+                if !init {
+                    c.retain(|l| held.contains(l));
+                    if c.is_empty() && emptied.is_none() {
+                        emptied = Some((slot, write));
+                    }
+                }
+            }
+            log.insert(AccessEvent {
+                thread,
+                transition: k as u32,
+                slot,
+                write,
+                held: held.clone(),
+                init,
+            });
+        }
+        emptied
+    }
+}
+
+/// [`step`], watching: recording accesses, or not enforcing the discipline.
+pub fn step_watched(
+    model: &Model,
+    k: usize,
+    s: &[i64],
+    out: &mut Vec<i64>,
+    watch: &mut Watch,
+) -> StepResult {
     let tr = &model.transitions[k];
     let mut acc = Discipline::new(model, s, tr.thread as usize);
-    match model.fire(tr, s, out, &mut acc) {
+    acc.enforce = watch.enforce;
+    acc.exempt = watch.narrowing.as_ref();
+    if watch.log.is_some() {
+        acc.accesses = Some(Vec::new());
+    }
+    let fired = model.fire(tr, s, out, &mut acc);
+    let (mut violation, accesses) = (acc.violation.take(), acc.accesses.take());
+    if let (Some(accesses), false) = (accesses, matches!(fired, Fire::Disabled)) {
+        if let Some((slot, write)) = watch.record(model, k, s, accesses) {
+            violation.get_or_insert(crate::model::Fault::Discipline { slot, write });
+        }
+    }
+    let overlap: &[u32] = if watch.enforce {
+        &tr.recheck_overlap
+    } else {
+        &[]
+    };
+    match fired {
         Fire::Disabled => StepResult::Disabled,
-        Fire::Fault(f) => StepResult::Bad(Problem::Fault(acc.violation.unwrap_or(f))),
-        Fire::Done => match acc.violation {
+        Fire::Fault(f) => StepResult::Bad(Problem::Fault(violation.unwrap_or(f))),
+        Fire::Done => match violation {
             Some(f) => StepResult::Bad(Problem::Fault(f)),
             // `s` passed every check, so only what this transition can change is rechecked.
             None => match check_some(
                 model,
                 out,
-                tr.recheck_overlap.iter().map(|&p| p as usize),
+                overlap.iter().map(|&p| p as usize),
                 tr.recheck_invariants.iter().map(|&k| k as usize),
             ) {
                 Some(p) => StepResult::Bad(p),
@@ -269,6 +405,9 @@ fn trace_to<E: Expand>(
         ids.push(cur);
     }
     ids.reverse();
+    if let Some(w) = exp.watch() {
+        w.tracing = true;
+    }
     let n = model.slots.len();
     let (mut a, mut b) = (vec![0; n], vec![0; n]);
     let mut segments = Vec::new();
@@ -285,6 +424,9 @@ fn trace_to<E: Expand>(
     }
     if !tail.is_empty() {
         segments.push(tail);
+    }
+    if let Some(w) = exp.watch() {
+        w.tracing = false;
     }
     replay(model, &segments)
 }

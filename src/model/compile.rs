@@ -90,7 +90,10 @@ struct Var {
     base: u32,
     len: Option<u32>,
     kind: SlotKind,
-    prot: bool,
+    /// Per element: protected (else unprotected shared or local).
+    prot: Vec<bool>,
+    /// Shared (not local): its accesses are observed.
+    shared: bool,
     span: Span,
 }
 
@@ -140,6 +143,8 @@ struct Compiler<'a> {
     init: Vec<i64>,
     /// Per thread: label -> control point.
     labels: Vec<HashMap<String, i64>>,
+    /// Per thread: variable -> the control points of its `init` blocks.
+    init_points: Vec<HashMap<String, (Vec<i64>, Span)>>,
     thread_names: Vec<String>,
 }
 
@@ -153,6 +158,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         bounds: Vec::new(),
         init: Vec::new(),
         labels: Vec::new(),
+        init_points: Vec::new(),
         thread_names: Vec::new(),
     };
     c.consts(m, defines)?;
@@ -175,6 +181,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     let mut numbered = Vec::new();
     for (id, (decl, name)) in bodies.iter().enumerate() {
         let n = number(decl, &mut c.labels, id)?;
+        c.init_points.push(n.init_points.clone());
         numbered.push(n);
         c.slots.push(Slot {
             name: name.clone(),
@@ -191,15 +198,28 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         if let Item::Var(d) = item {
             let var = c.declare_var(d, None, nthreads, None)?;
             c.define(&d.name, Sym::Var(var.clone()))?;
-            if let Class::Protected(excl) = &d.class {
+            if let Class::Protected { excl, .. } = &d.class {
                 protected_decls.push((d, var, excl));
+            }
+        }
+    }
+    for points in &c.init_points {
+        for (name, (_, span)) in points {
+            if !matches!(c.globals.get(name), Some(Sym::Var(_))) {
+                return Err(CompileError::at(
+                    *span,
+                    format!("`init {name}` names no shared variable"),
+                )
+                .help(
+                    "an `init` block marks the code that initialises shared or protected variables",
+                ));
             }
         }
     }
     let mut protected = Vec::new();
     let mut protected_index = vec![None; c.slots.len()];
     for (d, var, excl) in protected_decls {
-        for k in 0..var.len.unwrap_or(1) {
+        for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
             let slot = var.base + k;
             protected_index[slot as usize] = Some(protected.len() as u32);
             protected.push(c.excl(d, &var, excl, k, nthreads)?);
@@ -264,6 +284,15 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         }
     }
     protected_index.resize(c.slots.len(), None);
+    let mut init_points: IndexMap<String, Vec<Vec<i64>>> = IndexMap::new();
+    for (t, points) in c.init_points.iter().enumerate() {
+        for (name, (pcs, _)) in points {
+            init_points
+                .entry(name.clone())
+                .or_insert_with(|| vec![Vec::new(); c.init_points.len()])[t] = pcs.clone();
+        }
+    }
+    init_points.sort_keys();
     recheck_lists(&mut transitions, &protected, &invariants);
     let layout = Layout::new(&c.bounds);
     Ok(Model {
@@ -280,6 +309,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         invariants,
         init: c.init,
         layout,
+        init_points,
     })
 }
 
@@ -349,6 +379,21 @@ struct Numbered {
     pcs: HashMap<usize, i64>,
     /// Label and span of each point (the last is the end of the body).
     info: Vec<(Option<String>, Span)>,
+    /// Variable -> the points inside its `init` blocks (and where it is named).
+    init_points: HashMap<String, (Vec<i64>, Span)>,
+}
+
+/// A block's statements with `init` blocks spliced in: an `init` block is a
+/// marker around statements, not a control point of its own.
+fn flat(stmts: &[ast::Stmt]) -> Vec<&ast::Stmt> {
+    let mut out = Vec::new();
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Init(_, body) => out.extend(flat(body)),
+            _ => out.push(s),
+        }
+    }
+    out
 }
 
 fn key(s: &ast::Stmt) -> usize {
@@ -365,9 +410,23 @@ fn number(
         n: &mut Numbered,
         labels: &mut HashMap<String, i64>,
         spans: &mut HashMap<String, Span>,
+        init: &[&ast::Ident],
     ) -> Result<()> {
         for s in stmts {
+            if let StmtKind::Init(vars, body) = &s.kind {
+                // A marker, not a control point: its statements are the points.
+                let inner: Vec<&ast::Ident> = init.iter().copied().chain(vars).collect();
+                walk(body, n, labels, spans, &inner)?;
+                continue;
+            }
             let pc = n.info.len() as i64;
+            for v in init {
+                n.init_points
+                    .entry(v.name.clone())
+                    .or_insert_with(|| (Vec::new(), v.span))
+                    .0
+                    .push(pc);
+            }
             n.pcs.insert(key(s), pc);
             n.info
                 .push((s.label.as_ref().map(|l| l.name.clone()), s.span));
@@ -384,13 +443,13 @@ fn number(
             }
             match &s.kind {
                 StmtKind::If(_, a, b) => {
-                    walk(a, n, labels, spans)?;
-                    walk(b.as_deref().unwrap_or(&[]), n, labels, spans)?;
+                    walk(a, n, labels, spans, init)?;
+                    walk(b.as_deref().unwrap_or(&[]), n, labels, spans, init)?;
                 }
-                StmtKind::While(_, a) => walk(a, n, labels, spans)?,
+                StmtKind::While(_, a) => walk(a, n, labels, spans, init)?,
                 StmtKind::Either(bs) => {
                     for b in bs {
-                        walk(b, n, labels, spans)?;
+                        walk(b, n, labels, spans, init)?;
                     }
                 }
                 StmtKind::Atomic(body) => {
@@ -408,9 +467,10 @@ fn number(
         count: 0,
         pcs: HashMap::new(),
         info: Vec::new(),
+        init_points: HashMap::new(),
     };
     let mut map = HashMap::new();
-    walk(&t.body, &mut n, &mut map, &mut HashMap::new())?;
+    walk(&t.body, &mut n, &mut map, &mut HashMap::new(), &[])?;
     n.count = n.info.len();
     n.info.push((None, t.end));
     if labels.len() <= id {
@@ -477,6 +537,31 @@ impl<'a> Compiler<'a> {
                 ),
                 StmtKind::While(c, b) => StmtKind::While(c.clone(), self.unroll(b)?),
                 StmtKind::Atomic(b) => StmtKind::Atomic(self.unroll(b)?),
+                StmtKind::Init(vars, b) => {
+                    let mut body = self.unroll(b)?;
+                    let Some(first) = body.first_mut() else {
+                        return Err(CompileError::at(
+                            s.span,
+                            "an `init` block needs at least one statement",
+                        ));
+                    };
+                    // The block is not a control point; its label names its first statement.
+                    if let Some(l) = &s.label {
+                        if first.label.is_some() {
+                            return Err(CompileError::at(
+                                l.span,
+                                "a labelled `init` block cannot start with a labelled statement",
+                            ));
+                        }
+                        first.label = Some(l.clone());
+                    }
+                    out.push(ast::Stmt {
+                        label: None,
+                        kind: StmtKind::Init(vars.clone(), body),
+                        span: s.span,
+                    });
+                    continue;
+                }
                 StmtKind::Either(bs) => {
                     let bs = bs
                         .iter()
@@ -743,14 +828,37 @@ impl<'a> Compiler<'a> {
                 ));
             }
         }
-        let prot = matches!(d.class, Class::Protected(_));
-        let class = match (&d.class, thread) {
-            (_, Some(t)) => SlotClass::Local(t as u32),
-            (Class::Protected(_), None) => SlotClass::Protected,
-            _ => SlotClass::Shared,
-        };
+        let mut prot = vec![matches!(d.class, Class::Protected { .. }) && thread.is_none(); n];
+        if let Class::Protected { unprotected, .. } = &d.class {
+            for e in unprotected {
+                let k = self.const_int(e, "an element index")?;
+                match len {
+                    None => {
+                        return Err(CompileError::at(
+                            e.span,
+                            format!(
+                                "`{}` is not an array; declare it `shared` instead",
+                                d.name.name
+                            ),
+                        ));
+                    }
+                    Some(len) if !(0..i64::from(len)).contains(&k) => {
+                        return Err(CompileError::at(
+                            e.span,
+                            format!("`{}` has no element {k}", d.name.name),
+                        ));
+                    }
+                    Some(_) => prot[k as usize] = false,
+                }
+            }
+        }
         let base = self.slots.len() as u32;
         for (k, &(v, _)) in values.iter().enumerate() {
+            let class = match thread {
+                Some(t) => SlotClass::Local(t as u32),
+                None if prot[k] => SlotClass::Protected,
+                None => SlotClass::Shared,
+            };
             let mut name = match len {
                 Some(_) => format!("{}[{k}]", d.name.name),
                 None => d.name.name.clone(),
@@ -772,6 +880,7 @@ impl<'a> Compiler<'a> {
             len,
             kind,
             prot,
+            shared: thread.is_none(),
             span: d.name.span,
         })
     }
@@ -919,7 +1028,14 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn var_read_check(&self, name: &ast::Ident, v: &Var, sc: &Scope) -> Result<()> {
+    /// May `v` (element `elem`, when known) be read here?
+    fn var_read_check(
+        &self,
+        name: &ast::Ident,
+        v: &Var,
+        sc: &Scope,
+        elem: Option<i64>,
+    ) -> Result<()> {
         if sc.consts_only {
             return Err(CompileError::at(
                 name.span,
@@ -929,7 +1045,11 @@ impl<'a> Compiler<'a> {
                 ),
             ));
         }
-        if let (Some(what), true) = (sc.guard, v.prot) {
+        let protected = match elem {
+            Some(k) => v.prot.get(k as usize).copied().unwrap_or(false),
+            None => v.prot.iter().any(|&p| p),
+        };
+        if let (Some(what), true) = (sc.guard, protected) {
             return Err(CompileError::at(name.span, format!("{what} reads protected variable `{}`", name.name))
                 .related(v.span, "declared protected here")
                 .help("guards may read only local and unprotected variables; test it in an `if` or `while` instead"));
@@ -974,7 +1094,7 @@ impl<'a> Compiler<'a> {
             ExprKind::Name(n) => match self.lookup(n, sc)? {
                 Resolved::Value(c, ty) => (c, ty),
                 Resolved::Var(v) => {
-                    self.var_read_check(n, v, sc)?;
+                    self.var_read_check(n, v, sc, None)?;
                     if v.len.is_some() {
                         return Err(CompileError::at(
                             n.span,
@@ -987,7 +1107,7 @@ impl<'a> Compiler<'a> {
                     (
                         CExpr::Var {
                             slot: v.base,
-                            prot: v.prot,
+                            shared: v.shared,
                         },
                         v.ty(),
                     )
@@ -1001,20 +1121,25 @@ impl<'a> Compiler<'a> {
                     ));
                 };
                 let v = v.clone();
-                self.var_read_check(n, &v, sc)?;
                 let Some(len) = v.len else {
                     return Err(CompileError::at(
                         n.span,
                         format!("`{}` is not an array", n.name),
                     ));
                 };
-                let index = self.int(i, sc, "an array index")?;
+                let index = fold(self.int(i, sc, "an array index")?);
+                let elem = if let CExpr::Const(k) = index {
+                    Some(k)
+                } else {
+                    None
+                };
+                self.var_read_check(n, &v, sc, elem)?;
                 let ty = v.ty();
                 (
                     fold(CExpr::Elem {
                         base: v.base,
                         len,
-                        prot: v.prot,
+                        shared: v.shared,
                         index: Box::new(index),
                     }),
                     ty,
@@ -1077,7 +1202,7 @@ impl<'a> Compiler<'a> {
                                 BinOp::Eq,
                                 Box::new(CExpr::Var {
                                     slot: k as u32,
-                                    prot: false,
+                                    shared: false,
                                 }),
                                 Box::new(CExpr::Const(*pc)),
                             ),
@@ -1125,6 +1250,61 @@ impl<'a> Compiler<'a> {
                     Ty::Bool,
                 )
             }
+            ExprKind::InitPhase(t, x) => {
+                if sc.consts_only {
+                    return Err(CompileError::at(e.span, "`init(...)` is not a constant"));
+                }
+                if !matches!(self.globals.get(&x.name), Some(Sym::Var(_))) {
+                    return Err(CompileError::at(
+                        x.span,
+                        format!("`{}` is not a shared variable", x.name),
+                    ));
+                }
+                // Thread k is in x's initialisation code: its pc is one of those points.
+                let in_init = |k: usize| {
+                    let points = self.init_points[k]
+                        .get(&x.name)
+                        .map(|(p, _)| p.as_slice())
+                        .unwrap_or(&[]);
+                    any_of(points.iter().map(|&p| {
+                        CExpr::Bin(
+                            BinOp::Eq,
+                            Box::new(CExpr::Var {
+                                slot: k as u32,
+                                shared: false,
+                            }),
+                            Box::new(CExpr::Const(p)),
+                        )
+                    }))
+                };
+                let threads = 0..self.init_points.len();
+                let pred = match t {
+                    None => any_of(threads.map(in_init)),
+                    Some(t) => match fold(self.int(t, sc, "the thread of `init`")?) {
+                        CExpr::Const(k) if (0..self.init_points.len() as i64).contains(&k) => {
+                            in_init(k as usize)
+                        }
+                        CExpr::Const(k) => {
+                            return Err(CompileError::at(
+                                t.span,
+                                format!("there is no thread {k}"),
+                            ));
+                        }
+                        te => any_of(threads.map(|k| {
+                            CExpr::Bin(
+                                BinOp::And,
+                                Box::new(CExpr::Bin(
+                                    BinOp::Eq,
+                                    Box::new(te.clone()),
+                                    Box::new(CExpr::Const(k as i64)),
+                                )),
+                                Box::new(in_init(k)),
+                            )
+                        })),
+                    },
+                };
+                (pred, Ty::Bool)
+            }
             ExprKind::Any(..) => {
                 return Err(CompileError::at(
                     e.span,
@@ -1163,6 +1343,14 @@ fn binary_help(op: BinOp) -> &'static str {
     }
 }
 
+/// The disjunction of `parts` (false when there are none).
+fn any_of(parts: impl IntoIterator<Item = CExpr>) -> CExpr {
+    parts
+        .into_iter()
+        .reduce(|a, b| CExpr::Bin(BinOp::Or, Box::new(a), Box::new(b)))
+        .unwrap_or(CExpr::Const(0))
+}
+
 /// Folds constant subexpressions (keeping those whose evaluation faults, so
 /// the fault happens, with its trace, when the model runs).
 fn fold(e: CExpr) -> CExpr {
@@ -1196,17 +1384,17 @@ fn fold(e: CExpr) -> CExpr {
         CExpr::Elem {
             base,
             len,
-            prot,
+            shared,
             index,
         } => match fold(*index) {
             CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var {
                 slot: base + i as u32,
-                prot,
+                shared,
             },
             index => CExpr::Elem {
                 base,
                 len,
-                prot,
+                shared,
                 index: Box::new(index),
             },
         },
@@ -1282,10 +1470,11 @@ impl Lower<'_, '_> {
     }
 
     fn first(&self, stmts: &[ast::Stmt], otherwise: i64) -> i64 {
-        stmts.first().map_or(otherwise, |s| self.pc(s))
+        flat(stmts).first().map_or(otherwise, |s| self.pc(s))
     }
 
     fn block(&mut self, stmts: &[ast::Stmt], cont: i64) -> Result<()> {
+        let stmts = flat(stmts);
         for (k, s) in stmts.iter().enumerate() {
             let next = stmts.get(k + 1).map_or(cont, |n| self.pc(n));
             self.stmt(s, next)?;
@@ -1355,7 +1544,7 @@ impl Lower<'_, '_> {
                 // Choosing a branch and taking its first step is one transition.
                 let mut copies = Vec::new();
                 for b in branches {
-                    for t in &self.by_point[self.pc(&b[0]) as usize] {
+                    for t in &self.by_point[self.pc(flat(b)[0]) as usize] {
                         copies.push(Transition {
                             from: pc,
                             ..t.clone()
@@ -1541,8 +1730,11 @@ impl Lower<'_, '_> {
             | StmtKind::While(..)
             | StmtKind::Either(_)
             | StmtKind::Goto(_)
-            | StmtKind::Repeat(..) => {
-                unreachable!("compound statements are lowered by `stmt`, `repeat` is unrolled")
+            | StmtKind::Repeat(..)
+            | StmtKind::Init(..) => {
+                unreachable!(
+                    "compound statements are lowered by `stmt`, `repeat` is unrolled, `init` spliced"
+                )
             }
         })
     }
@@ -1598,19 +1790,19 @@ impl Lower<'_, '_> {
             ));
         }
         let read = match &place {
-            Place::Slot { slot, prot } => CExpr::Var {
+            Place::Slot { slot, shared } => CExpr::Var {
                 slot: *slot,
-                prot: *prot,
+                shared: *shared,
             },
             Place::Elem {
                 base,
                 len,
-                prot,
+                shared,
                 index,
             } => CExpr::Elem {
                 base: *base,
                 len: *len,
-                prot: *prot,
+                shared: *shared,
                 index: Box::new(index.clone()),
             },
         };
@@ -1639,17 +1831,17 @@ impl Lower<'_, '_> {
         let place = match (&lv.index, v.len) {
             (None, None) => Place::Slot {
                 slot: v.base,
-                prot: v.prot,
+                shared: v.shared,
             },
             (Some(i), Some(len)) => match fold(self.c.int(i, &mut sc, "an array index")?) {
                 CExpr::Const(k) if (0..i64::from(len)).contains(&k) => Place::Slot {
                     slot: v.base + k as u32,
-                    prot: v.prot,
+                    shared: v.shared,
                 },
                 index => Place::Elem {
                     base: v.base,
                     len,
-                    prot: v.prot,
+                    shared: v.shared,
                     index,
                 },
             },

@@ -14,13 +14,13 @@ pub const FREE: i64 = -1;
 pub enum CExpr {
     /// A constant.
     Const(i64),
-    /// A scalar slot; `prot` when it is a protected variable, whose reads
-    /// are accesses in the sense of the discipline.
+    /// A scalar slot; `shared` when it is a shared (non-local) variable,
+    /// whose reads are reported to the [`Access`] observer.
     Var {
         /// The slot.
         slot: u32,
-        /// Whether it is a protected variable, whose accesses the discipline observes.
-        prot: bool,
+        /// Whether it is shared (not local): its accesses are observed.
+        shared: bool,
     },
     /// An array element `base[index]`.
     Elem {
@@ -28,8 +28,8 @@ pub enum CExpr {
         base: u32,
         /// The number of elements.
         len: u32,
-        /// Whether it is a protected variable, whose accesses the discipline observes.
-        prot: bool,
+        /// Whether it is shared (not local): its accesses are observed.
+        shared: bool,
         /// The index.
         index: Box<CExpr>,
     },
@@ -71,8 +71,8 @@ pub enum Place {
     Slot {
         /// The slot.
         slot: u32,
-        /// Whether it is a protected variable, whose accesses the discipline observes.
-        prot: bool,
+        /// Whether it is shared (not local): its accesses are observed.
+        shared: bool,
     },
     /// An array element.
     Elem {
@@ -80,8 +80,8 @@ pub enum Place {
         base: u32,
         /// The number of elements.
         len: u32,
-        /// Whether it is a protected variable, whose accesses the discipline observes.
-        prot: bool,
+        /// Whether it is shared (not local): its accesses are observed.
+        shared: bool,
         /// The index.
         index: CExpr,
     },
@@ -134,9 +134,10 @@ pub enum Fault {
     },
 }
 
-/// Observes the accesses to protected variables made by a transition.
+/// Observes the accesses to shared variables made by a transition (the
+/// discipline looks at the protected ones).
 pub trait Access {
-    /// Called for every read or write of a protected slot; an error aborts
+    /// Called for every read or write of a shared slot; an error aborts
     /// the transition.
     fn access(&mut self, slot: u32, write: bool) -> Result<(), Fault>;
 }
@@ -161,8 +162,8 @@ impl CExpr {
     ) -> Result<i64, Fault> {
         Ok(match self {
             CExpr::Const(v) => *v,
-            CExpr::Var { slot, prot } => {
-                if *prot {
+            CExpr::Var { slot, shared } => {
+                if *shared {
                     acc.access(*slot, false)?;
                 }
                 s[*slot as usize]
@@ -170,11 +171,11 @@ impl CExpr {
             CExpr::Elem {
                 base,
                 len,
-                prot,
+                shared,
                 index,
             } => {
                 let slot = elem_slot(*base, *len, index.eval(s, env, acc)?)?;
-                if *prot {
+                if *shared {
                     acc.access(slot, false)?;
                 }
                 s[slot as usize]
@@ -301,15 +302,15 @@ impl Place {
     /// Resolves the place to a slot in state `s`.
     fn slot<A: Access>(&self, s: &[i64], acc: &mut A) -> Result<(u32, bool), Fault> {
         match self {
-            Place::Slot { slot, prot } => Ok((*slot, *prot)),
+            Place::Slot { slot, shared } => Ok((*slot, *shared)),
             Place::Elem {
                 base,
                 len,
-                prot,
+                shared,
                 index,
             } => {
                 let i = index.eval(s, &mut Vec::new(), acc)?;
-                Ok((elem_slot(*base, *len, i)?, *prot))
+                Ok((elem_slot(*base, *len, i)?, *shared))
             }
         }
     }
@@ -341,16 +342,16 @@ pub fn exec<A: Access>(
             Cmd::Assign(parts) => {
                 if let [(place, e)] = parts.as_slice() {
                     let v = e.eval(s, &mut Vec::new(), acc)?;
-                    let (slot, prot) = place.slot(s, acc)?;
-                    write(s, bounds, slot, prot, v, acc)?;
+                    let (slot, shared) = place.slot(s, acc)?;
+                    write(s, bounds, slot, shared, v, acc)?;
                 } else {
                     let mut staged = Vec::with_capacity(parts.len());
                     for (place, e) in parts {
                         let v = e.eval(s, &mut Vec::new(), acc)?;
                         staged.push((place.slot(s, acc)?, v));
                     }
-                    for ((slot, prot), v) in staged {
-                        write(s, bounds, slot, prot, v, acc)?;
+                    for ((slot, shared), v) in staged {
+                        write(s, bounds, slot, shared, v, acc)?;
                     }
                 }
             }
@@ -372,11 +373,11 @@ fn write<A: Access>(
     s: &mut [i64],
     bounds: &[(i64, i64)],
     slot: u32,
-    prot: bool,
+    shared: bool,
     v: i64,
     acc: &mut A,
 ) -> Result<(), Fault> {
-    if prot {
+    if shared {
         acc.access(slot, true)?;
     }
     let (lo, hi) = bounds[slot as usize];

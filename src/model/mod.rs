@@ -11,6 +11,8 @@ use expr::exec;
 pub use expr::{Access, CExpr, Cmd, FREE, Fault, NoAccess, Place};
 pub use layout::Layout;
 
+use indexmap::IndexMap;
+
 use crate::syntax::span::Span;
 
 /// A compiled model, ready to explore.
@@ -36,6 +38,8 @@ pub struct Model {
     pub init: Vec<i64>,
     /// How states are packed for storage.
     pub layout: Layout,
+    /// Variable name -> per thread, the control points of its `init` blocks.
+    pub init_points: IndexMap<String, Vec<Vec<i64>>>,
 }
 
 /// A thread: its name and its control points.
@@ -310,6 +314,13 @@ pub struct Discipline<'a> {
     pub thread: usize,
     /// The first forbidden access, if any.
     pub violation: Option<Fault>,
+    /// Whether forbidden accesses count (a lockset pass only watches).
+    pub enforce: bool,
+    /// Every access to a shared slot, `(slot, write)`, when recording.
+    pub accesses: Option<Vec<(u32, bool)>>,
+    /// Slots whose predicate is not enforced (incremental lockset inference
+    /// checks them instead).
+    pub exempt: Option<&'a std::collections::BTreeMap<u32, Vec<u32>>>,
 }
 
 impl<'a> Discipline<'a> {
@@ -320,16 +331,27 @@ impl<'a> Discipline<'a> {
             before,
             thread,
             violation: None,
+            enforce: true,
+            accesses: None,
+            exempt: None,
         }
     }
 }
 
 impl Access for Discipline<'_> {
     fn access(&mut self, slot: u32, write: bool) -> Result<(), Fault> {
+        if let Some(log) = &mut self.accesses {
+            log.push((slot, write));
+        }
         let Some(p) = self.model.protected_index[slot as usize] else {
             return Ok(());
         };
-        if self.violation.is_none() && !self.model.excl(p as usize, self.thread, self.before)? {
+        let exempt = self.exempt.is_some_and(|e| e.contains_key(&slot));
+        if self.enforce
+            && !exempt
+            && self.violation.is_none()
+            && !self.model.excl(p as usize, self.thread, self.before)?
+        {
             self.violation = Some(Fault::Discipline { slot, write });
         }
         Ok(())

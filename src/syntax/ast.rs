@@ -71,8 +71,16 @@ pub struct VarDecl {
 pub enum Class {
     /// `shared`, `lock`, `sem`: an unprotected shared variable.
     Shared,
-    /// `protected`, with its guessed exclusive access predicate.
-    Protected(Excl),
+    /// `protected`, with its guessed exclusive access predicate. The listed
+    /// elements of an array (`unprotected [1, 3]`) are unprotected shared
+    /// variables instead, which is how `refine` writes back an array whose
+    /// elements ended differently.
+    Protected {
+        /// The predicate.
+        excl: Excl,
+        /// Element indices that are not protected.
+        unprotected: Vec<Expr>,
+    },
     /// `local`: unshared, one copy per thread.
     Local,
 }
@@ -171,6 +179,10 @@ pub enum StmtKind {
     /// `repeat n { }`: n copies of the body, unrolled before lowering, so
     /// every copy has control points of its own (`n` is a constant).
     Repeat(Expr, Vec<Stmt>),
+    /// `init x, y { }`: the body initialises x and y. It is not a control
+    /// point: its statements are, and while a thread is at one of them,
+    /// `init(t, x)` holds (digest section 5, the initialisation phase).
+    Init(Vec<Ident>, Vec<Stmt>),
 }
 
 /// An assignable place: `x` or `x[e]`.
@@ -218,6 +230,8 @@ pub enum ExprKind {
     Quant(Quant, Ident, Box<Expr>, Box<Expr>, Box<Expr>),
     /// `any lo..hi`, only as the right-hand side of an assignment.
     Any(Box<Expr>, Box<Expr>),
+    /// `init(t, x)`: thread t is in an `init x` block; `init(x)`: some thread is.
+    InitPhase(Option<Box<Expr>>, Ident),
 }
 
 /// Unary operators.
@@ -342,4 +356,6 @@ pub const KEYWORDS: &[&str] = &[
     "forall",
     "in",
     "repeat",
+    "init",
+    "unprotected",
 ];

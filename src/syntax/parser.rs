@@ -426,7 +426,25 @@ impl<'a> Parser<'a> {
         let (r, class) = match kw {
             "protected" => {
                 let (r, excl) = self.excl(r)?;
-                (r, Class::Protected(excl))
+                let (r, unprotected) = match self.try_kw(r, "unprotected") {
+                    Some((r, _)) => {
+                        let (mut r, _) = self.sym(r, "[")?;
+                        let mut list = Vec::new();
+                        loop {
+                            let (r2, e) = self.expr(r)?;
+                            list.push(e);
+                            r = r2;
+                            match self.try_sym(r, ",") {
+                                Some((r2, _)) => r = r2,
+                                None => break,
+                            }
+                        }
+                        let (r, _) = self.sym(r, "]")?;
+                        (r, list)
+                    }
+                    None => (r, Vec::new()),
+                };
+                (r, Class::Protected { excl, unprotected })
             }
             "local" => (r, Class::Local),
             _ => (r, Class::Shared),
@@ -632,6 +650,17 @@ impl<'a> Parser<'a> {
             let (r, c) = self.expr(r)?;
             let (r, body) = self.block(r)?;
             return Ok((self.opt_semi(r), StmtKind::While(c, body)));
+        }
+        if let Some((r, _)) = self.try_kw(i, "init") {
+            let (mut r, first) = self.ident(r)?;
+            let mut vars = vec![first];
+            while let Some((r2, _)) = self.try_sym(r, ",") {
+                let (r2, v) = self.ident(r2)?;
+                vars.push(v);
+                r = r2;
+            }
+            let (r, body) = self.block(r)?;
+            return Ok((self.opt_semi(r), StmtKind::Init(vars, body)));
         }
         if let Some((r, _)) = self.try_kw(i, "repeat") {
             let (r, n) = self.expr(r)?;
@@ -888,6 +917,25 @@ impl<'a> Parser<'a> {
             let (r, _) = self.sym(r, ")")?;
             return mk(r, ExprKind::At(Box::new(t), l));
         }
+        if let Some((r, _)) = self.try_kw(i, "init") {
+            // `init(x)` or `init(t, x)`.
+            let (r, _) = self.sym(r, "(")?;
+            let (r, first) = self.expr(r)?;
+            if let Some((r, _)) = self.try_sym(r, ",") {
+                let (r, var) = self.ident(r)?;
+                let (r, _) = self.sym(r, ")")?;
+                return mk(r, ExprKind::InitPhase(Some(Box::new(first)), var));
+            }
+            let (r, _) = self.sym(r, ")")?;
+            let ExprKind::Name(var) = first.kind else {
+                return self.fatal(
+                    first.span,
+                    "`init(x)` takes a variable name".into(),
+                    Some("write `init(x)` or `init(t, x)`"),
+                );
+            };
+            return mk(r, ExprKind::InitPhase(None, var));
+        }
         for (kw, q) in [("exists", Quant::Exists), ("forall", Quant::Forall)] {
             if let Some((r, _)) = self.try_kw(i, kw) {
                 let (r, v) = self.ident(r)?;
@@ -937,9 +985,11 @@ pub fn depth(e: &Expr) -> usize {
             | ExprKind::SelfId
             | ExprKind::Free
             | ExprKind::Name(_) => {}
-            ExprKind::Index(_, a) | ExprKind::Unary(_, a) | ExprKind::At(a, _) => {
-                stack.push((a, d + 1))
-            }
+            ExprKind::Index(_, a)
+            | ExprKind::Unary(_, a)
+            | ExprKind::At(a, _)
+            | ExprKind::InitPhase(Some(a), _) => stack.push((a, d + 1)),
+            ExprKind::InitPhase(None, _) => {}
             ExprKind::Binary(_, a, b) | ExprKind::Any(a, b) => {
                 stack.push((a, d + 1));
                 stack.push((b, d + 1));

@@ -41,6 +41,13 @@ pub fn stmt_head(s: &Stmt) -> String {
         StmtKind::While(c, _) => format!("while {}", expr(c)),
         StmtKind::Either(_) => "either".to_string(),
         StmtKind::Repeat(n, _) => format!("repeat {}", expr(n)),
+        StmtKind::Init(vars, _) => format!(
+            "init {}",
+            vars.iter()
+                .map(|v| v.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         StmtKind::Atomic(body) => {
             let parts: Vec<String> = body.iter().map(stmt_inline).collect();
             // Labels inside `atomic` are rejected, so `body` prints as written.
@@ -162,6 +169,10 @@ impl Printer {
         match &s.kind {
             StmtKind::Atomic(body) => self.block(format!("{label}atomic "), body, ""),
             StmtKind::While(c, body) => self.block(format!("{label}while {} ", expr(c)), body, ""),
+            StmtKind::Init(vars, body) => {
+                let names: Vec<&str> = vars.iter().map(|v| v.name.as_str()).collect();
+                self.block(format!("{label}init {} ", names.join(", ")), body, "")
+            }
             StmtKind::Repeat(n, body) => {
                 self.block(format!("{label}repeat {} ", expr(n)), body, "")
             }
@@ -221,7 +232,8 @@ impl Printer {
     }
 }
 
-fn var_decl(d: &VarDecl) -> String {
+/// The text of one variable declaration.
+pub fn var_decl(d: &VarDecl) -> String {
     let mut s = String::new();
     let size = d
         .size
@@ -233,7 +245,7 @@ fn var_decl(d: &VarDecl) -> String {
     let kw = match (&d.class, &d.ty) {
         (_, Type::Sem(..)) => "sem",
         (Class::Shared, _) => "shared",
-        (Class::Protected(_), _) => "protected",
+        (Class::Protected { .. }, _) => "protected",
         (Class::Local, _) => "local",
     };
     let ty = match &d.ty {
@@ -255,7 +267,11 @@ fn var_decl(d: &VarDecl) -> String {
         }
         None => {}
     }
-    if let Class::Protected(x) = &d.class {
+    if let Class::Protected {
+        excl: x,
+        unprotected,
+    } = &d.class
+    {
         match x {
             Excl::By(l) => {
                 let _ = write!(s, " by {}", lvalue(l));
@@ -264,6 +280,13 @@ fn var_decl(d: &VarDecl) -> String {
                 let ps: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
                 let _ = write!(s, "\n    excl({}) = {}", ps.join(", "), expr(body));
             }
+        }
+        if !unprotected.is_empty() {
+            let _ = write!(
+                s,
+                " unprotected [{}]",
+                unprotected.iter().map(expr).collect::<Vec<_>>().join(", ")
+            );
         }
     }
     s.push(';');
@@ -341,6 +364,14 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             if paren {
                 out.push(')');
             }
+        }
+        ExprKind::InitPhase(t, x) => {
+            out.push_str("init(");
+            if let Some(t) = t {
+                write_expr(out, t, 0);
+                out.push_str(", ");
+            }
+            let _ = write!(out, "{})", x.name);
         }
         ExprKind::Any(lo, hi) => {
             out.push_str("any ");

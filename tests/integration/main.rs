@@ -8,3 +8,4 @@ mod errors;
 mod generate;
 mod models;
 mod properties;
+mod refine;

@@ -8,6 +8,7 @@ mod check;
 mod classify;
 mod common;
 mod prove;
+mod refine;
 
 use std::process::ExitCode;
 
@@ -30,6 +31,8 @@ enum Command {
     Certify(certify::CertifyArgs),
     /// Show which transitions the reduction treats as visible, and why.
     Classify(classify::ClassifyArgs),
+    /// Guess which variables are protected and by what, check, refine.
+    Refine(refine::RefineArgs),
     /// Check the omega-algebra proof of the reduction theorem.
     Prove(prove::ProveArgs),
 }
@@ -51,7 +54,8 @@ fn main() -> ExitCode {
         .spawn(move || match cli.command {
             Command::Check(args) => check::run(args),
             Command::Classify(args) => classify::run(args),
-        Command::Certify(args) => certify::run(args),
+            Command::Refine(args) => refine::run(args),
+            Command::Certify(args) => certify::run(args),
             Command::Prove(args) => prove::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {

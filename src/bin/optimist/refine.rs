@@ -1,0 +1,78 @@
+//! `optimist refine`: guess, check, refine, and keep the final guesses.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use optimist::{GuessFrom, Limits, RefineOptions};
+
+use crate::common::{Format, ModelArgs, print};
+
+/// Arguments of `optimist refine`.
+#[derive(Args, Debug)]
+pub struct RefineArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Where the first guesses come from.
+    #[arg(long, value_enum, default_value_t = GuessArg::Annotated)]
+    guess: GuessArg,
+    /// Most check-and-revise iterations.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_iterations: usize,
+    /// Revise lock guesses during one exploration where that is sound.
+    #[arg(long)]
+    incremental: bool,
+    /// Write the model with the final guesses as declarations to this file.
+    #[arg(long, value_name = "OUT")]
+    write: Option<PathBuf>,
+    /// Stop each check after storing this many states.
+    #[arg(long, value_name = "N")]
+    max_states: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GuessArg {
+    /// The model's own `protected` declarations.
+    Annotated,
+    /// Every shared variable not read by a guard, protected by the lock a
+    /// lockset pass finds.
+    Locks,
+}
+
+pub fn run(args: RefineArgs) -> ExitCode {
+    let src = match optimist::Source::read(&args.model.file) {
+        Ok(s) => s,
+        Err(e) => return crate::common::fail(e),
+    };
+    let options = RefineOptions {
+        guess: match args.guess {
+            GuessArg::Annotated => GuessFrom::Annotated,
+            GuessArg::Locks => GuessFrom::Locks,
+        },
+        max_iterations: args.max_iterations,
+        incremental: args.incremental,
+        limits: Limits {
+            max_states: args.max_states,
+            ..Limits::default()
+        },
+    };
+    let report = match optimist::refine(&src, &args.model.define, &options) {
+        Ok(r) => r,
+        Err(e) => return crate::common::fail(e),
+    };
+    if let Some(out) = &args.write {
+        let text = format!(
+            "// Written by `optimist refine` from {} (guesses from {}):\n// the final guesses are declared below; it checks as it is.\n\n{}",
+            src.name, report.guess, report.text
+        );
+        if let Err(e) = std::fs::write(out, text) {
+            eprintln!("error: cannot write {}: {e}", out.display());
+            return ExitCode::from(2);
+        }
+    }
+    print(&report, args.format);
+    ExitCode::from(report.exit_code())
+}

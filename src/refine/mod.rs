@@ -1,0 +1,516 @@
+//! Guess, check, refine (digest section 5; paper sections 8 and 9).
+//!
+//! Start from guesses (the model's own `protected` declarations, or, with
+//! `--guess locks`, every shared variable that is neither a lock, a
+//! semaphore nor read by a guard, each protected by the lock a lockset pass
+//! finds). Check the reduced system. On a discipline violation of x, revise
+//! x: the locks held at every access to x on the counterexample narrow its
+//! candidate set; x is then protected by a lock still in the set, or, when
+//! none is left, unprotected. Repeat until the check holds, another kind of
+//! violation appears (a real bug), or the iteration limit. The verdict
+//! comes from a plain check of the final guesses.
+
+mod guess;
+mod report;
+
+use std::collections::{BTreeSet, HashMap};
+
+pub use guess::Guess;
+pub use report::{Access, Iteration, Racy, RefineReport};
+
+use guess::{Element, apply, declared_text, describe, splice};
+
+use crate::explore::{
+    AccessEvent, Limits, Options, Outcome, Problem, Reduction, StepResult, Verdict, Watch,
+    check_watched, step_watched,
+};
+use crate::model::{Fault, Model, SlotClass, SlotKind};
+use crate::syntax::ast;
+use crate::{CheckReport, Error, Source};
+
+/// Where the first guesses come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GuessFrom {
+    /// The model's own `protected` declarations.
+    #[default]
+    Annotated,
+    /// Locks: every candidate shared variable, protected by the lock a
+    /// lockset pass finds.
+    Locks,
+}
+
+/// Options of [`refine`].
+#[derive(Clone, Debug)]
+pub struct RefineOptions {
+    /// Where the first guesses come from.
+    pub guess: GuessFrom,
+    /// Most check-and-revise iterations.
+    pub max_iterations: usize,
+    /// Revise lock guesses during one exploration where that is sound,
+    /// restarting only when a variable becomes unprotected.
+    pub incremental: bool,
+    /// Limits of every check.
+    pub limits: Limits,
+}
+
+impl Default for RefineOptions {
+    fn default() -> RefineOptions {
+        RefineOptions {
+            guess: GuessFrom::Annotated,
+            max_iterations: 20,
+            incremental: false,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// What refinement knows while it runs.
+struct State<'a> {
+    src: &'a Source,
+    mode: GuessFrom,
+    /// The model as the user wrote it: traces and accesses are described
+    /// with its lines (guesses change declarations only, so transitions and
+    /// slots are numbered the same in every recompiled model).
+    model0: Model,
+    defines: &'a crate::Defines,
+    ast: ast::Model,
+    elements: Vec<Element>,
+    guesses: Vec<Guess>,
+    /// Candidate locks per element (None: not narrowed yet).
+    candidates: Vec<Option<BTreeSet<String>>>,
+    /// Variables with `init` code.
+    init_vars: Vec<String>,
+    /// Declared predicate text per variable.
+    declared: HashMap<String, String>,
+    /// Every access seen in any exploration.
+    accesses: BTreeSet<AccessEvent>,
+    /// States explored over all runs.
+    explored: u64,
+}
+
+impl State<'_> {
+    /// The source text of the model with the current guesses: the user's
+    /// file with the changed declarations rewritten.
+    fn text(&self) -> String {
+        splice(
+            &self.src.text,
+            &self.ast,
+            &apply(&self.ast, &self.elements, &self.guesses, &self.init_vars),
+        )
+    }
+
+    fn compile(&self) -> Result<(Source, Model), Error> {
+        let src = Source::new(self.src.name.clone(), self.text())?;
+        let model = crate::compile(&src, self.defines)?;
+        Ok((src, model))
+    }
+
+    fn describe(&self, e: usize) -> String {
+        let el = &self.elements[e];
+        describe(
+            &self.guesses[e],
+            &el.var,
+            self.declared.get(&el.var).map_or("", String::as_str),
+            self.init_vars.contains(&el.var),
+        )
+    }
+
+    /// Explores the reduced system of `model`, recording accesses.
+    fn explore(&mut self, model: &Model, enforce: bool, limits: &Limits) -> Outcome {
+        let options = Options {
+            reduction: Reduction::Sc,
+            limits: limits.clone(),
+            deadlock: false,
+        };
+        let watch = Watch {
+            log: Some(BTreeSet::new()),
+            enforce,
+            narrowing: None,
+            tracing: false,
+        };
+        let (outcome, watch) = check_watched(model, &options, watch);
+        self.explored += outcome.stats.states;
+        self.accesses.extend(watch.log.unwrap_or_default());
+        outcome
+    }
+}
+
+impl State<'_> {
+    /// `--incremental`: one exploration in which the candidate locks of
+    /// every lock-guessed element narrow as accesses are seen. Narrowing
+    /// keeps every access seen so far consistent with the narrowed guess and
+    /// changes no visibility (lock predicates read only locks, which are
+    /// visible anyway), so the exploration goes on; only an element left with
+    /// no candidate stops it, since making it unprotected changes visibility.
+    fn explore_incremental(&mut self, model: &Model, limits: &Limits) -> Outcome {
+        let slot_of = |name: &str| {
+            model
+                .slots
+                .iter()
+                .position(|s| s.name == name)
+                .map(|p| p as u32)
+        };
+        let all: Vec<u32> = locks(model).iter().filter_map(|n| slot_of(n)).collect();
+        let mut narrowing = std::collections::BTreeMap::new();
+        for (e, g) in self.guesses.iter().enumerate() {
+            if let Guess::Lock(_) = g {
+                let c = match &self.candidates[e] {
+                    Some(c) => c.iter().filter_map(|n| slot_of(n)).collect(),
+                    None => all.clone(),
+                };
+                narrowing.insert(self.elements[e].slot, c);
+            }
+        }
+        let options = Options {
+            reduction: Reduction::Sc,
+            limits: limits.clone(),
+            deadlock: false,
+        };
+        let watch = Watch {
+            log: Some(BTreeSet::new()),
+            enforce: true,
+            narrowing: Some(narrowing),
+            tracing: false,
+        };
+        let (outcome, watch) = check_watched(model, &options, watch);
+        self.explored += outcome.stats.states;
+        self.accesses.extend(watch.log.unwrap_or_default());
+        for (slot, c) in watch.narrowing.unwrap_or_default() {
+            let Some(e) = self.elements.iter().position(|el| el.slot == slot) else {
+                continue;
+            };
+            let names: BTreeSet<String> = c
+                .iter()
+                .map(|&l| model.slots[l as usize].name.clone())
+                .collect();
+            if let Some(m) = names.first() {
+                self.guesses[e] = Guess::Lock(m.clone());
+            }
+            self.candidates[e] = Some(names);
+        }
+        outcome
+    }
+}
+
+/// Names of the lock slots of a model.
+fn locks(model: &Model) -> Vec<String> {
+    model
+        .slots
+        .iter()
+        .filter(|s| s.kind == SlotKind::Lock)
+        .map(|s| s.name.clone())
+        .collect()
+}
+
+/// Runs guess, check, refine on a model's source.
+pub fn refine(
+    src: &Source,
+    defines: &crate::Defines,
+    options: &RefineOptions,
+) -> Result<RefineReport, Error> {
+    let ast = crate::parse(src)?;
+    let model0 = crate::compile(src, defines)?;
+    // Slots read by guards are synchronisation variables, never candidates.
+    let mut guard_read = BTreeSet::new();
+    for tr in &model0.transitions {
+        if let Some(g) = &tr.guard {
+            g.for_each_slot(&mut |s| {
+                guard_read.insert(s);
+            });
+        }
+    }
+    let mut elements = Vec::new();
+    let mut guesses = Vec::new();
+    for (slot, s) in model0.slots.iter().enumerate() {
+        if matches!(s.class, SlotClass::Local(_))
+            || matches!(s.kind, SlotKind::Lock | SlotKind::Sem)
+        {
+            continue;
+        }
+        let var = s.name.split('[').next().unwrap_or_default().to_string();
+        let index = s
+            .name
+            .find('[')
+            .and_then(|i| s.name[i + 1..s.name.len() - 1].parse().ok());
+        let guess = match (options.guess, s.class) {
+            (GuessFrom::Annotated, SlotClass::Protected) => Guess::Declared,
+            (GuessFrom::Annotated, _) => Guess::Unprotected,
+            (GuessFrom::Locks, _) if guard_read.contains(&(slot as u32)) => Guess::Unprotected,
+            // Placeholder until the lockset pass names the lock: any lock
+            // gives the same visibility, since lock operations are visible.
+            (GuessFrom::Locks, _) => locks(&model0)
+                .first()
+                .map_or(Guess::Unprotected, |m| Guess::Lock(m.clone())),
+        };
+        elements.push(Element {
+            name: s.name.clone(),
+            var,
+            index,
+            slot: slot as u32,
+        });
+        guesses.push(guess);
+    }
+    let declared = ast
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            ast::Item::Var(d) => Some((d.name.name.clone(), declared_text(d))),
+            _ => None,
+        })
+        .collect();
+    let started: Vec<bool> = guesses.iter().map(|g| *g != Guess::Unprotected).collect();
+    let mut st = State {
+        src,
+        mode: options.guess,
+        model0: model0.clone(),
+        defines,
+        ast,
+        candidates: vec![None; elements.len()],
+        init_vars: model0.init_points.keys().cloned().collect(),
+        elements,
+        guesses,
+        declared,
+        accesses: BTreeSet::new(),
+        explored: 0,
+    };
+    let mut iterations = Vec::new();
+    if options.incremental {
+        // The first exploration narrows every candidate from all locks.
+        for (e, g) in st.guesses.iter().enumerate() {
+            if matches!(g, Guess::Lock(_)) {
+                st.candidates[e] = Some(locks(&model0).into_iter().collect());
+            }
+        }
+    } else if options.guess == GuessFrom::Locks {
+        let (_, model) = st.compile()?;
+        let outcome = st.explore(&model, false, &options.limits);
+        let changed = lockset_pass(&mut st, &model);
+        iterations.push(Iteration {
+            iteration: 0,
+            changed,
+            reason: "lockset pass: the locks held at every access to each variable in the reduced system".into(),
+            states: outcome.stats.states,
+        });
+    }
+    let mut stop = None;
+    for n in 1..=options.max_iterations {
+        let (_, model) = st.compile()?;
+        let before: Vec<String> = (0..st.elements.len()).map(|e| st.describe(e)).collect();
+        let outcome = if options.incremental {
+            st.explore_incremental(&model, &options.limits)
+        } else {
+            st.explore(&model, true, &options.limits)
+        };
+        let narrowed: Vec<String> = (0..st.elements.len())
+            .filter(|&e| st.describe(e) != before[e])
+            .map(|e| {
+                format!(
+                    "{}: {} -> {}",
+                    st.elements[e].name,
+                    before[e],
+                    st.describe(e)
+                )
+            })
+            .collect();
+        let Some(v) = &outcome.violation else {
+            let holds = outcome.verdict == Verdict::Holds;
+            iterations.push(Iteration {
+                iteration: n,
+                changed: if narrowed.is_empty() {
+                    "nothing".into()
+                } else {
+                    narrowed.join("; ")
+                },
+                reason: if holds {
+                    "the reduced check holds"
+                } else {
+                    "a limit was hit"
+                }
+                .into(),
+                states: outcome.stats.states,
+            });
+            stop = Some(
+                if holds {
+                    "the guesses check"
+                } else {
+                    "a limit was hit"
+                }
+                .to_string(),
+            );
+            break;
+        };
+        let Some(e) = offending(&st, &model, &v.problem) else {
+            iterations.push(Iteration {
+                iteration: n,
+                changed: "nothing".into(),
+                reason: format!(
+                    "a {} violation, which no guess explains: {}",
+                    v.kind().name(),
+                    crate::report::describe(&st.model0, v).message
+                ),
+                states: outcome.stats.states,
+            });
+            stop = Some(format!(
+                "a {} violation: a real bug, not a wrong guess",
+                v.kind().name()
+            ));
+            break;
+        };
+        let (changed, reason) = revise(&mut st, e, v);
+        iterations.push(Iteration {
+            iteration: n,
+            changed,
+            reason,
+            states: outcome.stats.states,
+        });
+    }
+    let stop = stop.unwrap_or_else(|| {
+        format!(
+            "the iteration limit of {} was reached",
+            options.max_iterations
+        )
+    });
+    // The verdict comes from a plain check of the final guesses.
+    let (final_src, final_model) = st.compile()?;
+    let check_options = Options {
+        reduction: Reduction::Sc,
+        limits: options.limits.clone(),
+        deadlock: false,
+    };
+    crate::check_reducible(&final_src, &final_model)?;
+    let outcome = crate::check(&final_model, &check_options, &mut |_| {});
+    let final_check = CheckReport::new(&final_model, &src.name, Reduction::Sc, &outcome);
+    Ok(report::build(&st, &started, final_check, iterations, stop))
+}
+
+/// The element whose guess a discipline violation refutes, if it is one.
+fn offending(st: &State, model: &Model, problem: &Problem) -> Option<usize> {
+    let slot = match problem {
+        Problem::Fault(Fault::Discipline { slot, .. }) => *slot,
+        Problem::Overlap { protected, .. } => model.protected[*protected].slot,
+        // WFendExcl means a predicate is wrong too.
+        Problem::EndExcl { protected, .. } => model.protected[*protected].slot,
+        _ => return None,
+    };
+    st.elements.iter().position(|e| e.slot == slot)
+}
+
+/// Lock names held (as a set of names) at an access.
+fn held(model: &Model, a: &AccessEvent) -> BTreeSet<String> {
+    a.held
+        .iter()
+        .map(|&l| model.slots[l as usize].name.clone())
+        .collect()
+}
+
+/// Sets every candidate's lock from the accesses recorded by a lockset pass.
+fn lockset_pass(st: &mut State, model: &Model) -> String {
+    let mut changes = Vec::new();
+    for e in 0..st.elements.len() {
+        if st.guesses[e] == Guess::Unprotected {
+            continue;
+        }
+        let slot = st.elements[e].slot;
+        let mut common: Option<BTreeSet<String>> = None;
+        for a in st.accesses.iter().filter(|a| a.slot == slot && !a.init) {
+            let h = held(model, a);
+            common = Some(match common {
+                None => h,
+                Some(c) => c.intersection(&h).cloned().collect(),
+            });
+        }
+        let common = common.unwrap_or_else(|| locks(model).into_iter().collect());
+        st.guesses[e] = common
+            .first()
+            .map_or(Guess::Unprotected, |m| Guess::Lock(m.clone()));
+        st.candidates[e] = Some(common);
+        changes.push(format!("{}: {}", st.elements[e].name, st.describe(e)));
+    }
+    changes.join("; ")
+}
+
+/// Revises the guess of element `e` from a counterexample: the locks held at
+/// every access to it on the path narrow its candidates.
+fn revise(st: &mut State, e: usize, v: &crate::Violation) -> (String, String) {
+    let model = &st.model0.clone();
+    let slot = st.elements[e].slot;
+    let path: Vec<u32> = v.trace.iter().map(|s| s.transition as u32).collect();
+    let on_path: Vec<AccessEvent> = path_accesses(model, &path)
+        .into_iter()
+        .filter(|a| a.slot == slot && !a.init)
+        .collect();
+    let mut common: Option<BTreeSet<String>> = st.candidates[e].clone();
+    for a in &on_path {
+        let h = held(model, a);
+        common = Some(match common {
+            None => h,
+            Some(c) => c.intersection(&h).cloned().collect(),
+        });
+    }
+    let common = common.unwrap_or_default();
+    let before = st.describe(e);
+    let mut next = common
+        .first()
+        .map_or(Guess::Unprotected, |m| Guess::Lock(m.clone()));
+    if next == st.guesses[e] {
+        // The guess was refuted, so it cannot stay.
+        next = Guess::Unprotected;
+    }
+    st.guesses[e] = next;
+    st.candidates[e] = Some(common);
+    let name = st.elements[e].name.clone();
+    let after = st.describe(e);
+    let culprit = on_path.last().map_or_else(
+        || "an exclusive access predicate failed".to_string(),
+        |a| {
+            let tr = &model.transitions[a.transition as usize];
+            let thread = &model.threads[tr.thread as usize].name;
+            let locks = held(model, a);
+            let holding = if locks.is_empty() {
+                "holding no lock".to_string()
+            } else {
+                format!(
+                    "holding {}",
+                    locks.into_iter().collect::<Vec<_>>().join(", ")
+                )
+            };
+            let verb = if a.write { "writes" } else { "reads" };
+            let label = model.threads[tr.thread as usize].points[tr.from as usize]
+                .label
+                .clone();
+            let at = label.map_or(format!("line {}", tr.line), |l| {
+                format!("{l} (line {})", tr.line)
+            });
+            format!("{thread} {verb} {name} at {at} {holding}")
+        },
+    );
+    (
+        format!("{name}: {before} -> {after}"),
+        format!(
+            "{culprit} (counterexample of {} transitions, kind {})",
+            v.trace.len(),
+            v.kind().name()
+        ),
+    )
+}
+
+/// The accesses made along a path of transitions from the initial state.
+fn path_accesses(model: &Model, path: &[u32]) -> Vec<AccessEvent> {
+    let mut s = model.init.clone();
+    let mut out = Vec::new();
+    let mut events = Vec::new();
+    for &k in path {
+        let mut watch = Watch {
+            log: Some(BTreeSet::new()),
+            enforce: false,
+            narrowing: None,
+            tracing: false,
+        };
+        let result = step_watched(model, k as usize, &s, &mut out, &mut watch);
+        events.extend(watch.log.unwrap_or_default());
+        if matches!(result, StepResult::Ok) {
+            s.clone_from(&out);
+        }
+    }
+    events
+}
