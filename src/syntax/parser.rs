@@ -1153,4 +1153,23 @@ mod tests {
         };
         assert!(matches!(els[0].kind, StmtKind::If(_, _, Some(_))));
     }
+
+    #[test]
+    fn init_blocks_predicates_and_unprotected_elements_round_trip() {
+        let src = "lock m;\nshared ready : bool = false;\nprotected a[3] : 0..2 = 0\n    excl(t) = init(t, a) || (m == t && !init(a)) unprotected [2];\n\nthread w {\n  I: init a, ready {\n    a[0] := 1;\n  }\n  acquire m;\n}\n";
+        let m = parse(src).unwrap();
+        let printed = crate::syntax::pretty::model(&m);
+        assert_eq!(printed, src);
+        let Item::Thread(t) = &m.items[3] else {
+            panic!()
+        };
+        let StmtKind::Init(vars, body) = &t.body[0].kind else {
+            panic!("{:?}", t.body[0])
+        };
+        assert_eq!((vars.len(), body.len()), (2, 1));
+        assert_eq!(
+            err("shared x : 0..1 = 0; invariant init(x + 1);"),
+            "`init(x)` takes a variable name"
+        );
+    }
 }
