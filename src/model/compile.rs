@@ -293,7 +293,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         }
     }
     init_points.sort_keys();
-    recheck_lists(&mut transitions, &protected, &invariants);
+    recheck_lists(&mut transitions, &protected, &invariants, &c.slots);
     let layout = Layout::new(&c.bounds);
     Ok(Model {
         name: m
@@ -323,33 +323,27 @@ fn recheck_lists(
     transitions: &mut [Transition],
     protected: &[Protected],
     invariants: &[Invariant],
+    slots: &[Slot],
 ) {
     let reads = |e: &CExpr| {
         let mut v = Vec::new();
         e.for_each_slot(&mut |k| v.push(k));
         v
     };
-    let exclusive = |p: &Protected| {
-        let xs: Vec<Option<&CExpr>> = p
-            .excl
-            .iter()
-            .enumerate()
-            .map(|(t, e)| match e {
-                CExpr::Bin(BinOp::Eq, x, c) | CExpr::Bin(BinOp::Eq, c, x)
-                    if **c == CExpr::Const(t as i64) =>
-                {
-                    Some(&**x)
-                }
-                _ => None,
-            })
-            .collect();
-        xs.iter().all(|x| x.is_some() && *x == xs[0])
-    };
     let excl_reads: Vec<Vec<u32>> = protected
         .iter()
         .map(|p| p.excl.iter().flat_map(reads).collect())
         .collect();
-    let never_overlap: Vec<bool> = protected.iter().map(exclusive).collect();
+    let never_overlap: Vec<bool> = protected
+        .iter()
+        .map(|p| common_owner(p).is_some())
+        .collect();
+    // `m == t` for a lock m: only m's owner releases it and only a free lock
+    // is acquired, so no other thread can falsify it (WFendExcl by construction).
+    let lock_owned: Vec<bool> = protected
+        .iter()
+        .map(|p| matches!(common_owner(p), Some(CExpr::Var { slot, .. }) if slots[*slot as usize].kind == SlotKind::Lock))
+        .collect();
     let inv_reads: Vec<Vec<u32>> = invariants.iter().map(|i| reads(&i.expr)).collect();
     for tr in transitions {
         let mut writes = vec![tr.thread];
@@ -358,7 +352,7 @@ fn recheck_lists(
         }
         let touched = |rs: &[u32]| rs.iter().any(|r| writes.contains(r));
         tr.touches_excl = (0..protected.len() as u32)
-            .filter(|&p| touched(&excl_reads[p as usize]))
+            .filter(|&p| !lock_owned[p as usize] && touched(&excl_reads[p as usize]))
             .collect();
         tr.recheck_overlap = tr
             .touches_excl
@@ -370,6 +364,28 @@ fn recheck_lists(
             .filter(|&k| touched(&inv_reads[k as usize]))
             .collect();
     }
+}
+
+/// X, when every thread's predicate is `X == t` with the same X: X has one
+/// value, so at most one thread satisfies its predicate.
+fn common_owner(p: &Protected) -> Option<&CExpr> {
+    let xs: Vec<Option<&CExpr>> = p
+        .excl
+        .iter()
+        .enumerate()
+        .map(|(t, e)| match e {
+            CExpr::Bin(BinOp::Eq, x, c) | CExpr::Bin(BinOp::Eq, c, x)
+                if **c == CExpr::Const(t as i64) =>
+            {
+                Some(&**x)
+            }
+            _ => None,
+        })
+        .collect();
+    xs.iter()
+        .all(|x| x.is_some() && *x == xs[0])
+        .then(|| xs[0])
+        .flatten()
 }
 
 /// Control points of one thread body, numbered in source order.

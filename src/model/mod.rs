@@ -180,7 +180,8 @@ pub struct Transition {
     /// Invariants this transition may change.
     pub recheck_invariants: Vec<u32>,
     /// Protected variables whose predicates read a slot this transition
-    /// writes (for WFendExcl).
+    /// writes, for WFendExcl (`m == t` predicates on a lock m are left out:
+    /// lock semantics keeps them).
     pub touches_excl: Vec<u32>,
 }
 

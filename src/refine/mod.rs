@@ -117,11 +117,7 @@ impl State<'_> {
 
     /// Explores the reduced system of `model`, recording accesses.
     fn explore(&mut self, model: &Model, enforce: bool, limits: &Limits) -> Outcome {
-        let options = Options {
-            reduction: Reduction::Sc,
-            limits: limits.clone(),
-            deadlock: false,
-        };
+        let options = reduced(limits);
         let watch = Watch {
             log: Some(BTreeSet::new()),
             enforce,
@@ -161,11 +157,7 @@ impl State<'_> {
                 narrowing.insert(self.elements[e].slot, c);
             }
         }
-        let options = Options {
-            reduction: Reduction::Sc,
-            limits: limits.clone(),
-            deadlock: false,
-        };
+        let options = reduced(limits);
         let watch = Watch {
             log: Some(BTreeSet::new()),
             enforce: true,
@@ -189,6 +181,15 @@ impl State<'_> {
             self.candidates[e] = Some(names);
         }
         outcome
+    }
+}
+
+/// Options of a reduced check within limits.
+fn reduced(limits: &Limits) -> Options {
+    Options {
+        reduction: Reduction::Sc,
+        limits: limits.clone(),
+        deadlock: false,
     }
 }
 
@@ -372,11 +373,7 @@ pub fn refine(
     });
     // The verdict comes from a plain check of the final guesses.
     let (final_src, final_model) = st.compile()?;
-    let check_options = Options {
-        reduction: Reduction::Sc,
-        limits: options.limits.clone(),
-        deadlock: false,
-    };
+    let check_options = reduced(&options.limits);
     crate::check_reducible(&final_src, &final_model)?;
     let outcome = crate::check(&final_model, &check_options, &mut |_| {});
     let final_check = CheckReport::new(&final_model, &src.name, Reduction::Sc, &outcome);

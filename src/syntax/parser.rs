@@ -292,6 +292,23 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// One or more `item`s separated by commas.
+    fn comma_list<T>(
+        &self,
+        mut i: &'a str,
+        item: impl Fn(&'a str) -> Res<'a, T>,
+    ) -> Res<'a, Vec<T>> {
+        let mut out = Vec::new();
+        loop {
+            let (r, x) = item(i)?;
+            out.push(x);
+            match self.try_sym(r, ",") {
+                Some((r, _)) => i = r,
+                None => return Ok((r, out)),
+            }
+        }
+    }
+
     fn at_eof(&self, i: &'a str) -> Result<bool, NomErr<()>> {
         Ok(self.skip(i)?.is_empty())
     }
@@ -364,26 +381,23 @@ impl<'a> Parser<'a> {
 
     /// `lock a, b[2];`
     fn lock_decl(&self, i: &'a str, start: usize) -> Res<'a, Vec<VarDecl>> {
-        let mut decls = Vec::new();
-        let mut i = i;
-        loop {
-            let (r, name) = self.ident(i)?;
+        let (r, mut decls) = self.comma_list(i, |r| {
+            let (r, name) = self.ident(r)?;
             let (r, size) = self.opt_size(r)?;
-            decls.push(VarDecl {
-                class: Class::Shared,
-                name,
-                size,
-                ty: Type::Lock,
-                init: None,
-                span: Span::default(),
-            });
-            i = r;
-            match self.try_sym(i, ",") {
-                Some((r, _)) => i = r,
-                None => break,
-            }
-        }
-        let (r, _) = self.sym(i, ";")?;
+            let span = Span::default();
+            Ok((
+                r,
+                VarDecl {
+                    class: Class::Shared,
+                    name,
+                    size,
+                    ty: Type::Lock,
+                    init: None,
+                    span,
+                },
+            ))
+        })?;
+        let (r, _) = self.sym(r, ";")?;
         let span = self.span_from(start, r);
         for d in &mut decls {
             d.span = span;
@@ -428,17 +442,8 @@ impl<'a> Parser<'a> {
                 let (r, excl) = self.excl(r)?;
                 let (r, unprotected) = match self.try_kw(r, "unprotected") {
                     Some((r, _)) => {
-                        let (mut r, _) = self.sym(r, "[")?;
-                        let mut list = Vec::new();
-                        loop {
-                            let (r2, e) = self.expr(r)?;
-                            list.push(e);
-                            r = r2;
-                            match self.try_sym(r, ",") {
-                                Some((r2, _)) => r = r2,
-                                None => break,
-                            }
-                        }
+                        let (r, _) = self.sym(r, "[")?;
+                        let (r, list) = self.comma_list(r, |r| self.expr(r))?;
                         let (r, _) = self.sym(r, "]")?;
                         (r, list)
                     }
@@ -474,20 +479,11 @@ impl<'a> Parser<'a> {
     fn init(&self, i: &'a str) -> Res<'a, Init> {
         let i = self.skip(i)?;
         let start = self.off(i);
-        let Some((mut r, _)) = self.try_sym(i, "[") else {
+        let Some((r, _)) = self.try_sym(i, "[") else {
             let (r, e) = self.expr(i)?;
             return Ok((r, Init::Value(e)));
         };
-        let mut list = Vec::new();
-        loop {
-            let (r2, e) = self.expr(r)?;
-            list.push(e);
-            r = r2;
-            match self.try_sym(r, ",") {
-                Some((r2, _)) => r = r2,
-                None => break,
-            }
-        }
+        let (r, list) = self.comma_list(r, |r| self.expr(r))?;
         let (r, _) = self.sym(r, "]")?;
         Ok((r, Init::List(list, self.span_from(start, r))))
     }
@@ -652,13 +648,7 @@ impl<'a> Parser<'a> {
             return Ok((self.opt_semi(r), StmtKind::While(c, body)));
         }
         if let Some((r, _)) = self.try_kw(i, "init") {
-            let (mut r, first) = self.ident(r)?;
-            let mut vars = vec![first];
-            while let Some((r2, _)) = self.try_sym(r, ",") {
-                let (r2, v) = self.ident(r2)?;
-                vars.push(v);
-                r = r2;
-            }
+            let (r, vars) = self.comma_list(r, |r| self.ident(r))?;
             let (r, body) = self.block(r)?;
             return Ok((self.opt_semi(r), StmtKind::Init(vars, body)));
         }
@@ -717,24 +707,9 @@ impl<'a> Parser<'a> {
 
     /// `x, y[i] := e1, any 0..3;`
     fn assign(&self, i: &'a str) -> Res<'a, StmtKind> {
-        let (mut r, first) = self.lvalue(i)?;
-        let mut targets = vec![first];
-        while let Some((r2, _)) = self.try_sym(r, ",") {
-            let (r2, lv) = self.lvalue(r2)?;
-            targets.push(lv);
-            r = r2;
-        }
-        let (mut r, _) = self.sym(r, ":=")?;
-        let mut values = Vec::new();
-        loop {
-            let (r2, e) = self.rhs(r)?;
-            values.push(e);
-            r = r2;
-            match self.try_sym(r, ",") {
-                Some((r2, _)) => r = r2,
-                None => break,
-            }
-        }
+        let (r, targets) = self.comma_list(i, |r| self.lvalue(r))?;
+        let (r, _) = self.sym(r, ":=")?;
+        let (r, values) = self.comma_list(r, |r| self.rhs(r))?;
         let (r, _) = self.sym(r, ";")?;
         Ok((r, StmtKind::Assign(targets, values)))
     }
