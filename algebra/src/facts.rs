@@ -27,13 +27,13 @@ pub(crate) enum Source {
         inst: Inst,
     },
     /// A formula proved on the spot from other citations.
-    Proved(Box<GoalProof>),
+    Proved(std::rc::Rc<GoalProof>),
     /// The conclusion of a Horn rule whose premises were proved.
     Horn {
         kind: SourceKind,
         label: String,
         inst: Inst,
-        premises: Vec<GoalProof>,
+        premises: std::rc::Rc<Vec<GoalProof>>,
     },
     /// `f(t) <= (+k : f(k))`, for a sum written out or defined.
     SumIntro {

@@ -13,6 +13,7 @@ use crate::facts::{
 use crate::lang::Op;
 use crate::matching::{Inst, Schema, contexts, match_term};
 use crate::model::Evaluator;
+use crate::mutation::{Mutant, MutantOutcome};
 use crate::parser::premise_labels;
 use crate::proof::GoalProof;
 use crate::prover::{Failure, Prover, Settings};
@@ -101,6 +102,10 @@ struct Kernel<'a> {
     dropped: BTreeSet<String>,
     lemmas: BTreeMap<String, LemmaInfo>,
     premises: BTreeMap<String, Formula>,
+    /// Mutants to check in their step's context, and their verdicts.
+    mutants: Vec<Mutant>,
+    outcomes: Vec<MutantOutcome>,
+    current: String,
 }
 
 /// Normalises `16` to `(16)`.
@@ -114,6 +119,24 @@ pub fn hypothesis_label(s: &str) -> String {
 
 /// Checks every lemma of a script.
 pub fn check(script: &Script, opts: &CheckOptions) -> Checked {
+    check_with(script, opts, Vec::new()).0
+}
+
+/// Checks a script and, in the context of each step, the given mutants
+/// of that step (see [`mutants`](crate::mutants)).
+pub fn check_mutants(
+    script: &Script,
+    mutants: &[Mutant],
+    opts: &CheckOptions,
+) -> Vec<MutantOutcome> {
+    check_with(script, opts, mutants.to_vec()).1
+}
+
+fn check_with(
+    script: &Script,
+    opts: &CheckOptions,
+    mutants: Vec<Mutant>,
+) -> (Checked, Vec<MutantOutcome>) {
     let start = Instant::now();
     let evaluator = Evaluator::new(script.definitions());
     let axiom_rules: Vec<Rewrite<Op, ()>> = build(&axiom_specs());
@@ -131,6 +154,9 @@ pub fn check(script: &Script, opts: &CheckOptions) -> Checked {
         dropped: opts.drop.iter().map(|d| hypothesis_label(d)).collect(),
         lemmas: BTreeMap::new(),
         premises: BTreeMap::new(),
+        mutants,
+        outcomes: Vec::new(),
+        current: String::new(),
     };
     let mut reports = Vec::new();
     let mut records = Vec::new();
@@ -217,7 +243,7 @@ pub fn check(script: &Script, opts: &CheckOptions) -> Checked {
         saturations: k.prover.saturations,
         lemmas: reports,
     };
-    Checked { report, records }
+    (Checked { report, records }, k.outcomes)
 }
 
 impl<'a> Kernel<'a> {
@@ -234,6 +260,7 @@ impl<'a> Kernel<'a> {
     }
 
     fn check_lemma(&mut self, l: &Lemma) -> (LemmaReport, LemmaRecord, Deps) {
+        self.current = l.label.clone();
         let st = &l.statement;
         let goal = st.conclusions[0].clone();
         self.premises = premise_labels(st.premises.len())
@@ -476,6 +503,7 @@ impl<'a> Kernel<'a> {
                 collect_cited(h, &self.dropped, deps);
             }
         }
+        self.check_mutants_at(&case, number, scope);
         (
             StepReport {
                 number,
@@ -494,6 +522,37 @@ impl<'a> Kernel<'a> {
                 proof,
             },
         )
+    }
+
+    fn check_mutants_at(
+        &mut self,
+        case: &Option<(String, String, bool)>,
+        number: usize,
+        scope: &Scope,
+    ) {
+        let here: Vec<Mutant> = self
+            .mutants
+            .iter()
+            .filter(|m| m.lemma == self.current && m.case == *case && m.number == number)
+            .cloned()
+            .collect();
+        for m in here {
+            let outcome = match self.check_goal(&m.goal, &m.hints, scope) {
+                Ok((proof, _)) => MutantOutcome {
+                    mutant: m,
+                    rejected: false,
+                    detail: proof.summary(),
+                    refuted: false,
+                },
+                Err(f) => MutantOutcome {
+                    mutant: m,
+                    rejected: true,
+                    refuted: f.counter_model.is_some(),
+                    detail: f.reason,
+                },
+            };
+            self.outcomes.push(outcome);
+        }
     }
 
     /// Proves a goal from hints: resolves citations, proves inline facts and
@@ -534,7 +593,7 @@ impl<'a> Kernel<'a> {
                             cits.push(Citable::Ground(Fact {
                                 label: formula.to_string(),
                                 formula: f,
-                                source: Source::Proved(Box::new(proof)),
+                                source: Source::Proved(std::rc::Rc::new(proof)),
                                 check,
                                 hyps: d.hyps.clone(),
                                 lemmas: d.lemmas.clone(),
@@ -772,7 +831,7 @@ impl<'a> Kernel<'a> {
                 kind: c.kind,
                 label: c.label.clone(),
                 inst,
-                premises,
+                premises: std::rc::Rc::new(premises),
             },
             check,
             hyps,

@@ -17,6 +17,7 @@ mod lang;
 mod lexer;
 mod matching;
 mod model;
+mod mutation;
 mod parser;
 mod proof;
 mod prover;
@@ -35,8 +36,9 @@ pub use certificate::{
     HowCert, LemmaCert, PartCert, SourceCert, StatementCert, StepCert,
 };
 pub use error::{CertificateError, ParseError};
-pub use kernel::{CheckOptions, Checked, check, hypothesis_label};
+pub use kernel::{CheckOptions, Checked, check, check_mutants, hypothesis_label};
 pub use model::{Evaluator, MAX_STATES, Model, Relation, Uninterpreted};
+pub use mutation::{Mutant, MutantOutcome, Mutation, mutants};
 pub use parser::{parse_script, parse_term, premise_labels};
 pub use prover::Settings;
 pub use recheck::{RecheckSummary, recheck};

@@ -24,7 +24,7 @@ pub(crate) enum How {
     Saturation {
         lhs: Term,
         rhs: Term,
-        facts: Vec<Fact>,
+        facts: std::rc::Rc<Vec<Fact>>,
         iterations: usize,
         nodes: usize,
         /// egg's flat explanation, when a certificate is being built.

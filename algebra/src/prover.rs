@@ -40,7 +40,7 @@ impl Default for Settings {
             limits: Limits::default(),
             screen_budget: 60,
             subgoal_budget: 25,
-            explain_budget: 4000,
+            explain_budget: 600,
             explain: false,
         }
     }
@@ -617,7 +617,7 @@ fn saturation_proof(
         how: How::Saturation {
             lhs,
             rhs,
-            facts: facts.to_vec(),
+            facts: std::rc::Rc::new(facts.to_vec()),
             iterations: sat.iterations,
             nodes: sat.nodes,
             sequence: sat.explanation,

@@ -733,7 +733,7 @@ impl<'c> Checker<'c> {
                 (Some(p), Some((path, forward, rule))) => {
                     let before = at_path(p, &path).ok_or("bad rewrite position")?;
                     let after = at_path(&plain, &path).ok_or("bad rewrite position")?;
-                    if replace_at(p, &path, after) != plain {
+                    if !equal_except(p, &plain, &path) {
                         return Err(format!(
                             "term {k} differs from term {} elsewhere than the rewrite",
                             k - 1
@@ -1180,18 +1180,21 @@ fn at_path<'t>(t: &'t Sexp, path: &[usize]) -> Option<&'t Sexp> {
     }
 }
 
-fn replace_at(t: &Sexp, path: &[usize], new: &Sexp) -> Sexp {
+/// Whether two terms are equal except at the given position.
+fn equal_except(a: &Sexp, b: &Sexp, path: &[usize]) -> bool {
     match path.split_first() {
-        None => new.clone(),
-        Some((k, rest)) => match t {
-            Sexp::List(items) => {
-                let mut v = items.clone();
-                if let Some(i) = v.get_mut(*k) {
-                    *i = replace_at(i, rest, new);
-                }
-                Sexp::List(v)
+        None => true,
+        Some((k, rest)) => match (a, b) {
+            (Sexp::List(xs), Sexp::List(ys)) if xs.len() == ys.len() && *k < xs.len() => {
+                xs.iter().zip(ys).enumerate().all(|(n, (x, y))| {
+                    if n == *k {
+                        equal_except(x, y, rest)
+                    } else {
+                        x == y
+                    }
+                })
             }
-            Sexp::Atom(_) => t.clone(),
+            _ => false,
         },
     }
 }

@@ -22,8 +22,8 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            iterations: 30,
-            nodes: 12_000,
+            iterations: 20,
+            nodes: 4_000,
             time: Duration::from_secs(20),
         }
     }
@@ -57,6 +57,8 @@ pub(crate) fn saturate(
     for p in protect {
         scheduler = scheduler.do_not_ban(p.as_str());
     }
+    // Back-off scheduling keeps associativity and commutativity from
+    // crowding out the other rules; egg's SimpleScheduler loses proofs here.
     let mut runner = Runner::<Op, ()>::default()
         .with_iter_limit(limits.iterations)
         .with_node_limit(limits.nodes)
