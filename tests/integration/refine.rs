@@ -193,3 +193,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn write_never_overwrites_the_model() {
+    let dir = std::env::temp_dir().join(format!("optimist-refine-self-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("m.gc");
+    std::fs::copy("models/barrier-bug.gc", &model).unwrap();
+    let before = std::fs::read_to_string(&model).unwrap();
+    let run = optimist([
+        "refine",
+        model.to_str().unwrap(),
+        "--write",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("would overwrite the model itself"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&model).unwrap(), before);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -33,6 +33,23 @@ pub struct RefineArgs {
     format: Format,
 }
 
+/// Writes `text` to `out` through a temporary file, so that a failed write
+/// leaves nothing half-written, and never over the model itself.
+fn write_new(model: &std::path::Path, out: &std::path::Path, text: &str) -> Result<(), String> {
+    if let (Ok(a), Ok(b)) = (model.canonicalize(), out.canonicalize()) {
+        if a == b {
+            return Err(format!(
+                "--write {} would overwrite the model itself; choose another file",
+                out.display()
+            ));
+        }
+    }
+    let tmp = out.with_extension("gc.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, out))
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum GuessArg {
     /// The model's own `protected` declarations.
@@ -68,8 +85,8 @@ pub fn run(args: RefineArgs) -> ExitCode {
             "// Written by `optimist refine` from {} (guesses from {}):\n// the final guesses are declared below; it checks as it is.\n\n{}",
             src.name, report.guess, report.text
         );
-        if let Err(e) = std::fs::write(out, text) {
-            eprintln!("error: cannot write {}: {e}", out.display());
+        if let Err(e) = write_new(&args.model.file, out, &text) {
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     }
