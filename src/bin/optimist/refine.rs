@@ -33,17 +33,13 @@ pub struct RefineArgs {
     format: Format,
 }
 
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
+}
+
 /// Writes `text` to `out` through a temporary file, so that a failed write
-/// leaves nothing half-written, and never over the model itself.
-fn write_new(model: &std::path::Path, out: &std::path::Path, text: &str) -> Result<(), String> {
-    if let (Ok(a), Ok(b)) = (model.canonicalize(), out.canonicalize()) {
-        if a == b {
-            return Err(format!(
-                "--write {} would overwrite the model itself; choose another file",
-                out.display()
-            ));
-        }
-    }
+/// leaves nothing half-written.
+fn write_new(out: &std::path::Path, text: &str) -> Result<(), String> {
     let tmp = out.with_extension("gc.tmp");
     std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, out))
@@ -60,6 +56,15 @@ enum GuessArg {
 }
 
 pub fn run(args: RefineArgs) -> ExitCode {
+    if let Some(out) = &args.write {
+        if same_file(&args.model.file, out) {
+            eprintln!(
+                "error: --write {} would overwrite the model itself; choose another file",
+                out.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
     let src = match optimist::Source::read(&args.model.file) {
         Ok(s) => s,
         Err(e) => return crate::common::fail(e),
@@ -85,7 +90,7 @@ pub fn run(args: RefineArgs) -> ExitCode {
             "// Written by `optimist refine` from {} (guesses from {}):\n// the final guesses are declared below; it checks as it is.\n\n{}",
             src.name, report.guess, report.text
         );
-        if let Err(e) = write_new(&args.model.file, out, &text) {
+        if let Err(e) = write_new(out, &text) {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
