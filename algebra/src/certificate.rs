@@ -107,7 +107,7 @@ pub struct GoalCert {
 pub enum HowCert {
     /// Equal up to associativity, or the left side is a summand of the right.
     Identical,
-    /// A rewrite sequence from `lhs` to `rhs`; rule `fN` is fact N.
+    /// A proof of `lhs = rhs` by rewriting; rule `fN` is fact N.
     Saturation {
         /// First term.
         lhs: String,
@@ -115,8 +115,8 @@ pub enum HowCert {
         rhs: String,
         /// The facts the rules come from.
         facts: Vec<FactCert>,
-        /// egg's flat explanation.
-        sequence: Vec<String>,
+        /// egg's explanation, as a shared tree.
+        proof: TreeCert,
     },
     /// A common context removed.
     Context {
@@ -144,6 +144,37 @@ pub enum HowCert {
         /// One per factor.
         factors: Vec<GoalCert>,
     },
+}
+
+/// An egg tree explanation with shared nodes. A sequence of node ids
+/// proves that the first node's initial term equals the last node's final
+/// term; a node's initial (final) term is its operator applied to the
+/// initial (final) terms of its children's sequences. Consecutive nodes of
+/// a sequence are linked by exactly one rewrite, found in the later node's
+/// initial term (at its root, or at the first node of a child sequence,
+/// recursively), or by nothing when the terms coincide.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeCert {
+    /// The nodes.
+    pub nodes: Vec<NodeCert>,
+    /// The top-level sequence.
+    pub root: Vec<usize>,
+}
+
+/// A node of a [`TreeCert`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeCert {
+    /// The operator or leaf.
+    pub op: String,
+    /// A rule rewriting the previous node's final term into this node's initial term.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward: Option<String>,
+    /// A rule rewriting this node's initial term into the previous node's final term.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backward: Option<String>,
+    /// One sequence per child.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Vec<usize>>,
 }
 
 /// A summand of a split.
@@ -393,8 +424,9 @@ fn goal_cert(p: &GoalProof) -> Result<GoalCert, String> {
             lhs: to_sexp(lhs),
             rhs: to_sexp(rhs),
             facts: facts.iter().map(fact_cert).collect::<Result<_, _>>()?,
-            sequence: sequence
-                .clone()
+            proof: sequence
+                .as_deref()
+                .cloned()
                 .ok_or_else(|| "the check ran without explanations".to_string())?,
         },
         How::Context {

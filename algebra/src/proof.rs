@@ -27,8 +27,8 @@ pub(crate) enum How {
         facts: std::rc::Rc<Vec<Fact>>,
         iterations: usize,
         nodes: usize,
-        /// egg's flat explanation, when a certificate is being built.
-        sequence: Option<Vec<String>>,
+        /// egg's explanation, when a certificate is being built.
+        sequence: Option<std::rc::Rc<crate::certificate::TreeCert>>,
     },
     /// Monotonicity of `·`: the goal with a common prefix and suffix of
     /// factors removed.

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::certificate::{
     Certificate, FactCert, FormulaCert, GoalCert, HowCert, LemmaCert, SourceCert, StatementCert,
+    TreeCert,
 };
 use crate::error::CertificateError;
 use crate::sexp::{Sexp, parse, right_nest};
@@ -555,7 +556,7 @@ impl<'c> Checker<'c> {
                 lhs,
                 rhs,
                 facts,
-                sequence,
+                proof,
             } => {
                 let (l, r) = (term(lhs)?, term(rhs)?);
                 let (el, er) = if stated.rel == "=" {
@@ -574,7 +575,7 @@ impl<'c> Checker<'c> {
                     let ff = self.fact(f, ctx).map_err(|e| format!("fact f{n}: {e}"))?;
                     rules.push(ff);
                 }
-                self.replay(&l, &r, sequence, &rules, ctx)
+                self.replay(&l, &r, proof, &rules, ctx)
             }
             HowCert::Context {
                 prefix,
@@ -709,57 +710,99 @@ impl<'c> Checker<'c> {
 
     // ----- rewrites -----
 
+    /// Checks an egg tree explanation of `first = last`: every link between
+    /// consecutive nodes of every sequence is one rule application.
     fn replay(
         &mut self,
         first: &Sexp,
         last: &Sexp,
-        seq: &[String],
+        tree: &TreeCert,
         facts: &[F],
         ctx: &Ctx<'_>,
     ) -> Result<(), String> {
-        let mut prev: Option<Sexp> = None;
-        for (k, line) in seq.iter().enumerate() {
-            let annotated = term(line)?;
-            let (plain, ann) = strip(&annotated)?;
-            self.well_formed(&plain, ctx)?;
-            match (&prev, ann) {
-                (None, None) => {
-                    if plain != *first {
-                        return Err("the sequence does not start at the goal".into());
+        let n = tree.nodes.len();
+        let mut t = Tree {
+            nodes: &tree.nodes,
+            terms: vec![None; n],
+            anns: vec![None; n],
+            checked: vec![false; n],
+        };
+        // Children come before parents, so the tree has no cycles.
+        for (id, node) in tree.nodes.iter().enumerate() {
+            if node.children.iter().flatten().any(|&c| c >= id)
+                || node.children.iter().any(|s| s.is_empty())
+            {
+                return Err(format!("explanation node {id} is malformed"));
+            }
+        }
+        if tree.root.is_empty() || tree.root.iter().any(|&r| r >= n) {
+            return Err("the explanation has no root sequence".into());
+        }
+        if !t.anns(tree.root[0]).is_empty() {
+            return Err("the explanation starts with a rewrite".into());
+        }
+        let (init, _) = t.terms(tree.root[0]);
+        let (_, fin) = t.terms(tree.root[tree.root.len() - 1]);
+        if init != *first {
+            return Err("the explanation does not start at the goal".into());
+        }
+        if fin != *last {
+            return Err("the explanation does not end at the goal".into());
+        }
+        self.check_seq(&mut t, &tree.root, facts, ctx)
+    }
+
+    fn check_seq(
+        &mut self,
+        t: &mut Tree<'_>,
+        seq: &[usize],
+        facts: &[F],
+        ctx: &Ctx<'_>,
+    ) -> Result<(), String> {
+        for k in 0..seq.len() {
+            if k > 0 {
+                let (_, prev) = t.terms(seq[k - 1]);
+                let (cur, _) = t.terms(seq[k]);
+                let anns = t.anns(seq[k]);
+                match anns.as_slice() {
+                    [] => {
+                        if prev != cur {
+                            return Err(format!("`{prev}` and `{cur}` are linked by no rewrite"));
+                        }
                     }
-                }
-                (None, Some(_)) => return Err("the first term carries a rewrite".into()),
-                (Some(_), None) => return Err(format!("term {k} carries no rewrite")),
-                (Some(p), Some((path, forward, rule))) => {
-                    let before = at_path(p, &path).ok_or("bad rewrite position")?;
-                    let after = at_path(&plain, &path).ok_or("bad rewrite position")?;
-                    if !equal_except(p, &plain, &path) {
-                        return Err(format!(
-                            "term {k} differs from term {} elsewhere than the rewrite",
-                            k - 1
-                        ));
+                    [(path, forward, rule)] => {
+                        self.well_formed(&cur, ctx)?;
+                        let before = at_path(&prev, path).ok_or("bad rewrite position")?;
+                        let after = at_path(&cur, path).ok_or("bad rewrite position")?;
+                        if !equal_except(&prev, &cur, path) {
+                            return Err(format!(
+                                "`{prev}` and `{cur}` differ elsewhere than the rewrite"
+                            ));
+                        }
+                        let r = self.rule(rule, facts)?;
+                        let (from, to) = if *forward {
+                            (before, after)
+                        } else {
+                            (after, before)
+                        };
+                        let mut s = BTreeMap::new();
+                        if !r.lhs.matches(from, &mut s) || r.rhs.subst_plain(&s) != *to {
+                            return Err(format!("`{from}` does not rewrite to `{to}` by {rule}"));
+                        }
+                        self.rewrites += 1;
                     }
-                    let r = self.rule(&rule, facts)?;
-                    let (from, to) = if forward {
-                        (before, after)
-                    } else {
-                        (after, before)
-                    };
-                    let mut s = BTreeMap::new();
-                    if !r.lhs.matches(from, &mut s) || r.rhs.subst_plain(&s) != *to {
-                        return Err(format!(
-                            "term {k}: `{from}` does not rewrite to `{to}` by {rule}"
-                        ));
-                    }
-                    self.rewrites += 1;
+                    _ => return Err("two rewrites in one link".into()),
                 }
             }
-            prev = Some(plain);
+            if !t.checked[seq[k]] {
+                t.checked[seq[k]] = true;
+                let children = t.nodes[seq[k]].children.clone();
+                for c in &children {
+                    self.check_seq(t, c, facts, ctx)?;
+                }
+            }
         }
-        match prev {
-            Some(p) if p == *last => Ok(()),
-            _ => Err("the sequence does not end at the goal".into()),
-        }
+        Ok(())
     }
 
     fn rule(&self, name: &str, facts: &[F]) -> Result<Rule, String> {
@@ -1130,43 +1173,64 @@ fn unit_normal(t: &Sexp) -> Sexp {
     right_nest(";", fs).assoc_normal()
 }
 
-/// Removes the rewrite annotation; returns the plain term and where the
-/// annotation was (path, forward, rule).
+/// A rewrite's position (path of child positions), direction and rule.
 type Annotation = (Vec<usize>, bool, String);
 
-fn strip(t: &Sexp) -> Result<(Sexp, Option<Annotation>), String> {
-    match t {
-        Sexp::Atom(_) => Ok((t.clone(), None)),
-        Sexp::List(items) => {
-            let h = t.head();
-            if h == "Rewrite=>" || h == "Rewrite<=" {
-                if items.len() != 3 {
-                    return Err("malformed rewrite annotation".into());
-                }
-                let (inner, nested) = strip(&items[2])?;
-                if nested.is_some() {
-                    return Err("two rewrites in one term".into());
-                }
-                return Ok((
-                    inner,
-                    Some((vec![], h == "Rewrite=>", items[1].head().to_string())),
-                ));
-            }
-            let mut out = Vec::new();
-            let mut ann = None;
-            for (k, i) in items.iter().enumerate() {
-                let (p, a) = strip(i)?;
-                if let Some((mut path, f, r)) = a {
-                    if ann.is_some() {
-                        return Err("two rewrites in one term".into());
-                    }
-                    path.insert(0, k);
-                    ann = Some((path, f, r));
-                }
-                out.push(p);
-            }
-            Ok((Sexp::List(out), ann))
+/// Memoised views of a tree explanation.
+struct Tree<'t> {
+    nodes: &'t [crate::certificate::NodeCert],
+    terms: Vec<Option<(Sexp, Sexp)>>,
+    anns: Vec<Option<Vec<Annotation>>>,
+    checked: Vec<bool>,
+}
+
+impl Tree<'_> {
+    /// The initial and final terms of a node.
+    fn terms(&mut self, id: usize) -> (Sexp, Sexp) {
+        if let Some(t) = &self.terms[id] {
+            return t.clone();
         }
+        let node = &self.nodes[id];
+        let result = if node.children.is_empty() {
+            let a = Sexp::atom(&node.op);
+            (a.clone(), a)
+        } else {
+            let mut init = vec![Sexp::atom(&node.op)];
+            let mut fin = vec![Sexp::atom(&node.op)];
+            let children = node.children.clone();
+            for seq in &children {
+                init.push(self.terms(seq[0]).0);
+                fin.push(self.terms(seq[seq.len() - 1]).1);
+            }
+            (Sexp::List(init), Sexp::List(fin))
+        };
+        self.terms[id] = Some(result.clone());
+        result
+    }
+
+    /// The rewrites annotating a node's initial term: its own, and those of
+    /// the first node of each child sequence.
+    fn anns(&mut self, id: usize) -> Vec<Annotation> {
+        if let Some(a) = &self.anns[id] {
+            return a.clone();
+        }
+        let node = &self.nodes[id];
+        let mut out = Vec::new();
+        if let Some(r) = &node.forward {
+            out.push((vec![], true, r.clone()));
+        }
+        if let Some(r) = &node.backward {
+            out.push((vec![], false, r.clone()));
+        }
+        let firsts: Vec<usize> = node.children.iter().map(|s| s[0]).collect();
+        for (c, first) in firsts.into_iter().enumerate() {
+            for (mut path, f, r) in self.anns(first) {
+                path.insert(0, c + 1);
+                out.push((path, f, r));
+            }
+        }
+        self.anns[id] = Some(out.clone());
+        out
     }
 }
 

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use egg::{BackoffScheduler, Rewrite, Runner, StopReason};
 
+use crate::certificate::{NodeCert, TreeCert};
 use crate::lang::{Op, to_expr};
 use crate::term::Term;
 
@@ -36,8 +37,8 @@ pub(crate) struct Saturation {
     pub iterations: usize,
     pub nodes: usize,
     pub stop: String,
-    /// The flat explanation, one term per rewrite, when requested and proved.
-    pub explanation: Option<Vec<String>>,
+    /// The explanation, when requested and proved.
+    pub explanation: Option<std::rc::Rc<TreeCert>>,
 }
 
 const PROVED: &str = "proved";
@@ -88,13 +89,8 @@ pub(crate) fn saturate(
         None => "not run".to_string(),
     };
     let explanation = if proved && explain {
-        let mut ex = runner.explain_equivalence(&l, &r);
-        Some(
-            ex.make_flat_explanation()
-                .iter()
-                .map(|t| t.get_string())
-                .collect(),
-        )
+        let ex = runner.explain_equivalence(&l, &r);
+        Some(std::rc::Rc::new(tree_cert(&ex.explanation_trees)))
     } else {
         None
     };
@@ -105,4 +101,40 @@ pub(crate) fn saturate(
         stop,
         explanation,
     }
+}
+
+/// Serialises an egg tree explanation, sharing nodes that egg shares.
+fn tree_cert(trees: &egg::TreeExplanation<Op>) -> TreeCert {
+    fn node(
+        t: &std::rc::Rc<egg::TreeTerm<Op>>,
+        ids: &mut std::collections::HashMap<*const egg::TreeTerm<Op>, usize>,
+        nodes: &mut Vec<NodeCert>,
+    ) -> usize {
+        let key = std::rc::Rc::as_ptr(t);
+        if let Some(&id) = ids.get(&key) {
+            return id;
+        }
+        let children = t
+            .child_proofs
+            .iter()
+            .map(|seq| seq.iter().map(|c| node(c, ids, nodes)).collect())
+            .collect();
+        let op = t.node.to_string();
+        nodes.push(NodeCert {
+            op,
+            forward: t.forward_rule.map(|r| r.to_string()),
+            backward: t.backward_rule.map(|r| r.to_string()),
+            children,
+        });
+        let id = nodes.len() - 1;
+        ids.insert(key, id);
+        id
+    }
+    let mut ids = std::collections::HashMap::new();
+    let mut nodes = Vec::new();
+    let root = trees
+        .iter()
+        .map(|t| node(t, &mut ids, &mut nodes))
+        .collect();
+    TreeCert { nodes, root }
 }
