@@ -1,0 +1,190 @@
+//! `optimist prove` from the command line: exit codes (0 proved, 1 failed,
+//! 2 input or usage error), text and JSON reports, `--drop`, certificates,
+//! and errors in proof scripts.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn optimist(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_optimist"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("optimist runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A scratch file for this test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("optimist-prove-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir.join(name)
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.add_filter(r"time: \d+ ms", "time: [elapsed] ms");
+    s.add_filter(r#""elapsed_ms": \d+"#, r#""elapsed_ms": "[elapsed]""#);
+    s.add_filter(r"/[^\s:]*optimist-prove-\d+/", "[tmp]/");
+    s
+}
+
+fn json(stdout: &str) -> serde_json::Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
+}
+
+#[test]
+fn the_reduction_proof_is_checked_step_by_step() {
+    let (code, stdout, stderr) = optimist(&["prove"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("trusted: none"));
+    settings().bind(|| insta::assert_snapshot!("reduction_text", stdout));
+}
+
+#[test]
+fn the_json_report_has_the_documented_shape() {
+    let (code, stdout, _) = optimist(&["prove", "proofs/reduction.proof", "--format", "json"]);
+    assert_eq!(code, 0);
+    let v = json(&stdout);
+    assert_eq!(v["status"], "proved");
+    assert!(v["steps"].as_u64().expect("steps") >= 40);
+    assert_eq!(v["trusted"], serde_json::json!([]));
+    assert_eq!(v["failed"], serde_json::json!([]));
+    assert!(v["elapsed_ms"].is_u64());
+    let assumptions: Vec<&str> = v["assumptions"]
+        .as_array()
+        .expect("assumptions")
+        .iter()
+        .map(|a| a.as_str().expect("a label"))
+        .collect();
+    let hyps: Vec<String> = (11..=18).map(|n| format!("({n})")).collect();
+    assert_eq!(&assumptions[assumptions.len() - 8..], hyps.as_slice());
+    assert!(assumptions.contains(&"star-ind-l") && assumptions.contains(&"omega-ind"));
+    assert_eq!(
+        assumptions.len(),
+        20 + 8,
+        "the axioms and (11)-(18), nothing else"
+    );
+}
+
+#[test]
+fn dropping_a_hypothesis_fails_at_a_named_step() {
+    let (code, stdout, _) = optimist(&["prove", "--drop", "16", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v = json(&stdout);
+    assert_eq!(v["status"], "failed");
+    assert_eq!(v["dropped"], serde_json::json!(["(16)"]));
+    let failed = v["failed"].as_array().expect("failed");
+    assert!(!failed.is_empty());
+    for f in failed {
+        assert!(f["lemma"].is_string() && f["step"].is_string() && f["reason"].is_string());
+        let hints = f["hints"].to_string();
+        assert!(hints.contains("(16) (dropped)"), "{f}");
+    }
+    assert!(
+        failed
+            .iter()
+            .any(|f| f["lemma"] == "pu_comm" && f["step"] == "case i = j, step 1")
+    );
+}
+
+#[test]
+fn a_failed_step_is_explained_with_a_counter_model() {
+    let (code, stdout, _) = optimist(&["prove", "--drop", "(17)"]);
+    assert_eq!(code, 1);
+    let failures: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("FAIL") || l.starts_with("       "))
+        .collect();
+    settings().bind(|| insta::assert_snapshot!("drop_17_failures", failures.join("\n")));
+    assert!(stdout.contains("FAILED: "));
+}
+
+#[test]
+fn an_unknown_hypothesis_is_a_usage_error() {
+    let (code, _, stderr) = optimist(&["prove", "--drop", "19"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no hypothesis (19)"), "{stderr}");
+    let (code, stdout, _) = optimist(&["prove", "--drop", "19", "--format", "json"]);
+    assert_eq!(code, 2);
+    assert_eq!(json(&stdout)["status"], "error");
+}
+
+#[test]
+fn a_missing_file_is_a_usage_error() {
+    let (code, _, stderr) = optimist(&["prove", "proofs/no-such-file.proof"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("cannot read proofs/no-such-file.proof"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_malformed_script_reports_where_with_the_line_and_a_caret() {
+    let path = scratch("bad.proof");
+    std::fs::write(&path, "pred q\nvar x\nlemma l: x <= x + ~x by {}\n").expect("write");
+    let p = path.to_str().expect("utf-8 path");
+    let (code, stdout, stderr) = optimist(&["prove", p]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("bad.proof:3:20"), "{stderr}");
+    assert!(stderr.contains("lemma l: x <= x + ~x by {}"), "{stderr}");
+    settings().bind(|| insta::assert_snapshot!("malformed_script_stderr", stderr));
+    let (code, stdout, _) = optimist(&["prove", p, "--format", "json"]);
+    assert_eq!(code, 2);
+    let v = json(&stdout);
+    assert_eq!(v["status"], "error");
+    assert_eq!(
+        (v["error"]["line"].as_u64(), v["error"]["col"].as_u64()),
+        (Some(3), Some(20))
+    );
+}
+
+#[test]
+fn certificates_are_emitted_accepted_and_corruptions_rejected() {
+    let cert = scratch("reduction.cert.json");
+    let c = cert.to_str().expect("utf-8 path");
+    let (code, _, stderr) = optimist(&["prove", "--emit-certificate", c]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, _) = optimist(&["prove", "--check-certificate", c]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("accepted"), "{stdout}");
+    assert!(stdout.contains("hypotheses: (11), (12), (13), (14), (15), (16), (17), (18)"));
+    let (code, stdout, _) = optimist(&["prove", "--check-certificate", c, "--format", "json"]);
+    assert_eq!(code, 0);
+    assert_eq!(json(&stdout)["status"], "accepted");
+
+    // One rule name changed somewhere in the middle: rejected, exit 1.
+    let text = std::fs::read_to_string(&cert).expect("certificate written");
+    let at = text[text.len() / 2..]
+        .find("\"forward\": \"add-comm\"")
+        .expect("an add-comm rewrite")
+        + text.len() / 2;
+    let corrupted = format!(
+        "{}\"forward\": \"add-idem\"{}",
+        &text[..at],
+        &text[at + "\"forward\": \"add-comm\"".len()..]
+    );
+    let bad = scratch("corrupted.cert.json");
+    std::fs::write(&bad, corrupted).expect("write");
+    let (code, stdout, _) =
+        optimist(&["prove", "--check-certificate", bad.to_str().expect("utf-8")]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("rejected") && stdout.contains("by add-idem"),
+        "{stdout}"
+    );
+
+    // Not a certificate at all: exit 2.
+    std::fs::write(&bad, "{\"format\": 1}").expect("write");
+    let (code, _, stderr) =
+        optimist(&["prove", "--check-certificate", bad.to_str().expect("utf-8")]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("malformed certificate"), "{stderr}");
+}
