@@ -85,7 +85,16 @@ struct Parser<'a> {
     vars_allowed: bool,
     /// The lemma being parsed (it may not cite itself).
     current: Option<String>,
+    /// Nesting depth of the term being parsed.
+    depth: usize,
 }
+
+/// Terms are at most this deep, so that checking never runs out of stack.
+const MAX_DEPTH: usize = 256;
+
+/// Parentheses, brackets and sums nest at most this deep, so that parsing
+/// never runs out of stack on any input, even on a small thread stack.
+const MAX_NESTING: usize = 32;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -116,6 +125,7 @@ impl<'a> Parser<'a> {
             def_index: None,
             vars_allowed: true,
             current: None,
+            depth: 0,
         })
     }
 
@@ -883,15 +893,59 @@ impl<'a> Parser<'a> {
 
     // ----- terms -----
 
-    /// term := seq ('+' term)?
+    /// term := seq ('+' seq)*, right-nested.
     fn term(&mut self) -> PResult<Term> {
-        let lhs = self.seq()?;
-        if self.eat(&Tok::Plus) {
-            let rhs = self.term()?;
-            Ok(Term::Add(Box::new(lhs), Box::new(rhs)))
-        } else {
-            Ok(lhs)
+        self.term_d().map(|(t, _)| t)
+    }
+
+    /// A term and its depth; parentheses nest at most [`MAX_NESTING`] deep.
+    fn term_d(&mut self) -> PResult<(Term, usize)> {
+        if self.depth >= MAX_NESTING {
+            return Err(self
+                .err(
+                    self.span(),
+                    format!("parentheses nest deeper than {MAX_NESTING} levels"),
+                )
+                .with_help("split the term with definitions"));
         }
+        self.depth += 1;
+        let t = self.term_inner();
+        self.depth -= 1;
+        t
+    }
+
+    fn term_inner(&mut self) -> PResult<(Term, usize)> {
+        let start = self.span();
+        let mut items = vec![self.seq()?];
+        while self.eat(&Tok::Plus) {
+            items.push(self.seq()?);
+        }
+        self.nest(items, start, |a, b| Term::Add(Box::new(a), Box::new(b)))
+    }
+
+    /// Right-nests `items` with `join`, refusing terms deeper than
+    /// [`MAX_DEPTH`] before building them.
+    fn nest(
+        &self,
+        items: Vec<(Term, usize)>,
+        start: Span,
+        join: impl Fn(Term, Term) -> Term,
+    ) -> PResult<(Term, usize)> {
+        let mut it = items.into_iter().rev();
+        let (mut acc, mut depth) = it.next().expect("at least one item");
+        for (t, d) in it {
+            depth = depth.max(d) + 1;
+            if depth > MAX_DEPTH {
+                return Err(self
+                    .err(
+                        start.to(self.prev_span()),
+                        format!("terms nest deeper than {MAX_DEPTH} levels"),
+                    )
+                    .with_help("split the term with definitions"));
+            }
+            acc = join(t, acc);
+        }
+        Ok((acc, depth))
     }
 
     fn starts_primary(&self) -> bool {
@@ -903,48 +957,82 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// seq := postfix (seq | '<w>' seq)?
-    fn seq(&mut self) -> PResult<Term> {
-        let lhs = self.postfix()?;
-        if self.eat(&Tok::OmegaStar) {
-            let rhs = self.seq()?;
-            return Ok(Term::OmegaStar(Box::new(lhs), Box::new(rhs)));
-        }
-        if self.starts_primary() {
-            let rhs = self.seq()?;
-            return Ok(Term::Seq(Box::new(lhs), Box::new(rhs)));
-        }
-        Ok(lhs)
-    }
-
-    fn postfix(&mut self) -> PResult<Term> {
-        let mut t = self.primary()?;
+    /// seq := postfix (('·' | '<w>') postfix)*, right-nested; juxtaposition is `·`.
+    fn seq(&mut self) -> PResult<(Term, usize)> {
+        let start = self.span();
+        let mut items = vec![self.postfix()?];
+        let mut ops = Vec::new();
         loop {
-            if self.eat(&Tok::Star) {
-                t = Term::Star(Box::new(t));
-            } else if self.eat(&Tok::Omega) {
-                t = Term::Omega(Box::new(t));
+            if self.eat(&Tok::OmegaStar) {
+                ops.push(true);
+            } else if self.starts_primary() {
+                ops.push(false);
             } else {
-                return Ok(t);
+                break;
             }
+            items.push(self.postfix()?);
+        }
+        // Fold from the right: a op1 (b op2 c).
+        let mut it = items.into_iter().rev();
+        let (mut acc, mut depth) = it.next().expect("at least one item");
+        for ((t, d), omega) in it.zip(ops.into_iter().rev()) {
+            depth = depth.max(d) + 1;
+            if depth > MAX_DEPTH {
+                return Err(self
+                    .err(
+                        start.to(self.prev_span()),
+                        format!("terms nest deeper than {MAX_DEPTH} levels"),
+                    )
+                    .with_help("split the term with definitions"));
+            }
+            acc = if omega {
+                Term::OmegaStar(Box::new(t), Box::new(acc))
+            } else {
+                Term::Seq(Box::new(t), Box::new(acc))
+            };
+        }
+        Ok((acc, depth))
+    }
+
+    fn postfix(&mut self) -> PResult<(Term, usize)> {
+        let start = self.span();
+        let (mut t, mut depth) = self.primary()?;
+        loop {
+            let wrap: fn(Box<Term>) -> Term = if self.eat(&Tok::Star) {
+                Term::Star
+            } else if self.eat(&Tok::Omega) {
+                Term::Omega
+            } else {
+                return Ok((t, depth));
+            };
+            depth += 1;
+            if depth > MAX_DEPTH {
+                return Err(self
+                    .err(
+                        start.to(self.prev_span()),
+                        format!("terms nest deeper than {MAX_DEPTH} levels"),
+                    )
+                    .with_help("split the term with definitions"));
+            }
+            t = wrap(Box::new(t));
         }
     }
 
-    fn primary(&mut self) -> PResult<Term> {
+    fn primary(&mut self) -> PResult<(Term, usize)> {
         let sp = self.span();
         match self.peek().clone() {
             Tok::Number(n) if n == "0" => {
                 self.bump();
-                Ok(Term::Zero)
+                Ok((Term::Zero, 1))
             }
             Tok::Number(n) if n == "1" => {
                 self.bump();
-                Ok(Term::One)
+                Ok((Term::One, 1))
             }
             Tok::Tilde => {
                 self.bump();
                 let inner_sp = self.span();
-                let inner = self.primary()?;
+                let (inner, _) = self.primary()?;
                 if matches!(inner, Term::Not(_)) {
                     return Err(self
                         .err(sp.to(self.prev_span()), "write `a` instead of `~~a`")
@@ -960,7 +1048,7 @@ impl<'a> Parser<'a> {
                             "declare the atom with `pred`, or the variable with `var pred`",
                         ));
                 }
-                Ok(Term::Not(Box::new(inner)))
+                Ok((Term::Not(Box::new(inner)), 2))
             }
             Tok::LBracket => {
                 self.bump();
@@ -969,9 +1057,9 @@ impl<'a> Parser<'a> {
                         .err(sp, "`[x]` is used before the bracket is defined")
                         .with_help("define it first, as in `def (box) [x] = x + x q T + q T`"));
                 }
-                let inner = self.term()?;
+                let (inner, d) = self.term_d()?;
                 self.expect(Tok::RBracket, "`]`")?;
-                Ok(Term::Bracket(Box::new(inner)))
+                Ok((Term::Bracket(Box::new(inner)), d + 1))
             }
             Tok::LParen => {
                 self.bump();
@@ -995,8 +1083,15 @@ impl<'a> Parser<'a> {
                     }
                     self.expect(Tok::Colon, "`:` after the bound indices")?;
                     let body_sp = self.span();
-                    let body = self.term()?;
+                    let (body, d) = self.term_d()?;
                     self.expect(Tok::RParen, "`)` to close the sum")?;
+                    let depth = d + names.len();
+                    if depth > MAX_DEPTH {
+                        return Err(self.err(
+                            body_sp,
+                            format!("terms nest deeper than {MAX_DEPTH} levels"),
+                        ));
+                    }
                     if !is_sum {
                         let is_pred = |t: &Term| self.is_pred_atom(t);
                         if !body.is_predicate(&is_pred) {
@@ -1013,15 +1108,15 @@ impl<'a> Parser<'a> {
                             Term::Prod(k, Box::new(t))
                         };
                     }
-                    return Ok(t);
+                    return Ok((t, depth));
                 }
-                let t = self.term()?;
+                let (t, d) = self.term_d()?;
                 self.expect(Tok::RParen, "`)`")?;
-                Ok(t)
+                Ok((t, d))
             }
             Tok::Ident(name) if !KEYWORDS.contains(&name.as_str()) => {
                 self.bump();
-                self.resolve(&name, sp)
+                self.resolve(&name, sp).map(|t| (t, 1))
             }
             other => Err(self
                 .err(sp, format!("expected a term, found {}", other.describe()))
@@ -1163,6 +1258,51 @@ mod tests {
         assert!(e.message.contains("predicate"));
         let e = script("lemma bad: x <= x by { nothing }").unwrap_err();
         assert!(e.message.contains("unknown label"));
+    }
+
+    #[test]
+    fn deep_or_long_terms_are_refused_not_overflowed() {
+        let deep = format!(
+            "lemma d: {}x{} <= x by {{}}",
+            "(".repeat(5000),
+            ")".repeat(5000)
+        );
+        assert!(script(&deep).unwrap_err().message.contains("nest deeper"));
+        let ok = format!(
+            "lemma d: {}x{} <= x by {{}}",
+            "(".repeat(30),
+            ")".repeat(30)
+        );
+        assert!(script(&ok).is_ok());
+        let long = format!("lemma l: {} <= x by {{}}", vec!["x"; 100_000].join(" "));
+        assert!(script(&long).unwrap_err().message.contains("nest deeper"));
+        let sum = format!("lemma s: {} <= x by {{}}", vec!["x"; 100_000].join(" + "));
+        assert!(script(&sum).unwrap_err().message.contains("nest deeper"));
+        let stars = format!("lemma t: x{} <= x by {{}}", "*".repeat(100_000));
+        assert!(script(&stars).unwrap_err().message.contains("nest deeper"));
+        let ok = format!("lemma o: {} <= x by {{}}", vec!["x"; 100].join(" "));
+        assert!(script(&ok).is_ok());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// No input makes the parser panic.
+        #[test]
+        fn parsing_never_panics(src in "[a-z_0-9 ()\\[\\]{}+*~=<>!.,;:^w\\n-]{0,120}") {
+            let _ = parse_script("fuzz.proof", &src);
+            let _ = script(&src);
+        }
+
+        /// Nor do well-formed pieces in random order.
+        #[test]
+        fn parsing_token_soup_never_panics(parts in proptest::collection::vec(proptest::sample::select(vec![
+            "lemma", "l:", "x", "y", "u_i", "p_i", "~p_i", "q", "~q", "(", ")", "+", "*", "^w", "<w>",
+            "<=", "=", "=>", "{", "}", ";", "by", "proof", "qed", "case", "i", "!=", "j", ":", "(+i :",
+            "(.i :", "[", "]", "(1)", "[x := y]", "premise", "hyp", "(12):", "def", "T", "1", "0",
+        ]), 0..40)) {
+            let _ = script(&parts.join(" "));
+        }
     }
 
     #[test]
