@@ -1,11 +1,47 @@
 //! The omega-algebra proof kernel of optimist.
 //!
 //! It checks calculational proofs written in the notation of the digest of
-//! Stoller & Cohen's paper: every `=` or `<=` step is justified by equality
-//! saturation ([egg]) over the axioms plus exactly the facts the step cites;
-//! induction and sums over threads are explicit inference rules whose side
-//! conditions are checked in turn; a relational-model refuter screens each
-//! step and explains failures with a counter-model.
+//! Stoller & Cohen's paper. Each `=` or `<=` step is shown by equality
+//! saturation ([egg]) over the axioms of omega algebra plus exactly the
+//! facts the step cites (`a <= b` is `a + b = b`). Star and omega induction,
+//! and lemmas with premises, are Horn rules whose premises are proved in
+//! turn; sums over threads are eliminated and introduced by explicit rules;
+//! a relational-model refuter screens each step and explains a failed one
+//! with a counter-model. A run can record a [`Certificate`] that
+//! [`recheck`] replays without search.
+//!
+//! See `algebra/README.md` for the design and `proofs/README.md` for the
+//! script language.
+//!
+//! # Example
+//!
+//! ```
+//! use omega_algebra::{CheckOptions, Status, check, parse_script};
+//!
+//! let script = parse_script("example.proof", "
+//!     var x, y, z
+//!     lemma sim: x y <= y z => x* y <= y z*
+//!     proof
+//!          x* y
+//!       <= x* y z*    {}
+//!       <= y z*       { x y z* <= y z* by premise; star-ind-l }
+//!     qed
+//! ").unwrap();
+//! let report = check(&script, &CheckOptions::default()).report;
+//! assert_eq!(report.status, Status::Proved);
+//! assert_eq!(report.steps, 2);
+//! assert!(report.trusted.is_empty());
+//!
+//! // The same step without the premise does not follow, and the refuter
+//! // finds a relational model that shows it.
+//! let bad = parse_script("bad.proof", "
+//!     var x, y, z
+//!     lemma sim: x* y <= y z* by {}
+//! ").unwrap();
+//! let report = check(&bad, &CheckOptions::default()).report;
+//! assert_eq!(report.status, Status::Failed);
+//! assert!(report.failed[0].counter_model.is_some());
+//! ```
 #![warn(missing_docs)]
 
 mod axioms;
