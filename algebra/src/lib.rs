@@ -69,7 +69,7 @@ mod term;
 pub use axioms::{AXIOM_SOURCE, Axiom, axioms};
 pub use certificate::{
     AtomCert, CERTIFICATE_FORMAT, Certificate, DefinitionCert, FactCert, FormulaCert, GoalCert,
-    HowCert, LemmaCert, PartCert, SourceCert, StatementCert, StepCert,
+    HowCert, LemmaCert, NodeCert, PartCert, SourceCert, StatementCert, StepCert, TreeCert,
 };
 pub use error::{CertificateError, ParseError};
 pub use kernel::{CheckOptions, Checked, check, check_mutants, hypothesis_label};

@@ -84,6 +84,9 @@ const HORN: &[(&str, &[(&str, &str, &str)], (&str, &str, &str))] = &[
     ),
 ];
 
+/// Explanation trees nest at most this deep.
+const MAX_TREE_DEPTH: usize = 1024;
+
 /// What a successful re-check covered.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RecheckSummary {
@@ -727,12 +730,26 @@ impl<'c> Checker<'c> {
             anns: vec![None; n],
             checked: vec![false; n],
         };
-        // Children come before parents, so the tree has no cycles.
+        // Children come before parents, so the tree has no cycles; and it is
+        // shallow enough to check recursively.
+        let mut depth = vec![0usize; n];
         for (id, node) in tree.nodes.iter().enumerate() {
             if node.children.iter().flatten().any(|&c| c >= id)
                 || node.children.iter().any(|s| s.is_empty())
             {
                 return Err(format!("explanation node {id} is malformed"));
+            }
+            depth[id] = 1 + node
+                .children
+                .iter()
+                .flatten()
+                .map(|&c| depth[c])
+                .max()
+                .unwrap_or(0);
+            if depth[id] > MAX_TREE_DEPTH {
+                return Err(format!(
+                    "explanation node {id} is nested deeper than {MAX_TREE_DEPTH}"
+                ));
             }
         }
         if tree.root.is_empty() || tree.root.iter().any(|&r| r >= n) {

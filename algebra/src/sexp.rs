@@ -34,6 +34,9 @@ impl fmt::Display for Sexp {
     }
 }
 
+/// S-expressions nest at most this deep (the kernel's terms nest far less).
+const MAX_DEPTH: usize = 1024;
+
 /// Parses one s-expression.
 pub(crate) fn parse(s: &str) -> Result<Sexp, String> {
     let mut toks: Vec<&str> = Vec::new();
@@ -52,6 +55,20 @@ pub(crate) fn parse(s: &str) -> Result<Sexp, String> {
     }
     if let Some(st) = start {
         toks.push(&s[st..]);
+    }
+    // Bound the nesting before recursing, so no input can exhaust the stack.
+    let mut depth = 0usize;
+    for t in &toks {
+        match *t {
+            "(" => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("nested deeper than {MAX_DEPTH}"));
+                }
+            }
+            ")" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
     }
     let mut pos = 0;
     let e = parse_at(&toks, &mut pos)?;
@@ -287,6 +304,12 @@ mod tests {
         assert_eq!(parse(s).unwrap().to_string(), s);
         assert!(parse("(+ a").is_err());
         assert!(parse("a b").is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error() {
+        let deep = format!("{}a{}", "(f ".repeat(100_000), ")".repeat(100_000));
+        assert!(parse(&deep).unwrap_err().contains("deeper"));
     }
 
     #[test]

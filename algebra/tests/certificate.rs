@@ -309,6 +309,27 @@ fn a_strengthened_step_is_rejected() {
 }
 
 #[test]
+fn a_very_deep_explanation_is_rejected_without_overflowing() {
+    let mut c = certificate();
+    corrupt_first(&mut c, |g| match &mut g.how {
+        HowCert::Saturation { proof, .. } => {
+            proof.nodes = (0..100_000)
+                .map(|k| omega_algebra::NodeCert {
+                    op: if k == 0 { "x".into() } else { "*".into() },
+                    forward: None,
+                    backward: None,
+                    children: if k == 0 { vec![] } else { vec![vec![k - 1]] },
+                })
+                .collect();
+            proof.root = vec![99_999];
+            true
+        }
+        _ => false,
+    });
+    assert!(rejected(&c).contains("nested deeper"));
+}
+
+#[test]
 fn malformed_certificates_are_errors_not_panics() {
     assert!(Certificate::from_json("{").is_err());
     assert!(Certificate::from_json("{\"format\": \"other\"}").is_err());
@@ -318,4 +339,7 @@ fn malformed_certificates_are_errors_not_panics() {
     let mut c = certificate();
     c.lemmas[0].steps[0].goal.lhs = "((".into();
     assert!(rejected(&c).contains("malformed"));
+    let mut c = certificate();
+    c.lemmas[0].steps[0].goal.lhs = format!("{}x{}", "(* ".repeat(50_000), ")".repeat(50_000));
+    assert!(rejected(&c).contains("deeper"));
 }

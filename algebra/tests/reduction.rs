@@ -119,3 +119,18 @@ fn certificate_of_the_whole_proof_is_accepted_by_the_re_checker() {
         (11..=18).map(|n| format!("({n})")).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn reports_are_deterministic() {
+    let strip = |r: &Report| {
+        r.to_text()
+            .lines()
+            .filter(|l| !l.starts_with("time:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let a = run(&["(13)"]).report;
+    let b = run(&["(13)"]).report;
+    assert_eq!(strip(&a), strip(&b));
+    assert_eq!(a.failed, b.failed);
+}
