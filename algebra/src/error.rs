@@ -52,12 +52,12 @@ impl ParseError {
         }
     }
 
-    pub(crate) fn with_help(mut self, help: impl Into<String>) -> Self {
+    pub(crate) fn with_help(mut self: Box<Self>, help: impl Into<String>) -> Box<Self> {
         self.help = Some(help.into());
         self
     }
 
-    pub(crate) fn with_label(mut self, label: impl Into<String>) -> Self {
+    pub(crate) fn with_label(mut self: Box<Self>, label: impl Into<String>) -> Box<Self> {
         self.label = label.into();
         self
     }

@@ -21,14 +21,16 @@ const KEYWORDS: &[&str] = &[
 
 /// Parses a proof script. Names are resolved against the declarations above
 /// their use and against the axioms.
+// The error carries the source for rendering; it is returned once per parse.
+#[allow(clippy::result_large_err)]
 pub fn parse_script(file: &str, source: &str) -> Result<Script, ParseError> {
     let axioms = crate::axioms::axioms();
-    let mut p = Parser::new(file, source, false)?;
+    let mut p = Parser::new(file, source, false).map_err(|e| *e)?;
     for ax in axioms {
         p.labels
             .insert(ax.label.clone(), (SourceKind::Axiom, ax.statement.clone()));
     }
-    p.script()?;
+    p.script().map_err(|e| *e)?;
     let expect = source
         .lines()
         .find_map(|l| l.trim().strip_prefix("// expect:"))
@@ -44,22 +46,24 @@ pub fn parse_script(file: &str, source: &str) -> Result<Script, ParseError> {
 }
 
 /// Parses the built-in axiom list.
+#[allow(clippy::result_large_err)]
 pub(crate) fn parse_axiom_source() -> Result<Vec<Axiom>, ParseError> {
-    let mut p = Parser::new("<axioms>", AXIOM_SOURCE, true)?;
-    p.script()?;
+    let mut p = Parser::new("<axioms>", AXIOM_SOURCE, true).map_err(|e| *e)?;
+    p.script().map_err(|e| *e)?;
     Ok(p.axioms)
 }
 
 /// Parses a single term against a script's declarations (for tests and tools).
+#[allow(clippy::result_large_err)]
 pub fn parse_term(script: &Script, text: &str) -> Result<Term, ParseError> {
-    let mut p = Parser::new("<term>", text, false)?;
+    let mut p = Parser::new("<term>", text, false).map_err(|e| *e)?;
     p.atoms = script.atoms.clone();
     for d in script.definitions() {
         p.register_def(d);
     }
     p.vars = script.vars.clone();
-    let t = p.term()?;
-    p.expect(Tok::Eof, "end of term")?;
+    let t = p.term().map_err(|e| *e)?;
+    p.expect(Tok::Eof, "end of term").map_err(|e| *e)?;
     Ok(t)
 }
 
@@ -96,7 +100,7 @@ const MAX_DEPTH: usize = 256;
 /// never runs out of stack on any input, even on a small thread stack.
 const MAX_NESTING: usize = 32;
 
-type PResult<T> = Result<T, ParseError>;
+type PResult<T> = Result<T, Box<ParseError>>;
 
 impl<'a> Parser<'a> {
     fn new(file: &'a str, src: &'a str, allow_axioms: bool) -> PResult<Self> {
@@ -129,14 +133,14 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn err(&self, span: Span, msg: impl Into<String>) -> ParseError {
+    fn err(&self, span: Span, msg: impl Into<String>) -> Box<ParseError> {
         // At the end of the file, point at the last token instead of past it.
         let span = if span.start >= self.src.len() && self.pos > 0 {
             self.toks[self.pos - 1].span
         } else {
             span
         };
-        ParseError::new(self.file, self.src, span, msg)
+        Box::new(ParseError::new(self.file, self.src, span, msg))
     }
 
     fn peek(&self) -> &Tok {
@@ -228,7 +232,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn item_expected(&self, at: Span) -> ParseError {
+    fn item_expected(&self, at: Span) -> Box<ParseError> {
         self.err(
             at,
             format!(
@@ -1200,6 +1204,7 @@ mod tests {
 
     const DECLS: &str = "pred q, p_i\nelem u_i, v_i\nvar x, y, z\nvar pred a\ndef T = 1^w\n";
 
+    #[allow(clippy::result_large_err)]
     fn script(body: &str) -> Result<Script, ParseError> {
         parse_script("t.proof", &format!("{DECLS}{body}"))
     }

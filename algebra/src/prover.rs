@@ -50,7 +50,7 @@ impl Default for Settings {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Failure {
     pub reason: String,
-    pub counter_model: Option<CounterModel>,
+    pub counter_model: Option<Box<CounterModel>>,
 }
 
 impl Failure {
@@ -257,7 +257,7 @@ impl<'a> Prover<'a> {
         if let Some(cm) = self.screen(&goal, &facts, scope, self.settings.screen_budget) {
             return Err(Failure {
                 reason: "the step is false in a model of the cited facts".into(),
-                counter_model: Some(cm),
+                counter_model: Some(Box::new(cm)),
             });
         }
         let result = match goal.rel {
@@ -266,7 +266,9 @@ impl<'a> Prover<'a> {
         };
         result.map_err(|mut f| {
             if f.counter_model.is_none() {
-                f.counter_model = self.screen(&goal, &facts, scope, self.settings.explain_budget);
+                f.counter_model = self
+                    .screen(&goal, &facts, scope, self.settings.explain_budget)
+                    .map(Box::new);
                 if f.counter_model.is_some() {
                     f.reason = format!(
                         "{}; the step is false in a model of the cited facts",
@@ -579,7 +581,7 @@ impl<'a> Prover<'a> {
     fn run(&mut self, l: &Term, r: &Term, rel: Rel, facts: &[Fact]) -> Saturation {
         let (lhs, rhs) = match rel {
             Rel::Eq => (l.clone(), r.clone()),
-            Rel::Le => (l.clone().add(r.clone()), r.clone()),
+            Rel::Le => (l.clone().plus(r.clone()), r.clone()),
         };
         let mut specs = Vec::new();
         for (n, f) in facts.iter().enumerate() {
@@ -610,7 +612,7 @@ fn saturation_proof(
 ) -> GoalProof {
     let (lhs, rhs) = match rel {
         Rel::Eq => (l.clone(), r.clone()),
-        Rel::Le => (l.clone().add(r.clone()), r.clone()),
+        Rel::Le => (l.clone().plus(r.clone()), r.clone()),
     };
     GoalProof {
         goal: goal.clone(),

@@ -65,8 +65,11 @@ const DERIVED: &[(&str, &str, &str, &[&str])] = &[
     ),
 ];
 
+/// A formula as three strings: left side, relation, right side.
+type RawFormula = (&'static str, &'static str, &'static str);
+
 /// Horn axioms: premises and conclusion, schematic in `?x ?y ?z`.
-const HORN: &[(&str, &[(&str, &str, &str)], (&str, &str, &str))] = &[
+const HORN: &[(&str, &[RawFormula], RawFormula)] = &[
     (
         "star-ind-r",
         &[("(; ?x ?y)", "<=", "?x")],
@@ -86,6 +89,9 @@ const HORN: &[(&str, &[(&str, &str, &str)], (&str, &str, &str))] = &[
 
 /// Explanation trees nest at most this deep.
 const MAX_TREE_DEPTH: usize = 1024;
+
+/// A case of a split: `(i, j, equal)`.
+type CaseKey = (String, String, bool);
 
 /// What a successful re-check covered.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -401,10 +407,7 @@ impl<'c> Checker<'c> {
             indices.insert(b.clone());
         }
         base.indices = indices;
-        let mut groups: Vec<(
-            Option<(String, String, bool)>,
-            Vec<&crate::certificate::StepCert>,
-        )> = Vec::new();
+        let mut groups: Vec<(Option<CaseKey>, Vec<&crate::certificate::StepCert>)> = Vec::new();
         for s in &l.steps {
             match groups.last_mut() {
                 Some((c, v)) if *c == s.case => v.push(s),

@@ -148,7 +148,7 @@ impl Term {
     }
 
     /// `self + other`
-    pub fn add(self, other: Term) -> Term {
+    pub fn plus(self, other: Term) -> Term {
         Term::Add(bx(self), bx(other))
     }
 
@@ -409,14 +409,9 @@ impl Term {
                 let is_sum = matches!(self, Term::Sum(..));
                 let mut binders = Vec::new();
                 let mut body = self;
-                loop {
-                    match (body, is_sum) {
-                        (Term::Sum(k, b), true) | (Term::Prod(k, b), false) => {
-                            binders.push(k.clone());
-                            body = b;
-                        }
-                        _ => break,
-                    }
+                while let (Term::Sum(k, b), true) | (Term::Prod(k, b), false) = (body, is_sum) {
+                    binders.push(k.clone());
+                    body = b;
                 }
                 // Binders shadowed by a later one with the same name are dummies.
                 let order = first_occurrence_order(body, &binders);
@@ -524,14 +519,9 @@ impl Term {
                 let is_sum = matches!(self, Term::Sum(..));
                 let mut binders = Vec::new();
                 let mut body = self;
-                loop {
-                    match (body, is_sum) {
-                        (Term::Sum(k, b), true) | (Term::Prod(k, b), false) => {
-                            binders.push(k.as_str());
-                            body = b;
-                        }
-                        _ => break,
-                    }
+                while let (Term::Sum(k, b), true) | (Term::Prod(k, b), false) = (body, is_sum) {
+                    binders.push(k.as_str());
+                    body = b;
                 }
                 write!(
                     f,
@@ -620,7 +610,7 @@ mod tests {
             )),
         ));
         assert_eq!(t.to_string(), "u v <w> x <w> y");
-        let t = Term::Seq(bx(m("u", "i").add(Term::One)), bx(m("v", "j").star()));
+        let t = Term::Seq(bx(m("u", "i").plus(Term::One)), bx(m("v", "j").star()));
         assert_eq!(t.to_string(), "(u_i + 1) v_j*");
         let t = Term::Seq(
             bx(Term::constant("a").seq(Term::constant("b"))),
