@@ -4,7 +4,48 @@
 //! element constants; bound indices are `_#0`, `_#1` (see [`Term::canon`]).
 //! Schematic variables whose name starts with `?` become pattern variables.
 
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
 use egg::{Id, Symbol, define_language};
+
+/// An interned name that orders by its text. egg sorts e-nodes, and
+/// `Symbol` orders by interning order, which differs between runs that
+/// intern names in different orders (threads of a test process); ordering
+/// by text keeps saturation identical everywhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Name(Symbol);
+
+impl Ord for Name {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if self.0 == other.0 {
+            Ordering::Equal
+        } else {
+            self.0.as_str().cmp(other.0.as_str())
+        }
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl FromStr for Name {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Name(Symbol::from(s)))
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.as_str())
+    }
+}
 
 use crate::term::{Atom, Term};
 
@@ -22,8 +63,8 @@ define_language! {
         "box" = Bracket(Id),
         "sum" = Sum([Id; 2]),
         "prod" = Prod([Id; 2]),
-        Leaf(Symbol),
-        Member(Symbol, Vec<Id>),
+        Leaf(Name),
+        Member(Name, Vec<Id>),
     }
 }
 
