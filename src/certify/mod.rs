@@ -1,2 +1,347 @@
 //! Certifying a model: the hypotheses (11)-(18) of the reduction theorem and
 //! the well-formedness conditions, checked on the model itself.
+//!
+//! [`certify`] instantiates every obligation for the model's threads,
+//! control points and predicates ([`Law`] lists them) and checks it at one of
+//! two [`Level`]s: locally, at every valuation of the slots the obligation
+//! depends on (its *frame*), or exhaustively, at every reachable state of the
+//! full system. [`CertifyReport`] renders the result as text or JSON, and
+//! [`CertifiedCheck`] combines it with a reduced check into a conclusion
+//! about the original system. `src/certify/README.md` documents what each
+//! obligation means concretely.
+
+// Until `src/lib.rs` re-exports this module's API, nothing outside it uses it.
+#![allow(dead_code, unused_imports)]
+
+mod cycle;
+mod exhaustive;
+mod frame;
+mod law;
+mod local;
+mod lockset;
+mod report;
+mod system;
+#[cfg(test)]
+mod tests;
+
+pub use frame::FRAME_BOUND;
+pub use law::Law;
+pub use report::{CertifiedCheck, CertifyReport};
+
+use law::{Failure, Inst};
+use local::InstOutcome;
+use system::Sys;
+
+use crate::model::Model;
+
+/// Default `--max-states` of the exhaustive level.
+pub const DEFAULT_MAX_STATES: u64 = 1_000_000;
+
+/// How the obligations are checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Level {
+    /// Each obligation instance at every valuation of its frame, reachable
+    /// or not, within [`CertifyOptions::frame_bound`] valuations.
+    #[default]
+    Local,
+    /// At every reachable state of the full system with q, within
+    /// [`CertifyOptions::max_states`] states.
+    Exhaustive,
+    /// The local check restricted to the valuations that some reachable
+    /// state projects onto: a cross-check of the two levels, which must
+    /// then agree exactly.
+    LocalOnReachable,
+}
+
+impl Level {
+    /// The name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Local => "local",
+            Level::Exhaustive => "exhaustive",
+            Level::LocalOnReachable => "local on reachable states",
+        }
+    }
+}
+
+/// Options of [`certify`].
+#[derive(Clone, Debug)]
+#[must_use = "options do nothing until passed to `certify`"]
+pub struct CertifyOptions {
+    /// How to check.
+    pub level: Level,
+    /// Most valuations per obligation instance at the local level.
+    pub frame_bound: u64,
+    /// Most states stored by the exhaustive level.
+    pub max_states: u64,
+}
+
+impl Default for CertifyOptions {
+    fn default() -> CertifyOptions {
+        CertifyOptions {
+            level: Level::Local,
+            frame_bound: FRAME_BOUND,
+            max_states: DEFAULT_MAX_STATES,
+        }
+    }
+}
+
+/// Whether an obligation holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// It was checked and holds.
+    Holds,
+    /// It fails; the report has a witness.
+    Fails,
+    /// It could not be checked within the bounds (and no failure was found).
+    NotChecked,
+}
+
+/// The outcome of one obligation.
+#[derive(Clone, Debug)]
+pub(crate) struct LawResult {
+    pub law: Law,
+    pub status: Status,
+    /// How it was checked, in words.
+    pub checked: String,
+    /// Instances checked.
+    pub instances: u64,
+    /// Instances that fail.
+    pub failing: u64,
+    /// The first failure.
+    pub witness: Option<Failure>,
+}
+
+/// The outcome of [`certify`]: every obligation's status and witness.
+#[derive(Clone, Debug)]
+pub struct Certification {
+    pub(crate) level: Level,
+    pub(crate) laws: Vec<LawResult>,
+    /// Exhaustive levels: states stored.
+    pub(crate) states: Option<u64>,
+    pub(crate) options: CertifyOptions,
+}
+
+impl Certification {
+    /// Holds when every obligation holds; fails when one fails; otherwise
+    /// not checked.
+    pub fn verdict(&self) -> Status {
+        let any = |s| self.laws.iter().any(|l| l.status == s);
+        if any(Status::Fails) {
+            Status::Fails
+        } else if any(Status::NotChecked) {
+            Status::NotChecked
+        } else {
+            Status::Holds
+        }
+    }
+
+    /// The status of one obligation.
+    pub fn status(&self, law: Law) -> Status {
+        self.laws
+            .iter()
+            .find(|l| l.law == law)
+            .map_or(Status::NotChecked, |l| l.status)
+    }
+
+    /// The level used.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+}
+
+/// Checks every obligation of `model` at the level the options ask for.
+pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
+    let sys = Sys::new(model);
+    let (laws, states) = match options.level {
+        Level::Local => (
+            from_local(&sys, &local::run(&sys, options.frame_bound, None), options),
+            None,
+        ),
+        Level::Exhaustive => {
+            let ex = exhaustive::explore(&sys, options.max_states, true);
+            let states = ex.reached.len() as u64;
+            (from_exhaustive(&sys, ex, options), Some(states))
+        }
+        Level::LocalOnReachable => {
+            let ex = exhaustive::explore(&sys, options.max_states, false);
+            let states = ex.reached.len() as u64;
+            if ex.reached.complete {
+                let reachable = ex.reached.states(&sys);
+                let outcomes = local::run(&sys, options.frame_bound, Some(&reachable));
+                (from_local(&sys, &outcomes, options), Some(states))
+            } else {
+                (from_exhaustive(&sys, ex, options), Some(states))
+            }
+        }
+    };
+    Certification {
+        level: options.level,
+        laws,
+        states,
+        options: options.clone(),
+    }
+}
+
+/// WFsep and WFacc, which are properties of how the model is compiled and
+/// classified: checked structurally, the same at every level.
+fn structural(sys: &Sys, law: Law) -> LawResult {
+    let (status, checked) = if law == Law::Sep {
+        let ok = sys.model.transitions.iter().enumerate().all(|(k, tr)| {
+            sys.class.transitions[k].visible == sys.stops(tr.thread as usize, tr.from)
+        });
+        (
+            if ok { Status::Holds } else { Status::Fails },
+            "structural: each control point's transitions are all in v_i or all in u_i".to_string(),
+        )
+    } else {
+        (Status::Holds, "by construction".to_string())
+    };
+    LawResult {
+        law,
+        status,
+        checked,
+        instances: 0,
+        failing: 0,
+        witness: None,
+    }
+}
+
+/// What it means that an obligation has no instances.
+fn vacuous(law: Law) -> &'static str {
+    match law {
+        Law::H11 | Law::FiniteInvis => {
+            "structural: no thread has a loop of invisible control points"
+        }
+        Law::EndExcl => {
+            "structural: no transition writes a slot that an exclusive access predicate reads"
+        }
+        Law::H18 => "structural: no thread has an invisible transition",
+        _ => "structural: no instances (no thread has an invisible transition, or one thread only)",
+    }
+}
+
+fn from_local(
+    sys: &Sys,
+    outcomes: &[(Inst, InstOutcome)],
+    options: &CertifyOptions,
+) -> Vec<LawResult> {
+    Law::ALL
+        .iter()
+        .map(|&law| {
+            if matches!(law, Law::Sep | Law::Acc) {
+                return structural(sys, law);
+            }
+            let (mut instances, mut failing, mut unchecked) = (0u64, 0u64, 0u64);
+            let (mut valuations, mut largest) = (0u64, 0u128);
+            let mut witness = None;
+            for (_, o) in outcomes.iter().filter(|(i, _)| i.law() == law) {
+                match o {
+                    InstOutcome::Holds { valuations: v } => {
+                        instances += 1;
+                        valuations += v;
+                    }
+                    InstOutcome::Fails {
+                        failure,
+                        valuations: v,
+                    } => {
+                        instances += 1;
+                        failing += 1;
+                        valuations += v;
+                        witness.get_or_insert_with(|| failure.clone());
+                    }
+                    InstOutcome::NotChecked { frame } => {
+                        unchecked += 1;
+                        largest = largest.max(*frame);
+                    }
+                }
+            }
+            let status = if failing > 0 {
+                Status::Fails
+            } else if unchecked > 0 {
+                Status::NotChecked
+            } else {
+                Status::Holds
+            };
+            let checked = if matches!(law, Law::InitVis | Law::InitExcl) {
+                "at the initial state".to_string()
+            } else if instances + unchecked == 0 {
+                vacuous(law).to_string()
+            } else if unchecked > 0 {
+                format!(
+                    "not checked (frame of {largest} valuations): {unchecked} of {} instances above the bound of {}",
+                    instances + unchecked,
+                    options.frame_bound
+                )
+            } else {
+                let s = if instances == 1 { "" } else { "s" };
+                format!("local: {instances} instance{s}, {valuations} valuations")
+            };
+            LawResult {
+                law,
+                status,
+                checked,
+                instances,
+                failing,
+                witness,
+            }
+        })
+        .collect()
+}
+
+fn from_exhaustive(
+    sys: &Sys,
+    ex: exhaustive::Exhaustive,
+    options: &CertifyOptions,
+) -> Vec<LawResult> {
+    let states = ex.reached.len();
+    let complete = ex.reached.complete;
+    let mut findings = ex.findings;
+    Law::ALL
+        .iter()
+        .map(|&law| {
+            if matches!(law, Law::Sep | Law::Acc) {
+                return structural(sys, law);
+            }
+            let f = std::mem::take(
+                &mut findings
+                    .iter_mut()
+                    .find(|(l, _)| *l == law)
+                    .expect("every law")
+                    .1,
+            );
+            let failing = f.failing.len() as u64;
+            let instances = f.instances.len() as u64;
+            let init = matches!(law, Law::InitVis | Law::InitExcl);
+            let status = if failing > 0 {
+                Status::Fails
+            } else if !complete && !init {
+                Status::NotChecked
+            } else {
+                Status::Holds
+            };
+            let loops = matches!(law, Law::H11 | Law::FiniteInvis);
+            let checked = if init {
+                "at the initial state".to_string()
+            } else if loops && instances == 0 {
+                vacuous(law).to_string()
+            } else if !complete && failing == 0 {
+                format!(
+                    "not checked (state limit of {} reached)",
+                    options.max_states
+                )
+            } else {
+                let s = if states == 1 { "" } else { "s" };
+                format!("exhaustive: {states} reachable state{s}")
+            };
+            LawResult {
+                law,
+                status,
+                checked,
+                instances,
+                failing,
+                witness: f.witness,
+            }
+        })
+        .collect()
+}

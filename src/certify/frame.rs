@@ -1,0 +1,141 @@
+//! Frames: the slots an obligation instance depends on, with the values
+//! each may take, enumerated as a mixed-radix odometer.
+//!
+//! Slots outside the frame keep their initial values. They cannot change
+//! the outcome: the frame holds every slot the transitions involved read or
+//! write, every predicate the discipline evaluates for them, and every
+//! predicate and invariant they may change.
+
+use std::collections::BTreeSet;
+
+use hashbrown::HashSet;
+
+use super::system::{QState, Sys};
+
+/// Most valuations enumerated for one obligation instance (q included).
+/// Above it the instance is reported as not checked.
+pub const FRAME_BOUND: u64 = 1 << 20;
+
+/// Whether q is part of a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QMode {
+    /// The obligation does not depend on q (it is false in the states tried).
+    Absent,
+    /// Only states with this value of q matter.
+    Only(bool),
+    /// Both values.
+    Both,
+}
+
+/// The slots of an obligation instance and the values each takes.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// The slots, ascending.
+    pub slots: Vec<u32>,
+    /// The values of each slot, ascending.
+    pub values: Vec<Vec<i64>>,
+    /// Whether q is enumerated.
+    pub q: QMode,
+}
+
+impl Frame {
+    /// A frame over `slots`, where the slots in `fixed` take only the
+    /// values listed and every other slot its whole range.
+    pub fn new(sys: &Sys, slots: BTreeSet<u32>, fixed: &[(u32, Vec<i64>)], q: QMode) -> Frame {
+        let model = sys.model;
+        let mut all = slots;
+        all.extend(fixed.iter().map(|(s, _)| *s));
+        let slots: Vec<u32> = all.into_iter().collect();
+        let values = slots
+            .iter()
+            .map(|&s| match fixed.iter().find(|(f, _)| *f == s) {
+                Some((_, v)) => v.clone(),
+                None if (s as usize) < model.threads.len() => {
+                    (0..=model.threads[s as usize].end()).collect()
+                }
+                None => {
+                    let (lo, hi) = model.bounds[s as usize];
+                    (lo..=hi).collect()
+                }
+            })
+            .collect();
+        Frame { slots, values, q }
+    }
+
+    /// Valuations of the frame, q included (saturating).
+    pub fn size(&self) -> u128 {
+        let q = if self.q == QMode::Both { 2 } else { 1 };
+        self.values
+            .iter()
+            .fold(q, |n, v| n.saturating_mul(v.len() as u128))
+    }
+
+    /// The state of valuation `index`: the initial state with the frame's
+    /// slots set.
+    pub fn state(&self, base: &[i64], mut index: u64) -> QState {
+        let mut s = base.to_vec();
+        for (k, &slot) in self.slots.iter().enumerate() {
+            let n = self.values[k].len() as u64;
+            s[slot as usize] = self.values[k][(index % n) as usize];
+            index /= n;
+        }
+        let q = match self.q {
+            QMode::Absent => false,
+            QMode::Only(q) => q,
+            QMode::Both => index % 2 == 1,
+        };
+        QState { s, q }
+    }
+
+    /// The index of the valuation `st` projects to, if it lies in the frame.
+    pub fn index(&self, st: &QState) -> Option<u64> {
+        let mut index = 0u64;
+        let mut weight = 1u64;
+        for (k, &slot) in self.slots.iter().enumerate() {
+            let pos = self.values[k].binary_search(&st.s[slot as usize]).ok()? as u64;
+            index += pos * weight;
+            weight *= self.values[k].len() as u64;
+        }
+        match self.q {
+            QMode::Absent => {}
+            QMode::Only(q) if q != st.q => return None,
+            QMode::Only(_) => {}
+            QMode::Both => index += u64::from(st.q) * weight,
+        }
+        Some(index)
+    }
+
+    /// The projection of `st` onto the frame, as a key.
+    pub fn project(&self, st: &QState) -> Vec<i64> {
+        let mut key: Vec<i64> = self.slots.iter().map(|&s| st.s[s as usize]).collect();
+        if self.q != QMode::Absent {
+            key.push(i64::from(st.q));
+        }
+        key
+    }
+}
+
+/// Which valuations of a frame stand for states of the system.
+pub struct Filter<'a> {
+    /// Only valuations that some reachable state projects to, when given.
+    pub reachable: Option<&'a HashSet<Vec<i64>>>,
+}
+
+impl Filter<'_> {
+    /// Whether the valuation `st` of `frame` stands for a state that may
+    /// occur: it agrees with the locksets, and it is normalised (q holds
+    /// where the frame alone breaks `disjoint(ex)` or an invariant). Locks
+    /// outside the frame are set to the owner the locksets require.
+    pub fn admits(&self, sys: &Sys, frame: &Frame, st: &mut QState) -> bool {
+        if !sys.locks.consistent(&mut st.s, &frame.slots, sys.threads()) {
+            return false;
+        }
+        if frame.q != QMode::Absent && !st.q && sys.bad_within(&st.s, &frame.slots) {
+            return false;
+        }
+        match self.reachable {
+            Some(set) => set.contains(&frame.project(st)),
+            None => true,
+        }
+    }
+}

@@ -1,0 +1,827 @@
+//! The obligations: each hypothesis (11)-(18) and each well-formedness
+//! condition, read as concrete facts about the model's `u_i`, `v_i`, `p_i`
+//! and q, and split into instances (per thread, pair of threads, control
+//! point) that can be checked state by state.
+
+use std::collections::BTreeSet;
+
+use super::frame::{Frame, QMode};
+use super::system::{QState, Succ, Sys};
+
+/// An obligation: a hypothesis of the reduction theorem or a
+/// well-formedness condition (digest sections 2 and 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Law {
+    /// (11) `(u_i ~q)^w = 0`
+    H11,
+    /// (12) `i != j => u_j p_i = p_i u_j`
+    H12,
+    /// (13) `i != j => v_j p_i = p_i v_j`
+    H13,
+    /// (14) `i != j => u_j u_i <= u_i (q T + u_j + u_j q T)`
+    H14,
+    /// (15) `i != j => v_j u_i <= u_i (q T + v_j + v_j q T)`
+    H15,
+    /// (16) `~p_i v_i = 0 = p_i u_i`
+    H16,
+    /// (17) `1 <= p_i + u_i T`
+    H17,
+    /// (18) `q u_i <= u_i q`
+    H18,
+    /// WFinitVis: `I => p`
+    InitVis,
+    /// WFsep: visible and invisible transitions never enabled together.
+    Sep,
+    /// WFacc: internal nondeterminism does not change what is accessed.
+    Acc,
+    /// WFfiniteInvis: `u_i^w = 0`
+    FiniteInvis,
+    /// WFinitExcl: `I => disjoint(ex)`
+    InitExcl,
+    /// WFendExcl: no transition of j falsifies `excl(i, x)`, i != j.
+    EndExcl,
+}
+
+impl Law {
+    /// Every obligation, in report order.
+    pub const ALL: [Law; 14] = [
+        Law::H11,
+        Law::H12,
+        Law::H13,
+        Law::H14,
+        Law::H15,
+        Law::H16,
+        Law::H17,
+        Law::H18,
+        Law::InitVis,
+        Law::Sep,
+        Law::Acc,
+        Law::FiniteInvis,
+        Law::InitExcl,
+        Law::EndExcl,
+    ];
+
+    /// The key in reports: `11` to `18`, or the condition's name.
+    pub fn key(self) -> &'static str {
+        match self {
+            Law::H11 => "11",
+            Law::H12 => "12",
+            Law::H13 => "13",
+            Law::H14 => "14",
+            Law::H15 => "15",
+            Law::H16 => "16",
+            Law::H17 => "17",
+            Law::H18 => "18",
+            Law::InitVis => "WFinitVis",
+            Law::Sep => "WFsep",
+            Law::Acc => "WFacc",
+            Law::FiniteInvis => "WFfiniteInvis",
+            Law::InitExcl => "WFinitExcl",
+            Law::EndExcl => "WFendExcl",
+        }
+    }
+
+    /// Whether it is one of the hypotheses (11)-(18).
+    pub fn is_hypothesis(self) -> bool {
+        matches!(
+            self,
+            Law::H11 | Law::H12 | Law::H13 | Law::H14 | Law::H15 | Law::H16 | Law::H17 | Law::H18
+        )
+    }
+
+    /// The law, as the digest writes it.
+    pub fn formula(self) -> &'static str {
+        match self {
+            Law::H11 => "(u_i ~q)^w = 0",
+            Law::H12 => "u_j p_i = p_i u_j, i != j",
+            Law::H13 => "v_j p_i = p_i v_j, i != j",
+            Law::H14 => "u_j u_i <= u_i (q T + u_j + u_j q T), i != j",
+            Law::H15 => "v_j u_i <= u_i (q T + v_j + v_j q T), i != j",
+            Law::H16 => "~p_i v_i = 0 = p_i u_i",
+            Law::H17 => "1 <= p_i + u_i T",
+            Law::H18 => "q u_i <= u_i q",
+            Law::InitVis => "I => p",
+            Law::Sep => "v_i, u_i never enabled together",
+            Law::Acc => "nondeterminism keeps accesses",
+            Law::FiniteInvis => "u_i^w = 0",
+            Law::InitExcl => "I => disjoint(ex)",
+            Law::EndExcl => "j never falsifies excl(i, x)",
+        }
+    }
+
+    /// The concrete reading checked, in words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Law::H11 => {
+                "no thread has an infinite run of invisible transitions through states without q"
+            }
+            Law::H12 => {
+                "an invisible transition of thread j never changes p_i: it neither enables nor disables thread i's invisible transitions"
+            }
+            Law::H13 => {
+                "a visible transition of thread j never changes p_i: it neither enables nor disables thread i's invisible transitions"
+            }
+            Law::H14 => {
+                "if s -u_j-> s1 -u_i-> s2, then some s -u_i-> s' has q at s', or is followed by s' -u_j-> s2, or by s' -u_j-> s'' with q at s''"
+            }
+            Law::H15 => {
+                "if s -v_j-> s1 -u_i-> s2, then some s -u_i-> s' has q at s', or is followed by s' -v_j-> s2, or by s' -v_j-> s'' with q at s''"
+            }
+            Law::H16 => {
+                "v_i is enabled only where p_i holds, and no u_i transition is enabled where p_i holds"
+            }
+            Law::H17 => "in every state p_i holds or some u_i transition is enabled",
+            Law::H18 => "an invisible transition from a state with q leads to a state with q",
+            Law::InitVis => "in the initial state no thread can take an invisible transition",
+            Law::Sep => {
+                "no state has a visible and an invisible transition of the same thread enabled"
+            }
+            Law::Acc => {
+                "internal nondeterminism of a transition does not change the variables it accesses or the order of first access"
+            }
+            Law::FiniteInvis => "no thread has an infinite run of invisible transitions",
+            Law::InitExcl => {
+                "in the initial state no two threads satisfy the exclusive access predicate of the same variable"
+            }
+            Law::EndExcl => {
+                "from a state without q, no transition of thread j that completes falsifies excl(i, x) for i != j"
+            }
+        }
+    }
+
+    /// Why the law holds whatever the model, when it does.
+    pub fn by_construction(self) -> Option<&'static str> {
+        match self {
+            Law::H16 => Some(
+                "p_i is defined as \"no u_i transition is enabled\", and v_i holds exactly the transitions at points where the reduction stops",
+            ),
+            Law::H17 => Some("p_i is defined as \"no u_i transition is enabled\""),
+            Law::H18 => Some("q is a history flag: no transition clears it"),
+            Law::InitVis => {
+                Some("every thread's initial point is a point where the reduction stops")
+            }
+            Law::Sep => Some(
+                "visibility is decided per control point: a point's transitions are all in v_i or all in u_i",
+            ),
+            Law::Acc => Some(
+                "every transition is deterministic: `either` branches and `any` values are separate transitions",
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// An instance of an obligation, checked at one state at a time (or, for
+/// the loop obligations, over a graph of states).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Inst {
+    /// WFinitVis or WFinitExcl, at the initial state.
+    Init(Law),
+    /// (16), (17) or (18) for thread i at point b.
+    Point {
+        /// The law.
+        law: Law,
+        /// The thread.
+        i: usize,
+        /// Its control point.
+        b: i64,
+    },
+    /// (12)-(15): thread j's transitions at a, thread i at invisible point b.
+    Pair {
+        /// The law.
+        law: Law,
+        /// The thread moving first.
+        j: usize,
+        /// Its control point.
+        a: i64,
+        /// The other thread.
+        i: usize,
+        /// Its (invisible) control point.
+        b: i64,
+    },
+    /// WFendExcl: thread j's transitions at a against `excl(i, x_p)`.
+    EndExcl {
+        /// The thread moving.
+        j: usize,
+        /// Its control point.
+        a: i64,
+        /// The protected variable.
+        p: usize,
+        /// The thread whose predicate must not be falsified.
+        i: usize,
+    },
+    /// (11) or WFfiniteInvis: thread i's invisible transitions inside a
+    /// loop of its invisible control points.
+    Loop {
+        /// The law.
+        law: Law,
+        /// The thread.
+        i: usize,
+        /// The control points of the loop (a strongly connected component).
+        points: Vec<i64>,
+    },
+}
+
+/// A broken obligation: the states and transitions that break it.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// What goes wrong, in one sentence.
+    pub message: String,
+    /// Named states (`s`, `s1`, ...).
+    pub states: Vec<(String, QState)>,
+    /// Transitions between them: (from state, transition, to state).
+    pub steps: Vec<(usize, usize, usize)>,
+    /// For a lasso: `steps[loop_from..]` form the loop.
+    pub loop_from: Option<usize>,
+    /// Exhaustive level: the transitions from the initial state to the
+    /// first state, with the state after each.
+    pub reached_by: Option<Vec<(usize, QState)>>,
+}
+
+impl Failure {
+    fn new(
+        message: String,
+        states: Vec<(&str, QState)>,
+        steps: Vec<(usize, usize, usize)>,
+    ) -> Failure {
+        Failure {
+            message,
+            states: states
+                .into_iter()
+                .map(|(n, s)| (n.to_string(), s))
+                .collect(),
+            steps,
+            loop_from: None,
+            reached_by: None,
+        }
+    }
+}
+
+/// "T0's `x := 1` (line 12)"
+pub fn tr_name(sys: &Sys, k: usize) -> String {
+    let tr = &sys.model.transitions[k];
+    format!(
+        "{}'s `{}` (line {})",
+        sys.model.threads[tr.thread as usize].name, tr.text, tr.line
+    )
+}
+
+fn point_name(sys: &Sys, t: usize, pc: i64) -> String {
+    sys.model.threads[t].points[pc as usize].name()
+}
+
+fn next(sys: &Sys, k: usize, st: &QState) -> Option<QState> {
+    match sys.succ(k, st) {
+        Succ::Disabled => None,
+        Succ::Next { to, .. } => Some(to),
+    }
+}
+
+impl Inst {
+    /// The obligation this is an instance of.
+    pub fn law(&self) -> Law {
+        match self {
+            Inst::Init(law) => *law,
+            Inst::Point { law, .. } | Inst::Pair { law, .. } | Inst::Loop { law, .. } => *law,
+            Inst::EndExcl { .. } => Law::EndExcl,
+        }
+    }
+
+    /// The frame of the instance for the local level (`None` for the
+    /// initial-state instances, which need no enumeration).
+    pub fn frame(&self, sys: &Sys) -> Option<Frame> {
+        let pc = |t: usize, pc: i64| (t as u32, vec![pc]);
+        Some(match self {
+            Inst::Init(_) => return None,
+            Inst::Point { law, i, b } => {
+                let ks = sys.at(*i, *b);
+                if *law == Law::H18 {
+                    Frame::new(sys, sys.frame_of(ks), &[pc(*i, *b)], QMode::Only(true))
+                } else {
+                    Frame::new(sys, sys.guards_of(ks), &[pc(*i, *b)], QMode::Absent)
+                }
+            }
+            Inst::Pair { law, j, a, i, b } => {
+                let mut slots = sys.frame_of(sys.at(*j, *a));
+                let q = if matches!(law, Law::H12 | Law::H13) {
+                    slots.extend(sys.guards_of(sys.at(*i, *b)));
+                    QMode::Absent
+                } else {
+                    slots.extend(sys.frame_of(sys.at(*i, *b)));
+                    QMode::Both
+                };
+                Frame::new(sys, slots, &[pc(*j, *a), pc(*i, *b)], q)
+            }
+            Inst::EndExcl { j, a, p, i } => {
+                let mut slots = sys.frame_of(sys.at(*j, *a));
+                slots.extend(&sys.pred_slots[*p][*i]);
+                Frame::new(sys, slots, &[pc(*j, *a)], QMode::Only(false))
+            }
+            Inst::Loop { law, i, points } => {
+                let slots = sys.frame_of(points.iter().flat_map(|&b| sys.at(*i, b)));
+                let q = if *law == Law::H11 {
+                    QMode::Only(false)
+                } else {
+                    QMode::Absent
+                };
+                Frame::new(sys, slots, &[(*i as u32, points.clone())], q)
+            }
+        })
+    }
+
+    /// Checks the instance at `st` (whose control points are those of the
+    /// instance). Loops are checked by [`Inst::loop_edges`] instead.
+    pub fn check(&self, sys: &Sys, st: &QState) -> Option<Failure> {
+        let model = sys.model;
+        let tname = |t: usize| model.threads[t].name.clone();
+        match self {
+            Inst::Init(Law::InitVis) => {
+                for i in 0..sys.threads() {
+                    if let Some(k) = sys
+                        .at(i, st.s[i])
+                        .find(|&k| !sys.stops(i, st.s[i]) && sys.enabled(k, &st.s))
+                    {
+                        return Some(Failure::new(
+                            format!(
+                                "{} is invisible and enabled in the initial state",
+                                tr_name(sys, k)
+                            ),
+                            vec![("s", st.clone())],
+                            Vec::new(),
+                        ));
+                    }
+                }
+                None
+            }
+            Inst::Init(_) => {
+                let message = match model.overlap(&st.s) {
+                    Ok(None) => return None,
+                    Ok(Some((p, i, j))) => format!(
+                        "both {} and {} satisfy the exclusive access predicate of {} in the initial state",
+                        tname(i),
+                        tname(j),
+                        model.slots[model.protected[p].slot as usize].name
+                    ),
+                    Err(_) => {
+                        "an exclusive access predicate cannot be evaluated in the initial state"
+                            .to_string()
+                    }
+                };
+                Some(Failure::new(message, vec![("s", st.clone())], Vec::new()))
+            }
+            Inst::Point { law, i, b } => {
+                let (i, b) = (*i, *b);
+                let p = sys.p(i, &st.s);
+                let stops = sys.stops(i, b);
+                let fail = |message: String, steps: Vec<(usize, QState)>| {
+                    let mut states = vec![("s", st.clone())];
+                    let mut edges = Vec::new();
+                    for (k, to) in steps {
+                        states.push(("s1", to));
+                        edges.push((0, k, 1));
+                    }
+                    Some(Failure::new(message, states, edges))
+                };
+                match law {
+                    Law::H16 => {
+                        let enabled = sys.at(i, b).find(|&k| sys.enabled(k, &st.s));
+                        match enabled {
+                            Some(k) if stops && !p => fail(
+                                format!(
+                                    "the visible {} is enabled where p_{} is false",
+                                    tr_name(sys, k),
+                                    tname(i)
+                                ),
+                                Vec::new(),
+                            ),
+                            Some(k) if !stops && p => fail(
+                                format!(
+                                    "p_{} holds although the invisible {} is enabled",
+                                    tname(i),
+                                    tr_name(sys, k)
+                                ),
+                                Vec::new(),
+                            ),
+                            _ => None,
+                        }
+                    }
+                    Law::H17 => {
+                        let some_u = !stops && sys.at(i, b).any(|k| sys.enabled(k, &st.s));
+                        (!p && !some_u).then(|| {
+                            Failure::new(
+                                format!(
+                                    "p_{} is false and no invisible transition of {} is enabled",
+                                    tname(i),
+                                    tname(i)
+                                ),
+                                vec![("s", st.clone())],
+                                Vec::new(),
+                            )
+                        })
+                    }
+                    _ => {
+                        // (18): from a state with q.
+                        if !st.q || stops {
+                            return None;
+                        }
+                        for k in sys.at(i, b) {
+                            if let Some(to) = next(sys, k, st) {
+                                if !to.q {
+                                    return fail(
+                                        format!("{} clears q", tr_name(sys, k)),
+                                        vec![(k, to)],
+                                    );
+                                }
+                            }
+                        }
+                        None
+                    }
+                }
+            }
+            Inst::Pair { law, j, a, i, b } => {
+                if matches!(law, Law::H12 | Law::H13) {
+                    self.check_enabling(sys, st, *j, *a, *i, *b)
+                } else {
+                    self.check_commute(sys, st, *j, *a, *i, *b)
+                }
+            }
+            Inst::EndExcl { j, a, p, i } => {
+                if st.q {
+                    return None;
+                }
+                let before = model.excl(*p, *i, &st.s);
+                if before != Ok(true) {
+                    return None;
+                }
+                for k in sys.at(*j, *a) {
+                    if let Succ::Next {
+                        to,
+                        completed: true,
+                    } = sys.succ(k, st)
+                    {
+                        if model.excl(*p, *i, &to.s) == Ok(false) {
+                            let prot = &model.protected[*p];
+                            return Some(Failure::new(
+                                format!(
+                                    "{} falsifies excl({}, {}), another thread's exclusive access predicate ({})",
+                                    tr_name(sys, k),
+                                    tname(*i),
+                                    model.slots[prot.slot as usize].name,
+                                    prot.text
+                                ),
+                                vec![("s", st.clone()), ("s1", to)],
+                                vec![(0, k, 1)],
+                            ));
+                        }
+                    }
+                }
+                None
+            }
+            Inst::Loop { .. } => None,
+        }
+    }
+
+    /// (12), (13): p_i is the same before and after each transition of j at a.
+    fn check_enabling(
+        &self,
+        sys: &Sys,
+        st: &QState,
+        j: usize,
+        a: i64,
+        i: usize,
+        b: i64,
+    ) -> Option<Failure> {
+        let before = sys.p(i, &st.s);
+        for k in sys.at(j, a) {
+            if let Some(to) = next(sys, k, st) {
+                let after = sys.p(i, &to.s);
+                if after != before {
+                    let verb = if before { "enables" } else { "disables" };
+                    return Some(Failure::new(
+                        format!(
+                            "{} {verb} {}'s invisible transitions at {}: p_{} is {before} before it and {after} after it",
+                            tr_name(sys, k),
+                            sys.model.threads[i].name,
+                            point_name(sys, i, b),
+                            sys.model.threads[i].name
+                        ),
+                        vec![("s", st.clone()), ("s1", to)],
+                        vec![(0, k, 1)],
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// (14), (15): every `s -j-> s1 -u_i-> s2` commutes, unless q shows.
+    fn check_commute(
+        &self,
+        sys: &Sys,
+        st: &QState,
+        j: usize,
+        a: i64,
+        i: usize,
+        b: i64,
+    ) -> Option<Failure> {
+        for kj in sys.at(j, a) {
+            let Some(s1) = next(sys, kj, st) else {
+                continue;
+            };
+            for ki in sys.at(i, b) {
+                let Some(s2) = next(sys, ki, &s1) else {
+                    continue;
+                };
+                let commutes = sys.at(i, b).any(|ki2| match next(sys, ki2, st) {
+                    None => false,
+                    Some(s_) => {
+                        s_.q || sys
+                            .at(j, s_.s[j])
+                            .any(|kj2| next(sys, kj2, &s_).is_some_and(|s__| s__.q || s__ == s2))
+                    }
+                });
+                if commutes {
+                    continue;
+                }
+                let mut states = vec![("s", st.clone()), ("s1", s1), ("s2", s2)];
+                let mut steps = vec![(0, kj, 1), (1, ki, 2)];
+                let why = match next(sys, ki, st) {
+                    None => "it is not enabled in s".to_string(),
+                    Some(s_) => {
+                        states.push(("s'", s_.clone()));
+                        steps.push((0, ki, 3));
+                        match next(sys, kj, &s_) {
+                            None => format!("after it, {} is not enabled", tr_name(sys, kj)),
+                            Some(s__) => {
+                                states.push(("s''", s__));
+                                steps.push((3, kj, 4));
+                                "taken first, it leads through s' to s'', which differs from s2 and has no violation".to_string()
+                            }
+                        }
+                    }
+                };
+                return Some(Failure::new(
+                    format!(
+                        "{} cannot move before {}: {why}",
+                        tr_name(sys, ki),
+                        tr_name(sys, kj)
+                    ),
+                    states,
+                    steps,
+                ));
+            }
+        }
+        None
+    }
+
+    /// The loop edges out of `st`: thread i's invisible transitions at
+    /// points of the loop that complete (and, for (11), without q).
+    pub fn loop_edges(&self, sys: &Sys, st: &QState) -> Vec<(usize, QState)> {
+        let Inst::Loop { law, i, points } = self else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if !points.contains(&st.s[*i]) || (*law == Law::H11 && st.q) {
+            return out;
+        }
+        for k in sys.at(*i, st.s[*i]) {
+            if let Succ::Next {
+                to,
+                completed: true,
+            } = sys.succ(k, st)
+            {
+                if *law == Law::H11 && to.q {
+                    continue;
+                }
+                if points.contains(&to.s[*i]) {
+                    out.push((k, to));
+                }
+            }
+        }
+        out
+    }
+
+    /// The failure for a loop found: `cycle` lists the transitions and the
+    /// state after each, returning to `start`.
+    pub fn loop_failure(&self, sys: &Sys, start: QState, cycle: Vec<(usize, QState)>) -> Failure {
+        let (law, i) = match self {
+            Inst::Loop { law, i, .. } => (*law, *i),
+            _ => (Law::FiniteInvis, 0),
+        };
+        let name = &sys.model.threads[i].name;
+        let message = if law == Law::H11 {
+            format!(
+                "{name} can run invisible transitions forever without a violation: the loop returns to s0"
+            )
+        } else {
+            format!("{name} can run invisible transitions forever: the loop returns to s0")
+        };
+        let n = cycle.len();
+        let mut states = vec![("s0".to_string(), start)];
+        let mut steps = Vec::new();
+        for (m, (k, to)) in cycle.into_iter().enumerate() {
+            if m + 1 < n {
+                states.push((format!("s{}", m + 1), to));
+                steps.push((m, k, m + 1));
+            } else {
+                steps.push((m, k, 0));
+            }
+        }
+        Failure {
+            message,
+            states,
+            steps,
+            loop_from: Some(0),
+            reached_by: None,
+        }
+    }
+}
+
+/// The loops of thread t's invisible control points: strongly connected
+/// components of its control-flow graph restricted to invisible points,
+/// with at least one edge. An infinite run of u_t stays at invisible points
+/// and so must go round one of them.
+pub fn invisible_loops(sys: &Sys, t: usize) -> Vec<Vec<i64>> {
+    let inv: Vec<i64> = sys.invisible_points(t).collect();
+    let succs = |pc: i64| -> BTreeSet<i64> {
+        sys.at(t, pc)
+            .flat_map(|k| sys.targets(k))
+            .filter(|n| inv.contains(n))
+            .collect()
+    };
+    // Reachability within invisible points, then mutual reachability.
+    let reach: Vec<BTreeSet<i64>> = inv
+        .iter()
+        .map(|&pc| {
+            let mut seen = BTreeSet::new();
+            let mut todo: Vec<i64> = succs(pc).into_iter().collect();
+            while let Some(n) = todo.pop() {
+                if seen.insert(n) {
+                    todo.extend(succs(n));
+                }
+            }
+            seen
+        })
+        .collect();
+    let mut done = BTreeSet::new();
+    let mut loops = Vec::new();
+    for (x, &pc) in inv.iter().enumerate() {
+        if done.contains(&pc) || !reach[x].contains(&pc) {
+            continue;
+        }
+        let scc: Vec<i64> = inv
+            .iter()
+            .enumerate()
+            .filter(|&(y, &n)| reach[x].contains(&n) && reach[y].contains(&pc))
+            .map(|(_, &n)| n)
+            .collect();
+        done.extend(scc.iter().copied());
+        loops.push(scc);
+    }
+    loops
+}
+
+/// Every instance the local level checks, in report order.
+pub fn instances(sys: &Sys) -> Vec<Inst> {
+    let n = sys.threads();
+    let mut out = vec![Inst::Init(Law::InitVis), Inst::Init(Law::InitExcl)];
+    for i in 0..n {
+        for law in [Law::H11, Law::FiniteInvis] {
+            for points in invisible_loops(sys, i) {
+                out.push(Inst::Loop { law, i, points });
+            }
+        }
+        for b in 0..sys.model.threads[i].points.len() as i64 {
+            out.push(Inst::Point {
+                law: Law::H16,
+                i,
+                b,
+            });
+            out.push(Inst::Point {
+                law: Law::H17,
+                i,
+                b,
+            });
+            if !sys.stops(i, b) {
+                out.push(Inst::Point {
+                    law: Law::H18,
+                    i,
+                    b,
+                });
+            }
+        }
+    }
+    for j in 0..n {
+        for a in sys.points(j) {
+            let visible = sys.stops(j, a);
+            for i in (0..n).filter(|&i| i != j) {
+                for b in sys.invisible_points(i) {
+                    let (enable, commute) = if visible {
+                        (Law::H13, Law::H15)
+                    } else {
+                        (Law::H12, Law::H14)
+                    };
+                    out.push(Inst::Pair {
+                        law: enable,
+                        j,
+                        a,
+                        i,
+                        b,
+                    });
+                    out.push(Inst::Pair {
+                        law: commute,
+                        j,
+                        a,
+                        i,
+                        b,
+                    });
+                }
+            }
+            for p in touched(sys, j, a) {
+                for i in (0..n).filter(|&i| i != j) {
+                    out.push(Inst::EndExcl { j, a, p, i });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The protected variables whose predicates read a slot some transition
+/// of thread j at a writes.
+fn touched(sys: &Sys, j: usize, a: i64) -> BTreeSet<usize> {
+    sys.at(j, a)
+        .flat_map(|k| {
+            sys.model.transitions[k]
+                .touches_excl
+                .iter()
+                .map(|&p| p as usize)
+        })
+        .collect()
+}
+
+/// The instances that apply at a reachable state `st` (exhaustive level;
+/// the loop and initial-state instances are handled separately).
+pub fn instances_at(sys: &Sys, st: &QState, out: &mut Vec<Inst>) {
+    out.clear();
+    let n = sys.threads();
+    for i in 0..n {
+        let b = st.s[i];
+        out.push(Inst::Point {
+            law: Law::H16,
+            i,
+            b,
+        });
+        out.push(Inst::Point {
+            law: Law::H17,
+            i,
+            b,
+        });
+        if !sys.stops(i, b) && st.q {
+            out.push(Inst::Point {
+                law: Law::H18,
+                i,
+                b,
+            });
+        }
+    }
+    for j in 0..n {
+        let a = st.s[j];
+        if sys.at(j, a).is_empty() {
+            continue;
+        }
+        let visible = sys.stops(j, a);
+        for i in (0..n).filter(|&i| i != j) {
+            let b = st.s[i];
+            if sys.stops(i, b) {
+                continue;
+            }
+            let (enable, commute) = if visible {
+                (Law::H13, Law::H15)
+            } else {
+                (Law::H12, Law::H14)
+            };
+            out.push(Inst::Pair {
+                law: enable,
+                j,
+                a,
+                i,
+                b,
+            });
+            out.push(Inst::Pair {
+                law: commute,
+                j,
+                a,
+                i,
+                b,
+            });
+        }
+        if !st.q {
+            for p in touched(sys, j, a) {
+                for i in (0..n).filter(|&i| i != j) {
+                    out.push(Inst::EndExcl { j, a, p, i });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,634 @@
+//! The certify report, as text for people and as JSON for scripts, and the
+//! conclusion of `check --certify`.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::{Map, Value};
+
+use super::law::{Failure, Law};
+use super::{Certification, Level, Status};
+use crate::explore::{Options, Reduction};
+use crate::model::Model;
+use crate::report::{CheckReport, json_state};
+
+/// The proof of the reduction theorem that `optimist prove` checks.
+const PROOF: &str = "proofs/reduction.proof";
+
+/// The report of `optimist certify`; serialises to the documented JSON
+/// schema and displays as the text report.
+#[derive(Clone, Debug, Serialize)]
+pub struct CertifyReport {
+    /// The model's name.
+    pub model: String,
+    /// The file it was read from.
+    pub file: String,
+    /// `local` or `exhaustive`.
+    pub level: &'static str,
+    /// `holds`, `fails` or `not checked`.
+    pub verdict: &'static str,
+    /// Local level: most valuations per obligation instance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame_bound: Option<u64>,
+    /// Exhaustive level: reachable states of the system with q.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<u64>,
+    /// The hypotheses (11)-(18), keyed `"11"` to `"18"`.
+    pub hypotheses: Obligations,
+    /// The well-formedness conditions, keyed by name.
+    pub wf: Obligations,
+    /// What follows for the reduction theorem.
+    pub conclusion: String,
+}
+
+/// Obligations in report order; serialises as a JSON object.
+#[derive(Clone, Debug)]
+pub struct Obligations(pub Vec<(&'static str, ObligationReport)>);
+
+impl Serialize for Obligations {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+/// One obligation's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct ObligationReport {
+    /// The law, as the digest writes it.
+    pub law: &'static str,
+    /// True or false; null when not checked.
+    pub holds: Option<bool>,
+    /// How it was checked.
+    pub checked: String,
+    /// Why it holds whatever the model, when it does.
+    pub by_construction: Option<&'static str>,
+    /// Instances checked (threads, pairs of threads, control points).
+    pub instances: u64,
+    /// Instances that fail.
+    pub failing: u64,
+    /// The first failure found.
+    pub witness: Option<WitnessReport>,
+}
+
+/// The states and transitions that break an obligation.
+#[derive(Clone, Debug, Serialize)]
+pub struct WitnessReport {
+    /// What goes wrong.
+    pub message: String,
+    /// The states involved, named.
+    pub states: Vec<StateReport>,
+    /// The transitions between them.
+    pub transitions: Vec<TransitionReport>,
+    /// For a lasso: `transitions[loop_from..]` form the loop.
+    pub loop_from: Option<usize>,
+    /// Exhaustive level: how the first state is reached from the initial
+    /// state, one transition per entry.
+    pub reached_by: Option<Vec<PathStep>>,
+}
+
+/// A named state of a witness.
+#[derive(Clone, Debug, Serialize)]
+pub struct StateReport {
+    /// `s`, `s1`, `s'`, ...
+    pub name: String,
+    /// The violation flag.
+    pub q: bool,
+    /// Every slot's value.
+    pub state: Map<String, Value>,
+    /// The values as shown in text, in slot order.
+    #[serde(skip)]
+    shown: Vec<(String, String)>,
+}
+
+/// A transition of a witness.
+#[derive(Clone, Debug, Serialize)]
+pub struct TransitionReport {
+    /// The state it leaves.
+    pub from: String,
+    /// The state it enters.
+    pub to: String,
+    /// The thread.
+    pub thread: String,
+    /// The label of its control point, if any.
+    pub label: Option<String>,
+    /// Source line.
+    pub line: usize,
+    /// The statement.
+    pub statement: String,
+}
+
+/// One transition on the way to a witness's first state.
+#[derive(Clone, Debug, Serialize)]
+pub struct PathStep {
+    /// The thread.
+    pub thread: String,
+    /// The label of its control point, if any.
+    pub label: Option<String>,
+    /// Source line.
+    pub line: usize,
+    /// The statement.
+    pub statement: String,
+    /// q after it.
+    pub q: bool,
+    /// The state after it.
+    pub state: Map<String, Value>,
+}
+
+fn transition(model: &Model, k: usize) -> (String, Option<String>, usize, String) {
+    let tr = &model.transitions[k];
+    let t = tr.thread as usize;
+    (
+        model.threads[t].name.clone(),
+        model.threads[t].points[tr.from as usize].label.clone(),
+        tr.line,
+        tr.text.clone(),
+    )
+}
+
+fn witness(model: &Model, f: &Failure) -> WitnessReport {
+    let name = |i: usize| f.states[i].0.clone();
+    WitnessReport {
+        message: f.message.clone(),
+        states: f
+            .states
+            .iter()
+            .map(|(n, st)| StateReport {
+                name: n.clone(),
+                q: st.q,
+                state: json_state(model, &st.s),
+                shown: st
+                    .s
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| (model.slots[k].name.clone(), model.show_value(k, v)))
+                    .collect(),
+            })
+            .collect(),
+        transitions: f
+            .steps
+            .iter()
+            .map(|&(a, k, b)| {
+                let (thread, label, line, statement) = transition(model, k);
+                TransitionReport {
+                    from: name(a),
+                    to: name(b),
+                    thread,
+                    label,
+                    line,
+                    statement,
+                }
+            })
+            .collect(),
+        loop_from: f.loop_from,
+        reached_by: f.reached_by.as_ref().map(|path| {
+            path.iter()
+                .map(|(k, st)| {
+                    let (thread, label, line, statement) = transition(model, *k);
+                    PathStep {
+                        thread,
+                        label,
+                        line,
+                        statement,
+                        q: st.q,
+                        state: json_state(model, &st.s),
+                    }
+                })
+                .collect()
+        }),
+    }
+}
+
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Holds => "holds",
+        Status::Fails => "fails",
+        Status::NotChecked => "not checked",
+    }
+}
+
+fn label(law: Law) -> String {
+    if law.is_hypothesis() {
+        format!("({})", law.key())
+    } else {
+        law.key().to_string()
+    }
+}
+
+fn list(laws: &[Law]) -> String {
+    let names: Vec<String> = laws.iter().map(|&l| label(l)).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [a] => a.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+impl CertifyReport {
+    /// The report of `cert` for `model`, read from `file`.
+    pub fn new(model: &Model, file: &str, cert: &Certification) -> CertifyReport {
+        let mut hypotheses = Vec::new();
+        let mut wf = Vec::new();
+        for r in &cert.laws {
+            let report = ObligationReport {
+                law: r.law.formula(),
+                holds: match r.status {
+                    Status::Holds => Some(true),
+                    Status::Fails => Some(false),
+                    Status::NotChecked => None,
+                },
+                checked: r.checked.clone(),
+                by_construction: r.law.by_construction(),
+                instances: r.instances,
+                failing: r.failing,
+                witness: r.witness.as_ref().map(|f| witness(model, f)),
+            };
+            if r.law.is_hypothesis() {
+                hypotheses.push((r.law.key(), report));
+            } else {
+                wf.push((r.law.key(), report));
+            }
+        }
+        let with = |s: Status| -> Vec<Law> {
+            cert.laws
+                .iter()
+                .filter(|r| r.status == s)
+                .map(|r| r.law)
+                .collect()
+        };
+        let local = cert.level == Level::Local;
+        let conclusion = match cert.verdict() {
+            Status::Holds => format!(
+                "the reduction theorem (19) applies{}: a violation reachable in the original system is reachable in the reduced system (proof: {PROOF}, checked by `optimist prove`)",
+                if local {
+                    ""
+                } else {
+                    " to the reachable states, which is all it needs from the initial state"
+                }
+            ),
+            Status::Fails => {
+                let failing = with(Status::Fails);
+                let verb = if failing.len() == 1 { "fails" } else { "fail" };
+                format!(
+                    "the reduction theorem does not apply: {} {verb}, so a reduced check that holds says nothing about the original system; check it with `--reduction none`{}",
+                    list(&failing),
+                    if local {
+                        " (the local level tries every valuation, reachable or not; `--exhaustive` checks the reachable states only)"
+                    } else {
+                        ""
+                    }
+                )
+            }
+            Status::NotChecked => format!(
+                "the reduction theorem may not apply: {} could not be checked{}",
+                list(&with(Status::NotChecked)),
+                if local {
+                    "; try `--exhaustive`"
+                } else {
+                    "; raise `--max-states`"
+                }
+            ),
+        };
+        CertifyReport {
+            model: model.name.clone(),
+            file: file.to_string(),
+            level: match cert.level {
+                Level::Local | Level::LocalOnReachable => "local",
+                Level::Exhaustive => "exhaustive",
+            },
+            verdict: status_name(cert.verdict()),
+            frame_bound: local.then_some(cert.options.frame_bound),
+            states: cert.states,
+            hypotheses: Obligations(hypotheses),
+            wf: Obligations(wf),
+            conclusion,
+        }
+    }
+
+    /// The process exit code: 0 all hold, 1 one fails, 3 one not checked.
+    pub fn exit_code(&self) -> u8 {
+        match self.verdict {
+            "holds" => 0,
+            "fails" => 1,
+            _ => 3,
+        }
+    }
+
+    fn all(&self) -> impl Iterator<Item = &(&'static str, ObligationReport)> {
+        self.hypotheses.0.iter().chain(&self.wf.0)
+    }
+}
+
+fn result_name(o: &ObligationReport) -> &'static str {
+    match o.holds {
+        Some(true) => "holds",
+        Some(false) => "fails",
+        None => "not checked",
+    }
+}
+
+fn key_label(key: &str) -> String {
+    if key.starts_with("WF") {
+        key.to_string()
+    } else {
+        format!("({key})")
+    }
+}
+
+impl fmt::Display for CertifyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "model       {} ({})", self.model, self.file)?;
+        match (self.frame_bound, self.states) {
+            (Some(b), _) => writeln!(
+                f,
+                "level       local: every valuation of each obligation's frame, at most {b} per instance"
+            )?,
+            (None, Some(n)) => writeln!(
+                f,
+                "level       exhaustive: the {n} reachable states of the full system with q"
+            )?,
+            (None, None) => writeln!(f, "level       {}", self.level)?,
+        }
+        writeln!(f, "verdict     {}", self.verdict)?;
+        writeln!(f)?;
+        let mut rows = vec![["obligation", "law", "checked", "result"].map(String::from)];
+        for (key, o) in self.all() {
+            let mark = if o.by_construction.is_some() && o.holds == Some(true) {
+                " *"
+            } else {
+                ""
+            };
+            rows.push([
+                key_label(key),
+                o.law.to_string(),
+                o.checked.clone(),
+                format!("{}{mark}", result_name(o)),
+            ]);
+        }
+        let width: Vec<usize> = (0..4)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        for r in &rows {
+            let mut line = String::from(" ");
+            for (c, cell) in r.iter().enumerate() {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(width[c] - cell.chars().count() + 2));
+            }
+            writeln!(f, "{}", line.trim_end())?;
+        }
+        let marked: Vec<_> = self
+            .all()
+            .filter(|(_, o)| o.by_construction.is_some() && o.holds == Some(true))
+            .collect();
+        if !marked.is_empty() {
+            writeln!(f)?;
+            writeln!(f, " * holds by construction as well:")?;
+            let w = marked
+                .iter()
+                .map(|(k, _)| key_label(k).len())
+                .max()
+                .unwrap_or(0);
+            for (key, o) in marked {
+                let k = key_label(key);
+                writeln!(
+                    f,
+                    "   {k}{}  {}",
+                    " ".repeat(w - k.len()),
+                    o.by_construction.unwrap_or_default()
+                )?;
+            }
+        }
+        for (key, o) in self.all() {
+            if let Some(w) = &o.witness {
+                writeln!(f)?;
+                let more = match o.failing {
+                    0 | 1 => String::new(),
+                    n => format!(" (one of {n} failing instances)"),
+                };
+                writeln!(f, "{} fails{more}: {}", key_label(key), w.message)?;
+                write_witness(f, w)?;
+            }
+        }
+        writeln!(f)?;
+        writeln!(f, "conclusion  {}", self.conclusion)
+    }
+}
+
+/// `name = value` for each slot.
+fn values(state: &StateReport) -> String {
+    let vals: Vec<String> = state
+        .shown
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect();
+    format!("{}; q = {}", vals.join(", "), state.q)
+}
+
+/// The slots of `to` that differ from `from`, and q when it changes.
+fn changes(from: &StateReport, to: &StateReport) -> String {
+    let mut out: Vec<String> = to
+        .shown
+        .iter()
+        .zip(&from.shown)
+        .filter(|(a, b)| a.1 != b.1)
+        .map(|((k, v), _)| format!("{k} = {v}"))
+        .collect();
+    if from.q != to.q {
+        out.push(format!("q = {}", to.q));
+    }
+    if out.is_empty() {
+        "no change".to_string()
+    } else {
+        out.join(", ")
+    }
+}
+
+/// Writes rows as left-aligned columns, indented.
+fn columns(f: &mut fmt::Formatter<'_>, indent: &str, rows: &[Vec<String>]) -> fmt::Result {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..n)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |x| x.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for r in rows {
+        let mut line = indent.to_string();
+        for (c, cell) in r.iter().enumerate() {
+            line.push_str(cell);
+            line.push_str(&" ".repeat(width[c] - cell.chars().count() + 2));
+        }
+        writeln!(f, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn write_witness(f: &mut fmt::Formatter<'_>, w: &WitnessReport) -> fmt::Result {
+    let Some(first) = w.states.first() else {
+        return Ok(());
+    };
+    if let Some(path) = &w.reached_by {
+        if path.is_empty() {
+            writeln!(f, "  {} is the initial state", first.name)?;
+        } else {
+            let s = if path.len() == 1 { "" } else { "s" };
+            writeln!(
+                f,
+                "  {} is reached from the initial state by {} transition{s}:",
+                first.name,
+                path.len()
+            )?;
+            let rows: Vec<Vec<String>> = path
+                .iter()
+                .enumerate()
+                .map(|(n, p)| {
+                    vec![
+                        format!("{}.", n + 1),
+                        p.thread.clone(),
+                        p.label.clone().unwrap_or_default(),
+                        format!("line {}", p.line),
+                        p.statement.clone(),
+                    ]
+                })
+                .collect();
+            columns(f, "    ", &rows)?;
+        }
+    }
+    writeln!(f, "  {}: {}", first.name, values(first))?;
+    let by_name = |n: &str| w.states.iter().find(|s| s.name == n);
+    let mut rows = Vec::new();
+    for (n, t) in w.transitions.iter().enumerate() {
+        let (Some(a), Some(b)) = (by_name(&t.from), by_name(&t.to)) else {
+            continue;
+        };
+        let start = if w.loop_from == Some(n) { "loop" } else { "" };
+        rows.push(vec![
+            start.to_string(),
+            format!("{} -> {}", t.from, t.to),
+            t.thread.clone(),
+            t.label.clone().unwrap_or_default(),
+            format!("line {}", t.line),
+            t.statement.clone(),
+            format!("=> {}", changes(a, b)),
+        ]);
+    }
+    if rows.iter().all(|r| r[0].is_empty()) {
+        for r in &mut rows {
+            r.remove(0);
+        }
+    }
+    columns(f, "  ", &rows)
+}
+
+/// The report of `optimist check --certify`: the check, the certificate,
+/// and what follows for the original system.
+#[derive(Clone, Debug, Serialize)]
+pub struct CertifiedCheck {
+    /// The check.
+    pub check: CheckReport,
+    /// The certificate.
+    pub certify: CertifyReport,
+    /// What follows for the original system.
+    pub conclusion: String,
+    #[serde(skip)]
+    exit: u8,
+}
+
+impl CertifiedCheck {
+    /// Combines a check of a model (run with `options`) with its certificate.
+    pub fn new(check: CheckReport, certify: CertifyReport, options: &Options) -> CertifiedCheck {
+        let failing = |c: &CertifyReport, want: Option<bool>| -> Vec<String> {
+            c.all()
+                .filter(|(_, o)| o.holds == want)
+                .map(|(k, _)| key_label(k))
+                .collect()
+        };
+        let join = |v: Vec<String>| match v.as_slice() {
+            [] => String::new(),
+            [a] => a.clone(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        };
+        let kind = check.violation.as_ref().map(|v| v.kind);
+        let (conclusion, exit) = if options.reduction == Reduction::None {
+            (
+                "the check explored the original system itself, so its verdict needs no certificate".to_string(),
+                check.exit_code(),
+            )
+        } else {
+            match (check.verdict, kind, certify.verdict) {
+                ("violated", Some("well-formedness"), _) => (
+                    "the reduced check found that the model breaks a well-formedness condition, so the reduction does not apply; check it with `--reduction none`".to_string(),
+                    1,
+                ),
+                ("violated", Some("deadlock"), _) => (
+                    "a deadlock is reachable in the original system: the counterexample is a path of the original system".to_string(),
+                    1,
+                ),
+                ("violated", _, _) => (
+                    "a violation is reachable in the original system: the counterexample is a path of the original system".to_string(),
+                    1,
+                ),
+                ("holds", _, "holds") => (
+                    format!(
+                        "no violation is reachable in the original system: the reduced check holds and the reduction theorem (19) applies (proof: {PROOF}, checked by `optimist prove`){}",
+                        if options.deadlock {
+                            "; the theorem covers the discipline, assertions, ranges and invariants, not deadlocks"
+                        } else {
+                            ""
+                        }
+                    ),
+                    0,
+                ),
+                ("holds", _, "fails") => (
+                    format!(
+                        "nothing follows for the original system: the reduced check holds, but {} of the reduction theorem fail; check it with `--reduction none`",
+                        join(failing(&certify, Some(false)))
+                    ),
+                    1,
+                ),
+                ("holds", _, _) => (
+                    format!(
+                        "nothing follows for the original system yet: the reduced check holds, but {} could not be checked; try `optimist certify --exhaustive`",
+                        join(failing(&certify, None))
+                    ),
+                    3,
+                ),
+                _ => (
+                    "the reduced check is inconclusive, so nothing follows for the original system".to_string(),
+                    3,
+                ),
+            }
+        };
+        CertifiedCheck {
+            check,
+            certify,
+            conclusion,
+            exit,
+        }
+    }
+
+    /// The process exit code: 0 when the conclusion holds for the original
+    /// system, 1 for a violation or a failed obligation, 3 when a limit or
+    /// an unchecked obligation leaves it open.
+    pub fn exit_code(&self) -> u8 {
+        self.exit
+    }
+}
+
+impl fmt::Display for CertifiedCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.check)?;
+        writeln!(f)?;
+        writeln!(f, "certificate")?;
+        writeln!(f)?;
+        write!(f, "{}", self.certify)?;
+        writeln!(f)?;
+        writeln!(f, "original    {}", self.conclusion)
+    }
+}
