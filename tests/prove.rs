@@ -144,6 +144,7 @@ fn a_malformed_script_reports_where_with_the_line_and_a_caret() {
         (v["error"]["line"].as_u64(), v["error"]["col"].as_u64()),
         (Some(3), Some(20))
     );
+    let _ = std::fs::remove_file(&path);
 }
 
 #[test]
@@ -187,4 +188,6 @@ fn certificates_are_emitted_accepted_and_corruptions_rejected() {
         optimist(&["prove", "--check-certificate", bad.to_str().expect("utf-8")]);
     assert_eq!(code, 2);
     assert!(stderr.contains("malformed certificate"), "{stderr}");
+    let _ = std::fs::remove_file(&cert);
+    let _ = std::fs::remove_file(&bad);
 }
