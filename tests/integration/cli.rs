@@ -185,3 +185,39 @@ fn output_is_deterministic() {
     };
     assert_eq!(strip(&a.stdout), strip(&b.stdout));
 }
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    // A counterexample of 3,000 steps: its JSON is far larger than a pipe's
+    // buffer, so the writer meets the closed pipe.
+    let dir = std::env::temp_dir().join(format!("optimist-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("long.gc");
+    std::fs::write(&model, "threads 1;\nshared c : 0..3000 = 0;\nthread T {\n  repeat 3000 { c := c + 1; }\n  assert c == 0;\n}\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_optimist"))
+        .args(["check", model.to_str().unwrap(), "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one byte, then close our end, as `| head -c 1` would.
+    let mut one = [0u8; 1];
+    child.stdout.take().unwrap().read_exact(&mut one).unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "the verdict's exit code, not a crash"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

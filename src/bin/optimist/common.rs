@@ -65,13 +65,13 @@ pub fn install_diagnostics() {
     }));
 }
 
-/// Prints a report in the chosen format on stdout.
+/// Prints a report in the chosen format on stdout. A closed pipe (as in
+/// `optimist ... | head`) is not an error, as for any Unix filter.
 pub fn print<T: serde::Serialize + std::fmt::Display>(report: &T, format: Format) {
-    match format {
-        Format::Text => print!("{report}"),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(report).expect("reports serialise")
-        ),
-    }
+    use std::io::Write;
+    let text = match format {
+        Format::Text => report.to_string(),
+        Format::Json => serde_json::to_string_pretty(report).expect("reports serialise") + "\n",
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
