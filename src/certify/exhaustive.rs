@@ -5,7 +5,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::cycle::{find_cycle, witness};
-use super::law::{Failure, Inst, Law, instances_at, invisible_loops};
+use super::law::{Failure, Inst, Obligation, instances_at, invisible_loops};
 use super::system::{QState, Succ, Sys};
 
 /// The reachable states of the system with q, with a parent link each.
@@ -97,7 +97,7 @@ pub struct Exhaustive {
     /// The reachable states.
     pub reached: Reached,
     /// Per law, what was found.
-    pub findings: Vec<(Law, LawFindings)>,
+    pub findings: Vec<(Obligation, LawFindings)>,
 }
 
 /// Explores the system with q from its initial state, storing at most
@@ -117,11 +117,11 @@ pub fn explore(sys: &Sys, max_states: u64, check: bool) -> Exhaustive {
         q: sys.bad(&model.init),
     };
     reached.insert(sys, &init, (0, 0));
-    let mut findings: Vec<(Law, LawFindings)> = Law::ALL
+    let mut findings: Vec<(Obligation, LawFindings)> = Obligation::ALL
         .iter()
         .map(|&l| (l, LawFindings::default()))
         .collect();
-    let record = |findings: &mut Vec<(Law, LawFindings)>,
+    let record = |findings: &mut Vec<(Obligation, LawFindings)>,
                   reached: &Reached,
                   inst: &Inst,
                   id: usize,
@@ -143,7 +143,7 @@ pub fn explore(sys: &Sys, max_states: u64, check: bool) -> Exhaustive {
         }
     };
     if check {
-        for law in [Law::InitVis, Law::InitExcl] {
+        for law in [Obligation::InitVis, Obligation::InitExcl] {
             let inst = Inst::Init(law);
             let failure = inst.check(sys, &init);
             record(&mut findings, &reached, &inst, 0, failure);
@@ -178,7 +178,7 @@ pub fn explore(sys: &Sys, max_states: u64, check: bool) -> Exhaustive {
     }
     if check {
         for i in 0..sys.threads() {
-            for law in [Law::H11, Law::FiniteInvis] {
+            for law in [Obligation::H11, Obligation::FiniteInvis] {
                 for points in invisible_loops(sys, i) {
                     let inst = Inst::Loop { law, i, points };
                     let failure = find_loop(sys, &reached, &inst);

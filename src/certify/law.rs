@@ -11,7 +11,7 @@ use super::system::{QState, Succ, Sys};
 /// An obligation: a hypothesis of the reduction theorem or a
 /// well-formedness condition (digest sections 2 and 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Law {
+pub enum Obligation {
     /// (11) `(u_i ~q)^w = 0`
     H11,
     /// (12) `i != j => u_j p_i = p_i u_j`
@@ -42,42 +42,42 @@ pub enum Law {
     EndExcl,
 }
 
-impl Law {
+impl Obligation {
     /// Every obligation, in report order.
-    pub const ALL: [Law; 14] = [
-        Law::H11,
-        Law::H12,
-        Law::H13,
-        Law::H14,
-        Law::H15,
-        Law::H16,
-        Law::H17,
-        Law::H18,
-        Law::InitVis,
-        Law::Sep,
-        Law::Acc,
-        Law::FiniteInvis,
-        Law::InitExcl,
-        Law::EndExcl,
+    pub const ALL: [Obligation; 14] = [
+        Obligation::H11,
+        Obligation::H12,
+        Obligation::H13,
+        Obligation::H14,
+        Obligation::H15,
+        Obligation::H16,
+        Obligation::H17,
+        Obligation::H18,
+        Obligation::InitVis,
+        Obligation::Sep,
+        Obligation::Acc,
+        Obligation::FiniteInvis,
+        Obligation::InitExcl,
+        Obligation::EndExcl,
     ];
 
     /// The key in reports: `11` to `18`, or the condition's name.
     pub fn key(self) -> &'static str {
         match self {
-            Law::H11 => "11",
-            Law::H12 => "12",
-            Law::H13 => "13",
-            Law::H14 => "14",
-            Law::H15 => "15",
-            Law::H16 => "16",
-            Law::H17 => "17",
-            Law::H18 => "18",
-            Law::InitVis => "WFinitVis",
-            Law::Sep => "WFsep",
-            Law::Acc => "WFacc",
-            Law::FiniteInvis => "WFfiniteInvis",
-            Law::InitExcl => "WFinitExcl",
-            Law::EndExcl => "WFendExcl",
+            Obligation::H11 => "11",
+            Obligation::H12 => "12",
+            Obligation::H13 => "13",
+            Obligation::H14 => "14",
+            Obligation::H15 => "15",
+            Obligation::H16 => "16",
+            Obligation::H17 => "17",
+            Obligation::H18 => "18",
+            Obligation::InitVis => "WFinitVis",
+            Obligation::Sep => "WFsep",
+            Obligation::Acc => "WFacc",
+            Obligation::FiniteInvis => "WFfiniteInvis",
+            Obligation::InitExcl => "WFinitExcl",
+            Obligation::EndExcl => "WFendExcl",
         }
     }
 
@@ -85,65 +85,76 @@ impl Law {
     pub fn is_hypothesis(self) -> bool {
         matches!(
             self,
-            Law::H11 | Law::H12 | Law::H13 | Law::H14 | Law::H15 | Law::H16 | Law::H17 | Law::H18
+            Obligation::H11
+                | Obligation::H12
+                | Obligation::H13
+                | Obligation::H14
+                | Obligation::H15
+                | Obligation::H16
+                | Obligation::H17
+                | Obligation::H18
         )
     }
 
     /// The law, as the digest writes it.
     pub fn formula(self) -> &'static str {
         match self {
-            Law::H11 => "(u_i ~q)^w = 0",
-            Law::H12 => "u_j p_i = p_i u_j, i != j",
-            Law::H13 => "v_j p_i = p_i v_j, i != j",
-            Law::H14 => "u_j u_i <= u_i (q T + u_j + u_j q T), i != j",
-            Law::H15 => "v_j u_i <= u_i (q T + v_j + v_j q T), i != j",
-            Law::H16 => "~p_i v_i = 0 = p_i u_i",
-            Law::H17 => "1 <= p_i + u_i T",
-            Law::H18 => "q u_i <= u_i q",
-            Law::InitVis => "I => p",
-            Law::Sep => "v_i, u_i never enabled together",
-            Law::Acc => "nondeterminism keeps accesses",
-            Law::FiniteInvis => "u_i^w = 0",
-            Law::InitExcl => "I => disjoint(ex)",
-            Law::EndExcl => "j never falsifies excl(i, x)",
+            Obligation::H11 => "(u_i ~q)^w = 0",
+            Obligation::H12 => "u_j p_i = p_i u_j, i != j",
+            Obligation::H13 => "v_j p_i = p_i v_j, i != j",
+            Obligation::H14 => "u_j u_i <= u_i (q T + u_j + u_j q T), i != j",
+            Obligation::H15 => "v_j u_i <= u_i (q T + v_j + v_j q T), i != j",
+            Obligation::H16 => "~p_i v_i = 0 = p_i u_i",
+            Obligation::H17 => "1 <= p_i + u_i T",
+            Obligation::H18 => "q u_i <= u_i q",
+            Obligation::InitVis => "I => p",
+            Obligation::Sep => "v_i, u_i never enabled together",
+            Obligation::Acc => "nondeterminism keeps accesses",
+            Obligation::FiniteInvis => "u_i^w = 0",
+            Obligation::InitExcl => "I => disjoint(ex)",
+            Obligation::EndExcl => "j never falsifies excl(i, x)",
         }
     }
 
     /// The concrete reading checked, in words.
     pub fn meaning(self) -> &'static str {
         match self {
-            Law::H11 => {
+            Obligation::H11 => {
                 "no thread has an infinite run of invisible transitions through states without q"
             }
-            Law::H12 => {
+            Obligation::H12 => {
                 "an invisible transition of thread j never changes p_i: it neither enables nor disables thread i's invisible transitions"
             }
-            Law::H13 => {
+            Obligation::H13 => {
                 "a visible transition of thread j never changes p_i: it neither enables nor disables thread i's invisible transitions"
             }
-            Law::H14 => {
+            Obligation::H14 => {
                 "if s -u_j-> s1 -u_i-> s2, then some s -u_i-> s' has q at s', or is followed by s' -u_j-> s2, or by s' -u_j-> s'' with q at s''"
             }
-            Law::H15 => {
+            Obligation::H15 => {
                 "if s -v_j-> s1 -u_i-> s2, then some s -u_i-> s' has q at s', or is followed by s' -v_j-> s2, or by s' -v_j-> s'' with q at s''"
             }
-            Law::H16 => {
+            Obligation::H16 => {
                 "v_i is enabled only where p_i holds, and no u_i transition is enabled where p_i holds"
             }
-            Law::H17 => "in every state p_i holds or some u_i transition is enabled",
-            Law::H18 => "an invisible transition from a state with q leads to a state with q",
-            Law::InitVis => "in the initial state no thread can take an invisible transition",
-            Law::Sep => {
+            Obligation::H17 => "in every state p_i holds or some u_i transition is enabled",
+            Obligation::H18 => {
+                "an invisible transition from a state with q leads to a state with q"
+            }
+            Obligation::InitVis => {
+                "in the initial state no thread can take an invisible transition"
+            }
+            Obligation::Sep => {
                 "no state has a visible and an invisible transition of the same thread enabled"
             }
-            Law::Acc => {
+            Obligation::Acc => {
                 "internal nondeterminism of a transition does not change the variables it accesses or the order of first access"
             }
-            Law::FiniteInvis => "no thread has an infinite run of invisible transitions",
-            Law::InitExcl => {
+            Obligation::FiniteInvis => "no thread has an infinite run of invisible transitions",
+            Obligation::InitExcl => {
                 "in the initial state no two threads satisfy the exclusive access predicate of the same variable"
             }
-            Law::EndExcl => {
+            Obligation::EndExcl => {
                 "from a state without q, no transition of thread j that completes falsifies excl(i, x) for i != j"
             }
         }
@@ -152,18 +163,18 @@ impl Law {
     /// Why the law holds whatever the model, when it does.
     pub fn by_construction(self) -> Option<&'static str> {
         match self {
-            Law::H16 => Some(
+            Obligation::H16 => Some(
                 "p_i is defined as \"no u_i transition is enabled\", and v_i holds exactly the transitions at points where the reduction stops",
             ),
-            Law::H17 => Some("p_i is defined as \"no u_i transition is enabled\""),
-            Law::H18 => Some("q is a history flag: no transition clears it"),
-            Law::InitVis => {
+            Obligation::H17 => Some("p_i is defined as \"no u_i transition is enabled\""),
+            Obligation::H18 => Some("q is a history flag: no transition clears it"),
+            Obligation::InitVis => {
                 Some("every thread's initial point is a point where the reduction stops")
             }
-            Law::Sep => Some(
+            Obligation::Sep => Some(
                 "visibility is decided per control point: a point's transitions are all in v_i or all in u_i",
             ),
-            Law::Acc => Some(
+            Obligation::Acc => Some(
                 "every transition is deterministic: `either` branches and `any` values are separate transitions",
             ),
             _ => None,
@@ -176,11 +187,11 @@ impl Law {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Inst {
     /// WFinitVis or WFinitExcl, at the initial state.
-    Init(Law),
+    Init(Obligation),
     /// (16), (17) or (18) for thread i at point b.
     Point {
         /// The law.
-        law: Law,
+        law: Obligation,
         /// The thread.
         i: usize,
         /// Its control point.
@@ -189,7 +200,7 @@ pub enum Inst {
     /// (12)-(15): thread j's transitions at a, thread i at invisible point b.
     Pair {
         /// The law.
-        law: Law,
+        law: Obligation,
         /// The thread moving first.
         j: usize,
         /// Its control point.
@@ -214,7 +225,7 @@ pub enum Inst {
     /// loop of its invisible control points.
     Loop {
         /// The law.
-        law: Law,
+        law: Obligation,
         /// The thread.
         i: usize,
         /// The control points of the loop (a strongly connected component).
@@ -279,11 +290,11 @@ fn next(sys: &Sys, k: usize, st: &QState) -> Option<QState> {
 
 impl Inst {
     /// The obligation this is an instance of.
-    pub fn law(&self) -> Law {
+    pub fn law(&self) -> Obligation {
         match self {
             Inst::Init(law) => *law,
             Inst::Point { law, .. } | Inst::Pair { law, .. } | Inst::Loop { law, .. } => *law,
-            Inst::EndExcl { .. } => Law::EndExcl,
+            Inst::EndExcl { .. } => Obligation::EndExcl,
         }
     }
 
@@ -295,7 +306,7 @@ impl Inst {
             Inst::Init(_) => return None,
             Inst::Point { law, i, b } => {
                 let ks = sys.at(*i, *b);
-                if *law == Law::H18 {
+                if *law == Obligation::H18 {
                     Frame::new(sys, sys.frame_of(ks), &[pc(*i, *b)], QMode::Only(true))
                 } else {
                     Frame::new(sys, sys.guards_of(ks), &[pc(*i, *b)], QMode::Absent)
@@ -303,7 +314,7 @@ impl Inst {
             }
             Inst::Pair { law, j, a, i, b } => {
                 let mut slots = sys.frame_of(sys.at(*j, *a));
-                let q = if matches!(law, Law::H12 | Law::H13) {
+                let q = if matches!(law, Obligation::H12 | Obligation::H13) {
                     slots.extend(sys.guards_of(sys.at(*i, *b)));
                     QMode::Absent
                 } else {
@@ -319,7 +330,7 @@ impl Inst {
             }
             Inst::Loop { law, i, points } => {
                 let slots = sys.frame_of(points.iter().flat_map(|&b| sys.at(*i, b)));
-                let q = if *law == Law::H11 {
+                let q = if *law == Obligation::H11 {
                     QMode::Only(false)
                 } else {
                     QMode::Absent
@@ -335,7 +346,7 @@ impl Inst {
         let model = sys.model;
         let tname = |t: usize| model.threads[t].name.clone();
         match self {
-            Inst::Init(Law::InitVis) => {
+            Inst::Init(Obligation::InitVis) => {
                 for i in 0..sys.threads() {
                     if let Some(k) = sys
                         .at(i, st.s[i])
@@ -383,7 +394,7 @@ impl Inst {
                     Some(Failure::new(message, states, edges))
                 };
                 match law {
-                    Law::H16 => {
+                    Obligation::H16 => {
                         let enabled = sys.at(i, b).find(|&k| sys.enabled(k, &st.s));
                         match enabled {
                             Some(k) if stops && !p => fail(
@@ -405,7 +416,7 @@ impl Inst {
                             _ => None,
                         }
                     }
-                    Law::H17 => {
+                    Obligation::H17 => {
                         let some_u = !stops && sys.at(i, b).any(|k| sys.enabled(k, &st.s));
                         (!p && !some_u).then(|| {
                             Failure::new(
@@ -439,7 +450,7 @@ impl Inst {
                 }
             }
             Inst::Pair { law, j, a, i, b } => {
-                if matches!(law, Law::H12 | Law::H13) {
+                if matches!(law, Obligation::H12 | Obligation::H13) {
                     self.check_enabling(sys, st, *j, *a, *i, *b)
                 } else {
                     self.check_commute(sys, st, *j, *a, *i, *b)
@@ -581,7 +592,7 @@ impl Inst {
             return Vec::new();
         };
         let mut out = Vec::new();
-        if !points.contains(&st.s[*i]) || (*law == Law::H11 && st.q) {
+        if !points.contains(&st.s[*i]) || (*law == Obligation::H11 && st.q) {
             return out;
         }
         for k in sys.at(*i, st.s[*i]) {
@@ -590,7 +601,7 @@ impl Inst {
                 completed: true,
             } = sys.succ(k, st)
             {
-                if *law == Law::H11 && to.q {
+                if *law == Obligation::H11 && to.q {
                     continue;
                 }
                 if points.contains(&to.s[*i]) {
@@ -606,10 +617,10 @@ impl Inst {
     pub fn loop_failure(&self, sys: &Sys, start: QState, cycle: Vec<(usize, QState)>) -> Failure {
         let (law, i) = match self {
             Inst::Loop { law, i, .. } => (*law, *i),
-            _ => (Law::FiniteInvis, 0),
+            _ => (Obligation::FiniteInvis, 0),
         };
         let name = &sys.model.threads[i].name;
-        let message = if law == Law::H11 {
+        let message = if law == Obligation::H11 {
             format!(
                 "{name} can run invisible transitions forever without a violation: the loop returns to s0"
             )
@@ -684,27 +695,30 @@ pub fn invisible_loops(sys: &Sys, t: usize) -> Vec<Vec<i64>> {
 /// Every instance the local level checks, in report order.
 pub fn instances(sys: &Sys) -> Vec<Inst> {
     let n = sys.threads();
-    let mut out = vec![Inst::Init(Law::InitVis), Inst::Init(Law::InitExcl)];
+    let mut out = vec![
+        Inst::Init(Obligation::InitVis),
+        Inst::Init(Obligation::InitExcl),
+    ];
     for i in 0..n {
-        for law in [Law::H11, Law::FiniteInvis] {
+        for law in [Obligation::H11, Obligation::FiniteInvis] {
             for points in invisible_loops(sys, i) {
                 out.push(Inst::Loop { law, i, points });
             }
         }
         for b in 0..sys.model.threads[i].points.len() as i64 {
             out.push(Inst::Point {
-                law: Law::H16,
+                law: Obligation::H16,
                 i,
                 b,
             });
             out.push(Inst::Point {
-                law: Law::H17,
+                law: Obligation::H17,
                 i,
                 b,
             });
             if !sys.stops(i, b) {
                 out.push(Inst::Point {
-                    law: Law::H18,
+                    law: Obligation::H18,
                     i,
                     b,
                 });
@@ -717,9 +731,9 @@ pub fn instances(sys: &Sys) -> Vec<Inst> {
             for i in (0..n).filter(|&i| i != j) {
                 for b in sys.invisible_points(i) {
                     let (enable, commute) = if visible {
-                        (Law::H13, Law::H15)
+                        (Obligation::H13, Obligation::H15)
                     } else {
-                        (Law::H12, Law::H14)
+                        (Obligation::H12, Obligation::H14)
                     };
                     out.push(Inst::Pair {
                         law: enable,
@@ -768,18 +782,18 @@ pub fn instances_at(sys: &Sys, st: &QState, out: &mut Vec<Inst>) {
     for i in 0..n {
         let b = st.s[i];
         out.push(Inst::Point {
-            law: Law::H16,
+            law: Obligation::H16,
             i,
             b,
         });
         out.push(Inst::Point {
-            law: Law::H17,
+            law: Obligation::H17,
             i,
             b,
         });
         if !sys.stops(i, b) && st.q {
             out.push(Inst::Point {
-                law: Law::H18,
+                law: Obligation::H18,
                 i,
                 b,
             });
@@ -797,9 +811,9 @@ pub fn instances_at(sys: &Sys, st: &QState, out: &mut Vec<Inst>) {
                 continue;
             }
             let (enable, commute) = if visible {
-                (Law::H13, Law::H15)
+                (Obligation::H13, Obligation::H15)
             } else {
-                (Law::H12, Law::H14)
+                (Obligation::H12, Obligation::H14)
             };
             out.push(Inst::Pair {
                 law: enable,

@@ -5,7 +5,7 @@ use hashbrown::HashSet;
 
 use super::cycle::{find_cycle, witness};
 use super::frame::{Filter, Frame};
-use super::law::{Failure, Inst, Law, instances};
+use super::law::{Failure, Inst, instances};
 use super::system::{QState, Sys};
 
 /// What checking one instance gave.
@@ -121,10 +121,4 @@ fn check_loop(sys: &Sys, inst: &Inst, frame: &Frame, filter: &Filter, size: u64)
             }
         }
     }
-}
-
-/// Whether any instance of `law` exists (for loop laws: whether some
-/// thread has a loop of invisible control points).
-pub fn has_instances(outcomes: &[(Inst, InstOutcome)], law: Law) -> bool {
-    outcomes.iter().any(|(i, _)| i.law() == law)
 }

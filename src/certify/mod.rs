@@ -2,8 +2,8 @@
 //! the well-formedness conditions, checked on the model itself.
 //!
 //! [`certify`] instantiates every obligation for the model's threads,
-//! control points and predicates ([`Law`] lists them) and checks it at one of
-//! two [`Level`]s: locally, at every valuation of the slots the obligation
+//! control points and predicates ([`Obligation`] lists them) and checks it at one of
+//! two [`CertifyLevel`]s: locally, at every valuation of the slots the obligation
 //! depends on (its *frame*), or exhaustively, at every reachable state of the
 //! full system. [`CertifyReport`] renders the result as text or JSON, and
 //! [`CertifiedCheck`] combines it with a reduced check into a conclusion
@@ -25,7 +25,7 @@ mod system;
 mod tests;
 
 pub use frame::FRAME_BOUND;
-pub use law::Law;
+pub use law::Obligation;
 pub use report::{CertifiedCheck, CertifyReport};
 
 use law::{Failure, Inst};
@@ -39,7 +39,7 @@ pub const DEFAULT_MAX_STATES: u64 = 1_000_000;
 
 /// How the obligations are checked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Level {
+pub enum CertifyLevel {
     /// Each obligation instance at every valuation of its frame, reachable
     /// or not, within [`CertifyOptions::frame_bound`] valuations.
     #[default]
@@ -53,13 +53,13 @@ pub enum Level {
     LocalOnReachable,
 }
 
-impl Level {
+impl CertifyLevel {
     /// The name used in reports.
     pub fn name(self) -> &'static str {
         match self {
-            Level::Local => "local",
-            Level::Exhaustive => "exhaustive",
-            Level::LocalOnReachable => "local on reachable states",
+            CertifyLevel::Local => "local",
+            CertifyLevel::Exhaustive => "exhaustive",
+            CertifyLevel::LocalOnReachable => "local on reachable states",
         }
     }
 }
@@ -69,7 +69,7 @@ impl Level {
 #[must_use = "options do nothing until passed to `certify`"]
 pub struct CertifyOptions {
     /// How to check.
-    pub level: Level,
+    pub level: CertifyLevel,
     /// Most valuations per obligation instance at the local level.
     pub frame_bound: u64,
     /// Most states stored by the exhaustive level.
@@ -79,7 +79,7 @@ pub struct CertifyOptions {
 impl Default for CertifyOptions {
     fn default() -> CertifyOptions {
         CertifyOptions {
-            level: Level::Local,
+            level: CertifyLevel::Local,
             frame_bound: FRAME_BOUND,
             max_states: DEFAULT_MAX_STATES,
         }
@@ -88,7 +88,7 @@ impl Default for CertifyOptions {
 
 /// Whether an obligation holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
+pub enum ObligationStatus {
     /// It was checked and holds.
     Holds,
     /// It fails; the report has a witness.
@@ -100,8 +100,8 @@ pub enum Status {
 /// The outcome of one obligation.
 #[derive(Clone, Debug)]
 pub(crate) struct LawResult {
-    pub law: Law,
-    pub status: Status,
+    pub law: Obligation,
+    pub status: ObligationStatus,
     /// How it was checked, in words.
     pub checked: String,
     /// Instances checked.
@@ -115,7 +115,7 @@ pub(crate) struct LawResult {
 /// The outcome of [`certify`]: every obligation's status and witness.
 #[derive(Clone, Debug)]
 pub struct Certification {
-    pub(crate) level: Level,
+    pub(crate) level: CertifyLevel,
     pub(crate) laws: Vec<LawResult>,
     /// Exhaustive levels: states stored.
     pub(crate) states: Option<u64>,
@@ -125,27 +125,27 @@ pub struct Certification {
 impl Certification {
     /// Holds when every obligation holds; fails when one fails; otherwise
     /// not checked.
-    pub fn verdict(&self) -> Status {
+    pub fn verdict(&self) -> ObligationStatus {
         let any = |s| self.laws.iter().any(|l| l.status == s);
-        if any(Status::Fails) {
-            Status::Fails
-        } else if any(Status::NotChecked) {
-            Status::NotChecked
+        if any(ObligationStatus::Fails) {
+            ObligationStatus::Fails
+        } else if any(ObligationStatus::NotChecked) {
+            ObligationStatus::NotChecked
         } else {
-            Status::Holds
+            ObligationStatus::Holds
         }
     }
 
     /// The status of one obligation.
-    pub fn status(&self, law: Law) -> Status {
+    pub fn status(&self, law: Obligation) -> ObligationStatus {
         self.laws
             .iter()
             .find(|l| l.law == law)
-            .map_or(Status::NotChecked, |l| l.status)
+            .map_or(ObligationStatus::NotChecked, |l| l.status)
     }
 
     /// The level used.
-    pub fn level(&self) -> Level {
+    pub fn level(&self) -> CertifyLevel {
         self.level
     }
 }
@@ -154,16 +154,16 @@ impl Certification {
 pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
     let sys = Sys::new(model);
     let (laws, states) = match options.level {
-        Level::Local => (
+        CertifyLevel::Local => (
             from_local(&sys, &local::run(&sys, options.frame_bound, None), options),
             None,
         ),
-        Level::Exhaustive => {
+        CertifyLevel::Exhaustive => {
             let ex = exhaustive::explore(&sys, options.max_states, true);
             let states = ex.reached.len() as u64;
             (from_exhaustive(&sys, ex, options), Some(states))
         }
-        Level::LocalOnReachable => {
+        CertifyLevel::LocalOnReachable => {
             let ex = exhaustive::explore(&sys, options.max_states, false);
             let states = ex.reached.len() as u64;
             if ex.reached.complete {
@@ -185,17 +185,21 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
 
 /// WFsep and WFacc, which are properties of how the model is compiled and
 /// classified: checked structurally, the same at every level.
-fn structural(sys: &Sys, law: Law) -> LawResult {
-    let (status, checked) = if law == Law::Sep {
+fn structural(sys: &Sys, law: Obligation) -> LawResult {
+    let (status, checked) = if law == Obligation::Sep {
         let ok = sys.model.transitions.iter().enumerate().all(|(k, tr)| {
             sys.class.transitions[k].visible == sys.stops(tr.thread as usize, tr.from)
         });
         (
-            if ok { Status::Holds } else { Status::Fails },
-            "structural: each control point's transitions are all in v_i or all in u_i".to_string(),
+            if ok {
+                ObligationStatus::Holds
+            } else {
+                ObligationStatus::Fails
+            },
+            "structural: per control point".to_string(),
         )
     } else {
-        (Status::Holds, "by construction".to_string())
+        (ObligationStatus::Holds, "by construction".to_string())
     };
     LawResult {
         law,
@@ -208,16 +212,14 @@ fn structural(sys: &Sys, law: Law) -> LawResult {
 }
 
 /// What it means that an obligation has no instances.
-fn vacuous(law: Law) -> &'static str {
+fn vacuous(law: Obligation) -> &'static str {
     match law {
-        Law::H11 | Law::FiniteInvis => {
-            "structural: no thread has a loop of invisible control points"
+        Obligation::H11 | Obligation::FiniteInvis => {
+            "structural: no loop of invisible control points"
         }
-        Law::EndExcl => {
-            "structural: no transition writes a slot that an exclusive access predicate reads"
-        }
-        Law::H18 => "structural: no thread has an invisible transition",
-        _ => "structural: no instances (no thread has an invisible transition, or one thread only)",
+        Obligation::EndExcl => "structural: no transition writes what a predicate reads",
+        Obligation::H18 => "structural: no invisible transition",
+        _ => "structural: no instances (no invisible transition, or one thread)",
     }
 }
 
@@ -226,10 +228,10 @@ fn from_local(
     outcomes: &[(Inst, InstOutcome)],
     options: &CertifyOptions,
 ) -> Vec<LawResult> {
-    Law::ALL
+    Obligation::ALL
         .iter()
         .map(|&law| {
-            if matches!(law, Law::Sep | Law::Acc) {
+            if matches!(law, Obligation::Sep | Obligation::Acc) {
                 return structural(sys, law);
             }
             let (mut instances, mut failing, mut unchecked) = (0u64, 0u64, 0u64);
@@ -257,13 +259,13 @@ fn from_local(
                 }
             }
             let status = if failing > 0 {
-                Status::Fails
+                ObligationStatus::Fails
             } else if unchecked > 0 {
-                Status::NotChecked
+                ObligationStatus::NotChecked
             } else {
-                Status::Holds
+                ObligationStatus::Holds
             };
-            let checked = if matches!(law, Law::InitVis | Law::InitExcl) {
+            let checked = if matches!(law, Obligation::InitVis | Obligation::InitExcl) {
                 "at the initial state".to_string()
             } else if instances + unchecked == 0 {
                 vacuous(law).to_string()
@@ -297,10 +299,10 @@ fn from_exhaustive(
     let states = ex.reached.len();
     let complete = ex.reached.complete;
     let mut findings = ex.findings;
-    Law::ALL
+    Obligation::ALL
         .iter()
         .map(|&law| {
-            if matches!(law, Law::Sep | Law::Acc) {
+            if matches!(law, Obligation::Sep | Obligation::Acc) {
                 return structural(sys, law);
             }
             let f = std::mem::take(
@@ -312,15 +314,15 @@ fn from_exhaustive(
             );
             let failing = f.failing.len() as u64;
             let instances = f.instances.len() as u64;
-            let init = matches!(law, Law::InitVis | Law::InitExcl);
+            let init = matches!(law, Obligation::InitVis | Obligation::InitExcl);
             let status = if failing > 0 {
-                Status::Fails
+                ObligationStatus::Fails
             } else if !complete && !init {
-                Status::NotChecked
+                ObligationStatus::NotChecked
             } else {
-                Status::Holds
+                ObligationStatus::Holds
             };
-            let loops = matches!(law, Law::H11 | Law::FiniteInvis);
+            let loops = matches!(law, Obligation::H11 | Obligation::FiniteInvis);
             let checked = if init {
                 "at the initial state".to_string()
             } else if loops && instances == 0 {

@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
-use super::law::{Failure, Law};
-use super::{Certification, Level, Status};
+use super::law::{Failure, Obligation};
+use super::{Certification, CertifyLevel, ObligationStatus};
 use crate::explore::{Options, Reduction};
 use crate::model::Model;
 use crate::report::{CheckReport, json_state};
@@ -203,15 +203,15 @@ fn witness(model: &Model, f: &Failure) -> WitnessReport {
     }
 }
 
-fn status_name(s: Status) -> &'static str {
+fn status_name(s: ObligationStatus) -> &'static str {
     match s {
-        Status::Holds => "holds",
-        Status::Fails => "fails",
-        Status::NotChecked => "not checked",
+        ObligationStatus::Holds => "holds",
+        ObligationStatus::Fails => "fails",
+        ObligationStatus::NotChecked => "not checked",
     }
 }
 
-fn label(law: Law) -> String {
+fn label(law: Obligation) -> String {
     if law.is_hypothesis() {
         format!("({})", law.key())
     } else {
@@ -219,7 +219,7 @@ fn label(law: Law) -> String {
     }
 }
 
-fn list(laws: &[Law]) -> String {
+fn list(laws: &[Obligation]) -> String {
     let names: Vec<String> = laws.iter().map(|&l| label(l)).collect();
     match names.as_slice() {
         [] => String::new(),
@@ -237,9 +237,9 @@ impl CertifyReport {
             let report = ObligationReport {
                 law: r.law.formula(),
                 holds: match r.status {
-                    Status::Holds => Some(true),
-                    Status::Fails => Some(false),
-                    Status::NotChecked => None,
+                    ObligationStatus::Holds => Some(true),
+                    ObligationStatus::Fails => Some(false),
+                    ObligationStatus::NotChecked => None,
                 },
                 checked: r.checked.clone(),
                 by_construction: r.law.by_construction(),
@@ -253,16 +253,16 @@ impl CertifyReport {
                 wf.push((r.law.key(), report));
             }
         }
-        let with = |s: Status| -> Vec<Law> {
+        let with = |s: ObligationStatus| -> Vec<Obligation> {
             cert.laws
                 .iter()
                 .filter(|r| r.status == s)
                 .map(|r| r.law)
                 .collect()
         };
-        let local = cert.level == Level::Local;
+        let local = cert.level == CertifyLevel::Local;
         let conclusion = match cert.verdict() {
-            Status::Holds => format!(
+            ObligationStatus::Holds => format!(
                 "the reduction theorem (19) applies{}: a violation reachable in the original system is reachable in the reduced system (proof: {PROOF}, checked by `optimist prove`)",
                 if local {
                     ""
@@ -270,8 +270,8 @@ impl CertifyReport {
                     " to the reachable states, which is all it needs from the initial state"
                 }
             ),
-            Status::Fails => {
-                let failing = with(Status::Fails);
+            ObligationStatus::Fails => {
+                let failing = with(ObligationStatus::Fails);
                 let verb = if failing.len() == 1 { "fails" } else { "fail" };
                 format!(
                     "the reduction theorem does not apply: {} {verb}, so a reduced check that holds says nothing about the original system; check it with `--reduction none`{}",
@@ -283,9 +283,9 @@ impl CertifyReport {
                     }
                 )
             }
-            Status::NotChecked => format!(
+            ObligationStatus::NotChecked => format!(
                 "the reduction theorem may not apply: {} could not be checked{}",
-                list(&with(Status::NotChecked)),
+                list(&with(ObligationStatus::NotChecked)),
                 if local {
                     "; try `--exhaustive`"
                 } else {
@@ -297,8 +297,8 @@ impl CertifyReport {
             model: model.name.clone(),
             file: file.to_string(),
             level: match cert.level {
-                Level::Local | Level::LocalOnReachable => "local",
-                Level::Exhaustive => "exhaustive",
+                CertifyLevel::Local | CertifyLevel::LocalOnReachable => "local",
+                CertifyLevel::Exhaustive => "exhaustive",
             },
             verdict: status_name(cert.verdict()),
             frame_bound: local.then_some(cert.options.frame_bound),

@@ -28,7 +28,7 @@ fn compile(text: &str) -> Model {
     crate::compile(&src, &Vec::new()).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
-fn at(level: Level) -> CertifyOptions {
+fn at(level: CertifyLevel) -> CertifyOptions {
     CertifyOptions {
         level,
         ..CertifyOptions::default()
@@ -47,7 +47,7 @@ fn models() -> Vec<String> {
     names
 }
 
-fn witness(cert: &Certification, law: Law) -> &Failure {
+fn witness(cert: &Certification, law: Obligation) -> &Failure {
     cert.laws
         .iter()
         .find(|r| r.law == law)
@@ -96,9 +96,9 @@ fn barrier_handoff_and_counter_certify() {
         "models/counter.gc",
     ] {
         let model = load(name);
-        let cert = certify(&model, &at(Level::Local));
+        let cert = certify(&model, &at(CertifyLevel::Local));
         let report = CertifyReport::new(&model, name, &cert);
-        assert_eq!(cert.verdict(), Status::Holds, "{report}");
+        assert_eq!(cert.verdict(), ObligationStatus::Holds, "{report}");
         assert_eq!(report.exit_code(), 0);
         assert!(report.conclusion.contains("(19) applies"), "{report}");
         assert!(
@@ -111,8 +111,8 @@ fn barrier_handoff_and_counter_certify() {
 #[test]
 fn barrier_certifies_exhaustively_over_its_106_states() {
     let model = load("models/barrier.gc");
-    let cert = certify(&model, &at(Level::Exhaustive));
-    assert_eq!(cert.verdict(), Status::Holds);
+    let cert = certify(&model, &at(CertifyLevel::Exhaustive));
+    assert_eq!(cert.verdict(), ObligationStatus::Holds);
     // No violation is reachable, so the system with q has the same states.
     assert_eq!(cert.states, Some(106));
 }
@@ -121,11 +121,19 @@ fn barrier_certifies_exhaustively_over_its_106_states() {
 fn spin_forever_fails_11_with_its_lasso() {
     let model = load("models/spin-forever.gc");
     let sys = Sys::new(&model);
-    for level in [Level::Local, Level::Exhaustive] {
+    for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
         let cert = certify(&model, &at(level));
-        assert_eq!(cert.status(Law::H11), Status::Fails, "{level:?}");
-        assert_eq!(cert.status(Law::FiniteInvis), Status::Fails, "{level:?}");
-        let f = witness(&cert, Law::H11);
+        assert_eq!(
+            cert.status(Obligation::H11),
+            ObligationStatus::Fails,
+            "{level:?}"
+        );
+        assert_eq!(
+            cert.status(Obligation::FiniteInvis),
+            ObligationStatus::Fails,
+            "{level:?}"
+        );
+        let f = witness(&cert, Obligation::H11);
         replays(&sys, f).unwrap();
         // A lasso: the loop starts at s0 and its last transition returns there,
         // through states without q, all of the spinner's invisible transitions.
@@ -146,8 +154,8 @@ fn spin_forever_fails_11_with_its_lasso() {
         assert!(w["transitions"][0]["line"].as_u64().is_some());
     }
     // Exhaustively, the lasso's stem starts at the initial state: `go := true`.
-    let cert = certify(&model, &at(Level::Exhaustive));
-    let stem = witness(&cert, Law::H11).reached_by.as_ref().unwrap();
+    let cert = certify(&model, &at(CertifyLevel::Exhaustive));
+    let stem = witness(&cert, Obligation::H11).reached_by.as_ref().unwrap();
     assert_eq!(stem.len(), 1);
     assert_eq!(model.transitions[stem[0].0].text, "go := true");
 }
@@ -156,10 +164,14 @@ fn spin_forever_fails_11_with_its_lasso() {
 fn endexcl_fails_wfendexcl_with_a_witness() {
     let model = load("models/endexcl.gc");
     let sys = Sys::new(&model);
-    for level in [Level::Local, Level::Exhaustive] {
+    for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
         let cert = certify(&model, &at(level));
-        assert_eq!(cert.status(Law::EndExcl), Status::Fails, "{level:?}");
-        let f = witness(&cert, Law::EndExcl);
+        assert_eq!(
+            cert.status(Obligation::EndExcl),
+            ObligationStatus::Fails,
+            "{level:?}"
+        );
+        let f = witness(&cert, Obligation::EndExcl);
         replays(&sys, f).unwrap();
         let &(_, k, _) = &f.steps[0];
         assert_eq!(model.transitions[k].text, "held := -1");
@@ -200,12 +212,20 @@ thread intruder {
 #[test]
 fn a_thread_resetting_another_threads_semaphore_fails_wfendexcl() {
     let model = compile(SEM_STEAL);
-    for level in [Level::Local, Level::Exhaustive] {
+    for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
         let cert = certify(&model, &at(level));
-        assert_eq!(cert.status(Law::EndExcl), Status::Fails, "{level:?}");
+        assert_eq!(
+            cert.status(Obligation::EndExcl),
+            ObligationStatus::Fails,
+            "{level:?}"
+        );
         // And (15) fails with it: the user's invisible `x := 2` cannot move
         // before the intruder's reset.
-        assert_eq!(cert.status(Law::H15), Status::Fails, "{level:?}");
+        assert_eq!(
+            cert.status(Obligation::H15),
+            ObligationStatus::Fails,
+            "{level:?}"
+        );
     }
 }
 
@@ -241,13 +261,21 @@ fn a_guard_reading_another_threads_point_fails_12() {
     // The reduction is unsound here, and certify says so.
     assert_eq!(full.verdict, Verdict::Violated);
     assert_eq!(reduced.verdict, Verdict::Holds);
-    for level in [Level::Local, Level::Exhaustive] {
+    for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
         let cert = certify(&model, &at(level));
-        assert_eq!(cert.status(Law::H12), Status::Fails, "{level:?}");
-        replays(&Sys::new(&model), witness(&cert, Law::H12)).unwrap();
+        assert_eq!(
+            cert.status(Obligation::H12),
+            ObligationStatus::Fails,
+            "{level:?}"
+        );
+        replays(&Sys::new(&model), witness(&cert, Obligation::H12)).unwrap();
         // Nor can `a`'s await move left of `b`'s step that enables it.
-        assert_eq!(cert.status(Law::H14), Status::Fails, "{level:?}");
-        replays(&Sys::new(&model), witness(&cert, Law::H14)).unwrap();
+        assert_eq!(
+            cert.status(Obligation::H14),
+            ObligationStatus::Fails,
+            "{level:?}"
+        );
+        replays(&Sys::new(&model), witness(&cert, Obligation::H14)).unwrap();
     }
 }
 
@@ -255,13 +283,17 @@ fn a_guard_reading_another_threads_point_fails_12() {
 fn memreuse_and_master_worker_fail_locally_but_certify_exhaustively() {
     for name in ["models/memreuse.gc", "models/master-worker.gc"] {
         let model = load(name);
-        let local = certify(&model, &at(Level::Local));
-        let exhaustive = certify(&model, &at(Level::Exhaustive));
-        assert_eq!(local.status(Law::EndExcl), Status::Fails, "{name}");
-        assert_eq!(exhaustive.verdict(), Status::Holds, "{name}");
+        let local = certify(&model, &at(CertifyLevel::Local));
+        let exhaustive = certify(&model, &at(CertifyLevel::Exhaustive));
+        assert_eq!(
+            local.status(Obligation::EndExcl),
+            ObligationStatus::Fails,
+            "{name}"
+        );
+        assert_eq!(exhaustive.verdict(), ObligationStatus::Holds, "{name}");
         // The local witness is a valuation no run reaches.
         let reached = explore(&Sys::new(&model), DEFAULT_MAX_STATES, false).reached;
-        let first = &witness(&local, Law::EndExcl).states[0].1;
+        let first = &witness(&local, Obligation::EndExcl).states[0].1;
         assert!(reached.find(&Sys::new(&model), first).is_none(), "{name}");
     }
 }
@@ -274,8 +306,8 @@ fn a_frame_above_the_bound_is_not_checked_never_holds() {
         ..CertifyOptions::default()
     };
     let cert = certify(&model, &options);
-    assert_eq!(cert.status(Law::H14), Status::NotChecked);
-    assert_eq!(cert.verdict(), Status::NotChecked);
+    assert_eq!(cert.status(Obligation::H14), ObligationStatus::NotChecked);
+    assert_eq!(cert.verdict(), ObligationStatus::NotChecked);
     let report = CertifyReport::new(&model, "counter.gc", &cert);
     assert_eq!(report.exit_code(), 3);
     let json = serde_json::to_value(&report).unwrap();
@@ -292,14 +324,14 @@ fn a_frame_above_the_bound_is_not_checked_never_holds() {
 fn a_state_limit_leaves_the_exhaustive_level_not_checked() {
     let model = load("models/counter.gc");
     let options = CertifyOptions {
-        level: Level::Exhaustive,
+        level: CertifyLevel::Exhaustive,
         max_states: 500,
         ..CertifyOptions::default()
     };
     let cert = certify(&model, &options);
-    assert_eq!(cert.status(Law::H14), Status::NotChecked);
-    assert_eq!(cert.status(Law::InitExcl), Status::Holds);
-    assert_eq!(cert.verdict(), Status::NotChecked);
+    assert_eq!(cert.status(Obligation::H14), ObligationStatus::NotChecked);
+    assert_eq!(cert.status(Obligation::InitExcl), ObligationStatus::Holds);
+    assert_eq!(cert.verdict(), ObligationStatus::NotChecked);
 }
 
 /// The local level relies on two invariants of reachable states: the
@@ -327,13 +359,13 @@ fn every_witness_of_a_shipped_model_replays() {
     for name in models() {
         let model = load(&name);
         let sys = Sys::new(&model);
-        for level in [Level::Local, Level::Exhaustive] {
+        for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
             let cert = certify(&model, &at(level));
             for r in &cert.laws {
                 if let Some(f) = &r.witness {
                     replays(&sys, f).unwrap_or_else(|e| panic!("{name} {}: {e}", r.law.key()));
                 }
-                assert_eq!(r.witness.is_some(), r.status == Status::Fails);
+                assert_eq!(r.witness.is_some(), r.status == ObligationStatus::Fails);
             }
         }
     }
@@ -371,14 +403,14 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
     let exhaustive = certify(
         &model,
         &CertifyOptions {
-            level: Level::Exhaustive,
+            level: CertifyLevel::Exhaustive,
             ..limit.clone()
         },
     );
     let cross = certify(
         &model,
         &CertifyOptions {
-            level: Level::LocalOnReachable,
+            level: CertifyLevel::LocalOnReachable,
             ..limit.clone()
         },
     );
@@ -392,14 +424,14 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
             }
         }
     }
-    for law in Law::ALL {
+    for law in Obligation::ALL {
         let (l, e, c) = (local.status(law), exhaustive.status(law), cross.status(law));
-        if [l, e, c].contains(&Status::NotChecked) {
+        if [l, e, c].contains(&ObligationStatus::NotChecked) {
             continue;
         }
         // Local holds at every valuation, so at every reachable one.
         prop_assert!(
-            !(l == Status::Holds && e == Status::Fails),
+            !(l == ObligationStatus::Holds && e == ObligationStatus::Fails),
             "{}: local holds, exhaustive fails\n{}",
             law.key(),
             text
@@ -414,7 +446,8 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
         );
     }
     // Whenever certify holds, the reduced and full verdicts agree.
-    if local.verdict() == Status::Holds || exhaustive.verdict() == Status::Holds {
+    if local.verdict() == ObligationStatus::Holds || exhaustive.verdict() == ObligationStatus::Holds
+    {
         let full = run(&model, Reduction::None);
         let reduced = run(&model, Reduction::Sc);
         if verdict(&full) != "inconclusive" && verdict(&reduced) != "inconclusive" {
