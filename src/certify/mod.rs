@@ -119,6 +119,8 @@ pub struct Certification {
     pub(crate) laws: Vec<LawResult>,
     /// Exhaustive levels: states stored.
     pub(crate) states: Option<u64>,
+    /// Exhaustive levels: whether every reachable state was stored.
+    pub(crate) complete: bool,
     pub(crate) options: CertifyOptions,
 }
 
@@ -153,6 +155,7 @@ impl Certification {
 /// Checks every obligation of `model` at the level the options ask for.
 pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
     let sys = Sys::new(model);
+    let mut complete = true;
     let (laws, states) = match options.level {
         CertifyLevel::Local => (
             from_local(&sys, &local::run(&sys, options.frame_bound, None), options),
@@ -161,11 +164,13 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
         CertifyLevel::Exhaustive => {
             let ex = exhaustive::explore(&sys, options.max_states, true);
             let states = ex.reached.len() as u64;
+            complete = ex.reached.complete;
             (from_exhaustive(&sys, ex, options), Some(states))
         }
         CertifyLevel::LocalOnReachable => {
             let ex = exhaustive::explore(&sys, options.max_states, false);
             let states = ex.reached.len() as u64;
+            complete = ex.reached.complete;
             if ex.reached.complete {
                 let reachable = ex.reached.states(&sys);
                 let outcomes = local::run(&sys, options.frame_bound, Some(&reachable));
@@ -179,6 +184,7 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
         level: options.level,
         laws,
         states,
+        complete,
         options: options.clone(),
     }
 }

@@ -31,9 +31,13 @@ pub struct CertifyReport {
     /// Local level: most valuations per obligation instance.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame_bound: Option<u64>,
-    /// Exhaustive level: reachable states of the system with q.
+    /// Exhaustive level: reachable states of the system with q (the states
+    /// stored, when a limit was hit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub states: Option<u64>,
+    /// Exhaustive level: the limit that stopped the search, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
     /// The hypotheses (11)-(18), keyed `"11"` to `"18"`.
     pub hypotheses: Obligations,
     /// The well-formedness conditions, keyed by name.
@@ -303,6 +307,8 @@ impl CertifyReport {
             verdict: status_name(cert.verdict()),
             frame_bound: local.then_some(cert.options.frame_bound),
             states: cert.states,
+            limit: (!cert.complete)
+                .then(|| format!("state limit of {} reached", cert.options.max_states)),
             hypotheses: Obligations(hypotheses),
             wf: Obligations(wf),
             conclusion,
@@ -342,16 +348,21 @@ fn key_label(key: &str) -> String {
 impl fmt::Display for CertifyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "model       {} ({})", self.model, self.file)?;
-        match (self.frame_bound, self.states) {
-            (Some(b), _) => writeln!(
+        match (self.frame_bound, self.states, &self.limit) {
+            (Some(b), _, _) => writeln!(
                 f,
                 "level       local: every valuation of each obligation's frame, at most {b} per instance"
             )?,
-            (None, Some(n)) => writeln!(
+            (None, Some(n), None) => writeln!(
                 f,
-                "level       exhaustive: the {n} reachable states of the full system with q"
+                "level       exhaustive: the {n} reachable state{} of the full system with q",
+                if n == 1 { "" } else { "s" }
             )?,
-            (None, None) => writeln!(f, "level       {}", self.level)?,
+            (None, Some(n), Some(l)) => writeln!(
+                f,
+                "level       exhaustive: {l} after storing {n} states of the full system with q"
+            )?,
+            (None, None, _) => writeln!(f, "level       {}", self.level)?,
         }
         writeln!(f, "verdict     {}", self.verdict)?;
         writeln!(f)?;
