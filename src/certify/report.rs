@@ -598,8 +598,18 @@ impl CertifiedCheck {
                 ),
                 ("holds", _, "fails") => (
                     format!(
-                        "nothing follows for the original system: the reduced check holds, but {} of the reduction theorem fail; check it with `--reduction none`",
-                        join(failing(&certify, Some(false)))
+                        "nothing follows for the original system: the reduced check holds, but the reduction theorem does not apply ({} {}); check it with `--reduction none`{}",
+                        join(failing(&certify, Some(false))),
+                        if failing(&certify, Some(false)).len() == 1 {
+                            "fails"
+                        } else {
+                            "fail"
+                        },
+                        if certify.level == "local" {
+                            ", or certify it on the reachable states with `optimist certify --exhaustive`"
+                        } else {
+                            ""
+                        }
                     ),
                     1,
                 ),
