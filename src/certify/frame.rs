@@ -27,20 +27,55 @@ pub enum QMode {
     Both,
 }
 
+/// The values a slot of a frame takes, ascending.
+#[derive(Clone, Debug)]
+pub enum Values {
+    /// Every value of a range (not materialised: ranges may be huge).
+    Range(i64, i64),
+    /// The values listed.
+    List(Vec<i64>),
+}
+
+impl Values {
+    /// How many values (saturating).
+    pub fn len(&self) -> u128 {
+        match self {
+            Values::Range(lo, hi) => (i128::from(*hi) - i128::from(*lo) + 1).max(0) as u128,
+            Values::List(v) => v.len() as u128,
+        }
+    }
+
+    /// The value at position `i`.
+    fn get(&self, i: u64) -> i64 {
+        match self {
+            Values::Range(lo, _) => lo + i as i64,
+            Values::List(v) => v[i as usize],
+        }
+    }
+
+    /// The position of value `x`, if it is one.
+    fn position(&self, x: i64) -> Option<u64> {
+        match self {
+            Values::Range(lo, hi) => (*lo..=*hi).contains(&x).then(|| (x - lo) as u64),
+            Values::List(v) => v.binary_search(&x).ok().map(|p| p as u64),
+        }
+    }
+}
+
 /// The slots of an obligation instance and the values each takes.
 #[derive(Clone, Debug)]
 pub struct Frame {
     /// The slots, ascending.
     pub slots: Vec<u32>,
-    /// The values of each slot, ascending.
-    pub values: Vec<Vec<i64>>,
+    /// The values of each slot.
+    pub values: Vec<Values>,
     /// Whether q is enumerated.
     pub q: QMode,
 }
 
 impl Frame {
     /// A frame over `slots`, where the slots in `fixed` take only the
-    /// values listed and every other slot its whole range.
+    /// values listed (ascending) and every other slot its whole range.
     pub fn new(sys: &Sys, slots: BTreeSet<u32>, fixed: &[(u32, Vec<i64>)], q: QMode) -> Frame {
         let model = sys.model;
         let mut all = slots;
@@ -49,13 +84,13 @@ impl Frame {
         let values = slots
             .iter()
             .map(|&s| match fixed.iter().find(|(f, _)| *f == s) {
-                Some((_, v)) => v.clone(),
+                Some((_, v)) => Values::List(v.clone()),
                 None if (s as usize) < model.threads.len() => {
-                    (0..=model.threads[s as usize].end()).collect()
+                    Values::Range(0, model.threads[s as usize].end())
                 }
                 None => {
                     let (lo, hi) = model.bounds[s as usize];
-                    (lo..=hi).collect()
+                    Values::Range(lo, hi)
                 }
             })
             .collect();
@@ -65,18 +100,16 @@ impl Frame {
     /// Valuations of the frame, q included (saturating).
     pub fn size(&self) -> u128 {
         let q = if self.q == QMode::Both { 2 } else { 1 };
-        self.values
-            .iter()
-            .fold(q, |n, v| n.saturating_mul(v.len() as u128))
+        self.values.iter().fold(q, |n, v| n.saturating_mul(v.len()))
     }
 
-    /// The state of valuation `index`: the initial state with the frame's
-    /// slots set.
+    /// The state of valuation `index` (below [`Frame::size`], which must fit
+    /// in a `u64`): the initial state with the frame's slots set.
     pub fn state(&self, base: &[i64], mut index: u64) -> QState {
         let mut s = base.to_vec();
         for (k, &slot) in self.slots.iter().enumerate() {
             let n = self.values[k].len() as u64;
-            s[slot as usize] = self.values[k][(index % n) as usize];
+            s[slot as usize] = self.values[k].get(index % n);
             index /= n;
         }
         let q = match self.q {
@@ -87,12 +120,13 @@ impl Frame {
         QState { s, q }
     }
 
-    /// The index of the valuation `st` projects to, if it lies in the frame.
+    /// The index of the valuation `st` projects to, if it lies in the frame
+    /// (whose size must fit in a `u64`).
     pub fn index(&self, st: &QState) -> Option<u64> {
         let mut index = 0u64;
         let mut weight = 1u64;
         for (k, &slot) in self.slots.iter().enumerate() {
-            let pos = self.values[k].binary_search(&st.s[slot as usize]).ok()? as u64;
+            let pos = self.values[k].position(st.s[slot as usize])?;
             index += pos * weight;
             weight *= self.values[k].len() as u64;
         }

@@ -495,3 +495,27 @@ proptest! {
         agree(&with_rogue(text, pick))?;
     }
 }
+
+/// A slot with a huge range makes frames too large to enumerate: the
+/// obligations are not checked, quickly and without running out of memory.
+#[test]
+fn huge_ranges_leave_obligations_not_checked() {
+    let model = compile(
+        "threads 2;
+lock m;
+protected x : 0..1 = 0 by m;
+thread T {
+  local r : 0..1000000000000 = 0;
+  acquire m;
+  x := 1;
+  r := (r + 1) % 1000;
+  release m;
+}
+",
+    );
+    let cert = certify(&model, &CertifyOptions::default());
+    assert_eq!(cert.status(Obligation::H14), ObligationStatus::NotChecked);
+    assert_eq!(cert.verdict(), ObligationStatus::NotChecked);
+    let report = CertifyReport::new(&model, "huge.gc", &cert);
+    assert!(report.to_string().contains("not checked (frame of "));
+}
