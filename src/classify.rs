@@ -14,6 +14,7 @@
 //! (WFinitVis). The end of a body is a point where a thread stops.
 
 use crate::model::{Fire, Model, NoAccess, SlotClass};
+use crate::syntax::ast::BinOp;
 
 /// Most valuations tried for one transition and one predicate.
 pub const ENUMERATION_BOUND: u64 = 1 << 20;
@@ -23,6 +24,14 @@ pub const ENUMERATION_BOUND: u64 = 1 << 20;
 pub enum Reason {
     /// (i): it reads or writes this unprotected shared slot.
     Unprotected(u32),
+    /// (i): it reads another thread's control point (through `at` or
+    /// `init`), which that thread's steps change: in the paper's model no
+    /// thread reads another's unshared variables, so the read counts as an
+    /// access to a shared one.
+    OtherControlPoint(u32),
+    /// (i): it moves its thread into or out of a control point that another
+    /// thread's transitions read (through `at` or `init`).
+    ObservedPoint(u32),
     /// (ii): it can change `excl(thread, x)` for protected variable
     /// `protected`, e.g. from the valuation `witness` (slot, value).
     ChangesExcl {
@@ -77,8 +86,9 @@ impl Classification {
 
 /// Classifies every transition and control point of `model`.
 pub fn classify(model: &Model) -> Classification {
+    let observed = observed_points(model);
     let transitions: Vec<(bool, Reason)> = (0..model.transitions.len())
-        .map(|k| own(model, k))
+        .map(|k| own(model, k, &observed))
         .collect();
     let points: Vec<Vec<bool>> = model
         .threads
@@ -113,8 +123,76 @@ pub fn classify(model: &Model) -> Classification {
     }
 }
 
+/// A control point of a thread that other threads' transitions observe
+/// (`at(t, L)`, `init(t, x)`); `None` stands for every point of the thread.
+type Observed = std::collections::BTreeSet<(u32, Option<i64>)>;
+
+/// The control points that transitions of other threads read.
+fn observed_points(model: &Model) -> Observed {
+    use crate::model::CExpr;
+    fn walk(e: &CExpr, own: u32, threads: u32, out: &mut Observed) {
+        let is_pc = |s: u32| s < threads && s != own;
+        match e {
+            CExpr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
+                (CExpr::Var { slot, .. }, CExpr::Const(p))
+                | (CExpr::Const(p), CExpr::Var { slot, .. })
+                    if is_pc(*slot) =>
+                {
+                    out.insert((*slot, Some(*p)));
+                }
+                _ => {
+                    walk(a, own, threads, out);
+                    walk(b, own, threads, out);
+                }
+            },
+            CExpr::At { thread, pcs } => {
+                walk(thread, own, threads, out);
+                for (t, p) in pcs.iter().enumerate() {
+                    if let (Some(p), true) = (p, t as u32 != own) {
+                        out.insert((t as u32, Some(*p)));
+                    }
+                }
+            }
+            CExpr::Not(a) | CExpr::Neg(a) => walk(a, own, threads, out),
+            CExpr::Bin(_, a, b) => {
+                walk(a, own, threads, out);
+                walk(b, own, threads, out);
+            }
+            // Any other read of another thread's counter observes all of it.
+            _ => e.for_each_slot(&mut |s| {
+                if is_pc(s) {
+                    out.insert((s, None));
+                }
+            }),
+        }
+    }
+    let threads = model.threads.len() as u32;
+    let mut out = Observed::new();
+    for tr in &model.transitions {
+        let mut exprs: Vec<&CExpr> = tr.guard.iter().collect();
+        if let crate::model::Next::Branch(c, ..) = &tr.next {
+            exprs.push(c);
+        }
+        for e in exprs {
+            walk(e, tr.thread, threads, &mut out);
+        }
+        for c in &tr.body {
+            // Reads inside commands are rare; they observe every point.
+            c.for_each_slot(
+                &mut |s| {
+                    if s < threads && s != tr.thread {
+                        out.insert((s, None));
+                    }
+                },
+                &mut |_| {},
+            );
+        }
+    }
+    out
+}
+
 /// Visibility of one transition by (i) and (ii).
-fn own(model: &Model, k: usize) -> (bool, Reason) {
+fn own(model: &Model, k: usize, observed: &Observed) -> (bool, Reason) {
     let tr = &model.transitions[k];
     let (reads, writes) = slots(model, k);
     if let Some(&s) = reads
@@ -123,6 +201,25 @@ fn own(model: &Model, k: usize) -> (bool, Reason) {
         .find(|&&s| model.slots[s as usize].class == SlotClass::Shared)
     {
         return (true, Reason::Unprotected(s));
+    }
+    // Without this, a thread whose invisible guard waits for another
+    // thread's control point would count as blocked for good.
+    if let Some(&s) = reads
+        .iter()
+        .find(|&&s| (s as usize) < model.threads.len() && s != tr.thread)
+    {
+        return (true, Reason::OtherControlPoint(s));
+    }
+    // And the other side: moving in or out of a point another thread reads
+    // is visible, or the reduced system would never stop there.
+    let targets = match &tr.next {
+        crate::model::Next::To(p) => vec![*p],
+        crate::model::Next::Branch(_, a, b) => vec![*a, *b],
+    };
+    let seen =
+        |p: i64| observed.contains(&(tr.thread, Some(p))) || observed.contains(&(tr.thread, None));
+    if seen(tr.from) || targets.iter().any(|&p| p != tr.from && seen(p)) {
+        return (true, Reason::ObservedPoint(tr.thread));
     }
     for (p, prot) in model.protected.iter().enumerate() {
         for (i, pred) in prot.excl.iter().enumerate() {
@@ -240,6 +337,10 @@ impl Reason {
         let name = |s: u32| model.slots[s as usize].name.clone();
         match self {
             Reason::Unprotected(s) => format!("accesses unprotected {}", name(*s)),
+            Reason::OtherControlPoint(s) => format!("reads the control point of {}", name(*s)),
+            Reason::ObservedPoint(_) => {
+                "moves its thread in or out of a control point another thread reads".to_string()
+            }
             Reason::ChangesExcl {
                 protected,
                 thread,

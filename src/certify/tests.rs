@@ -253,29 +253,23 @@ thread b {
 }
 ";
 
+/// Certify found that an `await` reading another thread's control point
+/// was classified invisible, so the reduced check said `holds` where the
+/// full check finds an assertion failure; (12) and (14) failed. Such reads,
+/// and the steps that move the observed thread in or out of the point, are
+/// now visible: the two checks agree and the hypotheses hold.
 #[test]
-fn a_guard_reading_another_threads_point_fails_12() {
+fn a_guard_reading_another_threads_point_is_visible() {
     let model = compile(AT_GUARD);
     let full = run(&model, Reduction::None);
     let reduced = run(&model, Reduction::Sc);
-    // The reduction is unsound here, and certify says so.
     assert_eq!(full.verdict, Verdict::Violated);
-    assert_eq!(reduced.verdict, Verdict::Holds);
+    assert_eq!(reduced.verdict, Verdict::Violated);
     for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
         let cert = certify(&model, &at(level));
-        assert_eq!(
-            cert.status(Obligation::H12),
-            ObligationStatus::Fails,
-            "{level:?}"
-        );
-        replays(&Sys::new(&model), witness(&cert, Obligation::H12)).unwrap();
-        // Nor can `a`'s await move left of `b`'s step that enables it.
-        assert_eq!(
-            cert.status(Obligation::H14),
-            ObligationStatus::Fails,
-            "{level:?}"
-        );
-        replays(&Sys::new(&model), witness(&cert, Obligation::H14)).unwrap();
+        for o in [Obligation::H12, Obligation::H14] {
+            assert_eq!(cert.status(o), ObligationStatus::Holds, "{level:?} {o:?}");
+        }
     }
 }
 

@@ -128,6 +128,7 @@ pub fn system(c: &mut Choices) -> String {
     let world = World {
         nlocks,
         nthreads,
+        named,
         prots,
         flag: out.contains("shared flag"),
     };
@@ -152,6 +153,7 @@ pub fn system(c: &mut Choices) -> String {
 struct World {
     nlocks: usize,
     nthreads: usize,
+    named: bool,
     prots: Vec<Prot>,
     flag: bool,
 }
@@ -166,6 +168,10 @@ fn body(c: &mut Choices, w: &World, thread: usize, hands_off: bool) -> String {
         let label = if k == 0 { "  L0: " } else { "  " };
         let s = stmt(c, w, thread, 1);
         out += &format!("{label}{}", s.trim_start());
+    }
+    if w.named {
+        // An invisible point that other threads may observe with `at`.
+        out += "  L1: skip;\n";
     }
     if hands_off && c.chance(60) {
         // Signal, then do invisible work before reaching `HD`.
@@ -303,6 +309,16 @@ fn stmt(c: &mut Choices, w: &World, thread: usize, depth: usize) -> String {
             1 + c.below(2),
             stmt(c, w, thread, depth + 1)
         ),
+        10 if w.named && w.nthreads > 1 => {
+            // Observe another thread's control point (`at` in a guard or a test).
+            let other = (thread + 1 + c.below(w.nthreads - 1)) % w.nthreads;
+            let label = ["L0", "L1"][c.below(2)];
+            if c.chance(50) {
+                format!("{ind}await at(w{other}, {label}) || y > 1;\n")
+            } else {
+                format!("{ind}if at(w{other}, {label}) {{\n{ind}  r := (r + 1) % 3;\n{ind}}}\n")
+            }
+        }
         10 => format!("{ind}r := (r + 1) % 3;\n"),
         _ => format!("{ind}await y > 0 || r == 0;\n"),
     }
