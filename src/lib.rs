@@ -16,6 +16,10 @@ mod refine;
 mod report;
 mod syntax;
 
+pub use certify::{
+    Certification, CertifiedCheck, CertifyLevel, CertifyOptions, CertifyReport, DEFAULT_MAX_STATES, FRAME_BOUND, Obligation,
+    ObligationStatus, certify,
+};
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, classify};
 pub use error::{Error, Source};
 pub use explore::{
