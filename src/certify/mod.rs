@@ -10,9 +10,6 @@
 //! about the original system. `src/certify/README.md` documents what each
 //! obligation means concretely.
 
-// Until `src/lib.rs` re-exports this module's API, nothing outside it uses it.
-#![allow(dead_code, unused_imports)]
-
 mod cycle;
 mod exhaustive;
 mod frame;

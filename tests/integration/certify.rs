@@ -1,1 +1,327 @@
-//! `optimist certify`: obligations, witnesses, and agreement with the checker.
+//! `optimist certify`: obligations, witnesses, exit codes, and agreement with
+//! the checker.
+
+use std::path::PathBuf;
+
+use optimist::{
+    CertifiedCheck, CertifyLevel, CertifyOptions, CertifyReport, CheckReport, Options, Reduction,
+    certify,
+};
+use serde_json::Value;
+
+use crate::common::{optimist, rel, settings};
+
+const HYPOTHESES: [&str; 8] = ["11", "12", "13", "14", "15", "16", "17", "18"];
+const WF: [&str; 6] = [
+    "WFinitVis",
+    "WFsep",
+    "WFacc",
+    "WFfiniteInvis",
+    "WFinitExcl",
+    "WFendExcl",
+];
+
+/// Writes an inline model to a file of its own.
+fn model_file(name: &str, text: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("certify");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn certify_json(args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["certify", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = optimist(&all);
+    assert!(run.stderr.is_empty(), "{args:?}: {}", run.stderr);
+    let v = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.stdout));
+    assert_schema(&run.stdout, &v);
+    (run.code, v)
+}
+
+/// The JSON schema of the issue: every obligation with holds, checked and
+/// witness, in report order, and a conclusion.
+fn assert_schema(text: &str, v: &Value) {
+    assert!(v["model"].is_string());
+    assert!(v["conclusion"].is_string());
+    let at = |key: &str| text.find(&format!("\"{key}\": {{")).unwrap_or(usize::MAX);
+    for (group, keys) in [("hypotheses", &HYPOTHESES[..]), ("wf", &WF[..])] {
+        let obj = v[group].as_object().unwrap();
+        let mut got: Vec<&str> = obj.keys().map(String::as_str).collect();
+        let mut want = keys.to_vec();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "{group}");
+        assert!(
+            keys.windows(2).all(|w| at(w[0]) < at(w[1])),
+            "{group} in report order"
+        );
+        for o in obj.values() {
+            assert!(o["holds"].is_boolean() || o["holds"].is_null(), "{o}");
+            assert!(o["checked"].is_string(), "{o}");
+            assert!(o.get("witness").is_some(), "{o}");
+            // A failure has a witness; nothing else does.
+            assert_eq!(o["witness"].is_object(), o["holds"] == false, "{o}");
+        }
+    }
+}
+
+#[test]
+fn barrier_handoff_and_counter_certify() {
+    for file in [
+        "models/barrier.gc",
+        "models/handoff.gc",
+        "models/counter.gc",
+    ] {
+        let (code, v) = certify_json(&[file]);
+        assert_eq!(code, 0, "{file}: {v}");
+        assert_eq!(v["verdict"], "holds");
+        let conclusion = v["conclusion"].as_str().unwrap();
+        assert!(
+            conclusion.contains("reduction theorem (19) applies"),
+            "{conclusion}"
+        );
+        assert!(
+            conclusion.contains("proofs/reduction.proof"),
+            "{conclusion}"
+        );
+    }
+}
+
+#[test]
+fn the_ignoring_problem_fails_11_with_its_lasso() {
+    for level in [&[][..], &["--exhaustive"][..]] {
+        let mut args = vec!["models/spin-forever.gc"];
+        args.extend_from_slice(level);
+        let (code, v) = certify_json(&args);
+        assert_eq!(code, 1, "{v}");
+        let h11 = &v["hypotheses"]["11"];
+        assert_eq!(h11["holds"], false);
+        let w = &h11["witness"];
+        // A lasso of the spinner's invisible transitions, back to s0.
+        assert_eq!(w["loop_from"], 0);
+        let steps = w["transitions"].as_array().unwrap();
+        assert!(!steps.is_empty());
+        assert_eq!(steps.last().unwrap()["to"], "s0");
+        for s in steps {
+            assert_eq!(s["thread"], "spinner");
+            assert!(s["line"].as_u64().is_some() && s["statement"].is_string());
+        }
+        assert!(
+            w["states"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s["q"] == false)
+        );
+        assert_eq!(v["wf"]["WFfiniteInvis"]["holds"], false);
+    }
+    // Exhaustively, the stem of the lasso comes from the initial state.
+    let (_, v) = certify_json(&["models/spin-forever.gc", "--exhaustive"]);
+    let stem = v["hypotheses"]["11"]["witness"]["reached_by"]
+        .as_array()
+        .unwrap();
+    assert_eq!(stem.len(), 1);
+    assert_eq!(stem[0]["statement"], "go := true");
+}
+
+#[test]
+fn a_thread_falsifying_another_threads_predicate_fails_wfendexcl() {
+    let (code, v) = certify_json(&["models/endexcl.gc"]);
+    assert_eq!(code, 1);
+    let e = &v["wf"]["WFendExcl"];
+    assert_eq!(e["holds"], false);
+    let w = &e["witness"];
+    assert_eq!(w["transitions"][0]["thread"], "thief");
+    assert_eq!(w["transitions"][0]["statement"], "held := -1");
+    assert_eq!(w["states"][0]["state"]["held"], 0);
+    assert_eq!(w["states"][1]["state"]["held"], -1);
+    let message = w["message"].as_str().unwrap();
+    assert!(message.contains("falsifies excl(owner, buf)"), "{message}");
+}
+
+#[test]
+fn releasing_a_semaphore_guarded_buffer_one_does_not_hold_fails_wfendexcl() {
+    let file = model_file(
+        "sem-steal.gc",
+        "system sem_steal;
+sem s : 0..1 = 1;
+shared holder : -1..1 = -1;
+protected x : 0..2 = 0 excl(t) = holder == t;
+
+thread user {
+  down s;
+  holder := user;
+  x := 1;
+  x := 2;
+  holder := -1;
+  up s;
+}
+
+thread intruder {
+  await holder == user;
+  holder := -1;          // releases what only the user holds
+}
+",
+    );
+    for level in [&[][..], &["--exhaustive"][..]] {
+        let mut args = vec![file.to_str().unwrap()];
+        args.extend_from_slice(level);
+        let (code, v) = certify_json(&args);
+        assert_eq!(code, 1, "{v}");
+        assert_eq!(v["wf"]["WFendExcl"]["holds"], false);
+        assert_eq!(v["hypotheses"]["15"]["holds"], false);
+    }
+    // On the reachable states, the culprit is the intruder.
+    let (_, v) = certify_json(&[file.to_str().unwrap(), "--exhaustive"]);
+    let w = &v["wf"]["WFendExcl"]["witness"];
+    assert_eq!(w["transitions"][0]["thread"], "intruder", "{w}");
+    assert_eq!(w["transitions"][0]["statement"], "holder := -1", "{w}");
+}
+
+#[test]
+fn exit_codes() {
+    // 3: a state limit leaves obligations not checked (and never holding).
+    let (code, v) = certify_json(&["models/counter.gc", "--exhaustive", "--max-states", "50"]);
+    assert_eq!(code, 3);
+    assert_eq!(v["verdict"], "not checked");
+    assert!(v["hypotheses"]["14"]["holds"].is_null());
+    assert!(
+        v["hypotheses"]["14"]["checked"]
+            .as_str()
+            .unwrap()
+            .starts_with("not checked")
+    );
+    // 2: input errors.
+    assert_eq!(optimist(["certify", "models/no-such-model.gc"]).code, 2);
+    let bad = model_file(
+        "protected-invariant.gc",
+        "lock m;
+protected x : 0..1 = 0 by m;
+thread T { acquire m; x := 1; release m; }
+invariant x == 0 || x == 1;
+",
+    );
+    let run = optimist(["certify", bad.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("invariant"), "{}", run.stderr);
+    assert_eq!(optimist(["certify"]).code, 2);
+}
+
+#[test]
+fn output_is_deterministic() {
+    for args in [
+        vec!["certify", "models/master-worker.gc"],
+        vec![
+            "certify",
+            "models/spin-forever.gc",
+            "--exhaustive",
+            "--format",
+            "json",
+        ],
+    ] {
+        assert_eq!(optimist(&args).stdout, optimist(&args).stdout, "{args:?}");
+    }
+}
+
+/// `check --certify`: the conclusion for the original system, from the
+/// library function the subcommand uses.
+fn certified(file: &str, options: &Options, cert: &CertifyOptions) -> CertifiedCheck {
+    let (src, model) = optimist::load(std::path::Path::new(file), &Vec::new()).unwrap();
+    let outcome = optimist::check(&model, options, &mut |_| {});
+    let check = CheckReport::new(&model, &src.name, options.reduction, &outcome);
+    let certificate = CertifyReport::new(&model, &src.name, &certify(&model, cert));
+    CertifiedCheck::new(check, certificate, options)
+}
+
+#[test]
+fn check_with_certify_concludes_for_the_original_system() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let path = |f: &str| format!("{root}/{f}");
+    let local = CertifyOptions::default();
+    let sc = Options::default();
+
+    let both = certified(&path("models/barrier.gc"), &sc, &local);
+    assert_eq!(both.exit_code(), 0);
+    assert!(
+        both.conclusion
+            .starts_with("no violation is reachable in the original system")
+    );
+    assert!(
+        both.to_string()
+            .contains("original    no violation is reachable")
+    );
+
+    // A violation found by the reduced check holds for the original system.
+    let both = certified(&path("models/barrier-bug.gc"), &sc, &local);
+    assert_eq!(both.exit_code(), 1);
+    assert!(both.conclusion.starts_with("a violation is reachable"));
+
+    // The reduced check reports the ignoring problem itself.
+    let both = certified(&path("models/spin-forever.gc"), &sc, &local);
+    assert_eq!(both.exit_code(), 1);
+    assert!(
+        both.conclusion.contains("well-formedness"),
+        "{}",
+        both.conclusion
+    );
+
+    // master-worker: the reduced check holds; locally two obligations fail
+    // at unreachable valuations, so nothing follows until --exhaustive.
+    let both = certified(&path("models/master-worker.gc"), &sc, &local);
+    assert_eq!(both.exit_code(), 1);
+    assert!(
+        both.conclusion.starts_with("nothing follows"),
+        "{}",
+        both.conclusion
+    );
+    let exhaustive = CertifyOptions {
+        level: CertifyLevel::Exhaustive,
+        ..CertifyOptions::default()
+    };
+    let both = certified(&path("models/master-worker.gc"), &sc, &exhaustive);
+    assert_eq!(both.exit_code(), 0, "{}", both.conclusion);
+
+    // Obligations left unchecked leave the conclusion open.
+    let tiny = CertifyOptions {
+        frame_bound: 10,
+        ..CertifyOptions::default()
+    };
+    let both = certified(&path("models/counter.gc"), &sc, &tiny);
+    assert_eq!(both.exit_code(), 3, "{}", both.conclusion);
+
+    // Without the reduction there is nothing to certify.
+    let none = Options {
+        reduction: Reduction::None,
+        ..Options::default()
+    };
+    let both = certified(&path("models/spin-forever.gc"), &none, &local);
+    assert_eq!(both.exit_code(), 0);
+    let json = serde_json::to_value(&both).unwrap();
+    assert!(json["check"].is_object() && json["certify"].is_object());
+    assert!(json["conclusion"].is_string());
+}
+
+#[test]
+fn certify_outputs() {
+    settings().bind(|| {
+        insta::glob!("../../models", "**/*.gc", |path| {
+            let file = rel(path);
+            let text = optimist(["certify", &file]);
+            assert!(text.stderr.is_empty(), "{file}: {}", text.stderr);
+            insta::assert_snapshot!("certify", text.stdout);
+            let json = optimist(["certify", &file, "--format", "json"]);
+            assert_eq!(json.code, text.code, "{file}");
+            let v: Value = serde_json::from_str(&json.stdout).unwrap();
+            assert_schema(&json.stdout, &v);
+            insta::assert_snapshot!("certify_json", json.stdout);
+            let exhaustive = optimist(["certify", &file, "--exhaustive"]);
+            insta::assert_snapshot!("certify_exhaustive", exhaustive.stdout);
+            // Local holds at every valuation, so at every reachable state.
+            if text.code == 0 {
+                assert_eq!(exhaustive.code, 0, "{file}");
+            }
+        });
+    });
+}
