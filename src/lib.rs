@@ -17,8 +17,8 @@ mod report;
 mod syntax;
 
 pub use certify::{
-    Certification, CertifiedCheck, CertifyLevel, CertifyOptions, CertifyReport, DEFAULT_MAX_STATES, FRAME_BOUND, Obligation,
-    ObligationStatus, certify,
+    Certification, CertifiedCheck, CertifyLevel, CertifyOptions, CertifyReport, DEFAULT_MAX_STATES,
+    FRAME_BOUND, Obligation, ObligationStatus, certify,
 };
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, classify};
 pub use error::{Error, Source};

@@ -221,3 +221,42 @@ fn a_closed_pipe_is_not_an_error() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn check_certify_concludes_for_the_original_system() {
+    let (code, v) = json(&[
+        "check",
+        "models/barrier.gc",
+        "--certify",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(v["check"]["verdict"], "holds");
+    assert!(
+        v["conclusion"]
+            .as_str()
+            .unwrap()
+            .contains("no violation is reachable in the original system"),
+        "{v}"
+    );
+    // The ignoring problem: the hypotheses fail, so nothing follows.
+    let (code, v) = json(&[
+        "check",
+        "models/spin-forever.gc",
+        "--certify",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    assert!(v["certify"]["hypotheses"]["11"]["holds"] == false, "{v}");
+    // A real bug: violated whatever the hypotheses.
+    let (code, _) = json(&[
+        "check",
+        "models/barrier-bug.gc",
+        "--certify",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+}

@@ -32,6 +32,10 @@ pub struct CheckArgs {
     /// Report a reachable deadlock as a violation.
     #[arg(long)]
     deadlock: bool,
+    /// Also check the reduction theorem's hypotheses (as `optimist
+    /// certify`) and conclude for the original system.
+    #[arg(long)]
+    certify: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -75,6 +79,13 @@ pub fn run(args: CheckArgs) -> ExitCode {
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
     progress.finish();
     let report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
+    if args.certify {
+        let cert = optimist::certify(&model, &optimist::CertifyOptions::default());
+        let cert = optimist::CertifyReport::new(&model, &src.name, &cert);
+        let both = optimist::CertifiedCheck::new(report, cert, &options);
+        print(&both, args.format);
+        return ExitCode::from(both.exit_code());
+    }
     print(&report, args.format);
     ExitCode::from(report.exit_code())
 }
