@@ -67,12 +67,12 @@ pub fn check_headers(path: &Path) {
 
 #[test]
 fn headers_hold() {
-    insta::glob!("../../models", "**/*.gc", |path| check_headers(path));
+    insta::glob!("../../models", "**/*.gc", check_headers);
 }
 
 #[test]
 fn soundness_regressions_hold() {
-    insta::glob!("inputs/soundness", "*.gc", |path| check_headers(path));
+    insta::glob!("inputs/soundness", "*.gc", check_headers);
 }
 
 #[test]

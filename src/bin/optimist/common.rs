@@ -19,7 +19,7 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// Reads and compiles the model, or renders the error and gives exit code 2.
     pub fn load(&self) -> Result<(optimist::Source, optimist::Model), ExitCode> {
-        optimist::load(&self.file, &self.define).map_err(|e| fail(e))
+        optimist::load(&self.file, &self.define).map_err(fail)
     }
 }
 
