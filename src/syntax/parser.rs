@@ -36,30 +36,16 @@ pub struct SyntaxError {
 
 /// Parses a whole model.
 pub fn parse(src: &str) -> Result<Model, SyntaxError> {
-    let p = Parser {
-        src,
-        far: Cell::new(0),
-        expected: RefCell::new(Vec::new()),
-        fatal: RefCell::new(None),
-        depth: Cell::new(0),
-        quiet: Cell::new(false),
-    };
+    let p = Parser::new(src);
     match p.model(src) {
         Ok((_, m)) => Ok(m),
         Err(_) => Err(p.error()),
     }
 }
 
-/// Parses one expression (used for `-D` values and in tests).
+/// Parses one expression (used by refine for lock names, and in tests).
 pub fn parse_expr(src: &str) -> Result<Expr, SyntaxError> {
-    let p = Parser {
-        src,
-        far: Cell::new(0),
-        expected: RefCell::new(Vec::new()),
-        fatal: RefCell::new(None),
-        depth: Cell::new(0),
-        quiet: Cell::new(false),
-    };
+    let p = Parser::new(src);
     let r = p.expr(src).and_then(|(i, e)| {
         let i = p.skip(i)?;
         if i.is_empty() {
@@ -89,6 +75,17 @@ fn is_ident_char(c: char) -> bool {
 }
 
 impl<'a> Parser<'a> {
+    fn new(src: &'a str) -> Parser<'a> {
+        Parser {
+            src,
+            far: Cell::new(0),
+            expected: RefCell::new(Vec::new()),
+            fatal: RefCell::new(None),
+            depth: Cell::new(0),
+            quiet: Cell::new(false),
+        }
+    }
+
     // ---- positions and errors -------------------------------------------
 
     fn off(&self, i: &'a str) -> usize {
