@@ -424,32 +424,13 @@ fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result 
             changes,
         ]);
     }
-    let cols = rows[0].len();
-    let width: Vec<usize> = (0..cols)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for r in &rows {
-        let mut line = String::from(" ");
-        for c in 0..cols {
-            if c == 1 && !reduced {
-                continue;
-            }
-            let cell = &r[c];
-            let pad = width[c] - cell.chars().count();
-            if c == 0 || c == 4 {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            } else {
-                line.push_str(cell);
-                if c + 1 < cols {
-                    line.push_str(&" ".repeat(pad));
-                }
-            }
-            line.push_str("  ");
+    if !reduced {
+        for r in &mut rows {
+            r.remove(1);
         }
-        writeln!(f, "{}", line.trim_end())?;
     }
-    Ok(())
+    // `#` and `line` are right-aligned.
+    table(f, &rows, if reduced { &[0, 4] } else { &[0, 3] })
 }
 
 /// The report of `optimist classify`: one row per transition.
@@ -546,8 +527,10 @@ impl fmt::Display for ClassifyReport {
             self.transitions.len() - visible
         )?;
         writeln!(f)?;
-        let rows: Vec<[String; 6]> = std::iter::once(
-            ["thread", "point", "line", "statement", "", "reason"].map(String::from),
+        let rows: Vec<Vec<String>> = std::iter::once(
+            ["thread", "point", "line", "statement", "", "reason"]
+                .map(String::from)
+                .to_vec(),
         )
         .chain(self.transitions.iter().map(|r| {
             let class = match (r.visible, r.point_visible) {
@@ -559,7 +542,7 @@ impl fmt::Display for ClassifyReport {
                 Some(p) => format!("{}; * but {p}", r.reason),
                 None => r.reason.clone(),
             };
-            [
+            vec![
                 r.thread.clone(),
                 r.label.clone().unwrap_or_default(),
                 r.line.to_string(),
@@ -582,23 +565,24 @@ impl fmt::Display for ClassifyReport {
 }
 
 /// Writes rows as left-aligned columns (right-aligned where listed).
-pub(crate) fn table<const N: usize>(
+pub(crate) fn table(
     f: &mut fmt::Formatter<'_>,
-    rows: &[[String; N]],
+    rows: &[Vec<String>],
     right: &[usize],
 ) -> fmt::Result {
-    let width: Vec<usize> = (0..N)
+    let cols = rows.first().map_or(0, Vec::len);
+    let width: Vec<usize> = (0..cols)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     for r in rows {
         let mut line = String::from(" ");
-        for c in 0..N {
-            let pad = " ".repeat(width[c] - r[c].chars().count());
+        for (c, cell) in r.iter().enumerate() {
+            let pad = " ".repeat(width[c] - cell.chars().count());
             if right.contains(&c) {
                 line.push_str(&pad);
-                line.push_str(&r[c]);
+                line.push_str(cell);
             } else {
-                line.push_str(&r[c]);
+                line.push_str(cell);
                 line.push_str(&pad);
             }
             line.push_str("  ");

@@ -706,59 +706,74 @@ pub fn instances(sys: &Sys) -> Vec<Inst> {
             }
         }
         for b in 0..sys.model.threads[i].points.len() as i64 {
-            out.push(Inst::Point {
-                law: Obligation::H16,
-                i,
-                b,
-            });
-            out.push(Inst::Point {
-                law: Obligation::H17,
-                i,
-                b,
-            });
-            if !sys.stops(i, b) {
-                out.push(Inst::Point {
-                    law: Obligation::H18,
-                    i,
-                    b,
-                });
-            }
+            point_instances(sys, i, b, true, &mut out);
         }
     }
     for j in 0..n {
         for a in sys.points(j) {
-            let visible = sys.stops(j, a);
             for i in (0..n).filter(|&i| i != j) {
                 for b in sys.invisible_points(i) {
-                    let (enable, commute) = if visible {
-                        (Obligation::H13, Obligation::H15)
-                    } else {
-                        (Obligation::H12, Obligation::H14)
-                    };
-                    out.push(Inst::Pair {
-                        law: enable,
-                        j,
-                        a,
-                        i,
-                        b,
-                    });
-                    out.push(Inst::Pair {
-                        law: commute,
-                        j,
-                        a,
-                        i,
-                        b,
-                    });
+                    pair_instances(sys, j, a, i, b, &mut out);
                 }
             }
-            for p in touched(sys, j, a) {
-                for i in (0..n).filter(|&i| i != j) {
-                    out.push(Inst::EndExcl { j, a, p, i });
-                }
-            }
+            end_excl_instances(sys, j, a, &mut out);
         }
     }
     out
+}
+
+/// (16), (17) and, at an invisible point where `with_18`, (18) for thread i at b.
+fn point_instances(sys: &Sys, i: usize, b: i64, with_18: bool, out: &mut Vec<Inst>) {
+    out.push(Inst::Point {
+        law: Obligation::H16,
+        i,
+        b,
+    });
+    out.push(Inst::Point {
+        law: Obligation::H17,
+        i,
+        b,
+    });
+    if with_18 && !sys.stops(i, b) {
+        out.push(Inst::Point {
+            law: Obligation::H18,
+            i,
+            b,
+        });
+    }
+}
+
+/// (12) and (14), or (13) and (15) when j's point a is visible: j's step at
+/// a against i's invisible step at b.
+fn pair_instances(sys: &Sys, j: usize, a: i64, i: usize, b: i64, out: &mut Vec<Inst>) {
+    let (enable, commute) = if sys.stops(j, a) {
+        (Obligation::H13, Obligation::H15)
+    } else {
+        (Obligation::H12, Obligation::H14)
+    };
+    out.push(Inst::Pair {
+        law: enable,
+        j,
+        a,
+        i,
+        b,
+    });
+    out.push(Inst::Pair {
+        law: commute,
+        j,
+        a,
+        i,
+        b,
+    });
+}
+
+/// WFendExcl for j's steps at a, against every other thread's predicates.
+fn end_excl_instances(sys: &Sys, j: usize, a: i64, out: &mut Vec<Inst>) {
+    for p in touched(sys, j, a) {
+        for i in (0..sys.threads()).filter(|&i| i != j) {
+            out.push(Inst::EndExcl { j, a, p, i });
+        }
+    }
 }
 
 /// The protected variables whose predicates read a slot some transition
@@ -780,62 +795,19 @@ pub fn instances_at(sys: &Sys, st: &QState, out: &mut Vec<Inst>) {
     out.clear();
     let n = sys.threads();
     for i in 0..n {
-        let b = st.s[i];
-        out.push(Inst::Point {
-            law: Obligation::H16,
-            i,
-            b,
-        });
-        out.push(Inst::Point {
-            law: Obligation::H17,
-            i,
-            b,
-        });
-        if !sys.stops(i, b) && st.q {
-            out.push(Inst::Point {
-                law: Obligation::H18,
-                i,
-                b,
-            });
-        }
+        // (18) speaks of states with q.
+        point_instances(sys, i, st.s[i], st.q, out);
     }
     for j in 0..n {
         let a = st.s[j];
         if sys.at(j, a).is_empty() {
             continue;
         }
-        let visible = sys.stops(j, a);
-        for i in (0..n).filter(|&i| i != j) {
-            let b = st.s[i];
-            if sys.stops(i, b) {
-                continue;
-            }
-            let (enable, commute) = if visible {
-                (Obligation::H13, Obligation::H15)
-            } else {
-                (Obligation::H12, Obligation::H14)
-            };
-            out.push(Inst::Pair {
-                law: enable,
-                j,
-                a,
-                i,
-                b,
-            });
-            out.push(Inst::Pair {
-                law: commute,
-                j,
-                a,
-                i,
-                b,
-            });
+        for i in (0..n).filter(|&i| i != j && !sys.stops(i, st.s[i])) {
+            pair_instances(sys, j, a, i, st.s[i], out);
         }
         if !st.q {
-            for p in touched(sys, j, a) {
-                for i in (0..n).filter(|&i| i != j) {
-                    out.push(Inst::EndExcl { j, a, p, i });
-                }
-            }
+            end_excl_instances(sys, j, a, out);
         }
     }
 }

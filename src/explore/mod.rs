@@ -45,44 +45,34 @@ pub struct Options {
 
 /// Checks `model`, calling `progress` now and then during long runs.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
-    let (limits, deadlock) = (&options.limits, options.deadlock);
-    match options.reduction {
-        Reduction::None => search::search(
-            model,
-            &mut full::Full::new(model),
-            limits,
-            deadlock,
-            progress,
-        ),
-        Reduction::Sc => {
-            let class = crate::classify::classify(model);
-            search::search(
-                model,
-                &mut reduced::Reduced::new(model, &class),
-                limits,
-                deadlock,
-                progress,
-            )
-        }
-    }
+    run(model, options, Watch::default(), progress).0
 }
 
 /// [`check`] with a [`Watch`]: records accesses, or explores without
 /// enforcing the discipline (a lockset pass). Returns the watch with its log.
 pub fn check_watched(model: &Model, options: &Options, watch: Watch) -> (Outcome, Watch) {
+    run(model, options, watch, &mut |_| {})
+}
+
+fn run(
+    model: &Model,
+    options: &Options,
+    watch: Watch,
+    progress: &mut dyn FnMut(&Stats),
+) -> (Outcome, Watch) {
     let (limits, deadlock) = (&options.limits, options.deadlock);
     match options.reduction {
         Reduction::None => {
             let mut exp = full::Full::new(model);
             exp.watch = watch;
-            let o = search::search(model, &mut exp, limits, deadlock, &mut |_| {});
+            let o = search::search(model, &mut exp, limits, deadlock, progress);
             (o, exp.watch)
         }
         Reduction::Sc => {
             let class = crate::classify::classify(model);
             let mut exp = reduced::Reduced::new(model, &class);
             exp.watch = watch;
-            let o = search::search(model, &mut exp, limits, deadlock, &mut |_| {});
+            let o = search::search(model, &mut exp, limits, deadlock, progress);
             (o, exp.watch)
         }
     }

@@ -61,8 +61,9 @@ impl<'m> Reduced<'m> {
         }
     }
 
-    /// Runs thread `t`'s invisible transitions from `start` (reached by the
-    /// path `path`), emitting every state where the run stops.
+    /// Runs thread `t`'s invisible transitions from `start`, a state where
+    /// `t` is at an invisible point (reached by `path`), emitting every
+    /// state where the run stops.
     fn run(
         &mut self,
         t: usize,
@@ -71,10 +72,6 @@ impl<'m> Reduced<'m> {
         emit: &mut dyn FnMut(&[i64], &[u32]),
     ) -> Result<(), Found> {
         let model = self.model;
-        if self.class.stops(t, start[t]) {
-            emit(&start, path);
-            return Ok(());
-        }
         self.seen.clear();
         self.seen.insert(start.clone(), true);
         let base = path.len();
@@ -100,8 +97,8 @@ impl<'m> Reduced<'m> {
                 continue;
             };
             top.next += 1;
-            let state = top.state.clone();
-            match self.fire(k, &state) {
+            let top = stack.last().expect("non-empty stack");
+            match self.fire(k, &top.state) {
                 StepResult::Disabled => continue,
                 StepResult::Bad(problem) => {
                     path.push(k as u32);
@@ -113,13 +110,13 @@ impl<'m> Reduced<'m> {
                 StepResult::Ok => {}
             }
             stack.last_mut().expect("non-empty stack").moved = true;
-            let next = self.out.clone();
             path.push(k as u32);
-            if self.class.stops(t, next[t]) {
-                emit(&next, path);
+            if self.class.stops(t, self.out[t]) {
+                emit(&self.out, path);
                 path.pop();
                 continue;
             }
+            let next = self.out.clone();
             match self.seen.get(&next) {
                 Some(true) => {
                     // Back to a state on the current path: an infinite run.
@@ -182,8 +179,12 @@ impl Expand for Reduced<'_> {
                 enabled = true;
                 path.clear();
                 path.push(k as u32);
-                let first = self.out.clone();
-                self.run(t, first, &mut path, emit)?;
+                if self.class.stops(t, self.out[t]) {
+                    emit(&self.out, &path);
+                } else {
+                    let first = self.out.clone();
+                    self.run(t, first, &mut path, emit)?;
+                }
             }
         }
         Ok(enabled)

@@ -13,7 +13,7 @@
 mod guess;
 mod report;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub use guess::Guess;
 pub use report::{Access, Iteration, Racy, RefineReport};
@@ -115,19 +115,19 @@ impl State<'_> {
         )
     }
 
-    /// Explores the reduced system of `model`, recording accesses.
-    fn explore(&mut self, model: &Model, enforce: bool, limits: &Limits) -> Outcome {
-        let options = reduced(limits);
-        let watch = Watch {
-            log: Some(BTreeSet::new()),
-            enforce,
-            narrowing: None,
-            tracing: false,
-        };
-        let (outcome, watch) = check_watched(model, &options, watch);
+    /// Explores the reduced system of `model` under `watch`, which always
+    /// records accesses; returns the outcome and the narrowed candidates.
+    fn explore(
+        &mut self,
+        model: &Model,
+        mut watch: Watch,
+        limits: &Limits,
+    ) -> (Outcome, Option<BTreeMap<u32, Vec<u32>>>) {
+        watch.log = Some(BTreeSet::new());
+        let (outcome, watch) = check_watched(model, &reduced(limits), watch);
         self.explored += outcome.stats.states;
         self.accesses.extend(watch.log.unwrap_or_default());
-        outcome
+        (outcome, watch.narrowing)
     }
 }
 
@@ -147,7 +147,7 @@ impl State<'_> {
                 .map(|p| p as u32)
         };
         let all: Vec<u32> = locks(model).iter().filter_map(|n| slot_of(n)).collect();
-        let mut narrowing = std::collections::BTreeMap::new();
+        let mut narrowing = BTreeMap::new();
         for (e, g) in self.guesses.iter().enumerate() {
             if let Guess::Lock(_) = g {
                 let c = match &self.candidates[e] {
@@ -157,17 +157,12 @@ impl State<'_> {
                 narrowing.insert(self.elements[e].slot, c);
             }
         }
-        let options = reduced(limits);
         let watch = Watch {
-            log: Some(BTreeSet::new()),
-            enforce: true,
             narrowing: Some(narrowing),
-            tracing: false,
+            ..Watch::default()
         };
-        let (outcome, watch) = check_watched(model, &options, watch);
-        self.explored += outcome.stats.states;
-        self.accesses.extend(watch.log.unwrap_or_default());
-        for (slot, c) in watch.narrowing.unwrap_or_default() {
+        let (outcome, narrowed) = self.explore(model, watch, limits);
+        for (slot, c) in narrowed.unwrap_or_default() {
             let Some(e) = self.elements.iter().position(|el| el.slot == slot) else {
                 continue;
             };
@@ -263,11 +258,11 @@ pub fn refine(
     let mut st = State {
         src,
         mode: options.guess,
-        model0: model0.clone(),
+        init_vars: model0.init_points.keys().cloned().collect(),
+        model0,
         defines,
         ast,
         candidates: vec![None; elements.len()],
-        init_vars: model0.init_points.keys().cloned().collect(),
         elements,
         guesses,
         declared,
@@ -277,14 +272,22 @@ pub fn refine(
     let mut iterations = Vec::new();
     if options.incremental {
         // The first exploration narrows every candidate from all locks.
+        let all: BTreeSet<String> = locks(&st.model0).into_iter().collect();
         for (e, g) in st.guesses.iter().enumerate() {
             if matches!(g, Guess::Lock(_)) {
-                st.candidates[e] = Some(locks(&model0).into_iter().collect());
+                st.candidates[e] = Some(all.clone());
             }
         }
     } else if options.guess == GuessFrom::Locks {
         let (_, model) = st.compile()?;
-        let outcome = st.explore(&model, false, &options.limits);
+        let (outcome, _) = st.explore(
+            &model,
+            Watch {
+                enforce: false,
+                ..Watch::default()
+            },
+            &options.limits,
+        );
         let changed = lockset_pass(&mut st, &model);
         iterations.push(Iteration {
             iteration: 0,
@@ -300,7 +303,7 @@ pub fn refine(
         let outcome = if options.incremental {
             st.explore_incremental(&model, &options.limits)
         } else {
-            st.explore(&model, true, &options.limits)
+            st.explore(&model, Watch::default(), &options.limits).0
         };
         let narrowed: Vec<String> = (0..st.elements.len())
             .filter(|&e| st.describe(e) != before[e])
@@ -408,15 +411,9 @@ fn lockset_pass(st: &mut State, model: &Model) -> String {
             continue;
         }
         let slot = st.elements[e].slot;
-        let mut common: Option<BTreeSet<String>> = None;
-        for a in st.accesses.iter().filter(|a| a.slot == slot && !a.init) {
-            let h = held(model, a);
-            common = Some(match common {
-                None => h,
-                Some(c) => c.intersection(&h).cloned().collect(),
-            });
-        }
-        let common = common.unwrap_or_else(|| locks(model).into_iter().collect());
+        let accesses = st.accesses.iter().filter(|a| a.slot == slot && !a.init);
+        let common =
+            narrow(model, None, accesses).unwrap_or_else(|| locks(model).into_iter().collect());
         st.guesses[e] = common
             .first()
             .map_or(Guess::Unprotected, |m| Guess::Lock(m.clone()));
@@ -429,22 +426,17 @@ fn lockset_pass(st: &mut State, model: &Model) -> String {
 /// Revises the guess of element `e` from a counterexample: the locks held at
 /// every access to it on the path narrow its candidates.
 fn revise(st: &mut State, e: usize, v: &crate::Violation) -> (String, String) {
-    let model = &st.model0.clone();
-    let slot = st.elements[e].slot;
+    let name = st.elements[e].name.clone();
     let path: Vec<u32> = v.trace.iter().map(|s| s.transition as u32).collect();
-    let on_path: Vec<AccessEvent> = path_accesses(model, &path)
+    let on_path: Vec<AccessEvent> = path_accesses(&st.model0, &path)
         .into_iter()
-        .filter(|a| a.slot == slot && !a.init)
+        .filter(|a| a.slot == st.elements[e].slot && !a.init)
         .collect();
-    let mut common: Option<BTreeSet<String>> = st.candidates[e].clone();
-    for a in &on_path {
-        let h = held(model, a);
-        common = Some(match common {
-            None => h,
-            Some(c) => c.intersection(&h).cloned().collect(),
-        });
-    }
-    let common = common.unwrap_or_default();
+    let common = narrow(&st.model0, st.candidates[e].clone(), on_path.iter()).unwrap_or_default();
+    let culprit = on_path.last().map_or_else(
+        || "an exclusive access predicate failed".to_string(),
+        |a| Access::new(&st.model0, a).text(Some(&name)),
+    );
     let before = st.describe(e);
     let mut next = common
         .first()
@@ -455,32 +447,7 @@ fn revise(st: &mut State, e: usize, v: &crate::Violation) -> (String, String) {
     }
     st.guesses[e] = next;
     st.candidates[e] = Some(common);
-    let name = st.elements[e].name.clone();
     let after = st.describe(e);
-    let culprit = on_path.last().map_or_else(
-        || "an exclusive access predicate failed".to_string(),
-        |a| {
-            let tr = &model.transitions[a.transition as usize];
-            let thread = &model.threads[tr.thread as usize].name;
-            let locks = held(model, a);
-            let holding = if locks.is_empty() {
-                "holding no lock".to_string()
-            } else {
-                format!(
-                    "holding {}",
-                    locks.into_iter().collect::<Vec<_>>().join(", ")
-                )
-            };
-            let verb = if a.write { "writes" } else { "reads" };
-            let label = model.threads[tr.thread as usize].points[tr.from as usize]
-                .label
-                .clone();
-            let at = label.map_or(format!("line {}", tr.line), |l| {
-                format!("{l} (line {})", tr.line)
-            });
-            format!("{thread} {verb} {name} at {at} {holding}")
-        },
-    );
     (
         format!("{name}: {before} -> {after}"),
         format!(
@@ -489,6 +456,22 @@ fn revise(st: &mut State, e: usize, v: &crate::Violation) -> (String, String) {
             v.kind().name()
         ),
     )
+}
+
+/// `common` narrowed to the locks held at every one of `accesses`.
+fn narrow<'a>(
+    model: &Model,
+    mut common: Option<BTreeSet<String>>,
+    accesses: impl Iterator<Item = &'a AccessEvent>,
+) -> Option<BTreeSet<String>> {
+    for a in accesses {
+        let h = held(model, a);
+        common = Some(match common {
+            None => h,
+            Some(c) => c.intersection(&h).cloned().collect(),
+        });
+    }
+    common
 }
 
 /// The accesses made along a path of transitions from the initial state.

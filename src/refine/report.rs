@@ -83,7 +83,7 @@ pub struct Access {
 }
 
 impl Access {
-    fn new(model: &Model, a: &AccessEvent) -> Access {
+    pub(super) fn new(model: &Model, a: &AccessEvent) -> Access {
         let tr = &model.transitions[a.transition as usize];
         Access {
             thread: model.threads[tr.thread as usize].name.clone(),
@@ -98,9 +98,11 @@ impl Access {
     }
 }
 
-impl fmt::Display for Access {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Access {
+    /// "T0 writes x at E (line 19) holding no lock"; `var` names the variable.
+    pub fn text(&self, var: Option<&str>) -> String {
         let verb = if self.write { "writes" } else { "reads" };
+        let var = var.map_or(String::new(), |v| format!(" {v}"));
         let at = self
             .label
             .as_ref()
@@ -112,7 +114,13 @@ impl fmt::Display for Access {
         } else {
             self.held.join(", ")
         };
-        write!(f, "{} {verb} at {at} holding {holding}", self.thread)
+        format!("{} {verb}{var} at {at} holding {holding}", self.thread)
+    }
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text(None))
     }
 }
 
@@ -210,14 +218,14 @@ impl fmt::Display for RefineReport {
             self.model, self.file, self.guess
         )?;
         writeln!(f)?;
-        let mut rows = vec![[
+        let mut rows = vec![vec![
             "#".to_string(),
             "changed".into(),
             "reason".into(),
             "states".into(),
         ]];
         for it in &self.iterations {
-            rows.push([
+            rows.push(vec![
                 it.iteration.to_string(),
                 it.changed.clone(),
                 it.reason.clone(),

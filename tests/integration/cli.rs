@@ -5,9 +5,7 @@ use serde_json::Value;
 use crate::common::optimist;
 
 fn json(args: &[&str]) -> (i32, Value) {
-    let run = optimist(args);
-    let v = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+    let (run, v) = crate::common::json(args);
     (run.code, v)
 }
 

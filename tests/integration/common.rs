@@ -28,6 +28,18 @@ where
     }
 }
 
+/// `optimist args...`, with its stdout parsed as JSON.
+pub fn json<I, S>(args: I) -> (Run, serde_json::Value)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let run = optimist(args);
+    let v = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+    (run, v)
+}
+
 /// The path of a file relative to the repository root, with `/` separators,
 /// so that outputs are the same on every machine.
 pub fn rel(path: &Path) -> String {

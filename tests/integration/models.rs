@@ -17,10 +17,8 @@ fn check_json(file: &str, reduction: &str, flags: &[String]) -> Value {
         reduction.into(),
     ];
     args.extend(flags.iter().cloned());
-    let run = optimist(&args);
+    let (run, v) = crate::common::json(&args);
     assert!(run.stderr.is_empty(), "{file}: {}", run.stderr);
-    let v: Value =
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{file}: {e}\n{}", run.stdout));
     let expected_code = match v["verdict"].as_str() {
         Some("holds") => 0,
         Some("violated") => 1,

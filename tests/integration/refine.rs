@@ -14,9 +14,9 @@ use crate::generate::{Choices, choices, system};
 fn refine_json(file: &str, args: &[&str]) -> Value {
     let mut all = vec!["refine", file, "--format", "json"];
     all.extend(args);
-    let run = optimist(&all);
+    let (run, v) = crate::common::json(&all);
     assert!(run.stderr.is_empty(), "{file}: {}", run.stderr);
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{file}: {e}\n{}", run.stdout))
+    v
 }
 
 /// The written model checks with the final verdict, in both modes.
