@@ -41,8 +41,11 @@ pub enum Reason {
         thread: usize,
         /// A valuation of the slots read where the predicate changes.
         witness: Vec<(u32, i64)>,
-        /// The predicate's value before the transition, in the witness.
-        before: bool,
+        /// The predicate's value before the transition, in the witness
+        /// (`None`: evaluating it faults).
+        before: Option<bool>,
+        /// Its value after the transition (`None`: evaluating it faults).
+        after: Option<bool>,
     },
     /// (ii) could not be decided: too many valuations to try.
     TooManyValues {
@@ -249,7 +252,7 @@ fn own(model: &Model, k: usize, observed: &Observed) -> (bool, Reason) {
                     },
                 );
             }
-            if let Some((witness, before)) = changes(model, k, pred, &vars) {
+            if let Some((witness, before, after)) = changes(model, k, pred, &vars) {
                 return (
                     true,
                     Reason::ChangesExcl {
@@ -257,6 +260,7 @@ fn own(model: &Model, k: usize, observed: &Observed) -> (bool, Reason) {
                         thread: i,
                         witness,
                         before,
+                        after,
                     },
                 );
             }
@@ -290,13 +294,20 @@ pub fn slots(model: &Model, k: usize) -> (Vec<u32>, Vec<u32>) {
     (reads, writes)
 }
 
-/// A valuation of `vars` in which firing `k` changes `pred`, if there is one.
+/// A valuation of `vars` in which firing `k` changes `pred`, if there is
+/// one, with the predicate's value before and after.
+///
+/// A predicate that cannot be evaluated (an index out of range, a division
+/// by zero) has a third value, "faults", different from true and from false:
+/// a transition that turns `excl(i, x)` from true into a fault changes it
+/// just as one that makes it false, and hiding it behind an invisible step
+/// would hide the violation the fault is.
 fn changes(
     model: &Model,
     k: usize,
     pred: &crate::model::CExpr,
     vars: &[u32],
-) -> Option<(Vec<(u32, i64)>, bool)> {
+) -> Option<(Vec<(u32, i64)>, Option<bool>, Option<bool>)> {
     let tr = &model.transitions[k];
     let mut s = model.init.clone();
     s[tr.thread as usize] = tr.from;
@@ -306,12 +317,11 @@ fn changes(
     let mut out = Vec::new();
     loop {
         if let Fire::Done = model.fire(tr, &s, &mut out, &mut NoAccess) {
-            let before = pred.holds(&s, &mut NoAccess);
-            let after = pred.holds(&out, &mut NoAccess);
-            if let (Ok(b), Ok(a)) = (before, after) {
-                if a != b {
-                    return Some((vars.iter().map(|&v| (v, s[v as usize])).collect(), b));
-                }
+            let before = pred.holds(&s, &mut NoAccess).ok();
+            let after = pred.holds(&out, &mut NoAccess).ok();
+            if before != after {
+                let witness = vars.iter().map(|&v| (v, s[v as usize])).collect();
+                return Some((witness, before, after));
             }
         }
         // Next valuation, odometer style.
@@ -346,6 +356,7 @@ impl Reason {
                 thread,
                 witness,
                 before,
+                after,
             } => {
                 let x = name(model.protected[*protected].slot);
                 let t = &model.threads[*thread].name;
@@ -358,9 +369,11 @@ impl Reason {
                 } else {
                     format!(" when {}", vals.join(", "))
                 };
+                let value = |v: &Option<bool>| v.map_or("a fault".to_string(), |b| b.to_string());
                 format!(
-                    "may change excl({t}, {x}) from {before} to {}{when}",
-                    !before
+                    "may change excl({t}, {x}) from {} to {}{when}",
+                    value(before),
+                    value(after)
                 )
             }
             Reason::TooManyValues {

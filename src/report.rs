@@ -254,26 +254,26 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
             });
             r.message = format!("{at}: assertion `{text}` fails");
         }
-        Problem::Fault(Fault::Range { slot, value }) => {
-            let slot = *slot as usize;
-            let (lo, hi) = model.bounds[slot];
+        Problem::Fault(f) => {
+            let (text, variable) = fault_text(model, f);
+            r.message = format!("{at} {text}");
+            r.variable = variable;
+        }
+        Problem::ExclFault(e) => {
+            let slot = model.protected[e.protected].slot as usize;
             let name = &model.slots[slot].name;
+            let (text, _) = fault_text(model, &e.fault);
+            let pred = format!("excl({}, {name})", tname(e.thread));
             r.variable = Some(name.clone());
-            r.message = format!("{at} assigns {value} to {name}, outside its range {lo}..{hi}");
-        }
-        Problem::Fault(Fault::Index { base, len, index }) => {
-            let name = model.slots[*base as usize]
-                .name
-                .split('[')
-                .next()
-                .unwrap_or_default()
-                .to_string();
-            r.message = format!("{at} indexes {name}[{index}], but {name} has {len} elements");
-            r.variable = Some(name);
-        }
-        Problem::Fault(Fault::DivZero) => r.message = format!("{at} divides by zero"),
-        Problem::Fault(Fault::Overflow) => {
-            r.message = format!("{at} overflows 64-bit integer arithmetic")
+            r.message = if v.initial {
+                format!("in the initial state, {pred} cannot be evaluated: it {text}")
+            } else {
+                format!("after {at}, {pred} cannot be evaluated: it {text}")
+            };
+            if v.initial {
+                r.line = Some(model.protected[e.protected].line);
+            }
+            r.predicate = Some(predicate(model, e.protected, e.thread, &after));
         }
         Problem::Invariant(k) => {
             let inv = &model.invariants[*k];
@@ -312,6 +312,37 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
         }
     }
     r
+}
+
+/// What an evaluation that faulted did, as a verb phrase ("divides by
+/// zero"), and the variable involved.
+fn fault_text(model: &Model, f: &Fault) -> (String, Option<String>) {
+    match f {
+        Fault::Range { slot, value } => {
+            let slot = *slot as usize;
+            let (lo, hi) = model.bounds[slot];
+            let name = &model.slots[slot].name;
+            let text = format!("assigns {value} to {name}, outside its range {lo}..{hi}");
+            (text, Some(name.clone()))
+        }
+        Fault::Index { base, len, index } => {
+            let name = model.slots[*base as usize]
+                .name
+                .split('[')
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let text = format!("indexes {name}[{index}], but {name} has {len} elements");
+            (text, Some(name))
+        }
+        Fault::DivZero => ("divides by zero".into(), None),
+        Fault::Overflow => ("overflows 64-bit integer arithmetic".into(), None),
+        Fault::Assert => ("fails an assertion".into(), None),
+        Fault::Discipline { slot, .. } => {
+            let name = &model.slots[*slot as usize].name;
+            (format!("accesses protected {name}"), Some(name.clone()))
+        }
+    }
 }
 
 /// `excl(t, x) = ...` with the values it reads in `s`.

@@ -470,7 +470,7 @@ impl Inst {
                         completed: true,
                     } = sys.succ(k, st)
                     {
-                        if model.excl(*p, *i, &to.s) == Ok(false) {
+                        if model.excl(*p, *i, &to.s) != Ok(true) {
                             let prot = &model.protected[*p];
                             return Some(Failure::new(
                                 format!(

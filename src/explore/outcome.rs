@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::model::Fault;
+use crate::model::{ExclFault, Fault};
 
 /// The verdict of a check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,6 +81,10 @@ pub enum Problem {
         /// The two threads.
         threads: (usize, usize),
     },
+    /// An exclusive access predicate cannot be evaluated after the last
+    /// transition (or in the initial state): a `range` violation, since the
+    /// discipline is not defined there.
+    ExclFault(ExclFault),
     /// An invariant is false (index into `Model::invariants`).
     Invariant(usize),
     /// No thread can move and some thread has not ended (with `--deadlock`).
@@ -162,7 +166,7 @@ impl Violation {
         match &self.problem {
             Problem::Fault(Fault::Discipline { .. }) => Kind::Discipline,
             Problem::Fault(Fault::Assert) => Kind::Assertion,
-            Problem::Fault(_) => Kind::Range,
+            Problem::Fault(_) | Problem::ExclFault(_) => Kind::Range,
             Problem::Overlap { .. } if self.initial => Kind::WellFormedness,
             Problem::Overlap { .. } => Kind::Discipline,
             Problem::Invariant(_) => Kind::Invariant,

@@ -192,12 +192,16 @@ impl Expand for Reduced<'_> {
 }
 
 /// WFendExcl: a transition of thread j never falsifies `excl(i, x)` for i != j.
+///
+/// "Falsifies" means: true before, and not true after. A predicate that
+/// faults after the transition is not true either; the step's own checks
+/// report that fault first, but this check must not depend on it.
 pub fn end_excl(model: &Model, k: usize, before: &[i64], after: &[i64]) -> Option<Problem> {
     let tr = &model.transitions[k];
     for &p in &tr.touches_excl {
         let p = p as usize;
         for i in (0..model.threads.len()).filter(|&i| i != tr.thread as usize) {
-            if let (Ok(true), Ok(false)) = (model.excl(p, i, before), model.excl(p, i, after)) {
+            if model.excl(p, i, before) == Ok(true) && model.excl(p, i, after) != Ok(true) {
                 return Some(Problem::EndExcl {
                     protected: p,
                     victim: i,

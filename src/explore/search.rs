@@ -66,7 +66,7 @@ fn check_some(
             });
         }
         Ok(None) => {}
-        Err(f) => return Some(Problem::Fault(f)),
+        Err(e) => return Some(Problem::ExclFault(e)),
     }
     for k in invs {
         match model.invariants[k]

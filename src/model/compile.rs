@@ -316,9 +316,14 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
 /// Which disjointness and invariant checks each transition needs: a
 /// predicate can change only if the transition writes a slot it reads (the
 /// thread's program counter included), and a predicate of the form
-/// `X == t`, with the same X for every thread t, can hold for one thread at
-/// most, so it is never checked. Stored states are all checked, so the
-/// checks skipped here would find nothing.
+/// `X == t`, with the same variable X for every thread t, can hold for one
+/// thread at most and cannot fault, so it is never checked. Stored states
+/// are all checked, so the checks skipped here would find nothing.
+///
+/// Every other predicate is re-evaluated after every transition that may
+/// change it, so a predicate that faults (`a[y] == t` once y is out of
+/// range) is met in the first state where it does, in every mode: the
+/// fault is a `range` violation there, never a silent "no change".
 fn recheck_lists(
     transitions: &mut [Transition],
     protected: &[Protected],
@@ -336,7 +341,7 @@ fn recheck_lists(
         .collect();
     let never_overlap: Vec<bool> = protected
         .iter()
-        .map(|p| common_owner(p).is_some())
+        .map(|p| matches!(common_owner(p), Some(CExpr::Var { .. })))
         .collect();
     // `m == t` for a lock m: only m's owner releases it and only a free lock
     // is acquired, so no other thread can falsify it (WFendExcl by construction).

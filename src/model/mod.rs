@@ -185,6 +185,18 @@ pub struct Transition {
     pub touches_excl: Vec<u32>,
 }
 
+/// An exclusive access predicate `excl(thread, x)` that cannot be evaluated
+/// in some state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExclFault {
+    /// Index into `Model::protected`.
+    pub protected: usize,
+    /// The predicate's thread.
+    pub thread: usize,
+    /// What went wrong.
+    pub fault: Fault,
+}
+
 /// The result of firing a transition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fire {
@@ -247,7 +259,9 @@ impl Model {
 
     /// The first protected variable whose predicate two threads satisfy in
     /// `s`, as `(protected index, i, j)`; `disjoint(ex)` is its absence.
-    pub fn overlap(&self, s: &[i64]) -> Result<Option<(usize, usize, usize)>, Fault> {
+    /// A predicate that cannot be evaluated is an error: disjointness is
+    /// undefined in that state.
+    pub fn overlap(&self, s: &[i64]) -> Result<Option<(usize, usize, usize)>, ExclFault> {
         self.overlap_among(s, 0..self.protected.len())
     }
 
@@ -256,11 +270,16 @@ impl Model {
         &self,
         s: &[i64],
         ps: impl IntoIterator<Item = usize>,
-    ) -> Result<Option<(usize, usize, usize)>, Fault> {
+    ) -> Result<Option<(usize, usize, usize)>, ExclFault> {
         for p in ps {
             let mut owner = None;
             for t in 0..self.threads.len() {
-                if self.excl(p, t, s)? {
+                let holds = self.excl(p, t, s).map_err(|fault| ExclFault {
+                    protected: p,
+                    thread: t,
+                    fault,
+                })?;
+                if holds {
                     if let Some(i) = owner {
                         return Ok(Some((p, i, t)));
                     }

@@ -123,3 +123,39 @@ fn reduced_counterexamples_replay_in_full() {
         }
     });
 }
+
+/// On every soundness regression, the two certify levels are ordered and
+/// certify means what it says: the local level never holds where the
+/// exhaustive level fails, and where the exhaustive level holds the reduced
+/// verdict is the full verdict.
+#[test]
+fn soundness_regressions_certify_honestly() {
+    insta::glob!("inputs/soundness", "*.gc", |path| {
+        let file = rel(path);
+        let certify = |extra: &[&str]| {
+            let mut args = vec!["certify", file.as_str(), "--format", "json"];
+            args.extend_from_slice(extra);
+            let (_, v) = crate::common::json(&args);
+            v["verdict"].as_str().unwrap_or_default().to_string()
+        };
+        let (local, exhaustive) = (certify(&[]), certify(&["--exhaustive"]));
+        if local == "holds" {
+            assert_eq!(
+                exhaustive, "holds",
+                "{file}: local holds, exhaustive does not"
+            );
+        }
+        if exhaustive == "holds" {
+            let verdict = |mode: &str| {
+                let (_, v) =
+                    crate::common::json(["check", &file, "--reduction", mode, "--format", "json"]);
+                v["verdict"].clone()
+            };
+            assert_eq!(
+                verdict("sc"),
+                verdict("none"),
+                "{file}: certified, yet the verdicts differ"
+            );
+        }
+    });
+}
