@@ -26,8 +26,8 @@ pub use certify::{
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, classify};
 pub use error::{Error, Source};
 pub use explore::{
-    Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult, Verdict,
-    Violation, check, replay, step,
+    Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
+    Verdict, Violation, check, replay, step,
 };
 pub use model::{
     CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, Model, Next, Place, Point,

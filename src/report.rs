@@ -20,6 +20,11 @@ pub struct CheckReport {
     pub verdict: &'static str,
     /// `none` or `sc`.
     pub reduction: &'static str,
+    /// Reduced mode: `cpc`, `cycles`, `forbid` or `unsound`, what the search
+    /// did where a run of invisible transitions could go on forever.
+    pub ignoring: Option<&'static str>,
+    /// Reduced mode: states where a transaction was ended by force.
+    pub forced_states: Option<u64>,
     /// Stored states.
     pub states: u64,
     /// Transitions (reduced steps in reduced mode) taken.
@@ -96,6 +101,8 @@ impl CheckReport {
             file: file.to_string(),
             verdict,
             reduction: reduction.name(),
+            ignoring: outcome.ignoring.map(|i| i.name()),
+            forced_states: outcome.ignoring.map(|_| s.forced),
             states: s.states,
             transitions: s.transitions,
             depth: s.depth,
@@ -379,7 +386,10 @@ impl fmt::Display for CheckReport {
             (None, None) => self.verdict.to_string(),
         };
         writeln!(f, "model        {} ({})", self.model, self.file)?;
-        writeln!(f, "reduction    {}", self.reduction)?;
+        match self.ignoring {
+            Some(i) => writeln!(f, "reduction    {}, ignoring {i}", self.reduction)?,
+            None => writeln!(f, "reduction    {}", self.reduction)?,
+        }
         writeln!(f, "verdict      {verdict}")?;
         writeln!(f, "states       {}", self.states)?;
         writeln!(f, "transitions  {}", self.transitions)?;
@@ -387,6 +397,17 @@ impl fmt::Display for CheckReport {
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
+        if let Some(n @ 1..) = self.forced_states {
+            let s = if n == 1 { "" } else { "s" };
+            let why = match self.ignoring {
+                Some("cycles") => "its run of invisible transitions closed a cycle",
+                _ => "its run of invisible transitions could not complete",
+            };
+            writeln!(
+                f,
+                "forced       {n} state{s} where a step was ended early, every thread scheduled: {why}"
+            )?;
+        }
         if self.deadlocks > 0 && self.violation.is_none() {
             let s = if self.deadlocks == 1 { "" } else { "s" };
             writeln!(

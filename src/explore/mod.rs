@@ -1,11 +1,13 @@
 //! Exploring a model's state space.
 
+mod commit;
 mod full;
 mod outcome;
 mod reduced;
 mod search;
 mod store;
 
+pub use commit::Ignoring;
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 
@@ -41,6 +43,9 @@ pub struct Options {
     pub limits: Limits,
     /// Report a reachable deadlock as a violation.
     pub deadlock: bool,
+    /// What a reduced step does where a run of invisible transitions can
+    /// go on forever.
+    pub ignoring: Ignoring,
 }
 
 /// Checks `model`, calling `progress` now and then during long runs.
@@ -70,9 +75,11 @@ fn run(
         }
         Reduction::Sc => {
             let class = crate::classify::classify(model);
-            let mut exp = reduced::Reduced::new(model, &class);
+            let mut exp = reduced::Reduced::new(model, &class, options.ignoring);
             exp.watch = watch;
-            let o = search::search(model, &mut exp, limits, deadlock, progress);
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.stats.forced = exp.run.forced.len() as u64;
+            o.ignoring = Some(options.ignoring);
             (o, exp.watch)
         }
     }

@@ -54,6 +54,10 @@ pub struct Stats {
     pub elapsed: Duration,
     /// Bytes of the state store (states, hash table, parent links).
     pub memory: u64,
+    /// Reduced mode: distinct states where a transaction was ended by force
+    /// because its run of invisible transitions could not complete (or, under
+    /// cycle detection, closed a cycle); every thread is scheduled there.
+    pub forced: u64,
 }
 
 impl Stats {
@@ -185,4 +189,7 @@ pub struct Outcome {
     pub stats: Stats,
     /// The violation, when the verdict is `Violated`.
     pub violation: Option<Violation>,
+    /// Reduced mode: what the search did where a run of invisible
+    /// transitions could go on forever.
+    pub ignoring: Option<super::Ignoring>,
 }

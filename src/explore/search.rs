@@ -291,6 +291,7 @@ pub fn search<E: Expand>(
             verdict,
             stats,
             violation,
+            ignoring: None,
         }
     };
     let words = model.layout.words();

@@ -184,7 +184,7 @@ fn reduced(limits: &Limits) -> Options {
     Options {
         reduction: Reduction::Sc,
         limits: limits.clone(),
-        deadlock: false,
+        ..Options::default()
     }
 }
 

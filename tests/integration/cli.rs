@@ -238,7 +238,8 @@ fn check_certify_concludes_for_the_original_system() {
             .contains("no violation is reachable in the original system"),
         "{v}"
     );
-    // The ignoring problem: the hypotheses fail, so nothing follows.
+    // The ignoring problem: (11) fails, so (19) does not apply, and the
+    // conclusion rests on commit point completion instead.
     let (code, v) = json(&[
         "check",
         "models/spin-forever.gc",
@@ -246,8 +247,23 @@ fn check_certify_concludes_for_the_original_system() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 0);
     assert!(v["certify"]["hypotheses"]["11"]["holds"] == false, "{v}");
+    assert!(
+        v["conclusion"].as_str().unwrap().contains("seed 003"),
+        "{v}"
+    );
+    // Reported instead of handled: nothing follows.
+    let (code, _) = json(&[
+        "check",
+        "models/spin-forever.gc",
+        "--ignoring",
+        "forbid",
+        "--certify",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
     // A real bug: violated whatever the hypotheses.
     let (code, _) = json(&[
         "check",

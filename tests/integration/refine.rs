@@ -165,7 +165,7 @@ fn full_holds(text: &str) -> bool {
             max_time: Some(Duration::from_secs(20)),
             max_memory: None,
         },
-        deadlock: false,
+        ..Options::default()
     };
     let o = optimist::check(&model, &options, &mut |_| {});
     !matches!(o.verdict, Verdict::Violated)

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{CheckReport, Limits, Options, Reduction};
+use optimist::{CheckReport, Ignoring, Limits, Options, Reduction};
 
 use crate::common::{Format, ModelArgs, print};
 
@@ -17,6 +17,11 @@ pub struct CheckArgs {
     /// Which state space to explore.
     #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
     reduction: ReductionArg,
+    /// What a reduced step does where a run of invisible transitions can
+    /// go on forever: commit point completion, cycle detection, report it
+    /// (WFfiniteInvis), or cut it (unsound, for measurement only).
+    #[arg(long, value_enum, default_value_t = IgnoringArg::Cpc)]
+    ignoring: IgnoringArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -44,6 +49,19 @@ enum ReductionArg {
     None,
     /// Stoller-Cohen reduction.
     Sc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum IgnoringArg {
+    /// Commit point completion (seed 003): schedule every thread only where
+    /// a transaction cannot complete.
+    Cpc,
+    /// Cycle detection: end a transaction where its run closes a cycle.
+    Cycles,
+    /// Report an endless invisible run as a WFfiniteInvis violation.
+    Forbid,
+    /// Cut endless runs and schedule nothing: UNSOUND, a lower bound.
+    Unsound,
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
@@ -74,6 +92,12 @@ pub fn run(args: CheckArgs) -> ExitCode {
             max_memory: args.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
         },
         deadlock: args.deadlock,
+        ignoring: match args.ignoring {
+            IgnoringArg::Cpc => Ignoring::Cpc,
+            IgnoringArg::Cycles => Ignoring::Cycles,
+            IgnoringArg::Forbid => Ignoring::Forbid,
+            IgnoringArg::Unsound => Ignoring::Unsound,
+        },
     };
     let mut progress = Progress::new();
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));

@@ -1,0 +1,326 @@
+//! The end of a reduced step: thread i's run of invisible transitions after
+//! its visible one, and what to do where that run can go on forever (the
+//! ignoring problem of seed 003, Levin, Palmer, Qadeer and Rajamani).
+//!
+//! # Transactions in the Stoller-Cohen reduction
+//!
+//! A reduced step of thread i is a transaction in the sense of seed 003: the
+//! visible transition commits it (there are no right movers here, so nothing
+//! comes before it), and the invisible transitions that follow are left
+//! movers (hypotheses (14) and (15)). The transaction *completes* in a state
+//! where i is at a visible point, has ended, or has no invisible transition
+//! enabled (`p_i`): the step's end states, which the search stores and where
+//! every thread is scheduled.
+//!
+//! # Commit points
+//!
+//! The state right after the visible transition is a commit point (seed 003
+//! section 4: the state after the committing action). So is every state
+//! after an invisible transition that touches a protected variable: such a
+//! transition is a left mover, but the hypotheses ((14), (15)) do not make
+//! it a right mover, and seed 003 makes every state after a pure left mover
+//! a commit point. A state after a transition that touches only its own
+//! thread's locals and program counter is not a commit point: such a
+//! transition is a both-mover (no other thread reads what it reads or
+//! writes, and its guard reads only locals), and a suffix of both-movers
+//! can be postponed past anything other threads do (seed 003's Lemma 5,
+//! the optimisation of its line L19).
+//!
+//! A commit point is *completed* when the run can go from it, through i's
+//! invisible transitions, to a state where every thread is scheduled: an end
+//! state of the step, or a state where the transaction was ended by force.
+//! The run is a depth-first search, so this is decided when a state is
+//! popped, as in seed 003's figure 8: a state is completed when it is an
+//! end state, or one of its successors is completed (a successor still on
+//! the stack counts as not completed yet, which is the conservative
+//! choice). A state popped without being completed is a commit point that
+//! cannot complete: if it is a commit point, the transaction is ended
+//! there by force; if not, its parent is not completed either, and the
+//! decision moves up to the nearest commit point. A forced state is
+//! emitted as a successor of the step, so the search stores it and
+//! schedules every thread from it, i included (i resumes its run from
+//! there; see [`Run::explore`]). That makes its predecessors on the stack
+//! completed in turn, so one forced state serves a whole strongly connected
+//! loop and everything that can only reach it.
+//!
+//! Why this is sound: any interleaving in which another thread moves while
+//! i is inside its run can be reordered, moving i's later invisible
+//! transitions to the left (they are left movers), until i reaches a state
+//! where every thread is scheduled; every state of the run reaches one, so
+//! the other thread's moves are explored from there. When every run ends by
+//! itself (WFfiniteInvis), no state is forced and the reduced system is
+//! exactly the paper's `N`.
+//!
+//! # The policies
+//!
+//! - [`Ignoring::Cpc`]: commit point completion, as above.
+//! - [`Ignoring::Cycles`]: seed 003's baseline, cycle detection: where a
+//!   transition of the run leads back to a state on the run's stack, the
+//!   transaction is ended by force at the state the transition left, unless
+//!   the loop already passes through a state where every thread is
+//!   scheduled. Every cycle of the run has such a back edge, so no loop is
+//!   left without a scheduled state.
+//! - [`Ignoring::Forbid`]: a cycle is a violation of WFfiniteInvis, reported
+//!   with its lasso (the paper's hypothesis (11) taken literally).
+//! - [`Ignoring::Unsound`]: a cycle is cut and nothing is scheduled. This
+//!   is the lower bound of seed 003's Table 1, for measurement and teaching
+//!   only: it can miss violations (`models/ignoring-fig1.gc`).
+
+use hashbrown::{HashMap, HashSet};
+
+use super::outcome::Problem;
+use super::reduced::fire;
+use super::search::{Found, StepResult, Watch};
+use crate::classify::Classification;
+use crate::model::{Model, SlotClass};
+
+/// What a reduced step does where a run of invisible transitions can go on
+/// forever.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ignoring {
+    /// Commit point completion (seed 003): end a transaction by force only
+    /// at a commit point from which it cannot complete.
+    #[default]
+    Cpc,
+    /// Cycle detection: end a transaction by force where its run closes a
+    /// cycle.
+    Cycles,
+    /// Report an infinite invisible run as a WFfiniteInvis violation.
+    Forbid,
+    /// Cut cycles and schedule nothing: unsound, a lower bound on states.
+    Unsound,
+}
+
+impl Ignoring {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ignoring::Cpc => "cpc",
+            Ignoring::Cycles => "cycles",
+            Ignoring::Forbid => "forbid",
+            Ignoring::Unsound => "unsound",
+        }
+    }
+}
+
+/// A state met by the current run.
+#[derive(Clone, Copy)]
+enum Mark {
+    /// On the stack, at this depth.
+    OnStack(usize),
+    /// Popped; whether it was completed.
+    Done(bool),
+}
+
+struct Node {
+    state: Vec<i64>,
+    /// Next transition to try, as an offset into the point's transitions.
+    next: usize,
+    /// Whether any transition was enabled here.
+    moved: bool,
+    /// A path to a state where every thread is scheduled is known.
+    completed: bool,
+    /// The transaction was ended here by force.
+    forced: bool,
+    /// A commit point: reached by a transition that is not a both-mover.
+    commit: bool,
+}
+
+/// The depth-first run of one thread's invisible transitions.
+pub struct Run {
+    ignoring: Ignoring,
+    /// Per transition: it touches only its own thread's locals and program
+    /// counter, so it is a both-mover.
+    local: Vec<bool>,
+    seen: HashMap<Vec<i64>, Mark>,
+    stack: Vec<Node>,
+    out: Vec<i64>,
+    /// The distinct states where a transaction was ended by force.
+    pub forced: HashSet<Vec<i64>>,
+}
+
+impl Run {
+    /// A run of `model`'s threads under the given policy.
+    pub fn new(model: &Model, ignoring: Ignoring) -> Run {
+        let local = (0..model.transitions.len())
+            .map(|k| {
+                let own = SlotClass::Local(model.transitions[k].thread);
+                let (reads, writes) = crate::classify::slots(model, k);
+                reads
+                    .iter()
+                    .chain(&writes)
+                    .all(|&s| model.slots[s as usize].class == own)
+            })
+            .collect();
+        Run {
+            ignoring,
+            local,
+            seen: HashMap::new(),
+            stack: Vec::new(),
+            out: Vec::new(),
+            forced: HashSet::new(),
+        }
+    }
+
+    /// Runs thread `t`'s invisible transitions from `start`, where `t` is
+    /// at an invisible point, reached from the expanded state by `path`.
+    /// Emits every state where the step ends, by itself or by force, and
+    /// returns whether any transition was enabled at `start`.
+    ///
+    /// `resumed`: `start` is a stored state (a transaction ended there by
+    /// force earlier), where every thread is already scheduled, so it is
+    /// completed from the outset and never emitted again.
+    #[allow(clippy::too_many_arguments)]
+    pub fn explore(
+        &mut self,
+        model: &Model,
+        class: &Classification,
+        watch: &mut Watch,
+        t: usize,
+        start: Vec<i64>,
+        resumed: bool,
+        path: &mut Vec<u32>,
+        emit: &mut dyn FnMut(&[i64], &[u32]),
+    ) -> Result<bool, Found> {
+        self.seen.clear();
+        self.stack.clear();
+        self.seen.insert(start.clone(), Mark::OnStack(0));
+        let base = path.len();
+        self.stack.push(Node {
+            state: start,
+            next: 0,
+            moved: false,
+            completed: resumed,
+            forced: resumed,
+            commit: true,
+        });
+        let mut moved = false;
+        while let Some(top) = self.stack.last_mut() {
+            let range = model.threads[t].points[top.state[t] as usize]
+                .transitions
+                .clone();
+            let Some(k) = range.clone().nth(top.next) else {
+                self.pop(path, emit);
+                continue;
+            };
+            top.next += 1;
+            match fire(model, watch, k, &top.state, &mut self.out) {
+                StepResult::Disabled => continue,
+                StepResult::Bad(problem) => {
+                    path.push(k as u32);
+                    return Err(Found {
+                        problem,
+                        path: path.clone(),
+                    });
+                }
+                StepResult::Ok => {}
+            }
+            top.moved = true;
+            moved |= path.len() == base;
+            path.push(k as u32);
+            if class.stops(t, self.out[t]) {
+                // The transaction completes.
+                top.completed = true;
+                emit(&self.out, path);
+                path.pop();
+                continue;
+            }
+            match self.seen.get(self.out.as_slice()).copied() {
+                Some(Mark::OnStack(depth)) => {
+                    self.back_edge(t, depth, base, path, emit)?;
+                    path.pop();
+                }
+                Some(Mark::Done(completed)) => {
+                    path.pop();
+                    let top = self.stack.last_mut().expect("non-empty stack");
+                    top.completed |= completed;
+                }
+                None => {
+                    let depth = self.stack.len();
+                    self.seen.insert(self.out.clone(), Mark::OnStack(depth));
+                    self.stack.push(Node {
+                        state: self.out.clone(),
+                        next: 0,
+                        moved: false,
+                        completed: false,
+                        forced: false,
+                        commit: !self.local[k],
+                    });
+                }
+            }
+        }
+        Ok(moved)
+    }
+
+    /// The top of the stack has a transition (the last of `path`) back to
+    /// the state at `depth` of the stack: the run can go round a loop.
+    fn back_edge(
+        &mut self,
+        t: usize,
+        depth: usize,
+        base: usize,
+        path: &mut Vec<u32>,
+        emit: &mut dyn FnMut(&[i64], &[u32]),
+    ) -> Result<(), Found> {
+        let top = self.stack.len() - 1;
+        match self.ignoring {
+            // The loop: the transitions from stack depth `depth` to the top,
+            // and the one back; the trace is the stem and the loop.
+            Ignoring::Forbid => Err(Found {
+                problem: Problem::InvisibleCycle {
+                    thread: t,
+                    length: path.len() - base - depth,
+                },
+                path: path.clone(),
+            }),
+            Ignoring::Cycles => {
+                // A loop through a state where every thread is already
+                // scheduled needs nothing more (the stack proviso's usual
+                // refinement).
+                if !self.stack[depth..].iter().any(|n| n.forced) {
+                    let at = &path[..path.len() - 1];
+                    self.force(top, at, emit);
+                }
+                Ok(())
+            }
+            Ignoring::Cpc => {
+                // A state on the stack is not known to complete yet.
+                let completed = self.stack[depth].completed;
+                self.stack[top].completed |= completed;
+                Ok(())
+            }
+            Ignoring::Unsound => Ok(()),
+        }
+    }
+
+    /// Pops the top of the stack, ending the transaction there if it is
+    /// blocked (by itself) or cannot complete (by force, under CPC).
+    fn pop(&mut self, path: &mut Vec<u32>, emit: &mut dyn FnMut(&[i64], &[u32])) {
+        let top = self.stack.len() - 1;
+        let node = &self.stack[top];
+        if !node.moved && !node.forced {
+            // No invisible transition enabled: `p_i` holds, the step ends.
+            emit(&node.state, path);
+            self.stack[top].completed = true;
+        } else if !node.completed && node.commit && self.ignoring == Ignoring::Cpc {
+            self.force(top, path, emit);
+        }
+        let node = self.stack.pop().expect("non-empty stack");
+        self.seen.insert(node.state, Mark::Done(node.completed));
+        if let Some(parent) = self.stack.last_mut() {
+            parent.completed |= node.completed;
+            path.pop();
+        }
+    }
+
+    /// Ends the transaction by force at stack node `at` (the top).
+    fn force(&mut self, at: usize, path: &[u32], emit: &mut dyn FnMut(&[i64], &[u32])) {
+        let node = &mut self.stack[at];
+        node.completed = true;
+        if !node.forced {
+            node.forced = true;
+            emit(&node.state, path);
+            self.forced.insert(node.state.clone());
+        }
+    }
+}
