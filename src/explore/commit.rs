@@ -104,26 +104,26 @@ impl Ignoring {
 }
 
 /// A state met by the current run.
-#[derive(Clone, Copy)]
-enum Mark {
-    /// On the stack, at this depth.
-    OnStack(usize),
-    /// Popped; whether it was completed.
-    Done(bool),
-}
-
 struct Node {
     state: Vec<i64>,
     /// Next transition to try, as an offset into the point's transitions.
     next: usize,
     /// Whether any transition was enabled here.
     moved: bool,
-    /// A path to a state where every thread is scheduled is known.
+    /// A path to a state where every thread is scheduled is known (for a
+    /// finished component: exists).
     completed: bool,
     /// The transaction was ended here by force.
     forced: bool,
     /// A commit point: reached by a transition that is not a both-mover.
     commit: bool,
+    /// Tarjan's lowlink: the smallest node reachable through the
+    /// unfinished component, by id (ids are in visiting order).
+    low: usize,
+    /// On Tarjan's stack: its strongly connected component is unfinished.
+    open: bool,
+    /// Its position on the depth-first path, while it is on it.
+    on_path: Option<usize>,
 }
 
 /// The depth-first run of one thread's invisible transitions.
@@ -132,8 +132,13 @@ pub struct Run {
     /// Per transition: it touches only its own thread's locals and program
     /// counter, so it is a both-mover.
     local: Vec<bool>,
-    seen: HashMap<Vec<i64>, Mark>,
-    stack: Vec<Node>,
+    /// State -> node id.
+    seen: HashMap<Vec<i64>, usize>,
+    nodes: Vec<Node>,
+    /// The depth-first path, as node ids.
+    dfs: Vec<usize>,
+    /// Tarjan's stack of nodes whose component is unfinished.
+    open: Vec<usize>,
     out: Vec<i64>,
     /// The distinct states where a transaction was ended by force.
     pub forced: HashSet<Vec<i64>>,
@@ -156,7 +161,9 @@ impl Run {
             ignoring,
             local,
             seen: HashMap::new(),
-            stack: Vec::new(),
+            nodes: Vec::new(),
+            dfs: Vec::new(),
+            open: Vec::new(),
             out: Vec::new(),
             forced: HashSet::new(),
         }
@@ -183,28 +190,25 @@ impl Run {
         emit: &mut dyn FnMut(&[i64], &[u32]),
     ) -> Result<bool, Found> {
         self.seen.clear();
-        self.stack.clear();
-        self.seen.insert(start.clone(), Mark::OnStack(0));
+        self.nodes.clear();
+        self.dfs.clear();
+        self.open.clear();
         let base = path.len();
-        self.stack.push(Node {
-            state: start,
-            next: 0,
-            moved: false,
-            completed: resumed,
-            forced: resumed,
-            commit: true,
-        });
+        self.push(start, true);
+        let root = &mut self.nodes[0];
+        (root.completed, root.forced) = (resumed, resumed);
         let mut moved = false;
-        while let Some(top) = self.stack.last_mut() {
-            let range = model.threads[t].points[top.state[t] as usize]
+        while let Some(&v) = self.dfs.last() {
+            let node = &mut self.nodes[v];
+            let range = model.threads[t].points[node.state[t] as usize]
                 .transitions
                 .clone();
-            let Some(k) = range.clone().nth(top.next) else {
-                self.pop(path, emit);
+            let Some(k) = range.clone().nth(node.next) else {
+                self.finish(path, emit);
                 continue;
             };
-            top.next += 1;
-            match fire(model, watch, k, &top.state, &mut self.out) {
+            node.next += 1;
+            match fire(model, watch, k, &node.state, &mut self.out) {
                 StepResult::Disabled => continue,
                 StepResult::Bad(problem) => {
                     path.push(k as u32);
@@ -215,107 +219,151 @@ impl Run {
                 }
                 StepResult::Ok => {}
             }
-            top.moved = true;
-            moved |= path.len() == base;
+            node.moved = true;
+            moved |= v == 0;
             path.push(k as u32);
             if class.stops(t, self.out[t]) {
                 // The transaction completes.
-                top.completed = true;
+                self.nodes[v].completed = true;
                 emit(&self.out, path);
                 path.pop();
                 continue;
             }
-            match self.seen.get(self.out.as_slice()).copied() {
-                Some(Mark::OnStack(depth)) => {
-                    self.back_edge(t, depth, base, path, emit)?;
-                    path.pop();
-                }
-                Some(Mark::Done(completed)) => {
-                    path.pop();
-                    let top = self.stack.last_mut().expect("non-empty stack");
-                    top.completed |= completed;
-                }
-                None => {
-                    let depth = self.stack.len();
-                    self.seen.insert(self.out.clone(), Mark::OnStack(depth));
-                    self.stack.push(Node {
-                        state: self.out.clone(),
-                        next: 0,
-                        moved: false,
-                        completed: false,
-                        forced: false,
-                        commit: !self.local[k],
-                    });
-                }
+            let Some(&w) = self.seen.get(self.out.as_slice()) else {
+                let state = self.out.clone();
+                self.push(state, !self.local[k]);
+                continue;
+            };
+            if let Some(depth) = self.nodes[w].on_path {
+                self.back_edge(t, depth, base, path, emit)?;
+            }
+            path.pop();
+            let (low, open, completed) = (
+                self.nodes[w].low,
+                self.nodes[w].open,
+                self.nodes[w].completed,
+            );
+            let node = &mut self.nodes[v];
+            if open {
+                // w is in v's unfinished component (Tarjan uses w's id; its
+                // lowlink is as good and no smaller than the root's).
+                node.low = node.low.min(low);
+            } else {
+                node.completed |= completed;
             }
         }
         Ok(moved)
     }
 
-    /// The top of the stack has a transition (the last of `path`) back to
-    /// the state at `depth` of the stack: the run can go round a loop.
+    /// Visits a new state: a node on the path and on Tarjan's stack.
+    fn push(&mut self, state: Vec<i64>, commit: bool) {
+        let id = self.nodes.len();
+        self.seen.insert(state.clone(), id);
+        self.nodes.push(Node {
+            state,
+            next: 0,
+            moved: false,
+            completed: false,
+            forced: false,
+            commit,
+            low: id,
+            open: true,
+            on_path: Some(self.dfs.len()),
+        });
+        self.dfs.push(id);
+        self.open.push(id);
+    }
+
+    /// The node on top of the path (the last of `path` leaves it) has a
+    /// transition back to the node at `depth` of the path: the run can go
+    /// round a loop.
     fn back_edge(
         &mut self,
         t: usize,
         depth: usize,
         base: usize,
-        path: &mut Vec<u32>,
+        path: &mut [u32],
         emit: &mut dyn FnMut(&[i64], &[u32]),
     ) -> Result<(), Found> {
-        let top = self.stack.len() - 1;
         match self.ignoring {
-            // The loop: the transitions from stack depth `depth` to the top,
+            // The loop: the transitions from path depth `depth` to the top,
             // and the one back; the trace is the stem and the loop.
             Ignoring::Forbid => Err(Found {
                 problem: Problem::InvisibleCycle {
                     thread: t,
                     length: path.len() - base - depth,
                 },
-                path: path.clone(),
+                path: path.to_vec(),
             }),
-            Ignoring::Cycles => {
-                // A loop through a state where every thread is already
-                // scheduled needs nothing more (the stack proviso's usual
-                // refinement).
-                if !self.stack[depth..].iter().any(|n| n.forced) {
-                    let at = &path[..path.len() - 1];
-                    self.force(top, at, emit);
-                }
+            // A loop through a state where every thread is already
+            // scheduled needs nothing more (the stack proviso's usual
+            // refinement).
+            Ignoring::Cycles if !self.dfs[depth..].iter().any(|&n| self.nodes[n].forced) => {
+                let top = *self.dfs.last().expect("non-empty path");
+                self.force(top, &path[..path.len() - 1], emit);
                 Ok(())
             }
-            Ignoring::Cpc => {
-                // A state on the stack is not known to complete yet.
-                let completed = self.stack[depth].completed;
-                self.stack[top].completed |= completed;
-                Ok(())
-            }
-            Ignoring::Unsound => Ok(()),
+            _ => Ok(()),
         }
     }
 
-    /// Pops the top of the stack, ending the transaction there if it is
-    /// blocked (by itself) or cannot complete (by force, under CPC).
-    fn pop(&mut self, path: &mut Vec<u32>, emit: &mut dyn FnMut(&[i64], &[u32])) {
-        let top = self.stack.len() - 1;
-        let node = &self.stack[top];
+    /// Leaves the node on top of the path: ends the transaction there if it
+    /// is blocked, and when it closes a strongly connected component,
+    /// decides whether the component completes.
+    fn finish(&mut self, path: &mut Vec<u32>, emit: &mut dyn FnMut(&[i64], &[u32])) {
+        let v = self.dfs.pop().expect("non-empty path");
+        let node = &mut self.nodes[v];
+        node.on_path = None;
         if !node.moved && !node.forced {
             // No invisible transition enabled: `p_i` holds, the step ends.
+            node.completed = true;
             emit(&node.state, path);
-            self.stack[top].completed = true;
-        } else if !node.completed && node.commit && self.ignoring == Ignoring::Cpc {
-            self.force(top, path, emit);
         }
-        let node = self.stack.pop().expect("non-empty stack");
-        self.seen.insert(node.state, Mark::Done(node.completed));
-        if let Some(parent) = self.stack.last_mut() {
-            parent.completed |= node.completed;
+        if node.low == v {
+            self.close(v, path, emit);
+        }
+        let (low, completed) = (self.nodes[v].low, self.nodes[v].completed);
+        if let Some(&parent) = self.dfs.last() {
+            let parent = &mut self.nodes[parent];
+            parent.low = parent.low.min(low);
+            // Within one component this is settled when it closes; from a
+            // closed one it is final.
+            parent.completed |= completed;
             path.pop();
         }
     }
 
-    /// Ends the transaction by force at stack node `at` (the top).
-    fn force(&mut self, at: usize, path: &[u32], emit: &mut dyn FnMut(&[i64], &[u32])) {
-        let node = &mut self.stack[at];
+    /// Closes the strongly connected component rooted at `root` (on top of
+    /// the path that `path` leads to). Its states reach one another, so
+    /// they complete together: if any completes, all do. If none does and
+    /// one is a commit point, the transaction is ended by force at the
+    /// root (under CPC); if none is, the states are both-mover suffixes and
+    /// the decision falls to the nearest commit point above.
+    fn close(&mut self, root: usize, path: &[u32], emit: &mut dyn FnMut(&[i64], &[u32])) {
+        let at = self
+            .open
+            .iter()
+            .rposition(|&n| n == root)
+            .expect("the root is open");
+        let members = self.open.split_off(at);
+        let mut completed = members.iter().any(|&n| self.nodes[n].completed);
+        if !completed
+            && self.ignoring == Ignoring::Cpc
+            && members.iter().any(|&n| self.nodes[n].commit)
+        {
+            self.force(root, path, emit);
+            completed = true;
+        }
+        for n in members {
+            let node = &mut self.nodes[n];
+            node.open = false;
+            node.completed = completed;
+        }
+    }
+
+    /// Ends the transaction by force at node `v`, reached by `path`.
+    fn force(&mut self, v: usize, path: &[u32], emit: &mut dyn FnMut(&[i64], &[u32])) {
+        let node = &mut self.nodes[v];
         node.completed = true;
         if !node.forced {
             node.forced = true;
