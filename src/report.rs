@@ -492,6 +492,18 @@ pub struct ClassifyReport {
     pub model: String,
     /// One row per transition, thread by thread, in source order.
     pub transitions: Vec<ClassRow>,
+    /// Loops of invisible control points, which a reduced step can run
+    /// forever: `check --ignoring` decides what happens there.
+    pub invisible_loops: Vec<LoopRow>,
+}
+
+/// A loop of invisible control points of one thread.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopRow {
+    /// The thread.
+    pub thread: String,
+    /// Its points on the loop, as shown in traces (label or `line N`).
+    pub points: Vec<String>,
 }
 
 /// One transition's classification.
@@ -556,9 +568,20 @@ impl ClassifyReport {
                 }
             })
             .collect();
+        let invisible_loops = crate::classify::invisible_loops(model, &class)
+            .into_iter()
+            .map(|(t, pcs)| LoopRow {
+                thread: model.threads[t].name.clone(),
+                points: pcs
+                    .iter()
+                    .map(|&pc| model.threads[t].points[pc as usize].name())
+                    .collect(),
+            })
+            .collect();
         ClassifyReport {
             model: model.name.clone(),
             transitions,
+            invisible_loops,
         }
     }
 }
@@ -611,6 +634,16 @@ impl fmt::Display for ClassifyReport {
                 f,
                 " * invisible, but at a visible control point: a reduced step may start with it."
             )?;
+        }
+        if !self.invisible_loops.is_empty() {
+            writeln!(f)?;
+            writeln!(
+                f,
+                "loops of invisible points (a reduced step can run them forever; `check --ignoring cpc`, the default, ends such a run by force where it cannot complete):"
+            )?;
+            for l in &self.invisible_loops {
+                writeln!(f, " {}  {}", l.thread, l.points.join(", "))?;
+            }
         }
         Ok(())
     }
