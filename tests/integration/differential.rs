@@ -223,3 +223,28 @@ proptest! {
         compare(&system(&mut Choices::new(&data)), true)?;
     }
 }
+
+/// The ignoring problem is exercised: at least a quarter of the generated
+/// systems have a loop of invisible control points, which a reduced step
+/// can run forever.
+#[test]
+fn a_quarter_of_generated_systems_can_loop_invisibly() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (mut looping, total) = (0, 400);
+    for _ in 0..total {
+        let data = choices().new_tree(&mut runner).unwrap().current();
+        let text = system(&mut Choices::new(&data));
+        let model = compile(&Source::new("g.gc", &text).unwrap(), &[]).unwrap();
+        if !optimist::ClassifyReport::new(&model)
+            .invisible_loops
+            .is_empty()
+        {
+            looping += 1;
+        }
+    }
+    assert!(
+        4 * looping >= total,
+        "{looping} of {total} systems can loop invisibly"
+    );
+}
