@@ -69,10 +69,38 @@
 use hashbrown::{HashMap, HashSet};
 
 use super::outcome::Problem;
-use super::reduced::fire;
-use super::search::{Found, StepResult, Watch};
-use crate::classify::Classification;
-use crate::model::{Model, SlotClass};
+use super::search::Found;
+use crate::model::Model;
+
+/// What one thread's transactions are made of: the reduction's side of a
+/// run. Stoller-Cohen's steps and Flanagan-Qadeer's mover transactions
+/// differ only here.
+pub trait Transaction {
+    /// The run's node for stored state `s` (the state, plus whatever the
+    /// reduction keeps per transaction, such as a phase bit).
+    fn node(&self, s: &[i64], out: &mut Vec<i64>);
+    /// The stored state of a node.
+    fn state<'a>(&self, node: &'a [i64]) -> &'a [i64];
+    /// Fires transition `k` of thread `t` from node `from` into `out`, with
+    /// every check of the semantics.
+    fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired;
+}
+
+/// What firing a transition inside a transaction gave.
+pub enum Fired {
+    /// The guard is false.
+    Disabled,
+    /// A violation.
+    Bad(Problem),
+    /// The transaction completes in `out`: it is a stored state.
+    Ends,
+    /// The transaction goes on from `out`, which is a commit point when
+    /// `commit` (see the module docs).
+    Continues {
+        /// The transition is not a both-mover.
+        commit: bool,
+    },
+}
 
 /// What a reduced step does where a run of invisible transitions can go on
 /// forever.
@@ -129,9 +157,6 @@ struct Node {
 /// The depth-first run of one thread's invisible transitions.
 pub struct Run {
     ignoring: Ignoring,
-    /// Per transition: it touches only its own thread's locals and program
-    /// counter, so it is a both-mover.
-    local: Vec<bool>,
     /// State -> node id.
     seen: HashMap<Vec<i64>, usize>,
     nodes: Vec<Node>,
@@ -145,21 +170,10 @@ pub struct Run {
 }
 
 impl Run {
-    /// A run of `model`'s threads under the given policy.
-    pub fn new(model: &Model, ignoring: Ignoring) -> Run {
-        let local = (0..model.transitions.len())
-            .map(|k| {
-                let own = SlotClass::Local(model.transitions[k].thread);
-                let (reads, writes) = crate::classify::slots(model, k);
-                reads
-                    .iter()
-                    .chain(&writes)
-                    .all(|&s| model.slots[s as usize].class == own)
-            })
-            .collect();
+    /// A run under the given policy.
+    pub fn new(ignoring: Ignoring) -> Run {
         Run {
             ignoring,
-            local,
             seen: HashMap::new(),
             nodes: Vec::new(),
             dfs: Vec::new(),
@@ -169,34 +183,30 @@ impl Run {
         }
     }
 
-    /// Runs thread `t`'s invisible transitions from `start`, where `t` is
-    /// at an invisible point, reached from the expanded state by `path`.
-    /// Emits every state where the step ends, by itself or by force, and
-    /// returns whether any transition was enabled at `start`.
-    ///
-    /// `resumed`: `start` is a stored state (a transaction ended there by
-    /// force earlier), where every thread is already scheduled, so it is
-    /// completed from the outset and never emitted again.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs thread `t`'s transaction from stored state `s`, where every
+    /// thread is scheduled: a new transaction if `t` is between two, or the
+    /// rest of one that was ended by force at `s`. Emits every state where
+    /// the transaction ends, by itself or by force, and returns whether any
+    /// transition of `t` was enabled at `s`.
     pub fn explore(
         &mut self,
         model: &Model,
-        class: &Classification,
-        watch: &mut Watch,
+        tx: &mut dyn Transaction,
         t: usize,
-        start: Vec<i64>,
-        resumed: bool,
-        path: &mut Vec<u32>,
+        s: &[i64],
         emit: &mut dyn FnMut(&[i64], &[u32]),
     ) -> Result<bool, Found> {
         self.seen.clear();
         self.nodes.clear();
         self.dfs.clear();
         self.open.clear();
-        let base = path.len();
+        let mut path = Vec::new();
+        let mut start = Vec::new();
+        tx.node(s, &mut start);
         self.push(start, true);
+        // The start is stored already: completed, and never emitted again.
         let root = &mut self.nodes[0];
-        (root.completed, root.forced) = (resumed, resumed);
+        (root.completed, root.forced) = (true, true);
         let mut moved = false;
         while let Some(&v) = self.dfs.last() {
             let node = &mut self.nodes[v];
@@ -204,38 +214,37 @@ impl Run {
                 .transitions
                 .clone();
             let Some(k) = range.clone().nth(node.next) else {
-                self.finish(path, emit);
+                self.finish(tx, &mut path, emit);
                 continue;
             };
             node.next += 1;
-            match fire(model, watch, k, &node.state, &mut self.out) {
-                StepResult::Disabled => continue,
-                StepResult::Bad(problem) => {
+            let commit = match tx.fire(t, k, &node.state, &mut self.out) {
+                Fired::Disabled => continue,
+                Fired::Bad(problem) => {
                     path.push(k as u32);
-                    return Err(Found {
-                        problem,
-                        path: path.clone(),
-                    });
+                    return Err(Found { problem, path });
                 }
-                StepResult::Ok => {}
-            }
+                Fired::Ends => {
+                    node.moved = true;
+                    node.completed = true;
+                    moved |= v == 0;
+                    path.push(k as u32);
+                    emit(tx.state(&self.out), &path);
+                    path.pop();
+                    continue;
+                }
+                Fired::Continues { commit } => commit,
+            };
             node.moved = true;
             moved |= v == 0;
             path.push(k as u32);
-            if class.stops(t, self.out[t]) {
-                // The transaction completes.
-                self.nodes[v].completed = true;
-                emit(&self.out, path);
-                path.pop();
-                continue;
-            }
             let Some(&w) = self.seen.get(self.out.as_slice()) else {
                 let state = self.out.clone();
-                self.push(state, !self.local[k]);
+                self.push(state, commit);
                 continue;
             };
             if let Some(depth) = self.nodes[w].on_path {
-                self.back_edge(t, depth, base, path, emit)?;
+                self.back_edge(tx, t, depth, &mut path, emit)?;
             }
             path.pop();
             let (low, open, completed) = (
@@ -279,9 +288,9 @@ impl Run {
     /// round a loop.
     fn back_edge(
         &mut self,
+        tx: &dyn Transaction,
         t: usize,
         depth: usize,
-        base: usize,
         path: &mut [u32],
         emit: &mut dyn FnMut(&[i64], &[u32]),
     ) -> Result<(), Found> {
@@ -291,7 +300,7 @@ impl Run {
             Ignoring::Forbid => Err(Found {
                 problem: Problem::InvisibleCycle {
                     thread: t,
-                    length: path.len() - base - depth,
+                    length: path.len() - depth,
                 },
                 path: path.to_vec(),
             }),
@@ -300,7 +309,7 @@ impl Run {
             // refinement).
             Ignoring::Cycles if !self.dfs[depth..].iter().any(|&n| self.nodes[n].forced) => {
                 let top = *self.dfs.last().expect("non-empty path");
-                self.force(top, &path[..path.len() - 1], emit);
+                self.force(tx, top, &path[..path.len() - 1], emit);
                 Ok(())
             }
             _ => Ok(()),
@@ -310,17 +319,24 @@ impl Run {
     /// Leaves the node on top of the path: ends the transaction there if it
     /// is blocked, and when it closes a strongly connected component,
     /// decides whether the component completes.
-    fn finish(&mut self, path: &mut Vec<u32>, emit: &mut dyn FnMut(&[i64], &[u32])) {
+    fn finish(
+        &mut self,
+        tx: &dyn Transaction,
+        path: &mut Vec<u32>,
+        emit: &mut dyn FnMut(&[i64], &[u32]),
+    ) {
         let v = self.dfs.pop().expect("non-empty path");
         let node = &mut self.nodes[v];
         node.on_path = None;
         if !node.moved && !node.forced {
-            // No invisible transition enabled: `p_i` holds, the step ends.
+            // No transition enabled: the thread is blocked (`p_i`), and its
+            // guards here read only what no other thread changes, so the
+            // transaction ends.
             node.completed = true;
-            emit(&node.state, path);
+            emit(tx.state(&node.state), path);
         }
         if node.low == v {
-            self.close(v, path, emit);
+            self.close(tx, v, path, emit);
         }
         let (low, completed) = (self.nodes[v].low, self.nodes[v].completed);
         if let Some(&parent) = self.dfs.last() {
@@ -339,7 +355,13 @@ impl Run {
     /// one is a commit point, the transaction is ended by force at the
     /// root (under CPC); if none is, the states are both-mover suffixes and
     /// the decision falls to the nearest commit point above.
-    fn close(&mut self, root: usize, path: &[u32], emit: &mut dyn FnMut(&[i64], &[u32])) {
+    fn close(
+        &mut self,
+        tx: &dyn Transaction,
+        root: usize,
+        path: &[u32],
+        emit: &mut dyn FnMut(&[i64], &[u32]),
+    ) {
         let at = self
             .open
             .iter()
@@ -351,7 +373,7 @@ impl Run {
             && self.ignoring == Ignoring::Cpc
             && members.iter().any(|&n| self.nodes[n].commit)
         {
-            self.force(root, path, emit);
+            self.force(tx, root, path, emit);
             completed = true;
         }
         for n in members {
@@ -362,13 +384,20 @@ impl Run {
     }
 
     /// Ends the transaction by force at node `v`, reached by `path`.
-    fn force(&mut self, v: usize, path: &[u32], emit: &mut dyn FnMut(&[i64], &[u32])) {
+    fn force(
+        &mut self,
+        tx: &dyn Transaction,
+        v: usize,
+        path: &[u32],
+        emit: &mut dyn FnMut(&[i64], &[u32]),
+    ) {
         let node = &mut self.nodes[v];
         node.completed = true;
         if !node.forced {
             node.forced = true;
-            emit(&node.state, path);
-            self.forced.insert(node.state.clone());
+            let state = tx.state(&node.state);
+            emit(state, path);
+            self.forced.insert(state.to_vec());
         }
     }
 }

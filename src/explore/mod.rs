@@ -76,11 +76,11 @@ fn run(
         Reduction::Sc => {
             let class = crate::classify::classify(model);
             let mut exp = reduced::Reduced::new(model, &class, options.ignoring);
-            exp.watch = watch;
+            *exp.watch_mut() = watch;
             let mut o = search::search(model, &mut exp, limits, deadlock, progress);
             o.stats.forced = exp.run.forced.len() as u64;
             o.ignoring = Some(options.ignoring);
-            (o, exp.watch)
+            (o, exp.into_watch())
         }
     }
 }

@@ -9,32 +9,90 @@
 //! through a step is the `M` of `N* R`) but not stored. A run that can go
 //! on forever is handled by the policy of [`super::commit`].
 
-use super::commit::{Ignoring, Run};
+use super::commit::{Fired, Ignoring, Run, Transaction};
 use super::outcome::Problem;
 use super::search::{Expand, Found, StepResult, Watch, step_watched};
 use crate::classify::Classification;
-use crate::model::Model;
+use crate::model::{Model, SlotClass};
 
 /// Expands a stored state by the reduced steps of every thread.
 pub struct Reduced<'m> {
+    steps: Steps<'m>,
+    /// The run that explores each step.
+    pub run: Run,
+}
+
+/// Stoller-Cohen's transactions: a visible transition, then invisible ones
+/// until the thread reaches a point where the reduction stops.
+struct Steps<'m> {
     model: &'m Model,
     class: &'m Classification,
-    out: Vec<i64>,
-    /// The run of invisible transitions that ends each step.
-    pub run: Run,
-    /// What the search watches besides the semantics.
-    pub watch: Watch,
+    /// Per transition: invisible, and touching only its own thread's locals
+    /// and program counter, so a both-mover; the state after it is not a
+    /// commit point.
+    both: Vec<bool>,
+    watch: Watch,
 }
 
 impl<'m> Reduced<'m> {
     /// The reduced expander of `model` under `class`.
     pub fn new(model: &'m Model, class: &'m Classification, ignoring: Ignoring) -> Reduced<'m> {
         Reduced {
-            model,
-            class,
-            out: Vec::new(),
-            run: Run::new(model, ignoring),
-            watch: Watch::default(),
+            steps: Steps {
+                model,
+                class,
+                both: both_movers(model, class),
+                watch: Watch::default(),
+            },
+            run: Run::new(ignoring),
+        }
+    }
+
+    /// What the search watches besides the semantics.
+    pub fn watch_mut(&mut self) -> &mut Watch {
+        &mut self.steps.watch
+    }
+
+    /// Takes the watch out, with its log.
+    pub fn into_watch(self) -> Watch {
+        self.steps.watch
+    }
+}
+
+/// The transitions that are both-movers: invisible, touching only their own
+/// thread's locals and program counter.
+pub fn both_movers(model: &Model, class: &Classification) -> Vec<bool> {
+    (0..model.transitions.len())
+        .map(|k| {
+            let own = SlotClass::Local(model.transitions[k].thread);
+            let (reads, writes) = crate::classify::slots(model, k);
+            !class.transitions[k].own
+                && reads
+                    .iter()
+                    .chain(&writes)
+                    .all(|&s| model.slots[s as usize].class == own)
+        })
+        .collect()
+}
+
+impl Transaction for Steps<'_> {
+    fn node(&self, s: &[i64], out: &mut Vec<i64>) {
+        out.clear();
+        out.extend_from_slice(s);
+    }
+
+    fn state<'a>(&self, node: &'a [i64]) -> &'a [i64] {
+        node
+    }
+
+    fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired {
+        match fire(self.model, &mut self.watch, k, from, out) {
+            StepResult::Disabled => Fired::Disabled,
+            StepResult::Bad(p) => Fired::Bad(p),
+            StepResult::Ok if self.class.stops(t, out[t]) => Fired::Ends,
+            StepResult::Ok => Fired::Continues {
+                commit: !self.both[k],
+            },
         }
     }
 }
@@ -60,64 +118,19 @@ pub fn fire(
 
 impl Expand for Reduced<'_> {
     fn watch(&mut self) -> Option<&mut Watch> {
-        Some(&mut self.watch)
+        Some(&mut self.steps.watch)
     }
 
+    /// Every thread takes its step from `s`: a thread at a visible point
+    /// starts one, and a thread at an invisible point (its step was ended
+    /// here by force, see [`super::commit`]) resumes its run. Its invisible
+    /// guards read only its own locals, so if none is enabled it is blocked
+    /// for good.
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
-        let (model, class) = (self.model, self.class);
+        let model = self.steps.model;
         let mut enabled = false;
-        let mut path = Vec::new();
         for t in 0..model.threads.len() {
-            if !class.stops(t, s[t]) {
-                // A transaction of t was ended here by force (the run could
-                // not complete): t resumes its run. Its invisible guards
-                // read only its own locals, so if none is enabled it is
-                // blocked for good.
-                path.clear();
-                let run = &mut self.run;
-                enabled |= run.explore(
-                    model,
-                    class,
-                    &mut self.watch,
-                    t,
-                    s.to_vec(),
-                    true,
-                    &mut path,
-                    emit,
-                )?;
-                continue;
-            }
-            for k in model.threads[t].points[s[t] as usize].transitions.clone() {
-                match fire(model, &mut self.watch, k, s, &mut self.out) {
-                    StepResult::Disabled => continue,
-                    StepResult::Bad(problem) => {
-                        return Err(Found {
-                            problem,
-                            path: vec![k as u32],
-                        });
-                    }
-                    StepResult::Ok => {}
-                }
-                enabled = true;
-                path.clear();
-                path.push(k as u32);
-                if class.stops(t, self.out[t]) {
-                    emit(&self.out, &path);
-                } else {
-                    let first = self.out.clone();
-                    let run = &mut self.run;
-                    run.explore(
-                        model,
-                        class,
-                        &mut self.watch,
-                        t,
-                        first,
-                        false,
-                        &mut path,
-                        emit,
-                    )?;
-                }
-            }
+            enabled |= self.run.explore(model, &mut self.steps, t, s, emit)?;
         }
         Ok(enabled)
     }
