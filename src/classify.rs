@@ -294,6 +294,10 @@ pub fn slots(model: &Model, k: usize) -> (Vec<u32>, Vec<u32>) {
     (reads, writes)
 }
 
+/// A witness valuation, and the predicate's value before and after (`None`:
+/// it faults).
+type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
+
 /// A valuation of `vars` in which firing `k` changes `pred`, if there is
 /// one, with the predicate's value before and after.
 ///
@@ -307,7 +311,7 @@ fn changes(
     k: usize,
     pred: &crate::model::CExpr,
     vars: &[u32],
-) -> Option<(Vec<(u32, i64)>, Option<bool>, Option<bool>)> {
+) -> Option<Change> {
     let tr = &model.transitions[k];
     let mut s = model.init.clone();
     s[tr.thread as usize] = tr.from;
