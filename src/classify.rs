@@ -306,12 +306,7 @@ type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
 /// a transition that turns `excl(i, x)` from true into a fault changes it
 /// just as one that makes it false, and hiding it behind an invisible step
 /// would hide the violation the fault is.
-fn changes(
-    model: &Model,
-    k: usize,
-    pred: &crate::model::CExpr,
-    vars: &[u32],
-) -> Option<Change> {
+fn changes(model: &Model, k: usize, pred: &crate::model::CExpr, vars: &[u32]) -> Option<Change> {
     let tr = &model.transitions[k];
     let mut s = model.init.clone();
     s[tr.thread as usize] = tr.from;

@@ -307,6 +307,19 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
             );
             r.predicate = Some(predicate(model, *protected, *victim, &after));
         }
+        Problem::GiveExcl {
+            protected,
+            receiver,
+        } => {
+            let slot = model.protected[*protected].slot as usize;
+            let name = &model.slots[slot].name;
+            r.variable = Some(name.clone());
+            r.message = format!(
+                "{at} makes excl({}, {name}) true, the predicate of another thread: transactions with movers need exclusive access that only its holder takes and gives up (seed 000, property (ii)); use `--reduction sc`",
+                tname(*receiver)
+            );
+            r.predicate = Some(predicate(model, *protected, *receiver, &after));
+        }
         Problem::Deadlock => {
             let where_: Vec<String> = (0..model.threads.len())
                 .filter(|&t| after[t] != model.threads[t].end())

@@ -2,6 +2,7 @@
 
 mod commit;
 mod full;
+mod movers;
 mod outcome;
 mod reduced;
 mod search;
@@ -22,6 +23,9 @@ pub enum Reduction {
     /// by a maximal run of the same thread's invisible transitions.
     #[default]
     Sc,
+    /// Flanagan and Qadeer's transactions: right movers, one committing
+    /// action, left movers (seed 000). Does not preserve deadlocks.
+    Movers,
 }
 
 impl Reduction {
@@ -30,6 +34,7 @@ impl Reduction {
         match self {
             Reduction::None => "none",
             Reduction::Sc => "sc",
+            Reduction::Movers => "movers",
         }
     }
 }
@@ -76,6 +81,15 @@ fn run(
         Reduction::Sc => {
             let class = crate::classify::classify(model);
             let mut exp = reduced::Reduced::new(model, &class, options.ignoring);
+            *exp.watch_mut() = watch;
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.stats.forced = exp.run.forced.len() as u64;
+            o.ignoring = Some(options.ignoring);
+            (o, exp.into_watch())
+        }
+        Reduction::Movers => {
+            let class = crate::classify::classify(model);
+            let mut exp = movers::Movers::new(model, &class, options.ignoring);
             *exp.watch_mut() = watch;
             let mut o = search::search(model, &mut exp, limits, deadlock, progress);
             o.stats.forced = exp.run.forced.len() as u64;

@@ -101,6 +101,15 @@ pub enum Problem {
         /// Transitions in the loop.
         length: usize,
     },
+    /// Under `movers`, seed 000's property (ii): the last transition made
+    /// `excl(receiver, x)` true for another thread `receiver`; exclusive
+    /// access may be taken and given up only by its holder.
+    GiveExcl {
+        /// Index into `Model::protected`.
+        protected: usize,
+        /// The thread whose predicate became true.
+        receiver: usize,
+    },
     /// WFendExcl: the last transition falsified `excl(victim, x)` for
     /// another thread `victim`.
     EndExcl {
@@ -175,7 +184,9 @@ impl Violation {
             Problem::Overlap { .. } => Kind::Discipline,
             Problem::Invariant(_) => Kind::Invariant,
             Problem::Deadlock => Kind::Deadlock,
-            Problem::InvisibleCycle { .. } | Problem::EndExcl { .. } => Kind::WellFormedness,
+            Problem::InvisibleCycle { .. } | Problem::EndExcl { .. } | Problem::GiveExcl { .. } => {
+                Kind::WellFormedness
+            }
         }
     }
 }

@@ -49,6 +49,8 @@ enum ReductionArg {
     None,
     /// Stoller-Cohen reduction.
     Sc,
+    /// Flanagan-Qadeer transactions: right movers, a commit, left movers.
+    Movers,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -76,7 +78,13 @@ pub fn run(args: CheckArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    if args.reduction == ReductionArg::Sc {
+    if args.reduction == ReductionArg::Movers && args.deadlock {
+        eprintln!(
+            "error: `--deadlock` cannot be used with `--reduction movers`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`"
+        );
+        return ExitCode::from(2);
+    }
+    if args.reduction != ReductionArg::None {
         if let Err(e) = optimist::check_reducible(&src, &model) {
             return crate::common::fail(e);
         }
@@ -85,6 +93,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
         reduction: match args.reduction {
             ReductionArg::None => Reduction::None,
             ReductionArg::Sc => Reduction::Sc,
+            ReductionArg::Movers => Reduction::Movers,
         },
         limits: Limits {
             max_states: args.max_states,
