@@ -36,7 +36,7 @@ pub use model::{
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
-pub use report::{CheckReport, ClassRow, ClassifyReport, LoopRow};
+pub use report::{CheckReport, ClassRow, ClassifyReport, LoopRow, RegionRow};
 pub use syntax::parser::{MAX_EXPR_DEPTH, MAX_NESTING, SyntaxError, parse_expr};
 pub use syntax::span::{Span, line_col};
 pub use syntax::{ast, pretty};

@@ -25,6 +25,12 @@ pub struct CheckReport {
     pub ignoring: Option<&'static str>,
     /// Reduced mode: states where a transaction was ended by force.
     pub forced_states: Option<u64>,
+    /// Reduced mode: per thread and labelled region of its code, how many
+    /// transactions (reduced steps) the reduction cuts it into.
+    pub transactions: Option<Vec<RegionRow>>,
+    /// Print the transactions per region in the text report too.
+    #[serde(skip)]
+    pub show_transactions: bool,
     /// Stored states.
     pub states: u64,
     /// Transitions (reduced steps in reduced mode) taken.
@@ -43,6 +49,53 @@ pub struct CheckReport {
     pub violation: Option<ViolationReport>,
     /// The counterexample, one entry per transition.
     pub trace: Vec<StepReport>,
+}
+
+/// How a region of a thread's code is cut into transactions.
+#[derive(Clone, Debug, Serialize)]
+pub struct RegionRow {
+    /// The thread.
+    pub thread: String,
+    /// The label the region starts at; it runs to the next label.
+    pub region: String,
+    /// Source line of the label.
+    pub line: usize,
+    /// Transactions a run through the region is cut into: one per boundary
+    /// in it, plus one if it is entered inside a transaction.
+    pub transactions: usize,
+    /// The points of the region where a transaction began.
+    pub boundaries: Vec<String>,
+}
+
+/// The labelled regions of every thread, with the transaction boundaries
+/// the search met in them.
+fn regions(model: &Model, boundaries: &[(usize, i64)]) -> Vec<RegionRow> {
+    let mut rows = Vec::new();
+    for (t, th) in model.threads.iter().enumerate() {
+        let starts: Vec<usize> = (0..th.points.len())
+            .filter(|&pc| th.points[pc].label.is_some())
+            .collect();
+        for (n, &from) in starts.iter().enumerate() {
+            let to = starts.get(n + 1).copied().unwrap_or(th.points.len());
+            let inside: Vec<i64> = boundaries
+                .iter()
+                .filter(|&&(u, pc)| u == t && (from..to).contains(&(pc as usize)))
+                .map(|&(_, pc)| pc)
+                .collect();
+            let entered_inside = !inside.contains(&(from as i64));
+            rows.push(RegionRow {
+                thread: th.name.clone(),
+                region: th.points[from].name(),
+                line: th.points[from].line,
+                transactions: inside.len() + usize::from(entered_inside),
+                boundaries: inside
+                    .iter()
+                    .map(|&pc| th.points[pc as usize].name())
+                    .collect(),
+            });
+        }
+    }
+    rows
 }
 
 /// A violation, described.
@@ -103,6 +156,10 @@ impl CheckReport {
             reduction: reduction.name(),
             ignoring: outcome.ignoring.map(|i| i.name()),
             forced_states: outcome.ignoring.map(|_| s.forced),
+            transactions: outcome
+                .ignoring
+                .map(|_| regions(model, &outcome.boundaries)),
+            show_transactions: false,
             states: s.states,
             transitions: s.transitions,
             depth: s.depth,
@@ -410,6 +467,27 @@ impl fmt::Display for CheckReport {
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
+        if let (true, Some(rows)) = (self.show_transactions, &self.transactions) {
+            writeln!(
+                f,
+                "transactions per labelled region (a region runs to the next label):"
+            )?;
+            let mut table_rows = vec![
+                ["thread", "region", "line", "transactions", "boundaries"]
+                    .map(String::from)
+                    .to_vec(),
+            ];
+            for r in rows {
+                table_rows.push(vec![
+                    r.thread.clone(),
+                    r.region.clone(),
+                    r.line.to_string(),
+                    r.transactions.to_string(),
+                    r.boundaries.join(", "),
+                ]);
+            }
+            table(f, &table_rows, &[2, 3])?;
+        }
         if let Some(n @ 1..) = self.forced_states {
             let s = if n == 1 { "" } else { "s" };
             let why = match self.ignoring {
@@ -542,11 +620,22 @@ pub struct ClassRow {
     /// Why the point is visible although the transition is not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub point_reason: Option<String>,
+    /// Under `--reduction movers`: `right`, `left`, `both` or `non`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mover: Option<&'static str>,
+    /// Why it is that kind of mover.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mover_reason: Option<String>,
 }
 
 impl ClassifyReport {
     /// Classifies `model`.
     pub fn new(model: &Model) -> ClassifyReport {
+        ClassifyReport::with_movers(model, false)
+    }
+
+    /// Classifies `model`, with each transition's mover type when `movers`.
+    pub fn with_movers(model: &Model, movers: bool) -> ClassifyReport {
         let class = crate::classify::classify(model);
         let transitions = model
             .transitions
@@ -569,7 +658,15 @@ impl ClassifyReport {
                         None => "its point starts the thread (WFinitVis)".to_string(),
                     }
                 });
+                let (mover, mover_reason) = if movers {
+                    let (m, why) = crate::explore::mover_kind(model, &class, k);
+                    (Some(m), Some(why))
+                } else {
+                    (None, None)
+                };
                 ClassRow {
+                    mover,
+                    mover_reason,
                     thread: model.threads[t].name.clone(),
                     label: point.label.clone(),
                     line: tr.line,
@@ -615,31 +712,41 @@ impl fmt::Display for ClassifyReport {
             self.transitions.len() - visible
         )?;
         writeln!(f)?;
-        let rows: Vec<Vec<String>> = std::iter::once(
-            ["thread", "point", "line", "statement", "", "reason"]
-                .map(String::from)
-                .to_vec(),
-        )
-        .chain(self.transitions.iter().map(|r| {
-            let class = match (r.visible, r.point_visible) {
-                (true, _) => "visible",
-                (false, true) => "invisible*",
-                (false, false) => "invisible",
-            };
-            let reason = match &r.point_reason {
-                Some(p) => format!("{}; * but {p}", r.reason),
-                None => r.reason.clone(),
-            };
-            vec![
-                r.thread.clone(),
-                r.label.clone().unwrap_or_default(),
-                r.line.to_string(),
-                r.statement.clone(),
-                class.to_string(),
-                reason,
-            ]
-        }))
-        .collect();
+        let movers = self.transitions.iter().any(|r| r.mover.is_some());
+        let header: &[&str] = if movers {
+            &["thread", "point", "line", "statement", "sc", "mover", "why"]
+        } else {
+            &["thread", "point", "line", "statement", "", "reason"]
+        };
+        let rows: Vec<Vec<String>> =
+            std::iter::once(header.iter().map(|h| h.to_string()).collect())
+                .chain(self.transitions.iter().map(|r| {
+                    let class = match (r.visible, r.point_visible) {
+                        (true, _) => "visible",
+                        (false, true) => "invisible*",
+                        (false, false) => "invisible",
+                    };
+                    let reason = match &r.point_reason {
+                        Some(p) => format!("{}; * but {p}", r.reason),
+                        None => r.reason.clone(),
+                    };
+                    let mut row = vec![
+                        r.thread.clone(),
+                        r.label.clone().unwrap_or_default(),
+                        r.line.to_string(),
+                        r.statement.clone(),
+                        class.to_string(),
+                        reason,
+                    ];
+                    if let (Some(m), Some(why)) = (r.mover, &r.mover_reason) {
+                        // The mover's reason replaces visibility's, to keep it narrow.
+                        row.pop();
+                        row.push(m.to_string());
+                        row.push(why.clone());
+                    }
+                    row
+                }))
+                .collect();
         table(f, &rows, &[2])?;
         if stops > 0 {
             writeln!(f)?;

@@ -167,6 +167,9 @@ pub struct Run {
     out: Vec<i64>,
     /// The distinct states where a transaction was ended by force.
     pub forced: HashSet<Vec<i64>>,
+    /// The control points `(thread, point)` where a transaction began:
+    /// the boundaries that cut each thread's code into transactions.
+    pub starts: std::collections::BTreeSet<(usize, i64)>,
 }
 
 impl Run {
@@ -180,6 +183,7 @@ impl Run {
             open: Vec::new(),
             out: Vec::new(),
             forced: HashSet::new(),
+            starts: std::collections::BTreeSet::new(),
         }
     }
 
@@ -260,6 +264,9 @@ impl Run {
             } else {
                 node.completed |= completed;
             }
+        }
+        if moved {
+            self.starts.insert((t, s[t]));
         }
         Ok(moved)
     }

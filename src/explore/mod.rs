@@ -9,6 +9,7 @@ mod search;
 mod store;
 
 pub use commit::Ignoring;
+pub use movers::mover_kind;
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 
@@ -85,6 +86,7 @@ fn run(
             let mut o = search::search(model, &mut exp, limits, deadlock, progress);
             o.stats.forced = exp.run.forced.len() as u64;
             o.ignoring = Some(options.ignoring);
+            o.boundaries = exp.run.starts.iter().copied().collect();
             (o, exp.into_watch())
         }
         Reduction::Movers => {
@@ -94,6 +96,7 @@ fn run(
             let mut o = search::search(model, &mut exp, limits, deadlock, progress);
             o.stats.forced = exp.run.forced.len() as u64;
             o.ignoring = Some(options.ignoring);
+            o.boundaries = exp.run.starts.iter().copied().collect();
             (o, exp.into_watch())
         }
     }

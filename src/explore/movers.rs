@@ -290,3 +290,75 @@ impl Transaction for Txs<'_> {
         }
     }
 }
+
+/// The mover type of a transition, as `classify --reduction movers` shows
+/// it: from the statement's shape and the discipline, where the search
+/// decides it again in each state from the predicates.
+pub fn mover_kind(model: &Model, class: &Classification, k: usize) -> (&'static str, String) {
+    use crate::model::{Cmd, FREE};
+    let tr = &model.transitions[k];
+    let c = &class.transitions[k];
+    if let Reason::OtherControlPoint(_) | Reason::ObservedPoint(_) = c.reason {
+        return ("non", c.reason.describe(model));
+    }
+    let (reads, writes) = crate::classify::slots(model, k);
+    let name = |s: u32| model.slots[s as usize].name.clone();
+    let kind = |s: u32| model.slots[s as usize].kind;
+    let class_of = |s: u32| model.slots[s as usize].class;
+    if let Some(&s) = reads
+        .iter()
+        .chain(&writes)
+        .find(|&&s| class_of(s) == SlotClass::Shared && kind(s) != SlotKind::Lock)
+    {
+        return ("non", format!("accesses unprotected {}", name(s)));
+    }
+    if let Reason::ChangesExcl { .. } = c.reason {
+        return ("non", c.reason.describe(model));
+    }
+    let mut lock_sets = Vec::new();
+    for cmd in &tr.body {
+        if let Cmd::Assign(parts) = cmd {
+            for (place, value) in parts {
+                if let (crate::model::Place::Slot { slot, .. }, crate::model::CExpr::Const(v)) =
+                    (place, value)
+                {
+                    if kind(*slot) == SlotKind::Lock {
+                        lock_sets.push((*slot, *v));
+                    }
+                }
+            }
+        }
+    }
+    match lock_sets.as_slice() {
+        [(m, v)] if *v == FREE => (
+            "left",
+            format!("releases {}: its thread holds it before", name(*m)),
+        ),
+        [(m, _)] => (
+            "right",
+            format!("acquires {}: its thread holds it after", name(*m)),
+        ),
+        _ if reads
+            .iter()
+            .chain(&writes)
+            .any(|&s| kind(s) == SlotKind::Lock) =>
+        {
+            (
+                "non",
+                "reads or writes a lock other than by acquire or release".to_string(),
+            )
+        }
+        _ if reads
+            .iter()
+            .chain(&writes)
+            .any(|&s| class_of(s) == SlotClass::Protected) =>
+        {
+            (
+                "both",
+                "accesses only protected data, which the discipline requires its thread to hold"
+                    .to_string(),
+            )
+        }
+        _ => ("both", "touches only its thread's own state".to_string()),
+    }
+}

@@ -292,6 +292,7 @@ pub fn search<E: Expand>(
             stats,
             violation,
             ignoring: None,
+            boundaries: Vec::new(),
         }
     };
     let words = model.layout.words();

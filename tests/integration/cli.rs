@@ -274,3 +274,72 @@ fn check_certify_concludes_for_the_original_system() {
     ]);
     assert_eq!(code, 1);
 }
+
+/// Movers do not preserve deadlocks, so `--deadlock` is refused, not
+/// silently unsound.
+#[test]
+fn movers_refuse_deadlock_checking() {
+    let run = optimist([
+        "check",
+        "models/deadlock.gc",
+        "--reduction",
+        "movers",
+        "--deadlock",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("deadlocks are not preserved"),
+        "{}",
+        run.stderr
+    );
+    // Full exploration and sc find the deadlock.
+    for mode in ["none", "sc"] {
+        let run = optimist([
+            "check",
+            "models/deadlock.gc",
+            "--reduction",
+            mode,
+            "--deadlock",
+        ]);
+        assert_eq!(run.code, 1, "{mode}: {}", run.stdout);
+    }
+}
+
+/// The counter of seed 000: one transaction per procedure under movers,
+/// one per visible transition under sc.
+#[test]
+fn transactions_per_region_on_the_counter() {
+    let count = |mode: &str| -> Vec<(String, u64)> {
+        let (_, v) = crate::common::json([
+            "check",
+            "models/counter.gc",
+            "--reduction",
+            mode,
+            "--format",
+            "json",
+        ]);
+        v["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["thread"] == "T0")
+            .map(|r| {
+                (
+                    r["region"].as_str().unwrap().to_string(),
+                    r["transactions"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let pairs = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
+        v.iter().map(|(r, n)| (r.to_string(), *n)).collect()
+    };
+    assert_eq!(
+        count("movers"),
+        pairs(&[("L0", 1), ("INCR", 1), ("DECR", 1), ("READ", 1)])
+    );
+    assert_eq!(
+        count("sc"),
+        pairs(&[("L0", 1), ("INCR", 3), ("DECR", 3), ("READ", 5)])
+    );
+}

@@ -37,6 +37,10 @@ pub struct CheckArgs {
     /// Report a reachable deadlock as a violation.
     #[arg(long)]
     deadlock: bool,
+    /// Show how many transactions (reduced steps) each labelled region of
+    /// each thread is cut into (always in JSON).
+    #[arg(long)]
+    transactions: bool,
     /// Also check the reduction theorem's hypotheses (as `optimist
     /// certify`) and conclude for the original system.
     #[arg(long)]
@@ -111,7 +115,8 @@ pub fn run(args: CheckArgs) -> ExitCode {
     let mut progress = Progress::new();
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
     progress.finish();
-    let report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
+    let mut report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
+    report.show_transactions = args.transactions;
     if args.certify {
         let cert = optimist::certify(&model, &optimist::CertifyOptions::default());
         let cert = optimist::CertifyReport::new(&model, &src.name, &cert);
