@@ -151,9 +151,16 @@ impl Access for Touched {
 }
 
 impl Txs<'_> {
-    /// Whether thread `t` has exclusive access to `slot` in `s`.
+    /// Whether thread `t` has exclusive access to `slot` in `s`. A slot
+    /// whose protecting lock is being inferred (`refine --incremental`,
+    /// seed 000 section 6) is exclusive while t holds every lock still a
+    /// candidate; candidates only narrow, so this only grows, and an
+    /// exploration made with smaller transactions stays valid.
     fn exclusive(&self, t: usize, slot: u32, s: &[i64]) -> bool {
         let model = self.model;
+        if let Some(c) = self.watch.narrowing.as_ref().and_then(|n| n.get(&slot)) {
+            return !c.is_empty() && c.iter().all(|&m| s[m as usize] == t as i64);
+        }
         match model.slots[slot as usize].class {
             SlotClass::Local(u) => u as usize == t,
             SlotClass::Protected => model.protected_index[slot as usize]

@@ -51,6 +51,8 @@ pub struct RefineOptions {
     pub incremental: bool,
     /// Limits of every check.
     pub limits: Limits,
+    /// The reduced system every check explores: `Sc` or `Movers`.
+    pub reduction: Reduction,
 }
 
 impl Default for RefineOptions {
@@ -60,6 +62,7 @@ impl Default for RefineOptions {
             max_iterations: 20,
             incremental: false,
             limits: Limits::default(),
+            reduction: Reduction::Sc,
         }
     }
 }
@@ -86,6 +89,8 @@ struct State<'a> {
     accesses: BTreeSet<AccessEvent>,
     /// States explored over all runs.
     explored: u64,
+    /// The reduction every check uses.
+    reduction: Reduction,
 }
 
 impl State<'_> {
@@ -124,7 +129,7 @@ impl State<'_> {
         limits: &Limits,
     ) -> (Outcome, Option<BTreeMap<u32, Vec<u32>>>) {
         watch.log = Some(BTreeSet::new());
-        let (outcome, watch) = check_watched(model, &reduced(limits), watch);
+        let (outcome, watch) = check_watched(model, &reduced(self.reduction, limits), watch);
         self.explored += outcome.stats.states;
         self.accesses.extend(watch.log.unwrap_or_default());
         (outcome, watch.narrowing)
@@ -180,9 +185,9 @@ impl State<'_> {
 }
 
 /// Options of a reduced check within limits.
-fn reduced(limits: &Limits) -> Options {
+fn reduced(reduction: Reduction, limits: &Limits) -> Options {
     Options {
-        reduction: Reduction::Sc,
+        reduction,
         limits: limits.clone(),
         ..Options::default()
     }
@@ -268,6 +273,7 @@ pub fn refine(
         declared,
         accesses: BTreeSet::new(),
         explored: 0,
+        reduction: options.reduction,
     };
     let mut iterations = Vec::new();
     if options.incremental {
@@ -376,10 +382,10 @@ pub fn refine(
     });
     // The verdict comes from a plain check of the final guesses.
     let (final_src, final_model) = st.compile()?;
-    let check_options = reduced(&options.limits);
+    let check_options = reduced(options.reduction, &options.limits);
     crate::check_reducible(&final_src, &final_model)?;
     let outcome = crate::check(&final_model, &check_options, &mut |_| {});
-    let final_check = CheckReport::new(&final_model, &src.name, Reduction::Sc, &outcome);
+    let final_check = CheckReport::new(&final_model, &src.name, options.reduction, &outcome);
     Ok(report::build(&st, &started, final_check, iterations, stop))
 }
 

@@ -178,13 +178,14 @@ proptest! {
     /// holds too: refinement can only end with guesses the original system
     /// satisfies.
     #[test]
-    fn refined_models_hold_in_full(data in choices(), locks in any::<bool>(), incremental in any::<bool>()) {
+    fn refined_models_hold_in_full(data in choices(), locks in any::<bool>(), incremental in any::<bool>(), movers in any::<bool>()) {
         let text = system(&mut Choices::new(&data));
         let src = Source::new("generated.gc", text.clone()).unwrap();
         let options = RefineOptions {
             guess: if locks { GuessFrom::Locks } else { GuessFrom::Annotated },
             incremental,
             limits: Limits { max_states: Some(100_000), ..Limits::default() },
+            reduction: if movers { optimist::Reduction::Movers } else { optimist::Reduction::Sc },
             ..RefineOptions::default()
         };
         let Ok(report) = optimist::refine(&src, &[], &options) else { return Ok(()) };
