@@ -38,7 +38,7 @@ pub use refine::{
 };
 pub use report::{CheckReport, ClassRow, ClassifyReport};
 pub use syntax::parser::{MAX_EXPR_DEPTH, MAX_NESTING, SyntaxError, parse_expr};
-pub use syntax::span::{Span, line_col};
+pub use syntax::span::{LineIndex, Span, line_col};
 pub use syntax::{ast, pretty};
 
 /// Parses a model's source.

@@ -20,7 +20,7 @@ use crate::syntax::ast::{
     self, BinOp, Class, Excl, ExprKind, Init, Item, Quant, StmtKind, Type, UnOp,
 };
 use crate::syntax::pretty;
-use crate::syntax::span::{Span, line_col};
+use crate::syntax::span::{LineIndex, Span};
 
 /// `-D NAME=VALUE` overrides of `const` declarations, in command-line order.
 pub type Defines = [(String, String)];
@@ -135,8 +135,9 @@ struct Scope<'s> {
     guard: Option<&'static str>,
 }
 
-struct Compiler<'a> {
-    src: &'a str,
+struct Compiler {
+    /// Where the source's lines start, for the line of every point.
+    lines: LineIndex,
     globals: IndexMap<String, Sym>,
     slots: Vec<Slot>,
     bounds: Vec<(i64, i64)>,
@@ -152,7 +153,7 @@ struct Compiler<'a> {
 /// `src` is its text (for line numbers); `defines` override constants.
 pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines) -> Result<Model> {
     let mut c = Compiler {
-        src,
+        lines: LineIndex::new(src),
         globals: IndexMap::new(),
         slots: Vec::new(),
         bounds: Vec::new(),
@@ -263,7 +264,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
             points.push(Point {
                 label,
                 span,
-                line: line_col(src, span.start).0,
+                line: c.lines.line(span.start),
                 transitions: start..transitions.len(),
             });
         }
@@ -501,7 +502,7 @@ fn number(
     Ok(n)
 }
 
-impl<'a> Compiler<'a> {
+impl Compiler {
     fn define(&mut self, name: &ast::Ident, sym: Sym) -> Result<()> {
         if let Some(old) = self.globals.get(&name.name) {
             return Err(CompileError::at(
@@ -990,7 +991,7 @@ impl<'a> Compiler<'a> {
             excl: preds.into_iter().map(fold).collect(),
             text,
             span: d.span,
-            line: line_col(self.src, d.span.start).0,
+            line: self.lines.line(d.span.start),
         })
     }
 
@@ -1458,8 +1459,8 @@ fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Opt
 // ---- lowering of thread bodies ------------------------------------------------
 
 /// Lowers one thread body into transitions, grouped by control point.
-struct Lower<'c, 'a> {
-    c: &'c Compiler<'a>,
+struct Lower<'c> {
+    c: &'c Compiler,
     thread: usize,
     locals: &'c IndexMap<String, Var>,
     pcs: &'c HashMap<usize, i64>,
@@ -1472,7 +1473,7 @@ struct Action {
     body: Vec<Cmd>,
 }
 
-impl Lower<'_, '_> {
+impl Lower<'_> {
     fn run(mut self, t: &ast::ThreadDecl, end: i64) -> Result<Vec<Vec<Transition>>> {
         self.block(&t.body, end)?;
         Ok(self.by_point)
@@ -1519,7 +1520,7 @@ impl Lower<'_, '_> {
             body,
             next,
             span: s.span,
-            line: line_col(self.c.src, s.span.start).0,
+            line: self.c.lines.line(s.span.start),
             text,
             recheck_overlap: Vec::new(),
             recheck_invariants: Vec::new(),
