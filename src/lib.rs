@@ -30,8 +30,8 @@ pub use explore::{
     Violation, check, replay, step,
 };
 pub use model::{
-    CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, Model, Next, Place, Point,
-    Protected, Slot, SlotClass, SlotKind, Thread, Transition,
+    CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, MAX_QUANTIFIED, MAX_STATEMENTS,
+    Model, Next, Place, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
 };
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,

@@ -13,6 +13,8 @@ use indexmap::IndexMap;
 
 use super::expr::{CExpr, Cmd, FREE, Place};
 use super::layout::Layout;
+use super::quant::{self, MAX_QUANTIFIED};
+use super::unroll::{self, MAX_STATEMENTS};
 use super::{
     Invariant, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
 };
@@ -44,7 +46,7 @@ pub struct CompileError {
 }
 
 impl CompileError {
-    fn at(span: Span, message: impl Into<String>) -> CompileError {
+    pub(super) fn at(span: Span, message: impl Into<String>) -> CompileError {
         CompileError {
             span: Some(span),
             message: message.into(),
@@ -53,12 +55,12 @@ impl CompileError {
         }
     }
 
-    fn help(mut self, help: impl Into<String>) -> CompileError {
+    pub(super) fn help(mut self, help: impl Into<String>) -> CompileError {
         self.help = Some(help.into());
         self
     }
 
-    fn related(mut self, span: Span, what: impl Into<String>) -> CompileError {
+    pub(super) fn related(mut self, span: Span, what: impl Into<String>) -> CompileError {
         self.related.push((span, what.into()));
         self
     }
@@ -129,7 +131,8 @@ struct Scope<'s> {
     locals: Option<&'s IndexMap<String, Var>>,
     self_id: Option<i64>,
     params: Vec<(String, i64)>,
-    bound: Vec<String>,
+    /// Quantified variables in scope, with the ranges of their values.
+    bound: Vec<(String, quant::Interval)>,
     consts_only: bool,
     /// `Some(what)` in a guard: protected variables may not be read.
     guard: Option<&'static str>,
@@ -164,19 +167,10 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     };
     c.consts(m, defines)?;
     let bodies = c.threads(m)?;
-    let unrolled: Vec<ast::ThreadDecl> = bodies
-        .iter()
-        .map(|(d, _)| {
-            Ok(ast::ThreadDecl {
-                body: c.unroll(&d.body)?,
-                ..(*d).clone()
-            })
-        })
-        .collect::<Result<_>>()?;
-    let bodies: Vec<(&ast::ThreadDecl, String)> = unrolled
-        .iter()
-        .zip(bodies)
-        .map(|(d, (_, n))| (d, n))
+    let unrolled = unroll_bodies(&c, m, &bodies)?;
+    let bodies: Vec<(&ast::ThreadDecl, String)> = bodies
+        .into_iter()
+        .map(|(d, n)| (&unrolled[&(d as *const ast::ThreadDecl)], n))
         .collect();
     // Program counters come first; their ranges are known after numbering.
     let mut numbered = Vec::new();
@@ -312,6 +306,73 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         layout,
         init_points,
     })
+}
+
+/// Every distinct thread body with its `repeat`s unrolled, by address: the
+/// copies made by `threads N` share one body, unrolled once. The size of
+/// every body, and of all of them together, is checked first.
+fn unroll_bodies(
+    c: &Compiler,
+    m: &ast::Model,
+    bodies: &[(&ast::ThreadDecl, String)],
+) -> Result<HashMap<*const ast::ThreadDecl, ast::ThreadDecl>> {
+    let count = |n: &ast::Expr| c.repeat_count(n);
+    let mut sizes: HashMap<*const ast::ThreadDecl, u64> = HashMap::new();
+    let mut running = Vec::new();
+    let mut total = 0u64;
+    for (d, _) in bodies {
+        let size = match sizes.get(&(*d as *const _)) {
+            Some(&n) => n,
+            None => {
+                let n = unroll::size(&d.body, &count)?;
+                if n > MAX_STATEMENTS {
+                    return Err(CompileError::at(
+                        d.name.span,
+                        format!(
+                            "thread `{}` has {n} statements once `repeat` is unrolled; at most {MAX_STATEMENTS} are allowed",
+                            d.name.name
+                        ),
+                    ));
+                }
+                sizes.insert(*d, n);
+                n
+            }
+        };
+        total = total.saturating_add(size);
+        running.push(total);
+    }
+    if total > MAX_STATEMENTS {
+        let message = format!(
+            "the threads have {total} statements in all once `repeat` is unrolled; at most {MAX_STATEMENTS} are allowed"
+        );
+        // Under `threads N` the count is to blame; else the thread that
+        // goes past the bound.
+        let copies = m.items.iter().find_map(|i| match i {
+            Item::Threads(e, _) => Some(e.span),
+            _ => None,
+        });
+        let (d, _) = bodies[running.partition_point(|&n| n <= MAX_STATEMENTS)];
+        return Err(match copies {
+            Some(span) => CompileError::at(span, message).related(
+                d.name.span,
+                format!("each copy of this body has {}", sizes[&(d as *const _)]),
+            ),
+            None => CompileError::at(d.name.span, message),
+        });
+    }
+    let mut out = HashMap::new();
+    for (d, _) in bodies {
+        if let std::collections::hash_map::Entry::Vacant(e) = out.entry(*d as *const _) {
+            e.insert(ast::ThreadDecl {
+                name: d.name.clone(),
+                locals: d.locals.clone(),
+                body: unroll::unroll(&d.body, &count)?,
+                span: d.span,
+                end: d.end,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Which disjointness and invariant checks each transition needs: a
@@ -515,93 +576,16 @@ impl Compiler {
         Ok(())
     }
 
-    /// Expands `repeat n { }` into n copies of its body.
-    fn unroll(&self, stmts: &[ast::Stmt]) -> Result<Vec<ast::Stmt>> {
-        let mut out = Vec::new();
-        for s in stmts {
-            let kind = match &s.kind {
-                StmtKind::Repeat(n, body) => {
-                    let k = self.const_int(n, "a repeat count")?;
-                    if !(0..=MAX_ARRAY).contains(&k) {
-                        return Err(CompileError::at(
-                            n.span,
-                            format!("a repeat count must be between 0 and {MAX_ARRAY}, not {k}"),
-                        ));
-                    }
-                    let inner = self.unroll(body)?;
-                    let first = out.len();
-                    for _ in 0..k {
-                        out.extend(inner.iter().cloned());
-                    }
-                    if let Some(l) = &s.label {
-                        match out.get_mut(first) {
-                            Some(f) if f.label.is_none() => f.label = Some(l.clone()),
-                            Some(_) => {
-                                return Err(CompileError::at(
-                                    l.span,
-                                    "a labelled `repeat` cannot start with a labelled statement",
-                                ));
-                            }
-                            None => {
-                                return Err(CompileError::at(
-                                    l.span,
-                                    "a labelled `repeat` must repeat at least one statement",
-                                ));
-                            }
-                        }
-                    }
-                    continue;
-                }
-                StmtKind::If(c, a, b) => StmtKind::If(
-                    c.clone(),
-                    self.unroll(a)?,
-                    b.as_deref().map(|b| self.unroll(b)).transpose()?,
-                ),
-                StmtKind::While(c, b) => StmtKind::While(c.clone(), self.unroll(b)?),
-                StmtKind::Atomic(b) => StmtKind::Atomic(self.unroll(b)?),
-                StmtKind::Init(vars, b) => {
-                    let mut body = self.unroll(b)?;
-                    let Some(first) = body.first_mut() else {
-                        return Err(CompileError::at(
-                            s.span,
-                            "an `init` block needs at least one statement",
-                        ));
-                    };
-                    // The block is not a control point; its label names its first statement.
-                    if let Some(l) = &s.label {
-                        if first.label.is_some() {
-                            return Err(CompileError::at(
-                                l.span,
-                                "a labelled `init` block cannot start with a labelled statement",
-                            ));
-                        }
-                        first.label = Some(l.clone());
-                    }
-                    out.push(ast::Stmt {
-                        label: None,
-                        kind: StmtKind::Init(vars.clone(), body),
-                        span: s.span,
-                    });
-                    continue;
-                }
-                StmtKind::Either(bs) => {
-                    let bs = bs
-                        .iter()
-                        .map(|b| self.unroll(b))
-                        .collect::<Result<Vec<_>>>()?;
-                    if bs.iter().any(Vec::is_empty) {
-                        return Err(CompileError::at(
-                            s.span,
-                            "an `either` branch is empty after unrolling `repeat`",
-                        ));
-                    }
-                    StmtKind::Either(bs)
-                }
-                other => other.clone(),
-            };
-            out.push(ast::Stmt { kind, ..s.clone() });
+    /// A `repeat` count: a constant between 0 and [`MAX_ARRAY`].
+    fn repeat_count(&self, n: &ast::Expr) -> Result<u64> {
+        let k = self.const_int(n, "a repeat count")?;
+        if !(0..=MAX_ARRAY).contains(&k) {
+            return Err(CompileError::at(
+                n.span,
+                format!("a repeat count must be between 0 and {MAX_ARRAY}, not {k}"),
+            ));
         }
-        Ok(out)
+        Ok(k as u64)
     }
 
     fn consts(&mut self, m: &ast::Model, defines: &Defines) -> Result<()> {
@@ -1021,7 +1005,7 @@ impl Compiler {
 
     fn lookup<'s>(&'s self, name: &ast::Ident, sc: &'s Scope) -> Result<Resolved<'s>> {
         let n = name.name.as_str();
-        if let Some(k) = sc.bound.iter().rposition(|b| b == n) {
+        if let Some(k) = sc.bound.iter().rposition(|b| b.0 == n) {
             return Ok(Resolved::Value(CExpr::Bound(k as u32), Ty::Int));
         }
         if let Some((_, v)) = sc.params.iter().find(|(p, _)| p == n) {
@@ -1255,23 +1239,10 @@ impl Compiler {
                     ),
                 }
             }
-            ExprKind::Quant(q, v, lo, hi, body) => {
-                let lo = self.int(lo, sc, "a quantifier bound")?;
-                let hi = self.int(hi, sc, "a quantifier bound")?;
-                sc.bound.push(v.name.clone());
-                let body = self.cond(body, sc, "a quantifier's body");
-                sc.bound.pop();
-                (
-                    CExpr::Quant {
-                        forall: *q == Quant::Forall,
-                        var: sc.bound.len() as u32,
-                        lo: Box::new(lo),
-                        hi: Box::new(hi),
-                        body: Box::new(body?),
-                    },
-                    Ty::Bool,
-                )
-            }
+            ExprKind::Quant(q, v, lo, hi, body) => (
+                self.quantifier(e.span, *q, v, [lo, hi], body, sc)?,
+                Ty::Bool,
+            ),
             ExprKind::InitPhase(t, x) => {
                 if sc.consts_only {
                     return Err(CompileError::at(e.span, "`init(...)` is not a constant"));
@@ -1334,6 +1305,60 @@ impl Compiler {
                 ));
             }
         })
+    }
+}
+
+impl Compiler {
+    /// `exists`/`forall v in lo..hi: body`, with its cost bounded before it
+    /// can run (see [`quant`]).
+    fn quantifier(
+        &self,
+        span: Span,
+        q: Quant,
+        v: &ast::Ident,
+        ends: [&ast::Expr; 2],
+        body: &ast::Expr,
+        sc: &mut Scope,
+    ) -> Result<CExpr> {
+        let ranges = |sc: &Scope| sc.bound.iter().map(|b| b.1).collect::<Vec<_>>();
+        let env = ranges(sc);
+        let mut bounds = Vec::new();
+        for e in ends {
+            let c = self.int(e, sc, "a quantifier bound")?;
+            let Some(range) = quant::interval(&c, &self.bounds, &env) else {
+                return Err(CompileError::at(e.span, "the values of this quantifier bound cannot be bounded: its arithmetic may overflow")
+                    .help("quantifiers are evaluated by trying every value, so their bounds must stay within known ranges"));
+            };
+            bounds.push((c, range));
+        }
+        let ((hi, h), (lo, l)) = (bounds.pop().unwrap(), bounds.pop().unwrap());
+        let values = quant::width(l, h);
+        if values > MAX_QUANTIFIED {
+            return Err(CompileError::at(
+                ends[0].span.to(ends[1].span),
+                format!("this quantifier may range over {values} values ({} from {} to {}); at most {MAX_QUANTIFIED} are allowed", v.name, l.0, h.1),
+            )
+            .help("quantifiers are evaluated by trying every value; a bound that reads a variable may take any value in the variable's declared range"));
+        }
+        sc.bound.push((v.name.clone(), (l.0, h.1)));
+        let body = self.cond(body, sc, "a quantifier's body");
+        sc.bound.pop();
+        let quant = CExpr::Quant {
+            forall: q == Quant::Forall,
+            var: sc.bound.len() as u32,
+            lo: Box::new(lo),
+            hi: Box::new(hi),
+            body: Box::new(body?),
+        };
+        let total = quant::evaluations(&quant, &self.bounds, &mut ranges(sc)).unwrap_or(u64::MAX);
+        if total > MAX_QUANTIFIED {
+            return Err(CompileError::at(
+                span,
+                format!("with the quantifiers inside it, this quantifier evaluates its body up to {total} times; at most {MAX_QUANTIFIED} are allowed"),
+            )
+            .help("quantifiers are evaluated by trying every value; narrow the ranges or split the quantifiers"));
+        }
+        Ok(quant)
     }
 }
 
@@ -1599,11 +1624,11 @@ impl Lower<'_> {
             }
             _ => {
                 let ranges = self.any_ranges(s)?;
-                let combos: usize = ranges
-                    .iter()
-                    .map(|&(lo, hi)| (hi - lo + 1) as usize)
-                    .product();
-                if combos > MAX_CHOICES {
+                // In i128: `any i64::MIN..i64::MAX` has 2^64 values.
+                let combos = ranges.iter().fold(1u128, |n, &(lo, hi)| {
+                    n.saturating_mul((i128::from(hi) - i128::from(lo) + 1) as u128)
+                });
+                if combos > MAX_CHOICES as u128 {
                     return Err(CompileError::at(
                         s.span,
                         format!(
@@ -1611,7 +1636,7 @@ impl Lower<'_> {
                         ),
                     ));
                 }
-                for n in 0..combos {
+                for n in 0..combos as usize {
                     let mut choice = Vec::new();
                     let mut rest = n;
                     for &(lo, hi) in ranges.iter().rev() {

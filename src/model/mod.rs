@@ -5,11 +5,15 @@
 mod compile;
 mod expr;
 mod layout;
+mod quant;
+mod unroll;
 
 pub use compile::{CompileError, Defines, compile};
 use expr::exec;
 pub use expr::{Access, CExpr, Cmd, FREE, Fault, NoAccess, Place};
 pub use layout::Layout;
+pub use quant::MAX_QUANTIFIED;
+pub use unroll::MAX_STATEMENTS;
 
 use indexmap::IndexMap;
 
