@@ -90,8 +90,13 @@ impl Classification {
 /// Classifies every transition and control point of `model`.
 pub fn classify(model: &Model) -> Classification {
     let observed = observed_points(model);
+    let preds = Predicates::new(model);
+    let mut scratch = Scratch {
+        state: model.init.clone(),
+        saved: Vec::new(),
+    };
     let transitions: Vec<(bool, Reason)> = (0..model.transitions.len())
-        .map(|k| own(model, k, &observed))
+        .map(|k| own(model, k, &observed, &preds, &mut scratch))
         .collect();
     let points: Vec<Vec<bool>> = model
         .threads
@@ -194,8 +199,74 @@ fn observed_points(model: &Model) -> Observed {
     out
 }
 
+/// Every exclusive access predicate `excl(i, x)` with the slots it reads,
+/// and for every slot the predicates that read it: rule (ii) looks at the
+/// predicates that read a slot a transition writes, and finding them by
+/// this index instead of reading every predicate of every thread for every
+/// transition keeps classification linear in the model.
+struct Predicates {
+    threads: usize,
+    /// `reads[p * threads + i]`: the slots `excl(i, p)` reads, in order.
+    reads: Vec<Vec<u32>>,
+    /// `readers[s]`: the predicates (as `p * threads + i`) that read slot s,
+    /// in increasing order.
+    readers: Vec<Vec<u32>>,
+}
+
+impl Predicates {
+    fn new(model: &Model) -> Predicates {
+        let threads = model.threads.len();
+        let mut reads = Vec::new();
+        let mut readers = vec![Vec::new(); model.slots.len()];
+        for prot in &model.protected {
+            for pred in &prot.excl {
+                let mut r = Vec::new();
+                pred.for_each_slot(&mut |s| r.push(s));
+                r.sort_unstable();
+                r.dedup();
+                for &s in &r {
+                    readers[s as usize].push(reads.len() as u32);
+                }
+                reads.push(r);
+            }
+        }
+        Predicates {
+            threads,
+            reads,
+            readers,
+        }
+    }
+
+    /// The predicates that read one of `writes`, in the order of the
+    /// protected variables and then of the threads.
+    fn reading(&self, writes: &[u32]) -> Vec<u32> {
+        let mut out: Vec<u32> = writes
+            .iter()
+            .flat_map(|&w| &self.readers[w as usize])
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// A state to enumerate valuations in: the initial state, except while a
+/// valuation is being tried (see [`changes`]).
+struct Scratch {
+    state: Vec<i64>,
+    /// Values of the slots a transition writes, to undo its step.
+    saved: Vec<i64>,
+}
+
 /// Visibility of one transition by (i) and (ii).
-fn own(model: &Model, k: usize, observed: &Observed) -> (bool, Reason) {
+fn own(
+    model: &Model,
+    k: usize,
+    observed: &Observed,
+    preds: &Predicates,
+    scratch: &mut Scratch,
+) -> (bool, Reason) {
     let tr = &model.transitions[k];
     let (reads, writes) = slots(model, k);
     if let Some(&s) = reads
@@ -224,46 +295,47 @@ fn own(model: &Model, k: usize, observed: &Observed) -> (bool, Reason) {
     if seen(tr.from) || targets.iter().any(|&p| p != tr.from && seen(p)) {
         return (true, Reason::ObservedPoint(tr.thread));
     }
-    for (p, prot) in model.protected.iter().enumerate() {
-        for (i, pred) in prot.excl.iter().enumerate() {
-            let mut pred_reads = Vec::new();
-            pred.for_each_slot(&mut |s| pred_reads.push(s));
-            if !pred_reads.iter().any(|s| writes.contains(s)) {
-                continue;
-            }
-            // Enumerate what the predicate and the transition read; the
-            // thread's own program counter is fixed to where it starts.
-            let mut vars: Vec<u32> = pred_reads
-                .iter()
-                .chain(&reads)
-                .copied()
-                .filter(|&s| s != tr.thread)
-                .collect();
-            vars.sort_unstable();
-            vars.dedup();
-            let valuations: u128 = vars.iter().map(|&s| width(model, s)).product();
-            if valuations > u128::from(ENUMERATION_BOUND) {
-                return (
-                    true,
-                    Reason::TooManyValues {
-                        protected: p,
-                        thread: i,
-                        valuations,
-                    },
-                );
-            }
-            if let Some((witness, before, after)) = changes(model, k, pred, &vars) {
-                return (
-                    true,
-                    Reason::ChangesExcl {
-                        protected: p,
-                        thread: i,
-                        witness,
-                        before,
-                        after,
-                    },
-                );
-            }
+    // The predicates that read a slot the transition writes, in the order
+    // of the protected variables and then of the threads: the first one
+    // that may change is the reason.
+    for q in preds.reading(&writes) {
+        let (p, i) = (q as usize / preds.threads, q as usize % preds.threads);
+        let pred = &model.protected[p].excl[i];
+        // Enumerate what the predicate and the transition read; the
+        // thread's own program counter is fixed to where it starts.
+        let mut vars: Vec<u32> = preds.reads[q as usize]
+            .iter()
+            .chain(&reads)
+            .copied()
+            .filter(|&s| s != tr.thread)
+            .collect();
+        vars.sort_unstable();
+        vars.dedup();
+        // Saturating: three full 64-bit ranges overflow even a u128.
+        let valuations = vars
+            .iter()
+            .fold(1u128, |n, &s| n.saturating_mul(width(model, s)));
+        if valuations > u128::from(ENUMERATION_BOUND) {
+            return (
+                true,
+                Reason::TooManyValues {
+                    protected: p,
+                    thread: i,
+                    valuations,
+                },
+            );
+        }
+        if let Some((witness, before, after)) = changes(model, k, pred, &vars, &writes, scratch) {
+            return (
+                true,
+                Reason::ChangesExcl {
+                    protected: p,
+                    thread: i,
+                    witness,
+                    before,
+                    after,
+                },
+            );
         }
     }
     (false, Reason::Invisible)
@@ -307,21 +379,35 @@ fn changes(
     k: usize,
     pred: &crate::model::CExpr,
     vars: &[u32],
-) -> Option<(Vec<(u32, i64)>, Option<bool>, Option<bool>)> {
+    writes: &[u32],
+    scratch: &mut Scratch,
+) -> Option<Change> {
     let tr = &model.transitions[k];
-    let mut s = model.init.clone();
+    let Scratch { state: s, saved } = scratch;
     s[tr.thread as usize] = tr.from;
     for &v in vars {
         s[v as usize] = model.bounds[v as usize].0;
     }
-    let mut out = Vec::new();
+    let mut found = None;
     loop {
-        if let Fire::Done = model.fire(tr, &s, &mut out, &mut NoAccess) {
-            let before = pred.holds(&s, &mut NoAccess).ok();
-            let after = pred.holds(&out, &mut NoAccess).ok();
+        // The step is taken in place and undone: copying the whole state
+        // for every valuation would cost the size of the state each time.
+        let before = pred.holds(s, &mut NoAccess).ok();
+        saved.clear();
+        saved.extend(writes.iter().map(|&w| s[w as usize]));
+        let fired = model.fire_in_place(tr, s);
+        let after = match fired {
+            Fire::Done => pred.holds(s, &mut NoAccess).ok(),
+            _ => None,
+        };
+        for (&w, &v) in writes.iter().zip(saved.iter()) {
+            s[w as usize] = v;
+        }
+        if let Fire::Done = fired {
             if before != after {
                 let witness = vars.iter().map(|&v| (v, s[v as usize])).collect();
-                return Some((witness, before, after));
+                found = Some((witness, before, after));
+                break;
             }
         }
         // Next valuation, odometer style.
@@ -336,10 +422,19 @@ fn changes(
             s[v as usize] = lo;
         }
         if carried {
-            return None;
+            break;
         }
     }
+    // Back to the initial state for the next call.
+    for &v in vars.iter().chain([&tr.thread]) {
+        s[v as usize] = model.init[v as usize];
+    }
+    found
 }
+
+/// A valuation of the slots read where a predicate changes, with its value
+/// before and after (`None`: evaluating it faults).
+type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
 
 impl Reason {
     /// The reason in words.

@@ -7,6 +7,7 @@
 //! point's transitions are copies of its branches' first transitions; and
 //! `x := any lo..hi` is one transition per value.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
@@ -14,6 +15,7 @@ use indexmap::IndexMap;
 use super::expr::{CExpr, Cmd, FREE, Place};
 use super::layout::Layout;
 use super::quant::{self, MAX_QUANTIFIED};
+use super::recheck;
 use super::unroll::{self, MAX_STATEMENTS};
 use super::{
     Invariant, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
@@ -93,7 +95,10 @@ struct Var {
     len: Option<u32>,
     kind: SlotKind,
     /// Per element: protected (else unprotected shared or local).
-    prot: Vec<bool>,
+    /// Shared, as cloning a `Var` must not copy one flag per element.
+    prot: std::sync::Arc<[bool]>,
+    /// Some element is protected.
+    any_prot: bool,
     /// Shared (not local): its accesses are observed.
     shared: bool,
     span: Span,
@@ -170,7 +175,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     let unrolled = unroll_bodies(&c, m, &bodies)?;
     let bodies: Vec<(&ast::ThreadDecl, String)> = bodies
         .into_iter()
-        .map(|(d, n)| (&unrolled[&(d as *const ast::ThreadDecl)], n))
+        .map(|(d, n)| (&*unrolled[&(d as *const ast::ThreadDecl)], n))
         .collect();
     // Program counters come first; their ranges are known after numbering.
     let mut numbered = Vec::new();
@@ -288,7 +293,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         }
     }
     init_points.sort_keys();
-    recheck_lists(&mut transitions, &protected, &invariants, &c.slots);
+    recheck::recheck_lists(&mut transitions, &protected, &invariants, &c.slots);
     let layout = Layout::new(&c.bounds);
     Ok(Model {
         name: m
@@ -311,11 +316,11 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
 /// Every distinct thread body with its `repeat`s unrolled, by address: the
 /// copies made by `threads N` share one body, unrolled once. The size of
 /// every body, and of all of them together, is checked first.
-fn unroll_bodies(
+fn unroll_bodies<'m>(
     c: &Compiler,
     m: &ast::Model,
-    bodies: &[(&ast::ThreadDecl, String)],
-) -> Result<HashMap<*const ast::ThreadDecl, ast::ThreadDecl>> {
+    bodies: &[(&'m ast::ThreadDecl, String)],
+) -> Result<HashMap<*const ast::ThreadDecl, Cow<'m, ast::ThreadDecl>>> {
     let count = |n: &ast::Expr| c.repeat_count(n);
     let mut sizes: HashMap<*const ast::ThreadDecl, u64> = HashMap::new();
     let mut running = Vec::new();
@@ -361,98 +366,23 @@ fn unroll_bodies(
         });
     }
     let mut out = HashMap::new();
-    for (d, _) in bodies {
-        if let std::collections::hash_map::Entry::Vacant(e) = out.entry(*d as *const _) {
-            e.insert(ast::ThreadDecl {
-                name: d.name.clone(),
-                locals: d.locals.clone(),
-                body: unroll::unroll(&d.body, &count)?,
-                span: d.span,
-                end: d.end,
+    for &(d, _) in bodies {
+        if let std::collections::hash_map::Entry::Vacant(e) = out.entry(d as *const _) {
+            // A body without `repeat` or `init` blocks is used as it is.
+            e.insert(if unroll::needed(&d.body) {
+                Cow::Owned(ast::ThreadDecl {
+                    name: d.name.clone(),
+                    locals: d.locals.clone(),
+                    body: unroll::unroll(&d.body, &count)?,
+                    span: d.span,
+                    end: d.end,
+                })
+            } else {
+                Cow::Borrowed(d)
             });
         }
     }
     Ok(out)
-}
-
-/// Which disjointness and invariant checks each transition needs: a
-/// predicate can change only if the transition writes a slot it reads (the
-/// thread's program counter included), and a predicate of the form
-/// `X == t`, with the same variable X for every thread t, can hold for one
-/// thread at most and cannot fault, so it is never checked. Stored states
-/// are all checked, so the checks skipped here would find nothing.
-///
-/// Every other predicate is re-evaluated after every transition that may
-/// change it, so a predicate that faults (`a[y] == t` once y is out of
-/// range) is met in the first state where it does, in every mode: the
-/// fault is a `range` violation there, never a silent "no change".
-fn recheck_lists(
-    transitions: &mut [Transition],
-    protected: &[Protected],
-    invariants: &[Invariant],
-    slots: &[Slot],
-) {
-    let reads = |e: &CExpr| {
-        let mut v = Vec::new();
-        e.for_each_slot(&mut |k| v.push(k));
-        v
-    };
-    let excl_reads: Vec<Vec<u32>> = protected
-        .iter()
-        .map(|p| p.excl.iter().flat_map(reads).collect())
-        .collect();
-    let never_overlap: Vec<bool> = protected
-        .iter()
-        .map(|p| matches!(common_owner(p), Some(CExpr::Var { .. })))
-        .collect();
-    // `m == t` for a lock m: only m's owner releases it and only a free lock
-    // is acquired, so no other thread can falsify it (WFendExcl by construction).
-    let lock_owned: Vec<bool> = protected
-        .iter()
-        .map(|p| matches!(common_owner(p), Some(CExpr::Var { slot, .. }) if slots[*slot as usize].kind == SlotKind::Lock))
-        .collect();
-    let inv_reads: Vec<Vec<u32>> = invariants.iter().map(|i| reads(&i.expr)).collect();
-    for tr in transitions {
-        let mut writes = vec![tr.thread];
-        for c in &tr.body {
-            c.for_each_slot(&mut |_| {}, &mut |k| writes.push(k));
-        }
-        let touched = |rs: &[u32]| rs.iter().any(|r| writes.contains(r));
-        tr.touches_excl = (0..protected.len() as u32)
-            .filter(|&p| !lock_owned[p as usize] && touched(&excl_reads[p as usize]))
-            .collect();
-        tr.recheck_overlap = tr
-            .touches_excl
-            .iter()
-            .copied()
-            .filter(|&p| !never_overlap[p as usize])
-            .collect();
-        tr.recheck_invariants = (0..invariants.len() as u32)
-            .filter(|&k| touched(&inv_reads[k as usize]))
-            .collect();
-    }
-}
-
-/// X, when every thread's predicate is `X == t` with the same X: X has one
-/// value, so at most one thread satisfies its predicate.
-fn common_owner(p: &Protected) -> Option<&CExpr> {
-    let xs: Vec<Option<&CExpr>> = p
-        .excl
-        .iter()
-        .enumerate()
-        .map(|(t, e)| match e {
-            CExpr::Bin(BinOp::Eq, x, c) | CExpr::Bin(BinOp::Eq, c, x)
-                if **c == CExpr::Const(t as i64) =>
-            {
-                Some(&**x)
-            }
-            _ => None,
-        })
-        .collect();
-    xs.iter()
-        .all(|x| x.is_some() && *x == xs[0])
-        .then(|| xs[0])
-        .flatten()
 }
 
 /// Control points of one thread body, numbered in source order.
@@ -885,7 +815,8 @@ impl Compiler {
             base,
             len,
             kind,
-            prot,
+            any_prot: prot.contains(&true),
+            prot: prot.into(),
             shared: thread.is_none(),
             span: d.name.span,
         })
@@ -1053,7 +984,7 @@ impl Compiler {
         }
         let protected = match elem {
             Some(k) => v.prot.get(k as usize).copied().unwrap_or(false),
-            None => v.prot.iter().any(|&p| p),
+            None => v.any_prot,
         };
         if let (Some(what), true) = (sc.guard, protected) {
             return Err(CompileError::at(name.span, format!("{what} reads protected variable `{}`", name.name))
@@ -1390,61 +1321,83 @@ fn binary_help(op: BinOp) -> &'static str {
     }
 }
 
-/// The disjunction of `parts` (false when there are none).
+/// The disjunction of `parts` (false when there are none), as a balanced
+/// tree: `init(x)` is a disjunction over every point of every thread, and a
+/// chain that long would be too deep to evaluate recursively.
 fn any_of(parts: impl IntoIterator<Item = CExpr>) -> CExpr {
-    parts
-        .into_iter()
-        .reduce(|a, b| CExpr::Bin(BinOp::Or, Box::new(a), Box::new(b)))
-        .unwrap_or(CExpr::Const(0))
+    let mut level: Vec<CExpr> = parts.into_iter().collect();
+    while level.len() > 1 {
+        let mut next = Vec::with_capacity(level.len().div_ceil(2));
+        let mut it = level.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => CExpr::Bin(BinOp::Or, Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        level = next;
+    }
+    level.pop().unwrap_or(CExpr::Const(0))
 }
 
 /// Folds constant subexpressions (keeping those whose evaluation faults, so
 /// the fault happens, with its trace, when the model runs).
 fn fold(e: CExpr) -> CExpr {
+    // Operands are folded inside their boxes, so folding allocates nothing.
     match e {
-        CExpr::Not(a) => match fold(*a) {
-            CExpr::Const(v) => CExpr::Const(i64::from(v == 0)),
-            a => CExpr::Not(Box::new(a)),
-        },
-        CExpr::Neg(a) => match fold(*a) {
-            CExpr::Const(v) if v != i64::MIN => CExpr::Const(-v),
-            a => CExpr::Neg(Box::new(a)),
-        },
-        CExpr::Bin(op, a, b) => {
-            let (a, b) = (fold(*a), fold(*b));
-            match (op, &a, &b) {
+        CExpr::Not(mut a) => {
+            *a = fold(*a);
+            match *a {
+                CExpr::Const(v) => CExpr::Const(i64::from(v == 0)),
+                _ => CExpr::Not(a),
+            }
+        }
+        CExpr::Neg(mut a) => {
+            *a = fold(*a);
+            match *a {
+                CExpr::Const(v) if v != i64::MIN => CExpr::Const(-v),
+                _ => CExpr::Neg(a),
+            }
+        }
+        CExpr::Bin(op, mut a, mut b) => {
+            *a = fold(*a);
+            *b = fold(*b);
+            match (op, &*a, &*b) {
                 (BinOp::And, CExpr::Const(0), _) | (BinOp::And, _, CExpr::Const(0)) => {
                     CExpr::Const(0)
                 }
                 (BinOp::Or, CExpr::Const(1), _) | (BinOp::Or, _, CExpr::Const(1)) => {
                     CExpr::Const(1)
                 }
-                (BinOp::And | BinOp::Or, CExpr::Const(_), _) => b,
-                (BinOp::And | BinOp::Or, _, CExpr::Const(_)) => a,
+                (BinOp::And | BinOp::Or, CExpr::Const(_), _) => *b,
+                (BinOp::And | BinOp::Or, _, CExpr::Const(_)) => *a,
                 (_, CExpr::Const(x), CExpr::Const(y)) => match super::expr::binop(op, *x, *y) {
                     Ok(v) => CExpr::Const(v),
-                    Err(_) => CExpr::Bin(op, Box::new(a), Box::new(b)),
+                    Err(_) => CExpr::Bin(op, a, b),
                 },
-                _ => CExpr::Bin(op, Box::new(a), Box::new(b)),
+                _ => CExpr::Bin(op, a, b),
             }
         }
         CExpr::Elem {
             base,
             len,
             shared,
-            index,
-        } => match fold(*index) {
-            CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var {
-                slot: base + i as u32,
-                shared,
-            },
-            index => CExpr::Elem {
-                base,
-                len,
-                shared,
-                index: Box::new(index),
-            },
-        },
+            mut index,
+        } => {
+            *index = fold(*index);
+            match *index {
+                CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var {
+                    slot: base + i as u32,
+                    shared,
+                },
+                _ => CExpr::Elem {
+                    base,
+                    len,
+                    shared,
+                    index,
+                },
+            }
+        }
         e => e,
     }
 }

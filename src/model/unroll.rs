@@ -60,6 +60,18 @@ pub(super) fn size(stmts: &[ast::Stmt], count: Count) -> Result<u64> {
     Ok(total)
 }
 
+/// Whether `stmts` has anything [`unroll`] changes: a `repeat`, or an
+/// `init` block (whose label moves to its first statement).
+pub(super) fn needed(stmts: &[ast::Stmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Repeat(..) | StmtKind::Init(..) => true,
+        StmtKind::If(_, a, b) => needed(a) || b.as_deref().is_some_and(needed),
+        StmtKind::While(_, b) | StmtKind::Atomic(b) => needed(b),
+        StmtKind::Either(bs) => bs.iter().any(|b| needed(b)),
+        _ => false,
+    })
+}
+
 /// Expands every `repeat` in `stmts` (whose [`size`] is known to be small).
 pub(super) fn unroll(stmts: &[ast::Stmt], count: Count) -> Result<Vec<ast::Stmt>> {
     let mut out = Vec::new();
