@@ -19,6 +19,14 @@ use crate::syntax::ast::BinOp;
 /// Most valuations tried for one transition and one predicate.
 pub const ENUMERATION_BOUND: u64 = 1 << 20;
 
+/// Most work rule (ii) may do for a whole model, in expression nodes
+/// evaluated (valuations tried times the cost of one try). A predicate
+/// whose check would go past it is taken to be changed, as one with too
+/// many valuations is: visible is always sound. It keeps classification
+/// within seconds whatever the model (thousands of predicates, each with a
+/// million valuations, would otherwise take hours).
+pub const WORK_BOUND: u64 = 1 << 30;
+
 /// Why a transition is visible or invisible.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -46,6 +54,16 @@ pub enum Reason {
         before: Option<bool>,
         /// Its value after the transition (`None`: evaluating it faults).
         after: Option<bool>,
+    },
+    /// (ii) was not decided: checking this predicate would take the work of
+    /// the whole classification past [`WORK_BOUND`].
+    TooMuchWork {
+        /// Index into `Model::protected`.
+        protected: usize,
+        /// The predicate's thread.
+        thread: usize,
+        /// The work this check would need, in expression nodes evaluated.
+        work: u64,
     },
     /// (ii) could not be decided: too many valuations to try.
     TooManyValues {
@@ -94,6 +112,8 @@ pub fn classify(model: &Model) -> Classification {
     let mut scratch = Scratch {
         state: model.init.clone(),
         saved: Vec::new(),
+        work: 0,
+        tries: 0,
     };
     let transitions: Vec<(bool, Reason)> = (0..model.transitions.len())
         .map(|k| own(model, k, &observed, &preds, &mut scratch))
@@ -257,6 +277,44 @@ struct Scratch {
     state: Vec<i64>,
     /// Values of the slots a transition writes, to undo its step.
     saved: Vec<i64>,
+    /// Work done so far, towards [`WORK_BOUND`].
+    work: u64,
+    /// Valuations the last call of [`changes`] tried.
+    tries: u64,
+}
+
+/// An upper bound on the nodes evaluated by firing `tr` once.
+fn transition_cost(model: &Model, tr: &crate::model::Transition) -> u64 {
+    use crate::model::{Cmd, Next, Place};
+    fn cmds(model: &Model, cs: &[Cmd]) -> u64 {
+        cs.iter().fold(0u64, |n, c| {
+            n.saturating_add(match c {
+                Cmd::Assign(parts) => parts.iter().fold(0u64, |n, (place, e)| {
+                    let index = match place {
+                        Place::Elem { index, .. } => index.cost(&model.bounds),
+                        Place::Slot { .. } => 0,
+                    };
+                    n.saturating_add(e.cost(&model.bounds))
+                        .saturating_add(index)
+                        .saturating_add(1)
+                }),
+                Cmd::Assert(e) => e.cost(&model.bounds),
+                Cmd::If(c, a, b) => c
+                    .cost(&model.bounds)
+                    .saturating_add(cmds(model, a))
+                    .saturating_add(cmds(model, b)),
+            })
+        })
+    }
+    let guard = tr.guard.as_ref().map_or(0, |g| g.cost(&model.bounds));
+    let next = match &tr.next {
+        Next::Branch(c, ..) => c.cost(&model.bounds),
+        Next::To(_) => 0,
+    };
+    guard
+        .saturating_add(cmds(model, &tr.body))
+        .saturating_add(next)
+        .saturating_add(1)
 }
 
 /// Visibility of one transition by (i) and (ii).
@@ -295,6 +353,7 @@ fn own(
     if seen(tr.from) || targets.iter().any(|&p| p != tr.from && seen(p)) {
         return (true, Reason::ObservedPoint(tr.thread));
     }
+    let tr_cost = transition_cost(model, tr).saturating_add(writes.len() as u64);
     // The predicates that read a slot the transition writes, in the order
     // of the protected variables and then of the threads: the first one
     // that may change is the reason.
@@ -325,7 +384,28 @@ fn own(
                 },
             );
         }
-        if let Some((witness, before, after)) = changes(model, k, pred, &vars, &writes, scratch) {
+        // Each valuation evaluates the predicate twice and fires the
+        // transition once.
+        let per_try = pred
+            .cost(&model.bounds)
+            .saturating_mul(2)
+            .saturating_add(tr_cost);
+        let work = (valuations as u64).saturating_mul(per_try);
+        if scratch.work.saturating_add(work) > WORK_BOUND {
+            return (
+                true,
+                Reason::TooMuchWork {
+                    protected: p,
+                    thread: i,
+                    work,
+                },
+            );
+        }
+        let found = changes(model, k, pred, &vars, &writes, scratch);
+        scratch.work = scratch
+            .work
+            .saturating_add(scratch.tries.saturating_mul(per_try));
+        if let Some((witness, before, after)) = found {
             return (
                 true,
                 Reason::ChangesExcl {
@@ -383,13 +463,20 @@ fn changes(
     scratch: &mut Scratch,
 ) -> Option<Change> {
     let tr = &model.transitions[k];
-    let Scratch { state: s, saved } = scratch;
+    let Scratch {
+        state: s,
+        saved,
+        tries,
+        ..
+    } = scratch;
+    *tries = 0;
     s[tr.thread as usize] = tr.from;
     for &v in vars {
         s[v as usize] = model.bounds[v as usize].0;
     }
     let mut found = None;
     loop {
+        *tries += 1;
         // The step is taken in place and undone: copying the whole state
         // for every valuation would cost the size of the state each time.
         let before = pred.holds(s, &mut NoAccess).ok();
@@ -471,6 +558,15 @@ impl Reason {
                     value(after)
                 )
             }
+            Reason::TooMuchWork {
+                protected,
+                thread,
+                work,
+            } => format!(
+                "may change excl({}, {}): checking it would take {work} evaluations, past the bound of {WORK_BOUND} for the whole classification",
+                model.threads[*thread].name,
+                name(model.protected[*protected].slot)
+            ),
             Reason::TooManyValues {
                 protected,
                 thread,

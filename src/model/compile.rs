@@ -14,6 +14,7 @@ use indexmap::IndexMap;
 
 use super::expr::{CExpr, Cmd, FREE, Place};
 use super::layout::Layout;
+use super::limits::{self, Budget, MAX_ARRAY, MAX_CHOICES, MAX_SLOTS, MAX_THREADS};
 use super::quant::{self, MAX_QUANTIFIED};
 use super::recheck;
 use super::unroll::{self, MAX_STATEMENTS};
@@ -28,11 +29,6 @@ use crate::syntax::span::{LineIndex, Span};
 
 /// `-D NAME=VALUE` overrides of `const` declarations, in command-line order.
 pub type Defines = [(String, String)];
-
-/// Largest array, thread count and `any` fan-out accepted.
-const MAX_ARRAY: i64 = 1 << 16;
-const MAX_THREADS: i64 = 1 << 10;
-const MAX_CHOICES: usize = 1 << 12;
 
 /// A static error in a model that parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,6 +142,8 @@ struct Scope<'s> {
 struct Compiler {
     /// Where the source's lines start, for the line of every point.
     lines: LineIndex,
+    /// The compiled size so far.
+    budget: Budget,
     globals: IndexMap<String, Sym>,
     slots: Vec<Slot>,
     bounds: Vec<(i64, i64)>,
@@ -162,6 +160,7 @@ struct Compiler {
 pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines) -> Result<Model> {
     let mut c = Compiler {
         lines: LineIndex::new(src),
+        budget: Budget::default(),
         globals: IndexMap::new(),
         slots: Vec::new(),
         bounds: Vec::new(),
@@ -219,6 +218,14 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     let mut protected = Vec::new();
     let mut protected_index = vec![None; c.slots.len()];
     for (d, var, excl) in protected_decls {
+        // One predicate per thread and element, each at least one node:
+        // too many is known before compiling any.
+        let elements = var.prot.iter().filter(|&&p| p).count() as u64;
+        c.budget.charge(
+            elements * nthreads as u64,
+            d.span,
+            "this declaration, which has a predicate for every thread and element",
+        )?;
         for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
             let slot = var.base + k;
             protected_index[slot as usize] = Some(protected.len() as u32);
@@ -276,6 +283,8 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     for item in &m.items {
         if let Item::Invariant(e, span) = item {
             let expr = c.cond(e, &mut Scope::default(), "an invariant")?;
+            c.budget
+                .charge(limits::nodes(&expr), *span, "this invariant")?;
             invariants.push(Invariant {
                 expr,
                 text: pretty::expr(e),
@@ -788,6 +797,16 @@ impl Compiler {
                 }
             }
         }
+        if self.slots.len() + n > MAX_SLOTS {
+            return Err(CompileError::at(
+                d.span,
+                format!(
+                    "this declaration takes the state to {} slots; at most {MAX_SLOTS} are allowed",
+                    self.slots.len() + n
+                ),
+            )
+            .help("every array element is a slot, and the locals of `threads N` are declared once per thread"));
+        }
         let base = self.slots.len() as u32;
         for (k, &(v, _)) in values.iter().enumerate() {
             let class = match thread {
@@ -901,9 +920,14 @@ impl Compiler {
                 }
             }
         }
+        let excl: Vec<CExpr> = preds.into_iter().map(fold).collect();
+        for p in &excl {
+            self.budget
+                .charge(limits::nodes(p) - 1, d.span, "this declaration")?;
+        }
         Ok(Protected {
             slot: var.base + k,
-            excl: preds.into_iter().map(fold).collect(),
+            excl,
             text,
             span: d.span,
             line: self.lines.line(d.span.start),
@@ -1490,8 +1514,8 @@ impl Lower<'_> {
         body: Vec<Cmd>,
         next: Next,
         text: String,
-    ) {
-        self.by_point[from as usize].push(Transition {
+    ) -> Result<()> {
+        let tr = Transition {
             thread: self.thread as u32,
             from,
             guard,
@@ -1503,7 +1527,12 @@ impl Lower<'_> {
             recheck_overlap: Vec::new(),
             recheck_invariants: Vec::new(),
             touches_excl: Vec::new(),
-        });
+        };
+        self.c
+            .budget
+            .charge(limits::transition_size(&tr), s.span, "this statement")?;
+        self.by_point[from as usize].push(tr);
+        Ok(())
     }
 
     fn stmt(&mut self, s: &ast::Stmt, next: i64) -> Result<()> {
@@ -1520,7 +1549,7 @@ impl Lower<'_> {
                     Vec::new(),
                     Next::Branch(cond, yes, no),
                     pretty::stmt_head(s),
-                );
+                )?;
                 self.block(then, next)?;
                 self.block(els, next)
             }
@@ -1534,7 +1563,7 @@ impl Lower<'_> {
                     Vec::new(),
                     Next::Branch(cond, yes, next),
                     pretty::stmt_head(s),
-                );
+                )?;
                 self.block(body, pc)
             }
             StmtKind::Either(branches) => {
@@ -1545,6 +1574,11 @@ impl Lower<'_> {
                 let mut copies = Vec::new();
                 for b in branches {
                     for t in &self.by_point[self.pc(flat(b)[0]) as usize] {
+                        self.c.budget.charge(
+                            limits::transition_size(t),
+                            s.span,
+                            "this `either`",
+                        )?;
                         copies.push(Transition {
                             from: pc,
                             ..t.clone()
@@ -1572,7 +1606,7 @@ impl Lower<'_> {
                     Vec::new(),
                     Next::To(target),
                     pretty::stmt_head(s),
-                );
+                )?;
                 Ok(())
             }
             _ => {
@@ -1605,7 +1639,7 @@ impl Lower<'_> {
                     }
                     let mut choices = choice.into_iter();
                     let a = self.action(s, &mut choices)?;
-                    self.push(s, pc, a.guard, a.body, Next::To(next), text);
+                    self.push(s, pc, a.guard, a.body, Next::To(next), text)?;
                 }
                 Ok(())
             }

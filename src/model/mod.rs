@@ -5,6 +5,7 @@
 mod compile;
 mod expr;
 mod layout;
+mod limits;
 mod quant;
 mod recheck;
 mod unroll;
@@ -13,6 +14,7 @@ pub use compile::{CompileError, Defines, compile};
 use expr::exec;
 pub use expr::{Access, CExpr, Cmd, FREE, Fault, NoAccess, Place};
 pub use layout::Layout;
+pub use limits::{MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_SLOTS, MAX_THREADS};
 pub use quant::MAX_QUANTIFIED;
 pub use unroll::MAX_STATEMENTS;
 

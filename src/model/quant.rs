@@ -119,6 +119,43 @@ pub(super) fn evaluations(
     })
 }
 
+impl CExpr {
+    /// An upper bound on the nodes one evaluation visits (saturating), with
+    /// quantifier bodies counted once per value of their ranges, for
+    /// callers that must bound the work of many evaluations.
+    pub fn cost(&self, bounds: &[(i64, i64)]) -> u64 {
+        cost(self, bounds, &mut Vec::new())
+    }
+}
+
+fn cost(e: &CExpr, bounds: &[(i64, i64)], env: &mut Vec<Interval>) -> u64 {
+    match e {
+        CExpr::Const(_) | CExpr::Var { .. } | CExpr::Bound(_) => 1,
+        CExpr::Elem { index: a, .. }
+        | CExpr::At { thread: a, .. }
+        | CExpr::Not(a)
+        | CExpr::Neg(a) => 1u64.saturating_add(cost(a, bounds, env)),
+        CExpr::Bin(_, a, b) => 1u64
+            .saturating_add(cost(a, bounds, env))
+            .saturating_add(cost(b, bounds, env)),
+        CExpr::Quant {
+            var, lo, hi, body, ..
+        } => {
+            let ends = cost(lo, bounds, env).saturating_add(cost(hi, bounds, env));
+            let (Some(l), Some(h)) = (interval(lo, bounds, env), interval(hi, bounds, env)) else {
+                return u64::MAX;
+            };
+            env.truncate(*var as usize);
+            env.push((l.0, h.1));
+            let inner = cost(body, bounds, env);
+            env.pop();
+            width(l, h)
+                .saturating_mul(inner.saturating_add(1))
+                .saturating_add(ends)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

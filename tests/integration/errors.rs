@@ -174,3 +174,32 @@ fn missing_file() {
         run.stderr
     );
 }
+
+#[path = "../benches/generated.rs"]
+mod generated;
+
+/// The other side of the bounds: big legal inputs compile and classify.
+/// (How fast is for `cargo bench --bench frontend`; here only that they
+/// are accepted, and what they compile to.)
+#[test]
+fn large_legal_inputs_are_accepted() {
+    let cases = [
+        ("scaling-50000", generated::scaling_model(50_000)),
+        ("big-array", generated::big_array_model()),
+        ("many-threads", generated::many_threads_model()),
+    ];
+    for (name, text) in cases {
+        let src = optimist::Source::new(format!("{name}.gc"), text).unwrap();
+        let model = optimist::compile(&src, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let class = optimist::classify(&model);
+        assert_eq!(class.transitions.len(), model.transitions.len(), "{name}");
+        match name {
+            "scaling-50000" => {
+                assert!(src.text.lines().count() >= 49_900, "{name}");
+                assert_eq!(model.thread_count(), 8);
+            }
+            "big-array" => assert_eq!(model.protected.len(), 65_536),
+            _ => assert_eq!(model.thread_count(), 1_000),
+        }
+    }
+}
