@@ -28,8 +28,24 @@ impl Expand for Full<'_> {
     }
 
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+        let all = vec![true; self.model.threads.len()];
+        self.expand_threads(s, &all, emit)
+    }
+}
+
+impl Full<'_> {
+    /// [`Expand::expand`] restricted to the threads in `set`.
+    pub fn expand_threads(
+        &mut self,
+        s: &[i64],
+        set: &[bool],
+        emit: &mut dyn FnMut(&[i64], &[u32]),
+    ) -> Result<bool, Found> {
         let mut enabled = false;
         for (t, thread) in self.model.threads.iter().enumerate() {
+            if !set[t] {
+                continue;
+            }
             for k in thread.points[s[t] as usize].transitions.clone() {
                 match step_watched(self.model, k, s, &mut self.out, &mut self.watch) {
                     StepResult::Disabled => {}

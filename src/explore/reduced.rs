@@ -127,9 +127,22 @@ impl Expand for Reduced<'_> {
     /// guards read only its own locals, so if none is enabled it is blocked
     /// for good.
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+        let all = vec![true; self.steps.model.threads.len()];
+        self.expand_threads(s, &all, emit)
+    }
+}
+
+impl Reduced<'_> {
+    /// [`Expand::expand`] restricted to the threads in `set`.
+    pub fn expand_threads(
+        &mut self,
+        s: &[i64],
+        set: &[bool],
+        emit: &mut dyn FnMut(&[i64], &[u32]),
+    ) -> Result<bool, Found> {
         let model = self.steps.model;
         let mut enabled = false;
-        for t in 0..model.threads.len() {
+        for t in (0..model.threads.len()).filter(|&t| set[t]) {
             enabled |= self.run.explore(model, &mut self.steps, t, s, emit)?;
         }
         Ok(enabled)
