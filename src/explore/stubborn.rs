@@ -86,8 +86,12 @@ pub struct Por<'m> {
 pub struct Op {
     /// Its transitions at its point, and whether each is enabled.
     pub first: Vec<(usize, bool)>,
-    /// The transitions that make up the operation (its footprint).
-    pub body: Vec<usize>,
+    /// The slots the operation reads, sorted.
+    pub reads: Vec<u32>,
+    /// The slots the operation writes, sorted.
+    pub writes: Vec<u32>,
+    /// It may take a back edge.
+    pub back: bool,
 }
 
 impl Op {
@@ -237,14 +241,9 @@ impl<'m> Por<'m> {
             let op = &ops[i];
             let mut add = Vec::new();
             if op.enabled() > 0 {
-                let (mut r, mut w) = (Vec::new(), Vec::new());
-                for &k in &op.body {
-                    r.extend_from_slice(&self.reads[k]);
-                    w.extend_from_slice(&self.writes[k]);
-                }
-                let (r, w) = (sorted(r), sorted(w));
+                let (r, w) = (&op.reads[..], &op.writes[..]);
                 for j in (0..n).filter(|&j| !set[j]) {
-                    if self.future_hits(s, j, &set, &mut |k| self.depends(&r, &w, k)) {
+                    if self.future_hits(s, j, &set, &mut |k| self.depends(r, w, k)) {
                         add.push(j);
                     }
                 }
@@ -298,9 +297,7 @@ impl<'m> Por<'m> {
         let Some((_, set)) = best else {
             return vec![true; n];
         };
-        let backs = (0..n)
-            .filter(|&i| set[i])
-            .any(|i| ops[i].body.iter().any(|&k| self.back[k]));
+        let backs = (0..n).filter(|&i| set[i]).any(|i| ops[i].back);
         if backs {
             self.full += 1;
             return vec![true; n];
@@ -318,16 +315,110 @@ impl<'m> Por<'m> {
         }
     }
 
-    /// The operation of thread `t` in `s` in the original system: its
-    /// transitions at its point.
-    fn single(&self, s: &[i64], t: usize) -> Op {
-        let ks = self.model.threads[t].points[s[t] as usize]
-            .transitions
-            .clone();
-        Op {
-            first: ks.clone().map(|k| (k, self.enabled(k, s))).collect(),
-            body: ks.collect(),
+    /// The operation of thread `t` in `s`: its transitions at its point,
+    /// with their footprints taken in `s`, and the transitions in `rest`
+    /// (the rest of a reduced step), with their static footprints.
+    pub fn op(&self, s: &[i64], t: usize, rest: &[usize]) -> Op {
+        let ks = self.model.threads[t].points[s[t] as usize].transitions.clone();
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+        let mut back = false;
+        let first = ks
+            .map(|k| {
+                let on = self.enabled(k, s);
+                if on {
+                    self.footprint_in(k, s, &mut reads, &mut writes);
+                }
+                back |= self.back[k];
+                (k, on)
+            })
+            .collect();
+        for &k in rest {
+            reads.extend_from_slice(&self.reads[k]);
+            writes.extend_from_slice(&self.writes[k]);
+            back |= self.back[k];
         }
+        Op {
+            first,
+            reads: sorted(reads),
+            writes: sorted(writes),
+            back,
+        }
+    }
+
+    /// The footprint of transition `k` fired from `s`, which is finer than
+    /// its static one: indices are evaluated (`x[self]` touches one
+    /// element), and the discipline's predicate is read only as far as
+    /// `||` and `&&` evaluate it (`m[0] == t || (y == 2 && ...)` does not
+    /// read y while t holds m[0]). Whatever no transition outside the set
+    /// writes keeps these values until `k` fires, so this is all `k` can
+    /// depend on. The checks after `k` (disjointness, WFendExcl,
+    /// invariants) look at the state `k` makes, and keep their static slots.
+    fn footprint_in(&self, k: usize, s: &[i64], reads: &mut Vec<u32>, writes: &mut Vec<u32>) {
+        let model = self.model;
+        let tr = &model.transitions[k];
+        let t = tr.thread as usize;
+        let mut touched = Touched::default();
+        let mut out = Vec::new();
+        if let Some(g) = &tr.guard {
+            let _ = g.holds(s, &mut touched);
+        }
+        if let crate::model::Fire::Fault(_) = model.fire(tr, s, &mut out, &mut touched) {
+            // The transition fails here: keep everything it may touch.
+            reads.extend_from_slice(&self.reads[k]);
+            writes.extend_from_slice(&self.writes[k]);
+            return;
+        }
+        // Reads the recorder does not see: other threads' control points.
+        let (r, _) = crate::classify::slots(model, k);
+        reads.extend(r.iter().filter(|&&x| (x as usize) < model.threads.len()));
+        writes.push(tr.thread);
+        for &(x, write) in &touched.0 {
+            reads.push(x);
+            if write {
+                writes.push(x);
+            }
+            if let Some(p) = model.protected_index[x as usize] {
+                support(&model.protected[p as usize].excl[t], s, reads);
+            }
+        }
+        for &p in tr.recheck_overlap.iter().chain(&tr.touches_excl) {
+            for e in &model.protected[p as usize].excl {
+                e.for_each_slot(&mut |x| reads.push(x));
+            }
+        }
+        for &i in &tr.recheck_invariants {
+            model.invariants[i as usize]
+                .expr
+                .for_each_slot(&mut |x| reads.push(x));
+        }
+    }
+}
+
+/// Records the shared slots an evaluation touches, and whether it writes.
+#[derive(Default)]
+struct Touched(Vec<(u32, bool)>);
+
+impl crate::model::Access for Touched {
+    fn access(&mut self, slot: u32, write: bool) -> Result<(), crate::model::Fault> {
+        self.0.push((slot, write));
+        Ok(())
+    }
+}
+
+/// The slots a condition reads in `s` when `||` and `&&` stop as soon as
+/// its value is known: the value cannot change unless one of them does.
+fn support(e: &CExpr, s: &[i64], out: &mut Vec<u32>) {
+    use crate::model::NoAccess;
+    match e {
+        CExpr::Bin(op @ (BinOp::Or | BinOp::And), a, b) => {
+            support(a, s, out);
+            match a.holds(s, &mut NoAccess) {
+                Ok(v) if v == (*op == BinOp::Or) => {}
+                _ => support(b, s, out),
+            }
+        }
+        CExpr::Not(a) => support(a, s, out),
+        _ => e.for_each_slot(&mut |x| out.push(x)),
     }
 }
 
@@ -360,7 +451,7 @@ impl Expand for Stubborn<'_> {
 
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
         let threads = self.por.model.threads.len();
-        let ops: Vec<Op> = (0..threads).map(|t| self.por.single(s, t)).collect();
+        let ops: Vec<Op> = (0..threads).map(|t| self.por.op(s, t, &[])).collect();
         let set = self.por.choose(s, &ops);
         self.full.expand_threads(s, &set, emit)
     }
@@ -391,7 +482,11 @@ impl<'m> ScStubborn<'m> {
                         seen[pc] = true;
                         while let Some(p) = stack.pop() {
                             for k in th.points[p].transitions.clone() {
-                                out.push(k);
+                                // The first point's own transitions get
+                                // footprints in the state (`Por::op`).
+                                if p != pc {
+                                    out.push(k);
+                                }
                                 let tr = &model.transitions[k];
                                 let to = match &tr.next {
                                     Next::To(q) => vec![*q],
@@ -434,13 +529,7 @@ impl Expand for ScStubborn<'_> {
     fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
         let model = self.por.model;
         let ops: Vec<Op> = (0..model.threads.len())
-            .map(|t| {
-                let ks = model.threads[t].points[s[t] as usize].transitions.clone();
-                Op {
-                    first: ks.map(|k| (k, self.por.enabled(k, s))).collect(),
-                    body: self.regions[t][s[t] as usize].clone(),
-                }
-            })
+            .map(|t| self.por.op(s, t, &self.regions[t][s[t] as usize]))
             .collect();
         let set = self.por.choose(s, &ops);
         self.reduced.expand_threads(s, &set, emit)
