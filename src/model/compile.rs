@@ -265,7 +265,8 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
             by_point: vec![Vec::new(); numbered[id].count + 1],
         };
         let by_point = lower.run(decl, numbered[id].count as i64)?;
-        let mut points = Vec::new();
+        transitions.reserve(by_point.iter().map(Vec::len).sum());
+        let mut points = Vec::with_capacity(by_point.len());
         for (pc, trs) in by_point.into_iter().enumerate() {
             let start = transitions.len();
             transitions.extend(trs);
