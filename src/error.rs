@@ -206,10 +206,25 @@ impl Error {
         );
         Error::Input {
             location: src.location(span.start),
-            message,
+            message: shorten(message),
             src: excerpt,
             labels,
             help,
         }
     }
+}
+
+/// `message`, with its middle left out when it is very long: messages quote
+/// names from the source, and a name can be any length.
+fn shorten(message: String) -> String {
+    const MAX: usize = 300;
+    if message.len() <= MAX {
+        return message;
+    }
+    let head = crate::syntax::span::floor_char_boundary(&message, MAX * 2 / 3);
+    let mut tail = message.len() - MAX / 3;
+    while !message.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{} ... {}", &message[..head], &message[tail..])
 }

@@ -323,6 +323,30 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Whatever the text and the spans, the error renders.
+        #[test]
+        fn any_span_renders(
+            text in "[a-c \\t\\r\\né\\u{1b}]{1,300}",
+            long in 0usize..3,
+            spans in proptest::collection::vec((0usize..400, 0usize..400), 1..4),
+        ) {
+            // Some texts get a line past column 65,535.
+            let text = format!("{text}{}", "x".repeat(long * 40_000));
+            let Ok(src) = crate::Source::new("f.gc", text) else { return Ok(()) };
+            let scale = |k: usize| k * src.text.len() / 300;
+            let spans: Vec<Span> = spans.iter().map(|&(a, b)| Span::new(scale(a), scale(a) + b)).collect();
+            let related = spans[1..].iter().map(|&s| (s, "there".to_string())).collect();
+            let err = crate::Error::at(&src, spans[0], "message".into(), None, related);
+            let mut out = String::new();
+            miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+                .render_report(&mut out, &err)
+                .unwrap();
+            proptest::prop_assert!(out.contains("f.gc:"));
+            proptest::prop_assert!(out.len() < 5_000, "{}", out.len());
+        }
+    }
+
     #[test]
     fn far_apart_labels_do_not_read_across() {
         let text = (0..100).map(|i| format!("line {i}\n")).collect::<String>();

@@ -148,6 +148,9 @@ impl<'a> Parser<'a> {
         };
         let found = if rest.is_empty() {
             "end of input".to_string()
+        } else if found.len() > 40 {
+            // A name can be any length; the message shows its start.
+            format!("`{}...`", &found[..40])
         } else {
             format!("`{found}`")
         };

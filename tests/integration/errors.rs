@@ -137,6 +137,8 @@ fn generated_bad_inputs_are_reported_with_a_location() {
             "wide-syntax-at-end",
             format!("threads 1;\nthread T {{ skip;{wide}"),
         ),
+        ("long-name", body(format!("{} := 1;", "n".repeat(D)))),
+        ("long-token", body(format!("skip {};", "n".repeat(D)))),
     ];
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("errors-generated");
     std::fs::create_dir_all(&dir).unwrap();

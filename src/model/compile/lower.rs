@@ -78,7 +78,13 @@ impl Lower<'_> {
         self.c
             .budget
             .charge(limits::transition_size(&tr), s.span, "this statement")?;
-        self.by_point[from as usize].push(tr);
+        let here = &mut self.by_point[from as usize];
+        // Most points have one transition; a first push would reserve room
+        // for four, and a transition is a few hundred bytes.
+        if here.capacity() == 0 {
+            here.reserve_exact(1);
+        }
+        here.push(tr);
         Ok(())
     }
 
@@ -475,7 +481,7 @@ impl Lower<'_> {
                 .related(dup.span, "first assigned here"));
             }
         }
-        let mut parts = Vec::new();
+        let mut parts = Vec::with_capacity(targets.len());
         for (t, v) in targets.iter().zip(values) {
             let (place, kind) = self.place(t, None)?;
             let want = match kind {
