@@ -170,6 +170,16 @@ pub struct Run {
     /// The control points `(thread, point)` where a transaction began:
     /// the boundaries that cut each thread's code into transactions.
     pub starts: std::collections::BTreeSet<(usize, i64)>,
+    /// What the last call found, until it is kept.
+    call: CallLog,
+}
+
+/// What one call of [`Run::explore`] found beside its successors: kept
+/// (counted) only when its successors are used.
+#[derive(Default)]
+pub struct CallLog {
+    forced: Vec<Vec<i64>>,
+    started: Option<(usize, i64)>,
 }
 
 impl Run {
@@ -184,6 +194,7 @@ impl Run {
             out: Vec::new(),
             forced: HashSet::new(),
             starts: std::collections::BTreeSet::new(),
+            call: CallLog::default(),
         }
     }
 
@@ -204,6 +215,7 @@ impl Run {
         self.nodes.clear();
         self.dfs.clear();
         self.open.clear();
+        self.call = CallLog::default();
         let mut path = Vec::new();
         let mut start = Vec::new();
         tx.node(s, &mut start);
@@ -266,9 +278,20 @@ impl Run {
             }
         }
         if moved {
-            self.starts.insert((t, s[t]));
+            self.call.started = Some((t, s[t]));
         }
         Ok(moved)
+    }
+
+    /// Takes what the last call found, to keep it later or not.
+    pub fn take_call(&mut self) -> CallLog {
+        std::mem::take(&mut self.call)
+    }
+
+    /// Counts what a call found: its forced states and where it began.
+    pub fn keep(&mut self, log: CallLog) {
+        self.forced.extend(log.forced);
+        self.starts.extend(log.started);
     }
 
     /// Visits a new state: a node on the path and on Tarjan's stack.
@@ -404,7 +427,7 @@ impl Run {
             node.forced = true;
             let state = tx.state(&node.state);
             emit(state, path);
-            self.forced.insert(state.to_vec());
+            self.call.forced.push(state.to_vec());
         }
     }
 }
