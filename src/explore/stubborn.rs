@@ -571,3 +571,60 @@ impl Expand for ScStubborn<'_> {
         Ok(enabled)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A state of `model`: the given control points (by label) and slot
+    /// values (by name), the rest initial.
+    fn state(model: &Model, at: &[&str], values: &[(&str, i64)]) -> Vec<i64> {
+        let mut s = model.init.clone();
+        for (t, label) in at.iter().enumerate() {
+            s[t] = model.threads[t]
+                .points
+                .iter()
+                .position(|p| p.label.as_deref() == Some(*label))
+                .expect("a label") as i64;
+        }
+        for (name, v) in values {
+            let k = model
+                .slots
+                .iter()
+                .position(|x| x.name == *name)
+                .expect("a slot");
+            s[k] = *v;
+        }
+        s
+    }
+
+    fn chosen(file: &str, at: &[&str], values: &[(&str, i64)]) -> Vec<bool> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let (_, model) = crate::load(&path, &Vec::new()).unwrap();
+        let mut por = Por::new(&model);
+        let s = state(&model, at, values);
+        let ops: Vec<Op> = (0..model.threads.len())
+            .map(|t| por.op(&s, t, &[]))
+            .collect();
+        por.choose(&s, &ops)
+    }
+
+    /// Seed 001, figure 1: with T1 at 3a holding lk and T2 at 1b, T2 must
+    /// acquire lk before it can touch x, so T1 runs alone; with T2 at 5b,
+    /// the unprotected write interferes and both run.
+    #[test]
+    fn lock_acquisition_patterns_decide_the_context_switch() {
+        let fig1 = "models/lockpattern-fig1.gc";
+        assert_eq!(chosen(fig1, &["L3a", "L1b"], &[("lk", 0)]), [true, false]);
+        assert_eq!(chosen(fig1, &["L3a", "L5b"], &[("lk", 0)]), [true, true]);
+        // Figure 2: T1 at 6a still holds lk1, which T2 needs on its way to
+        // 6b, although 6a and 6b hold no lock in common.
+        let fig2 = "models/lockpattern-fig2.gc";
+        assert_eq!(chosen(fig2, &["L6a", "L1b"], &[("lk1", 0)]), [true, false]);
+        // Once T2 is past 3b (holding lk2 at 6b), the writes of x meet.
+        assert_eq!(
+            chosen(fig2, &["L6a", "L6b"], &[("lk1", 0), ("lk2", 1)]),
+            [true, true]
+        );
+    }
+}
