@@ -1,6 +1,7 @@
 //! Full exploration: every enabled transition of every thread.
 
-use super::search::{Expand, Found, StepResult, Watch, step_watched};
+use super::budget::Budget;
+use super::search::{Emit, Expand, Found, StepResult, Stop, Watch, step_watched};
 use crate::model::Model;
 
 /// Expands a state by every enabled transition, in thread order.
@@ -27,7 +28,7 @@ impl Expand for Full<'_> {
         Some(&mut self.watch)
     }
 
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let mut enabled = false;
         for (t, thread) in self.model.threads.iter().enumerate() {
             for k in thread.points[s[t] as usize].transitions.clone() {
@@ -35,13 +36,13 @@ impl Expand for Full<'_> {
                     StepResult::Disabled => {}
                     StepResult::Ok => {
                         enabled = true;
-                        emit(&self.out, &[k as u32]);
+                        emit(&self.out, &[k as u32], budget)?;
                     }
                     StepResult::Bad(problem) => {
-                        return Err(Found {
+                        return Err(Stop::Found(Found {
                             problem,
                             path: vec![k as u32],
-                        });
+                        }));
                     }
                 }
             }

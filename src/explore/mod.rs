@@ -1,13 +1,16 @@
 //! Exploring a model's state space.
 
+mod budget;
 mod full;
 mod outcome;
 mod reduced;
 mod search;
 mod store;
 
+pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
+pub(crate) use store::{Full, Insert, Room, Store};
 
 use crate::model::Model;
 

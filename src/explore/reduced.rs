@@ -10,10 +10,10 @@
 //! back to a state on its own path is an infinite invisible run, which
 //! breaks WFfiniteInvis: it is reported with the lasso, never ignored.
 
-use hashbrown::HashMap;
-
+use super::budget::{Budget, reserve_one};
 use super::outcome::Problem;
-use super::search::{Expand, Found, StepResult, Watch, step_watched};
+use super::search::{Emit, Expand, Found, StepResult, Stop, Watch, step_watched};
+use super::store::{Insert, Store};
 use crate::classify::Classification;
 use crate::model::Model;
 
@@ -22,130 +22,168 @@ pub struct Reduced<'m> {
     model: &'m Model,
     class: &'m Classification,
     out: Vec<i64>,
-    /// States met in the current run: `true` while on the DFS path.
-    seen: HashMap<Vec<i64>, bool>,
+    /// The state of the run's top frame, unpacked.
+    cur: Vec<i64>,
+    packed: Vec<u64>,
+    /// States met in the current run, packed; the note is true while the
+    /// state is on the depth-first path. Kept between runs, so its memory
+    /// is allocated once for the longest run.
+    seen: Store<bool>,
+    /// The depth-first path of the run.
+    frames: Vec<Frame>,
+    /// The transitions from the expanded state to the top frame.
+    path: Vec<u32>,
+    /// Bytes of `frames` and `path`.
+    vec_bytes: u64,
     /// What the search watches besides the semantics.
     pub watch: Watch,
 }
 
+/// A state on the depth-first path of a run; its values are in `seen`.
 struct Frame {
-    state: Vec<i64>,
+    id: u32,
     /// Next transition to try, as an offset into the point's transitions.
-    next: usize,
+    next: u32,
     /// Whether any transition was enabled here.
     moved: bool,
+}
+
+/// Fires transition `k` from `s` into `out` with every check of the full
+/// semantics plus WFendExcl.
+fn fire(model: &Model, watch: &mut Watch, k: usize, s: &[i64], out: &mut Vec<i64>) -> StepResult {
+    match step_watched(model, k, s, out, watch) {
+        StepResult::Ok if !watch.enforce => StepResult::Ok,
+        StepResult::Ok => match end_excl(model, k, s, out) {
+            Some(p) => StepResult::Bad(p),
+            None => StepResult::Ok,
+        },
+        other => other,
+    }
 }
 
 impl<'m> Reduced<'m> {
     /// The reduced expander of `model` under `class`.
     pub fn new(model: &'m Model, class: &'m Classification) -> Reduced<'m> {
+        let words = model.layout.words();
         Reduced {
             model,
             class,
             out: Vec::new(),
-            seen: HashMap::new(),
+            cur: Vec::new(),
+            packed: vec![0; words],
+            seen: Store::indexed(words),
+            frames: Vec::new(),
+            path: Vec::new(),
+            vec_bytes: 0,
             watch: Watch::default(),
         }
     }
 
-    /// Fires transition `k` from `s` into `self.out` with every check of
-    /// the full semantics plus WFendExcl.
-    fn fire(&mut self, k: usize, s: &[i64]) -> StepResult {
-        match step_watched(self.model, k, s, &mut self.out, &mut self.watch) {
-            StepResult::Ok if !self.watch.enforce => StepResult::Ok,
-            StepResult::Ok => match end_excl(self.model, k, s, &self.out) {
-                Some(p) => StepResult::Bad(p),
-                None => StepResult::Ok,
-            },
-            other => other,
-        }
+    /// Bytes held by the runs' structures.
+    fn bytes(&self) -> u64 {
+        self.seen.bytes() + self.vec_bytes
     }
 
-    /// Runs thread `t`'s invisible transitions from `start`, a state where
-    /// `t` is at an invisible point (reached by `path`), emitting every
-    /// state where the run stops.
-    fn run(
-        &mut self,
-        t: usize,
-        start: Vec<i64>,
-        path: &mut Vec<u32>,
-        emit: &mut dyn FnMut(&[i64], &[u32]),
-    ) -> Result<(), Found> {
-        let model = self.model;
-        self.seen.clear();
-        self.seen.insert(start.clone(), true);
-        let base = path.len();
-        let mut stack = vec![Frame {
-            state: start,
+    /// Appends `k` to the path, within the budget.
+    fn push_path(&mut self, k: usize, budget: &mut Budget) -> Result<(), Stop> {
+        reserve_one(&mut self.path, budget, &mut self.vec_bytes)?;
+        budget.exp_bytes = self.bytes();
+        self.path.push(k as u32);
+        Ok(())
+    }
+
+    /// Adds the state in `out` to the run's map and pushes it as a frame,
+    /// or returns the id of the state when the run met it before.
+    fn enter(&mut self, budget: &mut Budget) -> Result<Option<u32>, Stop> {
+        self.model.layout.pack(&self.out, &mut self.packed);
+        let id = match self.seen.insert(&self.packed, true, || budget.room()) {
+            Ok(Insert::New(id)) => id,
+            Ok(Insert::Old(id)) => return Ok(id),
+            Err(full) => return Err(budget.full(full).into()),
+        };
+        budget.run_states = self.seen.len() as u64;
+        budget.exp_bytes = self.bytes();
+        reserve_one(&mut self.frames, budget, &mut self.vec_bytes)?;
+        budget.exp_bytes = self.bytes();
+        self.frames.push(Frame {
+            id,
             next: 0,
             moved: false,
-        }];
-        while let Some(top) = stack.last_mut() {
-            let range = model.threads[t].points[top.state[t] as usize]
+        });
+        std::mem::swap(&mut self.cur, &mut self.out);
+        Ok(None)
+    }
+
+    /// Runs thread `t`'s invisible transitions from the state in `out`,
+    /// where `t` is at an invisible point (reached by `path`), emitting
+    /// every state where the run stops.
+    fn run(&mut self, t: usize, budget: &mut Budget, emit: &mut Emit) -> Result<(), Stop> {
+        let model = self.model;
+        self.seen.clear();
+        self.frames.clear();
+        budget.run_thread = t;
+        let base = self.path.len();
+        self.enter(budget)?;
+        while let Some(top) = self.frames.last_mut() {
+            let range = model.threads[t].points[self.cur[t] as usize]
                 .transitions
                 .clone();
-            let Some(k) = range.clone().nth(top.next) else {
+            let k = range.start + top.next as usize;
+            if k >= range.end {
                 // Every transition of this point is done.
-                let frame = stack.pop().expect("non-empty stack");
-                if !frame.moved {
-                    emit(&frame.state, path);
+                let (id, moved) = (top.id, top.moved);
+                self.frames.pop();
+                if !moved {
+                    emit(&self.cur, &self.path, budget)?;
                 }
-                self.seen.insert(frame.state, false);
-                if !stack.is_empty() {
-                    path.pop();
+                self.seen.set_note(id, false);
+                if let Some(parent) = self.frames.last() {
+                    self.path.pop();
+                    model.layout.unpack(self.seen.get(parent.id), &mut self.cur);
                 }
                 continue;
-            };
+            }
             top.next += 1;
-            let top = stack.last().expect("non-empty stack");
-            match self.fire(k, &top.state) {
+            budget.tick()?;
+            match fire(model, &mut self.watch, k, &self.cur, &mut self.out) {
                 StepResult::Disabled => continue,
                 StepResult::Bad(problem) => {
-                    path.push(k as u32);
-                    return Err(Found {
+                    self.path.push(k as u32);
+                    return Err(Stop::Found(Found {
                         problem,
-                        path: path.clone(),
-                    });
+                        path: self.path.clone(),
+                    }));
                 }
                 StepResult::Ok => {}
             }
-            stack.last_mut().expect("non-empty stack").moved = true;
-            path.push(k as u32);
+            if let Some(top) = self.frames.last_mut() {
+                top.moved = true;
+            }
+            self.push_path(k, budget)?;
             if self.class.stops(t, self.out[t]) {
-                emit(&self.out, path);
-                path.pop();
+                emit(&self.out, &self.path, budget)?;
+                self.path.pop();
                 continue;
             }
-            let next = self.out.clone();
-            match self.seen.get(&next) {
-                Some(true) => {
+            match self.enter(budget)? {
+                None => {}
+                Some(id) if self.seen.note(id) => {
                     // Back to a state on the current path: an infinite run.
-                    let start = stack
-                        .iter()
-                        .position(|f| f.state == next)
-                        .expect("on the path");
-                    let cycle = path.len() - base - start;
-                    return Err(Found {
+                    let start = self.frames.iter().position(|f| f.id == id).unwrap_or(0);
+                    return Err(Stop::Found(Found {
                         problem: Problem::InvisibleCycle {
                             thread: t,
-                            length: cycle,
+                            length: self.path.len() - base - start,
                         },
-                        path: path.clone(),
-                    });
+                        path: self.path.clone(),
+                    }));
                 }
-                Some(false) => {
-                    path.pop();
-                }
-                None => {
-                    self.seen.insert(next.clone(), true);
-                    stack.push(Frame {
-                        state: next,
-                        next: 0,
-                        moved: false,
-                    });
+                Some(_) => {
+                    self.path.pop();
                 }
             }
         }
+        budget.run_states = 0;
         Ok(())
     }
 }
@@ -155,10 +193,9 @@ impl Expand for Reduced<'_> {
         Some(&mut self.watch)
     }
 
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let model = self.model;
         let mut enabled = false;
-        let mut path = Vec::new();
         for t in 0..model.threads.len() {
             // A thread stopped at an invisible point is blocked for good: its
             // guards read only its own locals.
@@ -166,24 +203,23 @@ impl Expand for Reduced<'_> {
                 continue;
             }
             for k in model.threads[t].points[s[t] as usize].transitions.clone() {
-                match self.fire(k, s) {
+                match fire(model, &mut self.watch, k, s, &mut self.out) {
                     StepResult::Disabled => continue,
                     StepResult::Bad(problem) => {
-                        return Err(Found {
+                        return Err(Stop::Found(Found {
                             problem,
                             path: vec![k as u32],
-                        });
+                        }));
                     }
                     StepResult::Ok => {}
                 }
                 enabled = true;
-                path.clear();
-                path.push(k as u32);
+                self.path.clear();
+                self.push_path(k, budget)?;
                 if self.class.stops(t, self.out[t]) {
-                    emit(&self.out, &path);
+                    emit(&self.out, &self.path, budget)?;
                 } else {
-                    let first = self.out.clone();
-                    self.run(t, first, &mut path, emit)?;
+                    self.run(t, budget, emit)?;
                 }
             }
         }

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{CheckReport, Limits, Options, Reduction};
+use optimist::{CheckReport, Options, Reduction};
 
-use crate::common::{Format, ModelArgs, print};
+use crate::common::{Format, LimitArgs, ModelArgs, print};
 
 /// Arguments of `optimist check`.
 #[derive(Args, Debug)]
@@ -20,15 +20,8 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Stop after storing this many states (verdict inconclusive, exit 3).
-    #[arg(long, value_name = "N")]
-    max_states: Option<u64>,
-    /// Stop after this many seconds (verdict inconclusive, exit 3).
-    #[arg(long, value_name = "S")]
-    max_time: Option<f64>,
-    /// Stop when the state store exceeds this many megabytes (exit 3).
-    #[arg(long, value_name = "MB")]
-    max_memory: Option<u64>,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Report a reachable deadlock as a violation.
     #[arg(long)]
     deadlock: bool,
@@ -47,13 +40,6 @@ enum ReductionArg {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
-    let max_time = match args.max_time {
-        Some(t) if !(t.is_finite() && t >= 0.0) => {
-            eprintln!("error: --max-time needs a non-negative number of seconds, not {t}");
-            return ExitCode::from(2);
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
     let (src, model) = match args.model.load() {
         Ok(m) => m,
         Err(code) => return code,
@@ -68,19 +54,28 @@ pub fn run(args: CheckArgs) -> ExitCode {
             ReductionArg::None => Reduction::None,
             ReductionArg::Sc => Reduction::Sc,
         },
-        limits: Limits {
-            max_states: args.max_states,
-            max_time,
-            max_memory: args.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
-        },
+        limits: args.limits.limits(),
         deadlock: args.deadlock,
     };
+    let started = Instant::now();
     let mut progress = Progress::new();
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
     progress.finish();
     let report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
     if args.certify {
-        let cert = optimist::certify(&model, &optimist::CertifyOptions::default());
+        // The certificate takes the same memory limit, and what is left of
+        // the time limit: `--max-time` bounds the whole command.
+        let cert = optimist::certify(
+            &model,
+            &optimist::CertifyOptions {
+                max_time: options
+                    .limits
+                    .max_time
+                    .map(|t| t.saturating_sub(started.elapsed())),
+                max_memory: options.limits.max_memory,
+                ..optimist::CertifyOptions::default()
+            },
+        );
         let cert = optimist::CertifyReport::new(&model, &src.name, &cert);
         let both = optimist::CertifiedCheck::new(report, cert, &options);
         print(&both, args.format);
