@@ -9,6 +9,13 @@
 //! through a step is the `M` of `N* R`) but not stored. A run that comes
 //! back to a state on its own path is an infinite invisible run, which
 //! breaks WFfiniteInvis: it is reported with the lasso, never ignored.
+//!
+//! A run may be very long (a thread-local loop through 10^9 states), so it
+//! answers to the limits like the search: each transition tried is a unit
+//! of work for the clock, each state it keeps counts against the state
+//! limit (with the stored states), and its map, stack and path grow only
+//! within the memory budget. Its states are kept packed, and its frames
+//! name them by id, so a long run costs a few dozen bytes per state.
 
 use super::budget::{Budget, reserve_one};
 use super::outcome::Problem;
@@ -37,6 +44,16 @@ pub struct Reduced<'m> {
     vec_bytes: u64,
     /// What the search watches besides the semantics.
     pub watch: Watch,
+}
+
+/// What entering a state of a run found.
+enum Entered {
+    /// A new state, now the top frame.
+    Pushed,
+    /// A state met before in this run (on the path while its note is true).
+    Seen(u32),
+    /// A state met before, without its id.
+    Known,
 }
 
 /// A state on the depth-first path of a run; its values are in `seen`.
@@ -93,12 +110,15 @@ impl<'m> Reduced<'m> {
     }
 
     /// Adds the state in `out` to the run's map and pushes it as a frame,
-    /// or returns the id of the state when the run met it before.
-    fn enter(&mut self, budget: &mut Budget) -> Result<Option<u32>, Stop> {
+    /// or says that the run met it before.
+    fn enter(&mut self, budget: &mut Budget) -> Result<Entered, Stop> {
         self.model.layout.pack(&self.out, &mut self.packed);
         let id = match self.seen.insert(&self.packed, true, || budget.room()) {
             Ok(Insert::New(id)) => id,
-            Ok(Insert::Old(id)) => return Ok(id),
+            Ok(Insert::Old(Some(id))) => return Ok(Entered::Seen(id)),
+            // An indexed store always names the state; were it not to, the
+            // state is still known, and treated as explored.
+            Ok(Insert::Old(None)) => return Ok(Entered::Known),
             Err(full) => return Err(budget.full(full).into()),
         };
         budget.run_states = self.seen.len() as u64;
@@ -111,7 +131,7 @@ impl<'m> Reduced<'m> {
             moved: false,
         });
         std::mem::swap(&mut self.cur, &mut self.out);
-        Ok(None)
+        Ok(Entered::Pushed)
     }
 
     /// Runs thread `t`'s invisible transitions from the state in `out`,
@@ -166,8 +186,8 @@ impl<'m> Reduced<'m> {
                 continue;
             }
             match self.enter(budget)? {
-                None => {}
-                Some(id) if self.seen.note(id) => {
+                Entered::Pushed => {}
+                Entered::Seen(id) if self.seen.note(id) => {
                     // Back to a state on the current path: an infinite run.
                     let start = self.frames.iter().position(|f| f.id == id).unwrap_or(0);
                     return Err(Stop::Found(Found {
@@ -178,7 +198,7 @@ impl<'m> Reduced<'m> {
                         path: self.path.clone(),
                     }));
                 }
-                Some(_) => {
+                Entered::Seen(_) | Entered::Known => {
                     self.path.pop();
                 }
             }
