@@ -294,6 +294,10 @@ pub fn slots(model: &Model, k: usize) -> (Vec<u32>, Vec<u32>) {
     (reads, writes)
 }
 
+/// A witness valuation, and the predicate's value before and after (`None`:
+/// it faults).
+type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
+
 /// A valuation of `vars` in which firing `k` changes `pred`, if there is
 /// one, with the predicate's value before and after.
 ///
@@ -302,12 +306,7 @@ pub fn slots(model: &Model, k: usize) -> (Vec<u32>, Vec<u32>) {
 /// a transition that turns `excl(i, x)` from true into a fault changes it
 /// just as one that makes it false, and hiding it behind an invisible step
 /// would hide the violation the fault is.
-fn changes(
-    model: &Model,
-    k: usize,
-    pred: &crate::model::CExpr,
-    vars: &[u32],
-) -> Option<(Vec<(u32, i64)>, Option<bool>, Option<bool>)> {
+fn changes(model: &Model, k: usize, pred: &crate::model::CExpr, vars: &[u32]) -> Option<Change> {
     let tr = &model.transitions[k];
     let mut s = model.init.clone();
     s[tr.thread as usize] = tr.from;
@@ -390,4 +389,92 @@ impl Reason {
             }
         }
     }
+}
+
+/// The invisible control points of each thread that lie on a loop of
+/// invisible points: a reduced step of that thread can run round them for
+/// ever (WFfiniteInvis fails), so the search's ignoring policy matters.
+/// One entry per loop (a strongly connected set of points), in source order.
+pub fn invisible_loops(model: &Model, class: &Classification) -> Vec<(usize, Vec<i64>)> {
+    let mut loops = Vec::new();
+    for (t, th) in model.threads.iter().enumerate() {
+        let n = th.points.len();
+        let succ = |pc: usize| -> Vec<usize> {
+            if class.points[t][pc] {
+                return Vec::new();
+            }
+            th.points[pc]
+                .transitions
+                .clone()
+                .flat_map(|k| match &model.transitions[k].next {
+                    crate::model::Next::To(p) => vec![*p],
+                    crate::model::Next::Branch(_, a, b) => vec![*a, *b],
+                })
+                .map(|p| p as usize)
+                .filter(|&p| !class.points[t][p])
+                .collect()
+        };
+        for scc in components(n, succ) {
+            let self_loop = || succ(scc[0]).contains(&scc[0]);
+            if scc.len() > 1 || self_loop() {
+                let mut pcs: Vec<i64> = scc.iter().map(|&p| p as i64).collect();
+                pcs.sort_unstable();
+                loops.push((t, pcs));
+            }
+        }
+    }
+    loops.sort();
+    loops
+}
+
+/// The strongly connected components of the graph on `0..n` given by
+/// `succ` (Tarjan's algorithm, iteratively, so deep graphs are no risk).
+fn components(n: usize, succ: impl Fn(usize) -> Vec<usize>) -> Vec<Vec<usize>> {
+    const NONE: usize = usize::MAX;
+    let (mut index, mut low) = (vec![NONE; n], vec![0; n]);
+    let (mut open, mut on_open) = (Vec::new(), vec![false; n]);
+    let mut out = Vec::new();
+    let mut counter = 0;
+    for root in 0..n {
+        if index[root] != NONE {
+            continue;
+        }
+        let mut path: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+        index[root] = counter;
+        low[root] = counter;
+        counter += 1;
+        open.push(root);
+        on_open[root] = true;
+        path.push((root, succ(root), 0));
+        while let Some((v, next, i)) = path.last_mut() {
+            let v = *v;
+            if let Some(&w) = next.get(*i) {
+                *i += 1;
+                if index[w] == NONE {
+                    index[w] = counter;
+                    low[w] = counter;
+                    counter += 1;
+                    open.push(w);
+                    on_open[w] = true;
+                    path.push((w, succ(w), 0));
+                } else if on_open[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            path.pop();
+            if let Some((p, ..)) = path.last() {
+                low[*p] = low[*p].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let at = open.iter().rposition(|&x| x == v).expect("v is open");
+                let scc = open.split_off(at);
+                for &x in &scc {
+                    on_open[x] = false;
+                }
+                out.push(scc);
+            }
+        }
+    }
+    out
 }

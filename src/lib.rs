@@ -26,8 +26,8 @@ pub use certify::{
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, classify};
 pub use error::{Error, Source};
 pub use explore::{
-    Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult, Verdict,
-    Violation, check, replay, step,
+    Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
+    Verdict, Violation, check, replay, step,
 };
 pub use model::{
     CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, Model, Next, Place, Point,
@@ -36,7 +36,7 @@ pub use model::{
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
-pub use report::{CheckReport, ClassRow, ClassifyReport};
+pub use report::{CheckReport, ClassRow, ClassifyReport, LoopRow, RegionRow};
 pub use syntax::parser::{MAX_EXPR_DEPTH, MAX_NESTING, SyntaxError, parse_expr};
 pub use syntax::span::{Span, line_col};
 pub use syntax::{ast, pretty};

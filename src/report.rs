@@ -20,6 +20,17 @@ pub struct CheckReport {
     pub verdict: &'static str,
     /// `none` or `sc`.
     pub reduction: &'static str,
+    /// Reduced mode: `cpc`, `cycles`, `forbid` or `unsound`, what the search
+    /// did where a run of invisible transitions could go on forever.
+    pub ignoring: Option<&'static str>,
+    /// Reduced mode: states where a transaction was ended by force.
+    pub forced_states: Option<u64>,
+    /// Reduced mode: per thread and labelled region of its code, how many
+    /// transactions (reduced steps) the reduction cuts it into.
+    pub transactions: Option<Vec<RegionRow>>,
+    /// Print the transactions per region in the text report too.
+    #[serde(skip)]
+    pub show_transactions: bool,
     /// Stored states.
     pub states: u64,
     /// Transitions (reduced steps in reduced mode) taken.
@@ -38,6 +49,53 @@ pub struct CheckReport {
     pub violation: Option<ViolationReport>,
     /// The counterexample, one entry per transition.
     pub trace: Vec<StepReport>,
+}
+
+/// How a region of a thread's code is cut into transactions.
+#[derive(Clone, Debug, Serialize)]
+pub struct RegionRow {
+    /// The thread.
+    pub thread: String,
+    /// The label the region starts at; it runs to the next label.
+    pub region: String,
+    /// Source line of the label.
+    pub line: usize,
+    /// Transactions a run through the region is cut into: one per boundary
+    /// in it, plus one if it is entered inside a transaction.
+    pub transactions: usize,
+    /// The points of the region where a transaction began.
+    pub boundaries: Vec<String>,
+}
+
+/// The labelled regions of every thread, with the transaction boundaries
+/// the search met in them.
+fn regions(model: &Model, boundaries: &[(usize, i64)]) -> Vec<RegionRow> {
+    let mut rows = Vec::new();
+    for (t, th) in model.threads.iter().enumerate() {
+        let starts: Vec<usize> = (0..th.points.len())
+            .filter(|&pc| th.points[pc].label.is_some())
+            .collect();
+        for (n, &from) in starts.iter().enumerate() {
+            let to = starts.get(n + 1).copied().unwrap_or(th.points.len());
+            let inside: Vec<i64> = boundaries
+                .iter()
+                .filter(|&&(u, pc)| u == t && (from..to).contains(&(pc as usize)))
+                .map(|&(_, pc)| pc)
+                .collect();
+            let entered_inside = !inside.contains(&(from as i64));
+            rows.push(RegionRow {
+                thread: th.name.clone(),
+                region: th.points[from].name(),
+                line: th.points[from].line,
+                transactions: inside.len() + usize::from(entered_inside),
+                boundaries: inside
+                    .iter()
+                    .map(|&pc| th.points[pc as usize].name())
+                    .collect(),
+            });
+        }
+    }
+    rows
 }
 
 /// A violation, described.
@@ -108,6 +166,12 @@ impl CheckReport {
             file: file.to_string(),
             verdict,
             reduction: reduction.name(),
+            ignoring: outcome.ignoring.map(|i| i.name()),
+            forced_states: outcome.ignoring.map(|_| s.forced),
+            transactions: outcome
+                .ignoring
+                .map(|_| regions(model, &outcome.boundaries)),
+            show_transactions: false,
             states: s.states,
             transitions: s.transitions,
             depth: s.depth,
@@ -312,6 +376,19 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
             );
             r.predicate = Some(predicate(model, *protected, *victim, &after));
         }
+        Problem::GiveExcl {
+            protected,
+            receiver,
+        } => {
+            let slot = model.protected[*protected].slot as usize;
+            let name = &model.slots[slot].name;
+            r.variable = Some(name.clone());
+            r.message = format!(
+                "{at} makes excl({}, {name}) true, the predicate of another thread: transactions with movers need exclusive access that only its holder takes and gives up (seed 000, property (ii)); use `--reduction sc`",
+                tname(*receiver)
+            );
+            r.predicate = Some(predicate(model, *protected, *receiver, &after));
+        }
         Problem::Deadlock => {
             let where_: Vec<String> = (0..model.threads.len())
                 .filter(|&t| after[t] != model.threads[t].end())
@@ -391,7 +468,10 @@ impl fmt::Display for CheckReport {
             (None, None) => self.verdict.to_string(),
         };
         writeln!(f, "model        {} ({})", self.model, self.file)?;
-        writeln!(f, "reduction    {}", self.reduction)?;
+        match self.ignoring {
+            Some(i) => writeln!(f, "reduction    {}, ignoring {i}", self.reduction)?,
+            None => writeln!(f, "reduction    {}", self.reduction)?,
+        }
         writeln!(f, "verdict      {verdict}")?;
         writeln!(f, "states       {}", self.states)?;
         writeln!(f, "transitions  {}", self.transitions)?;
@@ -399,6 +479,38 @@ impl fmt::Display for CheckReport {
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
+        if let (true, Some(rows)) = (self.show_transactions, &self.transactions) {
+            writeln!(
+                f,
+                "transactions per labelled region (a region runs to the next label):"
+            )?;
+            let mut table_rows = vec![
+                ["thread", "region", "line", "transactions", "boundaries"]
+                    .map(String::from)
+                    .to_vec(),
+            ];
+            for r in rows {
+                table_rows.push(vec![
+                    r.thread.clone(),
+                    r.region.clone(),
+                    r.line.to_string(),
+                    r.transactions.to_string(),
+                    r.boundaries.join(", "),
+                ]);
+            }
+            table(f, &table_rows, &[2, 3])?;
+        }
+        if let Some(n @ 1..) = self.forced_states {
+            let s = if n == 1 { "" } else { "s" };
+            let why = match self.ignoring {
+                Some("cycles") => "its run of invisible transitions closed a cycle",
+                _ => "its run of invisible transitions could not complete",
+            };
+            writeln!(
+                f,
+                "forced       {n} state{s} where a step was ended early, every thread scheduled: {why}"
+            )?;
+        }
         if self.deadlocks > 0 && self.violation.is_none() {
             let s = if self.deadlocks == 1 { "" } else { "s" };
             writeln!(
@@ -483,6 +595,18 @@ pub struct ClassifyReport {
     pub model: String,
     /// One row per transition, thread by thread, in source order.
     pub transitions: Vec<ClassRow>,
+    /// Loops of invisible control points, which a reduced step can run
+    /// forever: `check --ignoring` decides what happens there.
+    pub invisible_loops: Vec<LoopRow>,
+}
+
+/// A loop of invisible control points of one thread.
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopRow {
+    /// The thread.
+    pub thread: String,
+    /// Its points on the loop, as shown in traces (label or `line N`).
+    pub points: Vec<String>,
 }
 
 /// One transition's classification.
@@ -508,11 +632,22 @@ pub struct ClassRow {
     /// Why the point is visible although the transition is not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub point_reason: Option<String>,
+    /// Under `--reduction movers`: `right`, `left`, `both` or `non`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mover: Option<&'static str>,
+    /// Why it is that kind of mover.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mover_reason: Option<String>,
 }
 
 impl ClassifyReport {
     /// Classifies `model`.
     pub fn new(model: &Model) -> ClassifyReport {
+        ClassifyReport::with_movers(model, false)
+    }
+
+    /// Classifies `model`, with each transition's mover type when `movers`.
+    pub fn with_movers(model: &Model, movers: bool) -> ClassifyReport {
         let class = crate::classify::classify(model);
         let transitions = model
             .transitions
@@ -535,7 +670,15 @@ impl ClassifyReport {
                         None => "its point starts the thread (WFinitVis)".to_string(),
                     }
                 });
+                let (mover, mover_reason) = if movers {
+                    let (m, why) = crate::explore::mover_kind(model, &class, k);
+                    (Some(m), Some(why))
+                } else {
+                    (None, None)
+                };
                 ClassRow {
+                    mover,
+                    mover_reason,
                     thread: model.threads[t].name.clone(),
                     label: point.label.clone(),
                     line: tr.line,
@@ -547,9 +690,20 @@ impl ClassifyReport {
                 }
             })
             .collect();
+        let invisible_loops = crate::classify::invisible_loops(model, &class)
+            .into_iter()
+            .map(|(t, pcs)| LoopRow {
+                thread: model.threads[t].name.clone(),
+                points: pcs
+                    .iter()
+                    .map(|&pc| model.threads[t].points[pc as usize].name())
+                    .collect(),
+            })
+            .collect();
         ClassifyReport {
             model: model.name.clone(),
             transitions,
+            invisible_loops,
         }
     }
 }
@@ -570,31 +724,41 @@ impl fmt::Display for ClassifyReport {
             self.transitions.len() - visible
         )?;
         writeln!(f)?;
-        let rows: Vec<Vec<String>> = std::iter::once(
-            ["thread", "point", "line", "statement", "", "reason"]
-                .map(String::from)
-                .to_vec(),
-        )
-        .chain(self.transitions.iter().map(|r| {
-            let class = match (r.visible, r.point_visible) {
-                (true, _) => "visible",
-                (false, true) => "invisible*",
-                (false, false) => "invisible",
-            };
-            let reason = match &r.point_reason {
-                Some(p) => format!("{}; * but {p}", r.reason),
-                None => r.reason.clone(),
-            };
-            vec![
-                r.thread.clone(),
-                r.label.clone().unwrap_or_default(),
-                r.line.to_string(),
-                r.statement.clone(),
-                class.to_string(),
-                reason,
-            ]
-        }))
-        .collect();
+        let movers = self.transitions.iter().any(|r| r.mover.is_some());
+        let header: &[&str] = if movers {
+            &["thread", "point", "line", "statement", "sc", "mover", "why"]
+        } else {
+            &["thread", "point", "line", "statement", "", "reason"]
+        };
+        let rows: Vec<Vec<String>> =
+            std::iter::once(header.iter().map(|h| h.to_string()).collect())
+                .chain(self.transitions.iter().map(|r| {
+                    let class = match (r.visible, r.point_visible) {
+                        (true, _) => "visible",
+                        (false, true) => "invisible*",
+                        (false, false) => "invisible",
+                    };
+                    let reason = match &r.point_reason {
+                        Some(p) => format!("{}; * but {p}", r.reason),
+                        None => r.reason.clone(),
+                    };
+                    let mut row = vec![
+                        r.thread.clone(),
+                        r.label.clone().unwrap_or_default(),
+                        r.line.to_string(),
+                        r.statement.clone(),
+                        class.to_string(),
+                        reason,
+                    ];
+                    if let (Some(m), Some(why)) = (r.mover, &r.mover_reason) {
+                        // The mover's reason replaces visibility's, to keep it narrow.
+                        row.pop();
+                        row.push(m.to_string());
+                        row.push(why.clone());
+                    }
+                    row
+                }))
+                .collect();
         table(f, &rows, &[2])?;
         if stops > 0 {
             writeln!(f)?;
@@ -602,6 +766,16 @@ impl fmt::Display for ClassifyReport {
                 f,
                 " * invisible, but at a visible control point: a reduced step may start with it."
             )?;
+        }
+        if !self.invisible_loops.is_empty() {
+            writeln!(f)?;
+            writeln!(
+                f,
+                "loops of invisible points (a reduced step can run them forever; `check --ignoring cpc`, the default, ends such a run by force where it cannot complete):"
+            )?;
+            for l in &self.invisible_loops {
+                writeln!(f, " {}  {}", l.thread, l.points.join(", "))?;
+            }
         }
         Ok(())
     }

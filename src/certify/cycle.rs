@@ -113,14 +113,27 @@ fn search(
 
 /// The failure of loop instance `inst` for a cycle of `transitions` from
 /// state `start`: the cycle is replayed, so every state shown is exact.
+///
+/// The cycle was found in a graph where q may not be part of a node (q does
+/// not matter to WFfiniteInvis), so a round may set q and end in `start`
+/// with q: then the witness is the next round, from there, which returns to
+/// its start because q, once set, stays set.
 pub fn witness(sys: &Sys, inst: &Inst, start: QState, transitions: &[usize]) -> Failure {
-    let mut cur = start.clone();
-    let mut steps = Vec::new();
-    for &k in transitions {
-        if let Succ::Next { to, .. } = sys.succ(k, &cur) {
-            cur = to;
+    let round = |from: &QState| {
+        let mut cur = from.clone();
+        let mut steps = Vec::new();
+        for &k in transitions {
+            if let Succ::Next { to, .. } = sys.succ(k, &cur) {
+                cur = to;
+            }
+            steps.push((k, cur.clone()));
         }
-        steps.push((k, cur.clone()));
+        (cur, steps)
+    };
+    let (end, steps) = round(&start);
+    if end == start {
+        return inst.loop_failure(sys, start, steps);
     }
-    inst.loop_failure(sys, start, steps)
+    let (_, steps) = round(&end);
+    inst.loop_failure(sys, end, steps)
 }

@@ -373,10 +373,12 @@ impl Inst {
                         tname(j),
                         model.slots[model.protected[p].slot as usize].name
                     ),
-                    Err(_) => {
-                        "an exclusive access predicate cannot be evaluated in the initial state"
-                            .to_string()
-                    }
+                    Err(e) => format!(
+                        "excl({}, {}) cannot be evaluated in the initial state ({})",
+                        tname(e.thread),
+                        model.slots[model.protected[e.protected].slot as usize].name,
+                        model.protected[e.protected].text
+                    ),
                 };
                 Some(Failure::new(message, vec![("s", st.clone())], Vec::new()))
             }

@@ -225,6 +225,16 @@ fn label(law: Obligation) -> String {
     }
 }
 
+/// Whether the failing obligations say no more than "a run of invisible
+/// transitions can go on forever": (11) and WFfiniteInvis, which commit
+/// point completion and cycle detection stand in for.
+fn only_finiteness(failing: &[Obligation]) -> bool {
+    !failing.is_empty()
+        && failing
+            .iter()
+            .all(|l| matches!(l, Obligation::H11 | Obligation::FiniteInvis))
+}
+
 fn list(laws: &[Obligation]) -> String {
     let names: Vec<String> = laws.iter().map(|&l| label(l)).collect();
     match names.as_slice() {
@@ -274,6 +284,15 @@ impl CertifyReport {
                     ""
                 } else {
                     " to the reachable states, which is all it needs from the initial state"
+                }
+            ),
+            ObligationStatus::Fails if only_finiteness(&with(ObligationStatus::Fails)) => format!(
+                "the reduction theorem (19) does not apply: {} fail{}, so a run of invisible transitions can go on forever, and every other obligation holds; a reduced check that ends such runs by force (`--ignoring cpc`, the default, or `cycles`) is still sound for this model, by seed 003's theorem (Levin, Palmer, Qadeer and Rajamani, commit point completion), which `optimist prove` does not check",
+                list(&with(ObligationStatus::Fails)),
+                if with(ObligationStatus::Fails).len() == 1 {
+                    "s"
+                } else {
+                    ""
                 }
             ),
             ObligationStatus::Fails => {
@@ -328,6 +347,14 @@ impl CertifyReport {
 
     fn all(&self) -> impl Iterator<Item = &(&'static str, ObligationReport)> {
         self.hypotheses.0.iter().chain(&self.wf.0)
+    }
+
+    /// The obligations that fail.
+    fn failing_laws(&self) -> Vec<Obligation> {
+        self.all()
+            .filter(|(_, o)| o.holds == Some(false))
+            .filter_map(|(k, _)| Obligation::ALL.into_iter().find(|l| l.key() == *k))
+            .collect()
     }
 }
 
@@ -548,7 +575,9 @@ fn write_witness(f: &mut fmt::Formatter<'_>, w: &WitnessReport) -> fmt::Result {
 ///
 /// The verdict is about the original system, and its exit code follows the
 /// usual table: `holds` (0) when the reduced check holds and every
-/// obligation holds; `violated` (1) when the reduced check found a
+/// obligation holds (or only (11) and WFfiniteInvis fail, and the check
+/// ended endless runs by commit point completion or cycle detection, so
+/// seed 003's theorem stands in for (19)); `violated` (1) when the reduced check found a
 /// violation other than of well-formedness, since its counterexample is a
 /// path of the original system; `inconclusive` (3) whenever nothing follows
 /// for the original system: the reduced check holds but the certificate
@@ -613,6 +642,19 @@ impl CertifiedCheck {
                         }
                     ),
                 ),
+                ("holds", _, "fails")
+                    if matches!(check.ignoring, Some("cpc" | "cycles"))
+                        && only_finiteness(&certify.failing_laws()) =>
+                {
+                    (
+                        "holds",
+                        format!(
+                            "no violation is reachable in the original system, by seed 003's theorem rather than (19): {} fail (a run of invisible transitions can go on forever) and every other obligation holds, and the reduced check ({}) scheduled every thread wherever such a run could not complete; `optimist prove` checks (19), not seed 003's theorem",
+                            join(failing(&certify, Some(false))),
+                            check.ignoring.unwrap_or_default()
+                        ),
+                    )
+                }
                 ("holds", _, "fails") => (
                     "inconclusive",
                     format!(

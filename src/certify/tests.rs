@@ -379,7 +379,7 @@ fn run(model: &Model, reduction: Reduction) -> Outcome {
             max_time: Some(Duration::from_secs(20)),
             max_memory: None,
         },
-        deadlock: false,
+        ..Options::default()
     };
     crate::check(model, &options, &mut |_| {})
 }

@@ -1,13 +1,17 @@
 //! Exploring a model's state space.
 
 mod budget;
+mod commit;
 mod full;
+mod movers;
 mod outcome;
 mod reduced;
 mod search;
 mod store;
 
 pub(crate) use budget::{Budget, Halt, reserve_one};
+pub use commit::Ignoring;
+pub use movers::mover_kind;
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 pub(crate) use store::{Full, Insert, Room, Store};
@@ -23,6 +27,9 @@ pub enum Reduction {
     /// by a maximal run of the same thread's invisible transitions.
     #[default]
     Sc,
+    /// Flanagan and Qadeer's transactions: right movers, one committing
+    /// action, left movers (seed 000). Does not preserve deadlocks.
+    Movers,
 }
 
 impl Reduction {
@@ -31,6 +38,7 @@ impl Reduction {
         match self {
             Reduction::None => "none",
             Reduction::Sc => "sc",
+            Reduction::Movers => "movers",
         }
     }
 }
@@ -44,6 +52,9 @@ pub struct Options {
     pub limits: Limits,
     /// Report a reachable deadlock as a violation.
     pub deadlock: bool,
+    /// What a reduced step does where a run of invisible transitions can
+    /// go on forever.
+    pub ignoring: Ignoring,
 }
 
 /// Checks `model`, calling `progress` now and then during long runs.
@@ -73,10 +84,23 @@ fn run(
         }
         Reduction::Sc => {
             let class = crate::classify::classify(model);
-            let mut exp = reduced::Reduced::new(model, &class);
-            exp.watch = watch;
-            let o = search::search(model, &mut exp, limits, deadlock, progress);
-            (o, exp.watch)
+            let mut exp = reduced::Reduced::new(model, &class, options.ignoring);
+            *exp.watch_mut() = watch;
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.stats.forced = exp.run.forced.len() as u64;
+            o.ignoring = Some(options.ignoring);
+            o.boundaries = exp.run.starts.iter().copied().collect();
+            (o, exp.into_watch())
+        }
+        Reduction::Movers => {
+            let class = crate::classify::classify(model);
+            let mut exp = movers::Movers::new(model, &class, options.ignoring);
+            *exp.watch_mut() = watch;
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.stats.forced = exp.run.forced.len() as u64;
+            o.ignoring = Some(options.ignoring);
+            o.boundaries = exp.run.starts.iter().copied().collect();
+            (o, exp.into_watch())
         }
     }
 }

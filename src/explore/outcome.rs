@@ -61,6 +61,10 @@ pub struct Stats {
     pub run_states: u64,
     /// When a limit ended the run inside a reduced step: its thread.
     pub run_thread: Option<usize>,
+    /// Reduced mode: distinct states where a transaction was ended by force
+    /// because its run of invisible transitions could not complete (or, under
+    /// cycle detection, closed a cycle); every thread is scheduled there.
+    pub forced: u64,
 }
 
 impl Stats {
@@ -103,6 +107,15 @@ pub enum Problem {
         thread: usize,
         /// Transitions in the loop.
         length: usize,
+    },
+    /// Under `movers`, seed 000's property (ii): the last transition made
+    /// `excl(receiver, x)` true for another thread `receiver`; exclusive
+    /// access may be taken and given up only by its holder.
+    GiveExcl {
+        /// Index into `Model::protected`.
+        protected: usize,
+        /// The thread whose predicate became true.
+        receiver: usize,
     },
     /// WFendExcl: the last transition falsified `excl(victim, x)` for
     /// another thread `victim`.
@@ -178,7 +191,9 @@ impl Violation {
             Problem::Overlap { .. } => Kind::Discipline,
             Problem::Invariant(_) => Kind::Invariant,
             Problem::Deadlock => Kind::Deadlock,
-            Problem::InvisibleCycle { .. } | Problem::EndExcl { .. } => Kind::WellFormedness,
+            Problem::InvisibleCycle { .. } | Problem::EndExcl { .. } | Problem::GiveExcl { .. } => {
+                Kind::WellFormedness
+            }
         }
     }
 }
@@ -192,4 +207,10 @@ pub struct Outcome {
     pub stats: Stats,
     /// The violation, when the verdict is `Violated`.
     pub violation: Option<Violation>,
+    /// Reduced mode: what the search did where a run of invisible
+    /// transitions could go on forever.
+    pub ignoring: Option<super::Ignoring>,
+    /// Reduced mode: the control points `(thread, point)` where a reduced
+    /// step (a transaction) began.
+    pub boundaries: Vec<(usize, i64)>,
 }

@@ -6,68 +6,107 @@
 //! `if`). It stops where i reaches a visible point, ends, or has no enabled
 //! invisible transition; those states are the successors. Every
 //! intermediate state is checked like any other (a violation partway
-//! through a step is the `M` of `N* R`) but not stored. A run that comes
-//! back to a state on its own path is an infinite invisible run, which
-//! breaks WFfiniteInvis: it is reported with the lasso, never ignored.
-//!
-//! A run may be very long (a thread-local loop through 10^9 states), so it
-//! answers to the limits like the search: each transition tried is a unit
-//! of work for the clock, each state it keeps counts against the state
-//! limit (with the stored states), and its map, stack and path grow only
-//! within the memory budget. Its states are kept packed, and its frames
-//! name them by id, so a long run costs a few dozen bytes per state.
+//! through a step is the `M` of `N* R`) but not stored. A run that can go
+//! on forever is handled by the policy of [`super::commit`].
 
-use super::budget::{Budget, reserve_one};
+use super::budget::Budget;
+use super::commit::{Fired, Ignoring, Run, Transaction};
 use super::outcome::Problem;
-use super::search::{Emit, Expand, Found, StepResult, Stop, Watch, step_watched};
-use super::store::{Insert, Store};
+use super::search::{Emit, Expand, StepResult, Stop, Watch, step_watched};
 use crate::classify::Classification;
-use crate::model::Model;
+use crate::model::{Model, SlotClass};
 
 /// Expands a stored state by the reduced steps of every thread.
 pub struct Reduced<'m> {
+    steps: Steps<'m>,
+    /// The run that explores each step.
+    pub run: Run,
+}
+
+/// Stoller-Cohen's transactions: a visible transition, then invisible ones
+/// until the thread reaches a point where the reduction stops.
+struct Steps<'m> {
     model: &'m Model,
     class: &'m Classification,
-    out: Vec<i64>,
-    /// The state of the run's top frame, unpacked.
-    cur: Vec<i64>,
-    packed: Vec<u64>,
-    /// States met in the current run, packed; the note is true while the
-    /// state is on the depth-first path. Kept between runs, so its memory
-    /// is allocated once for the longest run.
-    seen: Store<bool>,
-    /// The depth-first path of the run.
-    frames: Vec<Frame>,
-    /// The transitions from the expanded state to the top frame.
-    path: Vec<u32>,
-    /// Bytes of `frames` and `path`.
-    vec_bytes: u64,
+    /// Per transition: invisible, and touching only its own thread's locals
+    /// and program counter, so a both-mover; the state after it is not a
+    /// commit point.
+    both: Vec<bool>,
+    watch: Watch,
+}
+
+impl<'m> Reduced<'m> {
+    /// The reduced expander of `model` under `class`.
+    pub fn new(model: &'m Model, class: &'m Classification, ignoring: Ignoring) -> Reduced<'m> {
+        Reduced {
+            steps: Steps {
+                model,
+                class,
+                both: both_movers(model, class),
+                watch: Watch::default(),
+            },
+            run: Run::new(ignoring),
+        }
+    }
+
     /// What the search watches besides the semantics.
-    pub watch: Watch,
+    pub fn watch_mut(&mut self) -> &mut Watch {
+        &mut self.steps.watch
+    }
+
+    /// Takes the watch out, with its log.
+    pub fn into_watch(self) -> Watch {
+        self.steps.watch
+    }
 }
 
-/// What entering a state of a run found.
-enum Entered {
-    /// A new state, now the top frame.
-    Pushed,
-    /// A state met before in this run (on the path while its note is true).
-    Seen(u32),
-    /// A state met before, without its id.
-    Known,
+/// The transitions that are both-movers: invisible, touching only their own
+/// thread's locals and program counter.
+pub fn both_movers(model: &Model, class: &Classification) -> Vec<bool> {
+    (0..model.transitions.len())
+        .map(|k| {
+            let own = SlotClass::Local(model.transitions[k].thread);
+            let (reads, writes) = crate::classify::slots(model, k);
+            !class.transitions[k].own
+                && reads
+                    .iter()
+                    .chain(&writes)
+                    .all(|&s| model.slots[s as usize].class == own)
+        })
+        .collect()
 }
 
-/// A state on the depth-first path of a run; its values are in `seen`.
-struct Frame {
-    id: u32,
-    /// Next transition to try, as an offset into the point's transitions.
-    next: u32,
-    /// Whether any transition was enabled here.
-    moved: bool,
+impl Transaction for Steps<'_> {
+    fn node(&self, s: &[i64], out: &mut Vec<i64>) {
+        out.clear();
+        out.extend_from_slice(s);
+    }
+
+    fn state<'a>(&self, node: &'a [i64]) -> &'a [i64] {
+        node
+    }
+
+    fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired {
+        match fire(self.model, &mut self.watch, k, from, out) {
+            StepResult::Disabled => Fired::Disabled,
+            StepResult::Bad(p) => Fired::Bad(p),
+            StepResult::Ok if self.class.stops(t, out[t]) => Fired::Ends,
+            StepResult::Ok => Fired::Continues {
+                commit: !self.both[k],
+            },
+        }
+    }
 }
 
 /// Fires transition `k` from `s` into `out` with every check of the full
 /// semantics plus WFendExcl.
-fn fire(model: &Model, watch: &mut Watch, k: usize, s: &[i64], out: &mut Vec<i64>) -> StepResult {
+pub fn fire(
+    model: &Model,
+    watch: &mut Watch,
+    k: usize,
+    s: &[i64],
+    out: &mut Vec<i64>,
+) -> StepResult {
     match step_watched(model, k, s, out, watch) {
         StepResult::Ok if !watch.enforce => StepResult::Ok,
         StepResult::Ok => match end_excl(model, k, s, out) {
@@ -78,170 +117,23 @@ fn fire(model: &Model, watch: &mut Watch, k: usize, s: &[i64], out: &mut Vec<i64
     }
 }
 
-impl<'m> Reduced<'m> {
-    /// The reduced expander of `model` under `class`.
-    pub fn new(model: &'m Model, class: &'m Classification) -> Reduced<'m> {
-        let words = model.layout.words();
-        Reduced {
-            model,
-            class,
-            out: Vec::new(),
-            cur: Vec::new(),
-            packed: vec![0; words],
-            seen: Store::indexed(words),
-            frames: Vec::new(),
-            path: Vec::new(),
-            vec_bytes: 0,
-            watch: Watch::default(),
-        }
-    }
-
-    /// Bytes held by the runs' structures.
-    fn bytes(&self) -> u64 {
-        self.seen.bytes() + self.vec_bytes
-    }
-
-    /// Appends `k` to the path, within the budget.
-    fn push_path(&mut self, k: usize, budget: &mut Budget) -> Result<(), Stop> {
-        reserve_one(&mut self.path, budget, &mut self.vec_bytes)?;
-        budget.exp_bytes = self.bytes();
-        self.path.push(k as u32);
-        Ok(())
-    }
-
-    /// Adds the state in `out` to the run's map and pushes it as a frame,
-    /// or says that the run met it before.
-    fn enter(&mut self, budget: &mut Budget) -> Result<Entered, Stop> {
-        self.model.layout.pack(&self.out, &mut self.packed);
-        let id = match self.seen.insert(&self.packed, true, || budget.room()) {
-            Ok(Insert::New(id)) => id,
-            Ok(Insert::Old(Some(id))) => return Ok(Entered::Seen(id)),
-            // An indexed store always names the state; were it not to, the
-            // state is still known, and treated as explored.
-            Ok(Insert::Old(None)) => return Ok(Entered::Known),
-            Err(full) => return Err(budget.full(full).into()),
-        };
-        budget.run_states = self.seen.len() as u64;
-        budget.exp_bytes = self.bytes();
-        reserve_one(&mut self.frames, budget, &mut self.vec_bytes)?;
-        budget.exp_bytes = self.bytes();
-        self.frames.push(Frame {
-            id,
-            next: 0,
-            moved: false,
-        });
-        std::mem::swap(&mut self.cur, &mut self.out);
-        Ok(Entered::Pushed)
-    }
-
-    /// Runs thread `t`'s invisible transitions from the state in `out`,
-    /// where `t` is at an invisible point (reached by `path`), emitting
-    /// every state where the run stops.
-    fn run(&mut self, t: usize, budget: &mut Budget, emit: &mut Emit) -> Result<(), Stop> {
-        let model = self.model;
-        self.seen.clear();
-        self.frames.clear();
-        budget.run_thread = t;
-        let base = self.path.len();
-        self.enter(budget)?;
-        while let Some(top) = self.frames.last_mut() {
-            let range = model.threads[t].points[self.cur[t] as usize]
-                .transitions
-                .clone();
-            let k = range.start + top.next as usize;
-            if k >= range.end {
-                // Every transition of this point is done.
-                let (id, moved) = (top.id, top.moved);
-                self.frames.pop();
-                if !moved {
-                    emit(&self.cur, &self.path, budget)?;
-                }
-                self.seen.set_note(id, false);
-                if let Some(parent) = self.frames.last() {
-                    self.path.pop();
-                    model.layout.unpack(self.seen.get(parent.id), &mut self.cur);
-                }
-                continue;
-            }
-            top.next += 1;
-            budget.tick()?;
-            match fire(model, &mut self.watch, k, &self.cur, &mut self.out) {
-                StepResult::Disabled => continue,
-                StepResult::Bad(problem) => {
-                    self.path.push(k as u32);
-                    return Err(Stop::Found(Found {
-                        problem,
-                        path: self.path.clone(),
-                    }));
-                }
-                StepResult::Ok => {}
-            }
-            if let Some(top) = self.frames.last_mut() {
-                top.moved = true;
-            }
-            self.push_path(k, budget)?;
-            if self.class.stops(t, self.out[t]) {
-                emit(&self.out, &self.path, budget)?;
-                self.path.pop();
-                continue;
-            }
-            match self.enter(budget)? {
-                Entered::Pushed => {}
-                Entered::Seen(id) if self.seen.note(id) => {
-                    // Back to a state on the current path: an infinite run.
-                    let start = self.frames.iter().position(|f| f.id == id).unwrap_or(0);
-                    return Err(Stop::Found(Found {
-                        problem: Problem::InvisibleCycle {
-                            thread: t,
-                            length: self.path.len() - base - start,
-                        },
-                        path: self.path.clone(),
-                    }));
-                }
-                Entered::Seen(_) | Entered::Known => {
-                    self.path.pop();
-                }
-            }
-        }
-        budget.run_states = 0;
-        Ok(())
-    }
-}
-
 impl Expand for Reduced<'_> {
     fn watch(&mut self) -> Option<&mut Watch> {
-        Some(&mut self.watch)
+        Some(&mut self.steps.watch)
     }
 
+    /// Every thread takes its step from `s`: a thread at a visible point
+    /// starts one, and a thread at an invisible point (its step was ended
+    /// here by force, see [`super::commit`]) resumes its run. Its invisible
+    /// guards read only its own locals, so if none is enabled it is blocked
+    /// for good.
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
-        let model = self.model;
+        let model = self.steps.model;
         let mut enabled = false;
         for t in 0..model.threads.len() {
-            // A thread stopped at an invisible point is blocked for good: its
-            // guards read only its own locals.
-            if !self.class.stops(t, s[t]) {
-                continue;
-            }
-            for k in model.threads[t].points[s[t] as usize].transitions.clone() {
-                match fire(model, &mut self.watch, k, s, &mut self.out) {
-                    StepResult::Disabled => continue,
-                    StepResult::Bad(problem) => {
-                        return Err(Stop::Found(Found {
-                            problem,
-                            path: vec![k as u32],
-                        }));
-                    }
-                    StepResult::Ok => {}
-                }
-                enabled = true;
-                self.path.clear();
-                self.push_path(k, budget)?;
-                if self.class.stops(t, self.out[t]) {
-                    emit(&self.out, &self.path, budget)?;
-                } else {
-                    self.run(t, budget, emit)?;
-                }
-            }
+            enabled |= self
+                .run
+                .explore(model, &mut self.steps, t, s, budget, emit)?;
         }
         Ok(enabled)
     }

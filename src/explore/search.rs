@@ -320,6 +320,8 @@ pub fn search<E: Expand>(
             verdict,
             stats,
             violation,
+            ignoring: None,
+            boundaries: Vec::new(),
         }
     };
     let words = model.layout.words();
@@ -418,6 +420,45 @@ pub fn search<E: Expand>(
     finish(stats, &store, &budget, Verdict::Holds, None)
 }
 
+/// A shortest path from `a` to `b` of one or more transitions of one
+/// thread, with every check of the semantics, if there is one within a
+/// bound: a reduced step (a transaction) is one.
+fn one_thread_path(model: &Model, a: &[i64], b: &[i64]) -> Option<Vec<u32>> {
+    const BOUND: usize = 1 << 20;
+    let mut out = Vec::new();
+    for (t, thread) in model.threads.iter().enumerate() {
+        // Breadth-first, each state with the state and transition before it.
+        let mut states = vec![a.to_vec()];
+        let mut back = vec![(0usize, 0u32)];
+        let mut seen = std::collections::HashSet::from([a.to_vec()]);
+        let mut next = 0;
+        while next < states.len() && states.len() < BOUND {
+            let s = states[next].clone();
+            for k in thread.points[s[t] as usize].transitions.clone() {
+                if !matches!(step(model, k, &s, &mut out), StepResult::Ok) {
+                    continue;
+                }
+                if out == b {
+                    let mut path = vec![k as u32];
+                    let mut at = next;
+                    while at != 0 {
+                        path.push(back[at].1);
+                        at = back[at].0;
+                    }
+                    path.reverse();
+                    return Some(path);
+                }
+                if seen.insert(out.clone()) {
+                    states.push(out.clone());
+                    back.push((next, k as u32));
+                }
+            }
+            next += 1;
+        }
+    }
+    None
+}
+
 /// The trace to stored state `id`, followed by `tail`: each stored step is
 /// found again by re-expanding its parent (expansion is deterministic).
 fn trace_to<E: Expand>(
@@ -452,7 +493,12 @@ fn trace_to<E: Expand>(
             }
             Ok(())
         });
-        segments.push(found.expect("a stored state is a successor of its parent"));
+        // Expansion is deterministic, except where the watch changed on the
+        // way (`refine --incremental` narrows candidate locks, and under
+        // `movers` that reshapes transactions): then the step is found again
+        // as a path of one thread in the original system.
+        let segment = found.or_else(|| one_thread_path(model, &a, &b));
+        segments.push(segment.unwrap_or_default());
     }
     if !tail.is_empty() {
         segments.push(tail);

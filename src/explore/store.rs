@@ -340,11 +340,11 @@ impl<N: Copy> Store<N> {
         self.chunks[id >> self.shift].notes[id & ((1 << self.shift) - 1)]
     }
 
-    /// Replaces the note of state `id`.
-    pub fn set_note(&mut self, id: u32, note: N) {
+    /// The note of state `id`, to change in place.
+    pub fn note_mut(&mut self, id: u32) -> &mut N {
         let id = id as usize;
         let mask = (1 << self.shift) - 1;
-        self.chunks[id >> self.shift].notes[id & mask] = note;
+        &mut self.chunks[id >> self.shift].notes[id & mask]
     }
 
     /// Number of states.
@@ -405,7 +405,7 @@ mod tests {
                 assert_eq!(s.get(1), state(3, 4).as_slice());
                 assert_eq!(s.note(1), 0);
                 assert_eq!(s.note(150_000), 1);
-                s.set_note(150_000, 7);
+                *s.note_mut(150_000) = 7;
                 assert_eq!(s.note(150_000), 7);
                 assert_eq!(
                     s.get(150_000),

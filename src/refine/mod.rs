@@ -53,6 +53,8 @@ pub struct RefineOptions {
     /// Limits: the states and memory limits apply to each check, the time
     /// limit to the whole run (each check gets what is left of it).
     pub limits: Limits,
+    /// The reduced system every check explores: `Sc` or `Movers`.
+    pub reduction: Reduction,
 }
 
 impl Default for RefineOptions {
@@ -62,6 +64,7 @@ impl Default for RefineOptions {
             max_iterations: 20,
             incremental: false,
             limits: Limits::default(),
+            reduction: Reduction::Sc,
         }
     }
 }
@@ -92,6 +95,8 @@ struct State<'a> {
     /// of the time limit.
     limits: Limits,
     started: Instant,
+    /// The reduction every check uses.
+    reduction: Reduction,
 }
 
 impl State<'_> {
@@ -140,7 +145,8 @@ impl State<'_> {
         mut watch: Watch,
     ) -> (Outcome, Option<BTreeMap<u32, Vec<u32>>>) {
         watch.log = Some(BTreeSet::new());
-        let (outcome, watch) = check_watched(model, &reduced(&self.limits()), watch);
+        let (outcome, watch) =
+            check_watched(model, &reduced(self.reduction, &self.limits()), watch);
         self.explored += outcome.stats.states;
         self.accesses.extend(watch.log.unwrap_or_default());
         (outcome, watch.narrowing)
@@ -196,11 +202,11 @@ impl State<'_> {
 }
 
 /// Options of a reduced check within limits.
-fn reduced(limits: &Limits) -> Options {
+fn reduced(reduction: Reduction, limits: &Limits) -> Options {
     Options {
-        reduction: Reduction::Sc,
+        reduction,
         limits: limits.clone(),
-        deadlock: false,
+        ..Options::default()
     }
 }
 
@@ -295,6 +301,7 @@ pub fn refine(
         explored: 0,
         limits: options.limits.clone(),
         started: begun,
+        reduction: options.reduction,
     };
     let mut iterations = Vec::new();
     if options.incremental {
@@ -408,10 +415,10 @@ pub fn refine(
     });
     // The verdict comes from a plain check of the final guesses.
     let (final_src, final_model) = st.compile()?;
-    let check_options = reduced(&st.limits());
+    let check_options = reduced(options.reduction, &st.limits());
     crate::check_reducible(&final_src, &final_model)?;
     let outcome = crate::check(&final_model, &check_options, &mut |_| {});
-    let final_check = CheckReport::new(&final_model, &src.name, Reduction::Sc, &outcome);
+    let final_check = CheckReport::new(&final_model, &src.name, options.reduction, &outcome);
     Ok(report::build(&st, &started, final_check, iterations, stop))
 }
 

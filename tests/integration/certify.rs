@@ -259,9 +259,35 @@ fn check_with_certify_concludes_for_the_original_system() {
     assert_eq!((both.exit_code(), both.verdict), (1, "violated"));
     assert!(both.conclusion.starts_with("a violation is reachable"));
 
-    // The reduced check reports the ignoring problem itself: the reduction
-    // does not apply, so nothing follows for the original system.
+    // An endless invisible run: (19) does not apply, commit point
+    // completion does, and the conclusion says which theorem it rests on.
     let both = certified(&path("models/spin-forever.gc"), &sc, &local);
+    assert_eq!((both.exit_code(), both.verdict), (0, "holds"));
+    assert!(
+        both.conclusion
+            .contains("by seed 003's theorem rather than (19)"),
+        "{}",
+        both.conclusion
+    );
+    // Unsound cutting of such runs concludes nothing: inconclusive.
+    let unsound = Options {
+        ignoring: optimist::Ignoring::Unsound,
+        ..Options::default()
+    };
+    let both = certified(&path("models/spin-forever.gc"), &unsound, &local);
+    assert_eq!((both.exit_code(), both.verdict), (3, "inconclusive"));
+    assert!(
+        both.conclusion.starts_with("nothing follows"),
+        "{}",
+        both.conclusion
+    );
+    // Reporting it instead: the reduced check stops at well-formedness, so
+    // the reduction does not apply and nothing follows: inconclusive.
+    let forbid = Options {
+        ignoring: optimist::Ignoring::Forbid,
+        ..Options::default()
+    };
+    let both = certified(&path("models/spin-forever.gc"), &forbid, &local);
     assert_eq!((both.exit_code(), both.verdict), (3, "inconclusive"));
     assert!(
         both.conclusion.contains("well-formedness"),

@@ -240,12 +240,28 @@ fn check_certify_concludes_for_the_original_system() {
             .contains("no violation is reachable in the original system"),
         "{v}"
     );
-    // The ignoring problem: the reduced check reports a well-formedness
-    // violation and the hypotheses fail, so nothing follows for the
-    // original system (which holds): inconclusive, not violated.
+    // The ignoring problem: (11) fails, so (19) does not apply, and the
+    // conclusion rests on commit point completion instead.
     let (code, v) = json(&[
         "check",
         "models/spin-forever.gc",
+        "--certify",
+        "--format",
+        "json",
+    ]);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("holds")), "{v}");
+    assert!(v["certify"]["hypotheses"]["11"]["holds"] == false, "{v}");
+    assert!(
+        v["conclusion"].as_str().unwrap().contains("seed 003"),
+        "{v}"
+    );
+    // Reported instead of handled: the reduction does not apply, so
+    // nothing follows for the original system (which holds).
+    let (code, v) = json(&[
+        "check",
+        "models/spin-forever.gc",
+        "--ignoring",
+        "forbid",
         "--certify",
         "--format",
         "json",
@@ -255,7 +271,6 @@ fn check_certify_concludes_for_the_original_system() {
         (3, Some("inconclusive")),
         "{v}"
     );
-    assert!(v["certify"]["hypotheses"]["11"]["holds"] == false, "{v}");
     // A real bug: violated whatever the hypotheses.
     let (code, v) = json(&[
         "check",
@@ -592,4 +607,73 @@ fn state_limits_give_the_same_partial_statistics_every_time() {
         let v: Value = serde_json::from_str(&a.stdout).unwrap();
         assert!(v["states"].as_u64().unwrap() <= 5000, "{v}");
     }
+}
+
+/// Movers do not preserve deadlocks, so `--deadlock` is refused, not
+/// silently unsound.
+#[test]
+fn movers_refuse_deadlock_checking() {
+    let run = optimist([
+        "check",
+        "models/deadlock.gc",
+        "--reduction",
+        "movers",
+        "--deadlock",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("deadlocks are not preserved"),
+        "{}",
+        run.stderr
+    );
+    // Full exploration and sc find the deadlock.
+    for mode in ["none", "sc"] {
+        let run = optimist([
+            "check",
+            "models/deadlock.gc",
+            "--reduction",
+            mode,
+            "--deadlock",
+        ]);
+        assert_eq!(run.code, 1, "{mode}: {}", run.stdout);
+    }
+}
+
+/// The counter of seed 000: one transaction per procedure under movers,
+/// one per visible transition under sc.
+#[test]
+fn transactions_per_region_on_the_counter() {
+    let count = |mode: &str| -> Vec<(String, u64)> {
+        let (_, v) = crate::common::json([
+            "check",
+            "models/counter.gc",
+            "--reduction",
+            mode,
+            "--format",
+            "json",
+        ]);
+        v["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["thread"] == "T0")
+            .map(|r| {
+                (
+                    r["region"].as_str().unwrap().to_string(),
+                    r["transactions"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let pairs = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
+        v.iter().map(|(r, n)| (r.to_string(), *n)).collect()
+    };
+    assert_eq!(
+        count("movers"),
+        pairs(&[("L0", 1), ("INCR", 1), ("DECR", 1), ("READ", 1)])
+    );
+    assert_eq!(
+        count("sc"),
+        pairs(&[("L0", 1), ("INCR", 3), ("DECR", 3), ("READ", 5)])
+    );
 }

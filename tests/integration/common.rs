@@ -59,7 +59,7 @@ pub fn settings() -> insta::Settings {
     s
 }
 
-/// One `// expect[ FLAGS]: VERDICT [KIND][, full N][, sc N]` header line.
+/// One `// expect[ FLAGS]: VERDICT [KIND][, full N][, sc N][, movers N]` header line.
 #[derive(Clone, Debug)]
 pub struct Expect {
     pub flags: Vec<String>,
@@ -67,6 +67,7 @@ pub struct Expect {
     pub kind: Option<String>,
     pub full: Option<u64>,
     pub sc: Option<u64>,
+    pub movers: Option<u64>,
 }
 
 pub fn expectations(text: &str) -> Vec<Expect> {
@@ -80,11 +81,12 @@ pub fn expectations(text: &str) -> Vec<Expect> {
         let mut head = parts.next().unwrap().split_whitespace();
         let verdict = head.next().expect("a verdict").to_string();
         let kind = head.next().map(str::to_string);
-        let (mut full, mut sc) = (None, None);
+        let (mut full, mut sc, mut movers) = (None, None, None);
         for p in parts {
             match p.split_once(' ') {
                 Some(("full", n)) => full = Some(n.trim().parse().expect("a count")),
                 Some(("sc", n)) => sc = Some(n.trim().parse().expect("a count")),
+                Some(("movers", n)) => movers = Some(n.trim().parse().expect("a count")),
                 _ => panic!("unknown expectation `{p}`"),
             }
         }
@@ -94,6 +96,7 @@ pub fn expectations(text: &str) -> Vec<Expect> {
             kind,
             full,
             sc,
+            movers,
         });
     }
     out

@@ -11,11 +11,23 @@ use proptest::prelude::*;
 pub struct Choices<'a> {
     data: &'a [u16],
     pos: usize,
+    /// Labels handed out so far, for fresh ones.
+    labels: usize,
 }
 
 impl<'a> Choices<'a> {
     pub fn new(data: &'a [u16]) -> Choices<'a> {
-        Choices { data, pos: 0 }
+        Choices {
+            data,
+            pos: 0,
+            labels: 0,
+        }
+    }
+
+    /// A label not used before in this model.
+    pub fn fresh_label(&mut self) -> String {
+        self.labels += 1;
+        format!("G{}", self.labels)
     }
 
     /// A number in `0..n`.
@@ -164,10 +176,22 @@ fn body(c: &mut Choices, w: &World, thread: usize, hands_off: bool) -> String {
     let mut out = String::new();
     let n = 1 + c.below(5);
     let looping = !hands_off && c.chance(40);
+    // Where a loop that can run forever goes, if anywhere: after a visible
+    // write, as in seed 003's figure 1, so that ignoring the other threads
+    // from there on would hide what they do with it.
+    let endless_at = (!hands_off && c.chance(45)).then(|| c.below(n + 1));
     for k in 0..n {
+        if endless_at == Some(k) && k > 0 {
+            out += "  y := (y + 1) % 4;\n";
+            out += &endless(c, w);
+        }
         let label = if k == 0 { "  L0: " } else { "  " };
         let s = stmt(c, w, thread, 1);
         out += &format!("{label}{}", s.trim_start());
+    }
+    if endless_at == Some(n) || endless_at == Some(0) {
+        out += "  y := (y + 1) % 4;\n";
+        out += &endless(c, w);
     }
     if w.named {
         // An invisible point that other threads may observe with `at`.
@@ -184,6 +208,35 @@ fn body(c: &mut Choices, w: &World, thread: usize, hands_off: bool) -> String {
         out += "  HD: await false;\n";
     }
     out
+}
+
+/// A loop of invisible transitions that can run forever (the ignoring
+/// problem, seed 003): local work for ever, loops with a nondeterministic
+/// exit, `goto` back into local code, and loops over protected data inside
+/// a critical section, whose states are commit points.
+fn endless(c: &mut Choices, w: &World) -> String {
+    let l = c.fresh_label();
+    match c.below(5) {
+        0 => "  while true {\n    r := (r + 1) % 3;\n  }\n".to_string(),
+        1 => format!(
+            "  {l}: r := (r + 1) % 3;\n  either {{\n    goto {l};\n  }} or {{\n    skip;\n  }}\n"
+        ),
+        2 => format!(
+            "  {l}: either {{\n    r := any 0..2;\n    goto {l};\n  }} or {{\n    skip;\n  }}\n"
+        ),
+        3 => format!(
+            "  {l}: if r == 1 {{\n    r := 0;\n    goto {l};\n  }} else {{\n    r := 1;\n    goto {l};\n  }}\n"
+        ),
+        _ => match w.prots.iter().find(|p| matches!(p.guard, Guard::Lock(_))) {
+            Some(Prot {
+                name: x,
+                guard: Guard::Lock(m),
+            }) => format!(
+                "  acquire m{m};\n  {l}: {x} := ({x} + 1) % 3;\n  either {{\n    goto {l};\n  }} or {{\n    skip;\n  }}\n  release m{m};\n"
+            ),
+            _ => "  while true {\n    skip;\n  }\n".to_string(),
+        },
+    }
 }
 
 fn prot_op(c: &mut Choices, x: &str) -> String {

@@ -35,7 +35,7 @@ pub fn check_headers(path: &Path) {
     let expects = expectations(&text);
     assert!(!expects.is_empty(), "{file} has no `// expect:` header");
     for e in expects {
-        for (mode, count) in [("none", e.full), ("sc", e.sc)] {
+        for (mode, count) in [("none", e.full), ("sc", e.sc), ("movers", e.movers)] {
             let Some(count) = count else { continue };
             // A line for one mode (`// expect --reduction sc: ...`) names it in its flags.
             let only = e
@@ -78,7 +78,7 @@ fn check_outputs() {
     settings().bind(|| {
         insta::glob!("../../models", "**/*.gc", |path| {
             let file = rel(path);
-            for mode in ["none", "sc"] {
+            for mode in ["none", "sc", "movers"] {
                 let text = optimist(["check", &file, "--reduction", mode]);
                 insta::assert_snapshot!(format!("check_{mode}"), text.stdout);
                 let json = optimist(["check", &file, "--reduction", mode, "--format", "json"]);
@@ -98,6 +98,8 @@ fn classify_outputs() {
             insta::assert_snapshot!("classify", text.stdout);
             let json = optimist(["classify", &file, "--format", "json"]);
             insta::assert_snapshot!("classify_json", json.stdout);
+            let movers = optimist(["classify", &file, "--reduction", "movers"]);
+            insta::assert_snapshot!("classify_movers", movers.stdout);
         });
     });
 }

@@ -165,7 +165,7 @@ fn full_holds(text: &str) -> bool {
             max_time: Some(Duration::from_secs(20)),
             max_memory: None,
         },
-        deadlock: false,
+        ..Options::default()
     };
     let o = optimist::check(&model, &options, &mut |_| {});
     !matches!(o.verdict, Verdict::Violated)
@@ -178,13 +178,14 @@ proptest! {
     /// holds too: refinement can only end with guesses the original system
     /// satisfies.
     #[test]
-    fn refined_models_hold_in_full(data in choices(), locks in any::<bool>(), incremental in any::<bool>()) {
+    fn refined_models_hold_in_full(data in choices(), locks in any::<bool>(), incremental in any::<bool>(), movers in any::<bool>()) {
         let text = system(&mut Choices::new(&data));
         let src = Source::new("generated.gc", text.clone()).unwrap();
         let options = RefineOptions {
             guess: if locks { GuessFrom::Locks } else { GuessFrom::Annotated },
             incremental,
             limits: Limits { max_states: Some(100_000), ..Limits::default() },
+            reduction: if movers { optimist::Reduction::Movers } else { optimist::Reduction::Sc },
             ..RefineOptions::default()
         };
         let Ok(report) = optimist::refine(&src, &[], &options) else { return Ok(()) };

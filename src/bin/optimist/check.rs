@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{CheckReport, Options, Reduction};
+use optimist::{CheckReport, Ignoring, Options, Reduction};
 
 use crate::common::{Format, LimitArgs, ModelArgs, print};
 
@@ -17,6 +17,11 @@ pub struct CheckArgs {
     /// Which state space to explore.
     #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
     reduction: ReductionArg,
+    /// What a reduced step does where a run of invisible transitions can
+    /// go on forever: commit point completion, cycle detection, report it
+    /// (WFfiniteInvis), or cut it (unsound, for measurement only).
+    #[arg(long, value_enum, default_value_t = IgnoringArg::Cpc)]
+    ignoring: IgnoringArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -25,6 +30,10 @@ pub struct CheckArgs {
     /// Report a reachable deadlock as a violation.
     #[arg(long)]
     deadlock: bool,
+    /// Show how many transactions (reduced steps) each labelled region of
+    /// each thread is cut into (always in JSON).
+    #[arg(long)]
+    transactions: bool,
     /// Also check the reduction theorem's hypotheses (as `optimist
     /// certify`) and conclude for the original system.
     #[arg(long)]
@@ -37,6 +46,21 @@ enum ReductionArg {
     None,
     /// Stoller-Cohen reduction.
     Sc,
+    /// Flanagan-Qadeer transactions: right movers, a commit, left movers.
+    Movers,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum IgnoringArg {
+    /// Commit point completion (seed 003): schedule every thread only where
+    /// a transaction cannot complete.
+    Cpc,
+    /// Cycle detection: end a transaction where its run closes a cycle.
+    Cycles,
+    /// Report an endless invisible run as a WFfiniteInvis violation.
+    Forbid,
+    /// Cut endless runs and schedule nothing: UNSOUND, a lower bound.
+    Unsound,
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
@@ -44,7 +68,13 @@ pub fn run(args: CheckArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    if args.reduction == ReductionArg::Sc {
+    if args.reduction == ReductionArg::Movers && args.deadlock {
+        eprintln!(
+            "error: `--deadlock` cannot be used with `--reduction movers`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`"
+        );
+        return ExitCode::from(2);
+    }
+    if args.reduction != ReductionArg::None {
         if let Err(e) = optimist::check_reducible(&src, &model) {
             return crate::common::fail(e);
         }
@@ -53,15 +83,23 @@ pub fn run(args: CheckArgs) -> ExitCode {
         reduction: match args.reduction {
             ReductionArg::None => Reduction::None,
             ReductionArg::Sc => Reduction::Sc,
+            ReductionArg::Movers => Reduction::Movers,
         },
         limits: args.limits.limits(),
         deadlock: args.deadlock,
+        ignoring: match args.ignoring {
+            IgnoringArg::Cpc => Ignoring::Cpc,
+            IgnoringArg::Cycles => Ignoring::Cycles,
+            IgnoringArg::Forbid => Ignoring::Forbid,
+            IgnoringArg::Unsound => Ignoring::Unsound,
+        },
     };
     let started = Instant::now();
     let mut progress = Progress::new();
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
     progress.finish();
-    let report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
+    let mut report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
+    report.show_transactions = args.transactions;
     if args.certify {
         // The certificate takes the same memory limit, and what is left of
         // the time limit: `--max-time` bounds the whole command.

@@ -12,9 +12,20 @@ use crate::common::{Format, ModelArgs, print};
 pub struct ClassifyArgs {
     #[command(flatten)]
     model: ModelArgs,
+    /// `movers` adds each transition's mover type (right, left, both, non).
+    #[arg(long, value_enum, default_value_t = ClassifyFor::Sc)]
+    reduction: ClassifyFor,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ClassifyFor {
+    /// Visible and invisible transitions (Stoller-Cohen).
+    Sc,
+    /// Also right, left, both and non movers (Flanagan-Qadeer).
+    Movers,
 }
 
 pub fn run(args: ClassifyArgs) -> ExitCode {
@@ -22,6 +33,7 @@ pub fn run(args: ClassifyArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    print(&ClassifyReport::new(&model), args.format);
+    let movers = args.reduction == ClassifyFor::Movers;
+    print(&ClassifyReport::with_movers(&model, movers), args.format);
     ExitCode::SUCCESS
 }

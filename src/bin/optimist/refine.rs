@@ -22,6 +22,9 @@ pub struct RefineArgs {
     /// Revise lock guesses during one exploration where that is sound.
     #[arg(long)]
     incremental: bool,
+    /// The reduced system each check explores.
+    #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
+    reduction: ReductionArg,
     /// Write the model with the final guesses as declarations to this file.
     #[arg(long, value_name = "OUT")]
     write: Option<PathBuf>,
@@ -43,6 +46,14 @@ fn write_new(out: &std::path::Path, text: &str) -> Result<(), String> {
     std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, out))
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ReductionArg {
+    /// Stoller-Cohen reduction.
+    Sc,
+    /// Flanagan-Qadeer transactions with movers.
+    Movers,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -76,6 +87,10 @@ pub fn run(args: RefineArgs) -> ExitCode {
         max_iterations: args.max_iterations,
         incremental: args.incremental,
         limits: args.limits.limits(),
+        reduction: match args.reduction {
+            ReductionArg::Sc => optimist::Reduction::Sc,
+            ReductionArg::Movers => optimist::Reduction::Movers,
+        },
     };
     let report = match optimist::refine(&src, &args.model.define, &options) {
         Ok(r) => r,
