@@ -19,6 +19,14 @@ use crate::syntax::ast::BinOp;
 /// Most valuations tried for one transition and one predicate.
 pub const ENUMERATION_BOUND: u64 = 1 << 20;
 
+/// Most work rule (ii) may do for a whole model, in expression nodes
+/// evaluated (valuations tried times the cost of one try). A predicate
+/// whose check would go past it is taken to be changed, as one with too
+/// many valuations is: visible is always sound. It keeps classification
+/// within seconds whatever the model (thousands of predicates, each with a
+/// million valuations, would otherwise take hours).
+pub const WORK_BOUND: u64 = 1 << 30;
+
 /// Why a transition is visible or invisible.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -46,6 +54,16 @@ pub enum Reason {
         before: Option<bool>,
         /// Its value after the transition (`None`: evaluating it faults).
         after: Option<bool>,
+    },
+    /// (ii) was not decided: checking this predicate would take the work of
+    /// the whole classification past [`WORK_BOUND`].
+    TooMuchWork {
+        /// Index into `Model::protected`.
+        protected: usize,
+        /// The predicate's thread.
+        thread: usize,
+        /// The work this check would need, in expression nodes evaluated.
+        work: u64,
     },
     /// (ii) could not be decided: too many valuations to try.
     TooManyValues {
@@ -90,8 +108,15 @@ impl Classification {
 /// Classifies every transition and control point of `model`.
 pub fn classify(model: &Model) -> Classification {
     let observed = observed_points(model);
+    let preds = Predicates::new(model);
+    let mut scratch = Scratch {
+        state: model.init.clone(),
+        saved: Vec::new(),
+        work: 0,
+        tries: 0,
+    };
     let transitions: Vec<(bool, Reason)> = (0..model.transitions.len())
-        .map(|k| own(model, k, &observed))
+        .map(|k| own(model, k, &observed, &preds, &mut scratch))
         .collect();
     let points: Vec<Vec<bool>> = model
         .threads
@@ -194,8 +219,112 @@ fn observed_points(model: &Model) -> Observed {
     out
 }
 
+/// Every exclusive access predicate `excl(i, x)` with the slots it reads,
+/// and for every slot the predicates that read it: rule (ii) looks at the
+/// predicates that read a slot a transition writes, and finding them by
+/// this index instead of reading every predicate of every thread for every
+/// transition keeps classification linear in the model.
+struct Predicates {
+    threads: usize,
+    /// `reads[p * threads + i]`: the slots `excl(i, p)` reads, in order.
+    reads: Vec<Vec<u32>>,
+    /// `readers[s]`: the predicates (as `p * threads + i`) that read slot s,
+    /// in increasing order.
+    readers: Vec<Vec<u32>>,
+}
+
+impl Predicates {
+    fn new(model: &Model) -> Predicates {
+        let threads = model.threads.len();
+        let mut reads = Vec::new();
+        let mut readers = vec![Vec::new(); model.slots.len()];
+        for prot in &model.protected {
+            for pred in &prot.excl {
+                let mut r = Vec::new();
+                pred.for_each_slot(&mut |s| r.push(s));
+                r.sort_unstable();
+                r.dedup();
+                for &s in &r {
+                    readers[s as usize].push(reads.len() as u32);
+                }
+                reads.push(r);
+            }
+        }
+        Predicates {
+            threads,
+            reads,
+            readers,
+        }
+    }
+
+    /// The predicates that read one of `writes`, in the order of the
+    /// protected variables and then of the threads.
+    fn reading(&self, writes: &[u32]) -> Vec<u32> {
+        let mut out: Vec<u32> = writes
+            .iter()
+            .flat_map(|&w| &self.readers[w as usize])
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// A state to enumerate valuations in: the initial state, except while a
+/// valuation is being tried (see [`changes`]).
+struct Scratch {
+    state: Vec<i64>,
+    /// Values of the slots a transition writes, to undo its step.
+    saved: Vec<i64>,
+    /// Work done so far, towards [`WORK_BOUND`].
+    work: u64,
+    /// Valuations the last call of [`changes`] tried.
+    tries: u64,
+}
+
+/// An upper bound on the nodes evaluated by firing `tr` once.
+fn transition_cost(model: &Model, tr: &crate::model::Transition) -> u64 {
+    use crate::model::{Cmd, Next, Place};
+    fn cmds(model: &Model, cs: &[Cmd]) -> u64 {
+        cs.iter().fold(0u64, |n, c| {
+            n.saturating_add(match c {
+                Cmd::Assign(parts) => parts.iter().fold(0u64, |n, (place, e)| {
+                    let index = match place {
+                        Place::Elem { index, .. } => index.cost(&model.bounds),
+                        Place::Slot { .. } => 0,
+                    };
+                    n.saturating_add(e.cost(&model.bounds))
+                        .saturating_add(index)
+                        .saturating_add(1)
+                }),
+                Cmd::Assert(e) => e.cost(&model.bounds),
+                Cmd::If(c, a, b) => c
+                    .cost(&model.bounds)
+                    .saturating_add(cmds(model, a))
+                    .saturating_add(cmds(model, b)),
+            })
+        })
+    }
+    let guard = tr.guard.as_ref().map_or(0, |g| g.cost(&model.bounds));
+    let next = match &tr.next {
+        Next::Branch(c, ..) => c.cost(&model.bounds),
+        Next::To(_) => 0,
+    };
+    guard
+        .saturating_add(cmds(model, &tr.body))
+        .saturating_add(next)
+        .saturating_add(1)
+}
+
 /// Visibility of one transition by (i) and (ii).
-fn own(model: &Model, k: usize, observed: &Observed) -> (bool, Reason) {
+fn own(
+    model: &Model,
+    k: usize,
+    observed: &Observed,
+    preds: &Predicates,
+    scratch: &mut Scratch,
+) -> (bool, Reason) {
     let tr = &model.transitions[k];
     let (reads, writes) = slots(model, k);
     if let Some(&s) = reads
@@ -224,46 +353,69 @@ fn own(model: &Model, k: usize, observed: &Observed) -> (bool, Reason) {
     if seen(tr.from) || targets.iter().any(|&p| p != tr.from && seen(p)) {
         return (true, Reason::ObservedPoint(tr.thread));
     }
-    for (p, prot) in model.protected.iter().enumerate() {
-        for (i, pred) in prot.excl.iter().enumerate() {
-            let mut pred_reads = Vec::new();
-            pred.for_each_slot(&mut |s| pred_reads.push(s));
-            if !pred_reads.iter().any(|s| writes.contains(s)) {
-                continue;
-            }
-            // Enumerate what the predicate and the transition read; the
-            // thread's own program counter is fixed to where it starts.
-            let mut vars: Vec<u32> = pred_reads
-                .iter()
-                .chain(&reads)
-                .copied()
-                .filter(|&s| s != tr.thread)
-                .collect();
-            vars.sort_unstable();
-            vars.dedup();
-            let valuations: u128 = vars.iter().map(|&s| width(model, s)).product();
-            if valuations > u128::from(ENUMERATION_BOUND) {
-                return (
-                    true,
-                    Reason::TooManyValues {
-                        protected: p,
-                        thread: i,
-                        valuations,
-                    },
-                );
-            }
-            if let Some((witness, before, after)) = changes(model, k, pred, &vars) {
-                return (
-                    true,
-                    Reason::ChangesExcl {
-                        protected: p,
-                        thread: i,
-                        witness,
-                        before,
-                        after,
-                    },
-                );
-            }
+    let tr_cost = transition_cost(model, tr).saturating_add(writes.len() as u64);
+    // The predicates that read a slot the transition writes, in the order
+    // of the protected variables and then of the threads: the first one
+    // that may change is the reason.
+    for q in preds.reading(&writes) {
+        let (p, i) = (q as usize / preds.threads, q as usize % preds.threads);
+        let pred = &model.protected[p].excl[i];
+        // Enumerate what the predicate and the transition read; the
+        // thread's own program counter is fixed to where it starts.
+        let mut vars: Vec<u32> = preds.reads[q as usize]
+            .iter()
+            .chain(&reads)
+            .copied()
+            .filter(|&s| s != tr.thread)
+            .collect();
+        vars.sort_unstable();
+        vars.dedup();
+        // Saturating: three full 64-bit ranges overflow even a u128.
+        let valuations = vars
+            .iter()
+            .fold(1u128, |n, &s| n.saturating_mul(width(model, s)));
+        if valuations > u128::from(ENUMERATION_BOUND) {
+            return (
+                true,
+                Reason::TooManyValues {
+                    protected: p,
+                    thread: i,
+                    valuations,
+                },
+            );
+        }
+        // Each valuation evaluates the predicate twice and fires the
+        // transition once.
+        let per_try = pred
+            .cost(&model.bounds)
+            .saturating_mul(2)
+            .saturating_add(tr_cost);
+        let work = (valuations as u64).saturating_mul(per_try);
+        if scratch.work.saturating_add(work) > WORK_BOUND {
+            return (
+                true,
+                Reason::TooMuchWork {
+                    protected: p,
+                    thread: i,
+                    work,
+                },
+            );
+        }
+        let found = changes(model, k, pred, &vars, &writes, scratch);
+        scratch.work = scratch
+            .work
+            .saturating_add(scratch.tries.saturating_mul(per_try));
+        if let Some((witness, before, after)) = found {
+            return (
+                true,
+                Reason::ChangesExcl {
+                    protected: p,
+                    thread: i,
+                    witness,
+                    before,
+                    after,
+                },
+            );
         }
     }
     (false, Reason::Invisible)
@@ -294,10 +446,6 @@ pub fn slots(model: &Model, k: usize) -> (Vec<u32>, Vec<u32>) {
     (reads, writes)
 }
 
-/// A witness valuation, and the predicate's value before and after (`None`:
-/// it faults).
-type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
-
 /// A valuation of `vars` in which firing `k` changes `pred`, if there is
 /// one, with the predicate's value before and after.
 ///
@@ -306,21 +454,47 @@ type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
 /// a transition that turns `excl(i, x)` from true into a fault changes it
 /// just as one that makes it false, and hiding it behind an invisible step
 /// would hide the violation the fault is.
-fn changes(model: &Model, k: usize, pred: &crate::model::CExpr, vars: &[u32]) -> Option<Change> {
+fn changes(
+    model: &Model,
+    k: usize,
+    pred: &crate::model::CExpr,
+    vars: &[u32],
+    writes: &[u32],
+    scratch: &mut Scratch,
+) -> Option<Change> {
     let tr = &model.transitions[k];
-    let mut s = model.init.clone();
+    let Scratch {
+        state: s,
+        saved,
+        tries,
+        ..
+    } = scratch;
+    *tries = 0;
     s[tr.thread as usize] = tr.from;
     for &v in vars {
         s[v as usize] = model.bounds[v as usize].0;
     }
-    let mut out = Vec::new();
+    let mut found = None;
     loop {
-        if let Fire::Done = model.fire(tr, &s, &mut out, &mut NoAccess) {
-            let before = pred.holds(&s, &mut NoAccess).ok();
-            let after = pred.holds(&out, &mut NoAccess).ok();
+        *tries += 1;
+        // The step is taken in place and undone: copying the whole state
+        // for every valuation would cost the size of the state each time.
+        let before = pred.holds(s, &mut NoAccess).ok();
+        saved.clear();
+        saved.extend(writes.iter().map(|&w| s[w as usize]));
+        let fired = model.fire_in_place(tr, s);
+        let after = match fired {
+            Fire::Done => pred.holds(s, &mut NoAccess).ok(),
+            _ => None,
+        };
+        for (&w, &v) in writes.iter().zip(saved.iter()) {
+            s[w as usize] = v;
+        }
+        if let Fire::Done = fired {
             if before != after {
                 let witness = vars.iter().map(|&v| (v, s[v as usize])).collect();
-                return Some((witness, before, after));
+                found = Some((witness, before, after));
+                break;
             }
         }
         // Next valuation, odometer style.
@@ -335,10 +509,19 @@ fn changes(model: &Model, k: usize, pred: &crate::model::CExpr, vars: &[u32]) ->
             s[v as usize] = lo;
         }
         if carried {
-            return None;
+            break;
         }
     }
+    // Back to the initial state for the next call.
+    for &v in vars.iter().chain([&tr.thread]) {
+        s[v as usize] = model.init[v as usize];
+    }
+    found
 }
+
+/// A valuation of the slots read where a predicate changes, with its value
+/// before and after (`None`: evaluating it faults).
+type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
 
 impl Reason {
     /// The reason in words.
@@ -375,6 +558,15 @@ impl Reason {
                     value(after)
                 )
             }
+            Reason::TooMuchWork {
+                protected,
+                thread,
+                work,
+            } => format!(
+                "may change excl({}, {}): checking it would take {work} evaluations, past the bound of {WORK_BOUND} for the whole classification",
+                model.threads[*thread].name,
+                name(model.protected[*protected].slot)
+            ),
             Reason::TooManyValues {
                 protected,
                 thread,

@@ -4,13 +4,14 @@
 //! a span, so the binary can render `file:line:col`, the line and a caret.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use miette::{Diagnostic, LabeledSpan, NamedSource, SourceSpan};
+use miette::{Diagnostic, LabeledSpan, SourceSpan};
 
 use crate::model::CompileError;
+use crate::syntax::excerpt::Excerpt;
 use crate::syntax::parser::SyntaxError;
-use crate::syntax::span::{Span, line_col};
+use crate::syntax::span::{LineIndex, Span, line_col};
 
 /// A model's source text and the name it is shown under.
 #[derive(Clone, Debug)]
@@ -19,6 +20,8 @@ pub struct Source {
     pub name: String,
     /// The text.
     pub text: Arc<str>,
+    /// Where its lines start, built on first use.
+    lines: Arc<OnceLock<LineIndex>>,
 }
 
 impl Source {
@@ -54,13 +57,19 @@ impl Source {
         Ok(Source {
             name,
             text: text.into(),
+            lines: Arc::default(),
         })
     }
 
     /// `file:line:col` of a byte offset.
     pub fn location(&self, offset: usize) -> String {
-        let (line, col) = line_col(&self.text, offset);
+        let (line, col) = self.line_index().line_col(&self.text, offset);
         format!("{}:{line}:{col}", self.name)
+    }
+
+    /// The line index of the text.
+    pub fn line_index(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
     /// The file stem, used as the model's name when it has no `system` line.
@@ -68,10 +77,6 @@ impl Source {
         Path::new(&self.name)
             .file_stem()
             .map_or("model".to_string(), |s| s.to_string_lossy().into_owned())
-    }
-
-    fn named(&self) -> NamedSource<Arc<str>> {
-        NamedSource::new(self.name.clone(), self.text.clone())
     }
 }
 
@@ -128,9 +133,9 @@ pub enum Error {
         location: String,
         /// What is wrong.
         message: String,
-        /// The source, for the snippet.
+        /// The lines of the source around the labels, for the snippet.
         #[source_code]
-        src: NamedSource<Arc<str>>,
+        src: Excerpt,
         /// The place and any related places.
         #[label(collection)]
         labels: Vec<LabeledSpan>,
@@ -175,6 +180,9 @@ impl Error {
     }
 
     /// An error at `span`, with related places.
+    ///
+    /// Any span renders, whatever its offsets: past the end of the text, in
+    /// a column past 65,535, or over thousands of lines (see [`Excerpt`]).
     pub fn at(
         src: &Source,
         span: Span,
@@ -182,21 +190,41 @@ impl Error {
         help: Option<String>,
         related: Vec<(Span, String)>,
     ) -> Error {
+        let spans: Vec<Span> = std::iter::once(span)
+            .chain(related.iter().map(|r| r.0))
+            .collect();
+        let (excerpt, shown) = Excerpt::new(&src.name, &src.text, src.line_index(), &spans);
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             Some("here".into()),
-            SourceSpan::from(span),
+            SourceSpan::from(shown[0]),
         )];
         labels.extend(
             related
                 .into_iter()
-                .map(|(s, what)| LabeledSpan::new_with_span(Some(what), SourceSpan::from(s))),
+                .zip(&shown[1..])
+                .map(|((_, what), &s)| LabeledSpan::new_with_span(Some(what), SourceSpan::from(s))),
         );
         Error::Input {
             location: src.location(span.start),
-            message,
-            src: src.named(),
+            message: shorten(message),
+            src: excerpt,
             labels,
             help,
         }
     }
+}
+
+/// `message`, with its middle left out when it is very long: messages quote
+/// names from the source, and a name can be any length.
+fn shorten(message: String) -> String {
+    const MAX: usize = 300;
+    if message.len() <= MAX {
+        return message;
+    }
+    let head = crate::syntax::span::floor_char_boundary(&message, MAX * 2 / 3);
+    let mut tail = message.len() - MAX / 3;
+    while !message.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!("{} ... {}", &message[..head], &message[tail..])
 }

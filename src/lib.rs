@@ -23,22 +23,23 @@ pub use certify::{
     Certification, CertifiedCheck, CertifyLevel, CertifyOptions, CertifyReport, DEFAULT_MAX_STATES,
     FRAME_BOUND, Obligation, ObligationStatus, certify,
 };
-pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, classify};
+pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, Source};
 pub use explore::{
     Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
     Verdict, Violation, check, replay, step,
 };
 pub use model::{
-    CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, Model, Next, Place, Point,
-    Protected, Slot, SlotClass, SlotKind, Thread, Transition,
+    CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, MAX_ARRAY, MAX_CHOICES,
+    MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STATEMENTS, MAX_THREADS, Model, Next, Place,
+    Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
 };
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
 pub use report::{CheckReport, ClassRow, ClassifyReport, LoopRow, RegionRow};
 pub use syntax::parser::{MAX_EXPR_DEPTH, MAX_NESTING, SyntaxError, parse_expr};
-pub use syntax::span::{Span, line_col};
+pub use syntax::span::{LineIndex, Span, line_col};
 pub use syntax::{ast, pretty};
 
 /// Parses a model's source.

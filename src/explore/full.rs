@@ -29,8 +29,25 @@ impl Expand for Full<'_> {
     }
 
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        self.expand_threads(s, None, budget, emit)
+    }
+}
+
+impl Full<'_> {
+    /// [`Expand::expand`] restricted to the threads in `set` (all when
+    /// `None`, which costs no allocation on the hot path).
+    pub fn expand_threads(
+        &mut self,
+        s: &[i64],
+        set: Option<&[bool]>,
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<bool, Stop> {
         let mut enabled = false;
         for (t, thread) in self.model.threads.iter().enumerate() {
+            if set.is_some_and(|set| !set[t]) {
+                continue;
+            }
             for k in thread.points[s[t] as usize].transitions.clone() {
                 match step_watched(self.model, k, s, &mut self.out, &mut self.watch) {
                     StepResult::Disabled => {}

@@ -8,6 +8,7 @@ mod outcome;
 mod reduced;
 mod search;
 mod store;
+mod stubborn;
 
 pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use commit::Ignoring;
@@ -17,6 +18,7 @@ pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watc
 pub(crate) use store::{Full, Insert, Room, Store};
 
 use crate::model::Model;
+use search::Expand as _;
 
 /// Which state space to explore.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,6 +32,11 @@ pub enum Reduction {
     /// Flanagan and Qadeer's transactions: right movers, one committing
     /// action, left movers (seed 000). Does not preserve deadlocks.
     Movers,
+    /// Selective search with conditional stubborn sets on the original
+    /// system (Godefroid; seed 001).
+    Stubborn,
+    /// Stubborn sets over the Stoller-Cohen reduced steps.
+    ScStubborn,
 }
 
 impl Reduction {
@@ -39,6 +46,8 @@ impl Reduction {
             Reduction::None => "none",
             Reduction::Sc => "sc",
             Reduction::Movers => "movers",
+            Reduction::Stubborn => "stubborn",
+            Reduction::ScStubborn => "sc+stubborn",
         }
     }
 }
@@ -91,6 +100,25 @@ fn run(
             o.ignoring = Some(options.ignoring);
             o.boundaries = exp.run.starts.iter().copied().collect();
             (o, exp.into_watch())
+        }
+        Reduction::Stubborn => {
+            let mut exp = stubborn::Stubborn::new(model);
+            *exp.watch_mut() = watch;
+            let o = search::search(model, &mut exp, limits, deadlock, progress);
+            let watch = exp.watch().map(std::mem::take).unwrap_or_default();
+            (o, watch)
+        }
+        Reduction::ScStubborn => {
+            let class = crate::classify::classify(model);
+            let mut exp = stubborn::ScStubborn::new(model, &class, options.ignoring);
+            *exp.reduced().watch_mut() = watch;
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            let red = exp.reduced();
+            o.stats.forced = red.run.forced.len() as u64;
+            o.ignoring = Some(options.ignoring);
+            o.boundaries = red.run.starts.iter().copied().collect();
+            let watch = std::mem::take(red.watch_mut());
+            (o, watch)
         }
         Reduction::Movers => {
             let class = crate::classify::classify(model);

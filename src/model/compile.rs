@@ -7,12 +7,17 @@
 //! point's transitions are copies of its branches' first transitions; and
 //! `x := any lo..hi` is one transition per value.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
 use super::expr::{CExpr, Cmd, FREE, Place};
 use super::layout::Layout;
+use super::limits::{self, Budget, MAX_ARRAY, MAX_CHOICES, MAX_SLOTS, MAX_THREADS};
+use super::quant::{self, MAX_QUANTIFIED};
+use super::recheck;
+use super::unroll::{self, MAX_STATEMENTS};
 use super::{
     Invariant, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
 };
@@ -20,15 +25,13 @@ use crate::syntax::ast::{
     self, BinOp, Class, Excl, ExprKind, Init, Item, Quant, StmtKind, Type, UnOp,
 };
 use crate::syntax::pretty;
-use crate::syntax::span::{Span, line_col};
+use crate::syntax::span::{LineIndex, Span};
+
+mod lower;
+use lower::Lower;
 
 /// `-D NAME=VALUE` overrides of `const` declarations, in command-line order.
 pub type Defines = [(String, String)];
-
-/// Largest array, thread count and `any` fan-out accepted.
-const MAX_ARRAY: i64 = 1 << 16;
-const MAX_THREADS: i64 = 1 << 10;
-const MAX_CHOICES: usize = 1 << 12;
 
 /// A static error in a model that parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +47,7 @@ pub struct CompileError {
 }
 
 impl CompileError {
-    fn at(span: Span, message: impl Into<String>) -> CompileError {
+    pub(super) fn at(span: Span, message: impl Into<String>) -> CompileError {
         CompileError {
             span: Some(span),
             message: message.into(),
@@ -53,12 +56,12 @@ impl CompileError {
         }
     }
 
-    fn help(mut self, help: impl Into<String>) -> CompileError {
+    pub(super) fn help(mut self, help: impl Into<String>) -> CompileError {
         self.help = Some(help.into());
         self
     }
 
-    fn related(mut self, span: Span, what: impl Into<String>) -> CompileError {
+    pub(super) fn related(mut self, span: Span, what: impl Into<String>) -> CompileError {
         self.related.push((span, what.into()));
         self
     }
@@ -91,7 +94,10 @@ struct Var {
     len: Option<u32>,
     kind: SlotKind,
     /// Per element: protected (else unprotected shared or local).
-    prot: Vec<bool>,
+    /// Shared, as cloning a `Var` must not copy one flag per element.
+    prot: std::sync::Arc<[bool]>,
+    /// Some element is protected.
+    any_prot: bool,
     /// Shared (not local): its accesses are observed.
     shared: bool,
     span: Span,
@@ -129,14 +135,18 @@ struct Scope<'s> {
     locals: Option<&'s IndexMap<String, Var>>,
     self_id: Option<i64>,
     params: Vec<(String, i64)>,
-    bound: Vec<String>,
+    /// Quantified variables in scope, with the ranges of their values.
+    bound: Vec<(String, quant::Interval)>,
     consts_only: bool,
     /// `Some(what)` in a guard: protected variables may not be read.
     guard: Option<&'static str>,
 }
 
-struct Compiler<'a> {
-    src: &'a str,
+struct Compiler {
+    /// Where the source's lines start, for the line of every point.
+    lines: LineIndex,
+    /// The compiled size so far.
+    budget: Budget,
     globals: IndexMap<String, Sym>,
     slots: Vec<Slot>,
     bounds: Vec<(i64, i64)>,
@@ -152,7 +162,8 @@ struct Compiler<'a> {
 /// `src` is its text (for line numbers); `defines` override constants.
 pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines) -> Result<Model> {
     let mut c = Compiler {
-        src,
+        lines: LineIndex::new(src),
+        budget: Budget::default(),
         globals: IndexMap::new(),
         slots: Vec::new(),
         bounds: Vec::new(),
@@ -163,19 +174,10 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     };
     c.consts(m, defines)?;
     let bodies = c.threads(m)?;
-    let unrolled: Vec<ast::ThreadDecl> = bodies
-        .iter()
-        .map(|(d, _)| {
-            Ok(ast::ThreadDecl {
-                body: c.unroll(&d.body)?,
-                ..(*d).clone()
-            })
-        })
-        .collect::<Result<_>>()?;
-    let bodies: Vec<(&ast::ThreadDecl, String)> = unrolled
-        .iter()
-        .zip(bodies)
-        .map(|(d, (_, n))| (d, n))
+    let unrolled = unroll_bodies(&c, m, &bodies)?;
+    let bodies: Vec<(&ast::ThreadDecl, String)> = bodies
+        .into_iter()
+        .map(|(d, n)| (&*unrolled[&(d as *const ast::ThreadDecl)], n))
         .collect();
     // Program counters come first; their ranges are known after numbering.
     let mut numbered = Vec::new();
@@ -219,6 +221,14 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     let mut protected = Vec::new();
     let mut protected_index = vec![None; c.slots.len()];
     for (d, var, excl) in protected_decls {
+        // One predicate per thread and element, each at least one node:
+        // too many is known before compiling any.
+        let elements = var.prot.iter().filter(|&&p| p).count() as u64;
+        c.budget.charge(
+            elements * nthreads as u64,
+            d.span,
+            "this declaration, which has a predicate for every thread and element",
+        )?;
         for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
             let slot = var.base + k;
             protected_index[slot as usize] = Some(protected.len() as u32);
@@ -255,7 +265,8 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
             by_point: vec![Vec::new(); numbered[id].count + 1],
         };
         let by_point = lower.run(decl, numbered[id].count as i64)?;
-        let mut points = Vec::new();
+        transitions.reserve(by_point.iter().map(Vec::len).sum());
+        let mut points = Vec::with_capacity(by_point.len());
         for (pc, trs) in by_point.into_iter().enumerate() {
             let start = transitions.len();
             transitions.extend(trs);
@@ -263,7 +274,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
             points.push(Point {
                 label,
                 span,
-                line: line_col(src, span.start).0,
+                line: c.lines.line(span.start),
                 transitions: start..transitions.len(),
             });
         }
@@ -276,6 +287,8 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     for item in &m.items {
         if let Item::Invariant(e, span) = item {
             let expr = c.cond(e, &mut Scope::default(), "an invariant")?;
+            c.budget
+                .charge(limits::nodes(&expr), *span, "this invariant")?;
             invariants.push(Invariant {
                 expr,
                 text: pretty::expr(e),
@@ -293,7 +306,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         }
     }
     init_points.sort_keys();
-    recheck_lists(&mut transitions, &protected, &invariants, &c.slots);
+    recheck::recheck_lists(&mut transitions, &protected, &invariants, &c.slots);
     let layout = Layout::new(&c.bounds);
     Ok(Model {
         name: m
@@ -313,84 +326,76 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     })
 }
 
-/// Which disjointness and invariant checks each transition needs: a
-/// predicate can change only if the transition writes a slot it reads (the
-/// thread's program counter included), and a predicate of the form
-/// `X == t`, with the same variable X for every thread t, can hold for one
-/// thread at most and cannot fault, so it is never checked. Stored states
-/// are all checked, so the checks skipped here would find nothing.
-///
-/// Every other predicate is re-evaluated after every transition that may
-/// change it, so a predicate that faults (`a[y] == t` once y is out of
-/// range) is met in the first state where it does, in every mode: the
-/// fault is a `range` violation there, never a silent "no change".
-fn recheck_lists(
-    transitions: &mut [Transition],
-    protected: &[Protected],
-    invariants: &[Invariant],
-    slots: &[Slot],
-) {
-    let reads = |e: &CExpr| {
-        let mut v = Vec::new();
-        e.for_each_slot(&mut |k| v.push(k));
-        v
-    };
-    let excl_reads: Vec<Vec<u32>> = protected
-        .iter()
-        .map(|p| p.excl.iter().flat_map(reads).collect())
-        .collect();
-    let never_overlap: Vec<bool> = protected
-        .iter()
-        .map(|p| matches!(common_owner(p), Some(CExpr::Var { .. })))
-        .collect();
-    // `m == t` for a lock m: only m's owner releases it and only a free lock
-    // is acquired, so no other thread can falsify it (WFendExcl by construction).
-    let lock_owned: Vec<bool> = protected
-        .iter()
-        .map(|p| matches!(common_owner(p), Some(CExpr::Var { slot, .. }) if slots[*slot as usize].kind == SlotKind::Lock))
-        .collect();
-    let inv_reads: Vec<Vec<u32>> = invariants.iter().map(|i| reads(&i.expr)).collect();
-    for tr in transitions {
-        let mut writes = vec![tr.thread];
-        for c in &tr.body {
-            c.for_each_slot(&mut |_| {}, &mut |k| writes.push(k));
-        }
-        let touched = |rs: &[u32]| rs.iter().any(|r| writes.contains(r));
-        tr.touches_excl = (0..protected.len() as u32)
-            .filter(|&p| !lock_owned[p as usize] && touched(&excl_reads[p as usize]))
-            .collect();
-        tr.recheck_overlap = tr
-            .touches_excl
-            .iter()
-            .copied()
-            .filter(|&p| !never_overlap[p as usize])
-            .collect();
-        tr.recheck_invariants = (0..invariants.len() as u32)
-            .filter(|&k| touched(&inv_reads[k as usize]))
-            .collect();
-    }
-}
-
-/// X, when every thread's predicate is `X == t` with the same X: X has one
-/// value, so at most one thread satisfies its predicate.
-fn common_owner(p: &Protected) -> Option<&CExpr> {
-    let xs: Vec<Option<&CExpr>> = p
-        .excl
-        .iter()
-        .enumerate()
-        .map(|(t, e)| match e {
-            CExpr::Bin(BinOp::Eq, x, c) | CExpr::Bin(BinOp::Eq, c, x)
-                if **c == CExpr::Const(t as i64) =>
-            {
-                Some(&**x)
+/// Every distinct thread body with its `repeat`s unrolled, by address: the
+/// copies made by `threads N` share one body, unrolled once. The size of
+/// every body, and of all of them together, is checked first.
+fn unroll_bodies<'m>(
+    c: &Compiler,
+    m: &ast::Model,
+    bodies: &[(&'m ast::ThreadDecl, String)],
+) -> Result<HashMap<*const ast::ThreadDecl, Cow<'m, ast::ThreadDecl>>> {
+    let count = |n: &ast::Expr| c.repeat_count(n);
+    let mut sizes: HashMap<*const ast::ThreadDecl, u64> = HashMap::new();
+    let mut running = Vec::new();
+    let mut total = 0u64;
+    for (d, _) in bodies {
+        let size = match sizes.get(&(*d as *const _)) {
+            Some(&n) => n,
+            None => {
+                let n = unroll::size(&d.body, &count)?;
+                if n > MAX_STATEMENTS {
+                    return Err(CompileError::at(
+                        d.name.span,
+                        format!(
+                            "thread `{}` has {n} statements once `repeat` is unrolled; at most {MAX_STATEMENTS} are allowed",
+                            d.name.name
+                        ),
+                    ));
+                }
+                sizes.insert(*d, n);
+                n
             }
+        };
+        total = total.saturating_add(size);
+        running.push(total);
+    }
+    if total > MAX_STATEMENTS {
+        let message = format!(
+            "the threads have {total} statements in all once `repeat` is unrolled; at most {MAX_STATEMENTS} are allowed"
+        );
+        // Under `threads N` the count is to blame; else the thread that
+        // goes past the bound.
+        let copies = m.items.iter().find_map(|i| match i {
+            Item::Threads(e, _) => Some(e.span),
             _ => None,
-        })
-        .collect();
-    xs.iter()
-        .all(|x| x.is_some() && *x == xs[0])
-        .then(|| xs[0])
-        .flatten()
+        });
+        let (d, _) = bodies[running.partition_point(|&n| n <= MAX_STATEMENTS)];
+        return Err(match copies {
+            Some(span) => CompileError::at(span, message).related(
+                d.name.span,
+                format!("each copy of this body has {}", sizes[&(d as *const _)]),
+            ),
+            None => CompileError::at(d.name.span, message),
+        });
+    }
+    let mut out = HashMap::new();
+    for &(d, _) in bodies {
+        if let std::collections::hash_map::Entry::Vacant(e) = out.entry(d as *const _) {
+            // A body without `repeat` or `init` blocks is used as it is.
+            e.insert(if unroll::needed(&d.body) {
+                Cow::Owned(ast::ThreadDecl {
+                    name: d.name.clone(),
+                    locals: d.locals.clone(),
+                    body: unroll::unroll(&d.body, &count)?,
+                    span: d.span,
+                    end: d.end,
+                })
+            } else {
+                Cow::Borrowed(d)
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Control points of one thread body, numbered in source order.
@@ -501,7 +506,7 @@ fn number(
     Ok(n)
 }
 
-impl<'a> Compiler<'a> {
+impl Compiler {
     fn define(&mut self, name: &ast::Ident, sym: Sym) -> Result<()> {
         if let Some(old) = self.globals.get(&name.name) {
             return Err(CompileError::at(
@@ -514,93 +519,16 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    /// Expands `repeat n { }` into n copies of its body.
-    fn unroll(&self, stmts: &[ast::Stmt]) -> Result<Vec<ast::Stmt>> {
-        let mut out = Vec::new();
-        for s in stmts {
-            let kind = match &s.kind {
-                StmtKind::Repeat(n, body) => {
-                    let k = self.const_int(n, "a repeat count")?;
-                    if !(0..=MAX_ARRAY).contains(&k) {
-                        return Err(CompileError::at(
-                            n.span,
-                            format!("a repeat count must be between 0 and {MAX_ARRAY}, not {k}"),
-                        ));
-                    }
-                    let inner = self.unroll(body)?;
-                    let first = out.len();
-                    for _ in 0..k {
-                        out.extend(inner.iter().cloned());
-                    }
-                    if let Some(l) = &s.label {
-                        match out.get_mut(first) {
-                            Some(f) if f.label.is_none() => f.label = Some(l.clone()),
-                            Some(_) => {
-                                return Err(CompileError::at(
-                                    l.span,
-                                    "a labelled `repeat` cannot start with a labelled statement",
-                                ));
-                            }
-                            None => {
-                                return Err(CompileError::at(
-                                    l.span,
-                                    "a labelled `repeat` must repeat at least one statement",
-                                ));
-                            }
-                        }
-                    }
-                    continue;
-                }
-                StmtKind::If(c, a, b) => StmtKind::If(
-                    c.clone(),
-                    self.unroll(a)?,
-                    b.as_deref().map(|b| self.unroll(b)).transpose()?,
-                ),
-                StmtKind::While(c, b) => StmtKind::While(c.clone(), self.unroll(b)?),
-                StmtKind::Atomic(b) => StmtKind::Atomic(self.unroll(b)?),
-                StmtKind::Init(vars, b) => {
-                    let mut body = self.unroll(b)?;
-                    let Some(first) = body.first_mut() else {
-                        return Err(CompileError::at(
-                            s.span,
-                            "an `init` block needs at least one statement",
-                        ));
-                    };
-                    // The block is not a control point; its label names its first statement.
-                    if let Some(l) = &s.label {
-                        if first.label.is_some() {
-                            return Err(CompileError::at(
-                                l.span,
-                                "a labelled `init` block cannot start with a labelled statement",
-                            ));
-                        }
-                        first.label = Some(l.clone());
-                    }
-                    out.push(ast::Stmt {
-                        label: None,
-                        kind: StmtKind::Init(vars.clone(), body),
-                        span: s.span,
-                    });
-                    continue;
-                }
-                StmtKind::Either(bs) => {
-                    let bs = bs
-                        .iter()
-                        .map(|b| self.unroll(b))
-                        .collect::<Result<Vec<_>>>()?;
-                    if bs.iter().any(Vec::is_empty) {
-                        return Err(CompileError::at(
-                            s.span,
-                            "an `either` branch is empty after unrolling `repeat`",
-                        ));
-                    }
-                    StmtKind::Either(bs)
-                }
-                other => other.clone(),
-            };
-            out.push(ast::Stmt { kind, ..s.clone() });
+    /// A `repeat` count: a constant between 0 and [`MAX_ARRAY`].
+    fn repeat_count(&self, n: &ast::Expr) -> Result<u64> {
+        let k = self.const_int(n, "a repeat count")?;
+        if !(0..=MAX_ARRAY).contains(&k) {
+            return Err(CompileError::at(
+                n.span,
+                format!("a repeat count must be between 0 and {MAX_ARRAY}, not {k}"),
+            ));
         }
-        Ok(out)
+        Ok(k as u64)
     }
 
     fn consts(&mut self, m: &ast::Model, defines: &Defines) -> Result<()> {
@@ -873,6 +801,16 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
+        if self.slots.len() + n > MAX_SLOTS {
+            return Err(CompileError::at(
+                d.span,
+                format!(
+                    "this declaration takes the state to {} slots; at most {MAX_SLOTS} are allowed",
+                    self.slots.len() + n
+                ),
+            )
+            .help("every array element is a slot, and the locals of `threads N` are declared once per thread"));
+        }
         let base = self.slots.len() as u32;
         for (k, &(v, _)) in values.iter().enumerate() {
             let class = match thread {
@@ -900,7 +838,8 @@ impl<'a> Compiler<'a> {
             base,
             len,
             kind,
-            prot,
+            any_prot: prot.contains(&true),
+            prot: prot.into(),
             shared: thread.is_none(),
             span: d.name.span,
         })
@@ -985,12 +924,17 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
+        let excl: Vec<CExpr> = preds.into_iter().map(fold).collect();
+        for p in &excl {
+            self.budget
+                .charge(limits::nodes(p) - 1, d.span, "this declaration")?;
+        }
         Ok(Protected {
             slot: var.base + k,
-            excl: preds.into_iter().map(fold).collect(),
+            excl,
             text,
             span: d.span,
-            line: line_col(self.src, d.span.start).0,
+            line: self.lines.line(d.span.start),
         })
     }
 
@@ -1020,7 +964,7 @@ impl<'a> Compiler<'a> {
 
     fn lookup<'s>(&'s self, name: &ast::Ident, sc: &'s Scope) -> Result<Resolved<'s>> {
         let n = name.name.as_str();
-        if let Some(k) = sc.bound.iter().rposition(|b| b == n) {
+        if let Some(k) = sc.bound.iter().rposition(|b| b.0 == n) {
             return Ok(Resolved::Value(CExpr::Bound(k as u32), Ty::Int));
         }
         if let Some((_, v)) = sc.params.iter().find(|(p, _)| p == n) {
@@ -1068,7 +1012,7 @@ impl<'a> Compiler<'a> {
         }
         let protected = match elem {
             Some(k) => v.prot.get(k as usize).copied().unwrap_or(false),
-            None => v.prot.iter().any(|&p| p),
+            None => v.any_prot,
         };
         if let (Some(what), true) = (sc.guard, protected) {
             return Err(CompileError::at(name.span, format!("{what} reads protected variable `{}`", name.name))
@@ -1254,23 +1198,10 @@ impl<'a> Compiler<'a> {
                     ),
                 }
             }
-            ExprKind::Quant(q, v, lo, hi, body) => {
-                let lo = self.int(lo, sc, "a quantifier bound")?;
-                let hi = self.int(hi, sc, "a quantifier bound")?;
-                sc.bound.push(v.name.clone());
-                let body = self.cond(body, sc, "a quantifier's body");
-                sc.bound.pop();
-                (
-                    CExpr::Quant {
-                        forall: *q == Quant::Forall,
-                        var: sc.bound.len() as u32,
-                        lo: Box::new(lo),
-                        hi: Box::new(hi),
-                        body: Box::new(body?),
-                    },
-                    Ty::Bool,
-                )
-            }
+            ExprKind::Quant(q, v, lo, hi, body) => (
+                self.quantifier(e.span, *q, v, [lo, hi], body, sc)?,
+                Ty::Bool,
+            ),
             ExprKind::InitPhase(t, x) => {
                 if sc.consts_only {
                     return Err(CompileError::at(e.span, "`init(...)` is not a constant"));
@@ -1336,6 +1267,60 @@ impl<'a> Compiler<'a> {
     }
 }
 
+impl Compiler {
+    /// `exists`/`forall v in lo..hi: body`, with its cost bounded before it
+    /// can run (see [`quant`]).
+    fn quantifier(
+        &self,
+        span: Span,
+        q: Quant,
+        v: &ast::Ident,
+        ends: [&ast::Expr; 2],
+        body: &ast::Expr,
+        sc: &mut Scope,
+    ) -> Result<CExpr> {
+        let ranges = |sc: &Scope| sc.bound.iter().map(|b| b.1).collect::<Vec<_>>();
+        let env = ranges(sc);
+        let mut bounds = Vec::new();
+        for e in ends {
+            let c = self.int(e, sc, "a quantifier bound")?;
+            let Some(range) = quant::interval(&c, &self.bounds, &env) else {
+                return Err(CompileError::at(e.span, "the values of this quantifier bound cannot be bounded: its arithmetic may overflow")
+                    .help("quantifiers are evaluated by trying every value, so their bounds must stay within known ranges"));
+            };
+            bounds.push((c, range));
+        }
+        let ((hi, h), (lo, l)) = (bounds.pop().unwrap(), bounds.pop().unwrap());
+        let values = quant::width(l, h);
+        if values > MAX_QUANTIFIED {
+            return Err(CompileError::at(
+                ends[0].span.to(ends[1].span),
+                format!("this quantifier may range over {values} values ({} from {} to {}); at most {MAX_QUANTIFIED} are allowed", v.name, l.0, h.1),
+            )
+            .help("quantifiers are evaluated by trying every value; a bound that reads a variable may take any value in the variable's declared range"));
+        }
+        sc.bound.push((v.name.clone(), (l.0, h.1)));
+        let body = self.cond(body, sc, "a quantifier's body");
+        sc.bound.pop();
+        let quant = CExpr::Quant {
+            forall: q == Quant::Forall,
+            var: sc.bound.len() as u32,
+            lo: Box::new(lo),
+            hi: Box::new(hi),
+            body: Box::new(body?),
+        };
+        let total = quant::evaluations(&quant, &self.bounds, &mut ranges(sc)).unwrap_or(u64::MAX);
+        if total > MAX_QUANTIFIED {
+            return Err(CompileError::at(
+                span,
+                format!("with the quantifiers inside it, this quantifier evaluates its body up to {total} times; at most {MAX_QUANTIFIED} are allowed"),
+            )
+            .help("quantifiers are evaluated by trying every value; narrow the ranges or split the quantifiers"));
+        }
+        Ok(quant)
+    }
+}
+
 enum Resolved<'s> {
     Value(CExpr, Ty),
     Var(&'s Var),
@@ -1364,61 +1349,83 @@ fn binary_help(op: BinOp) -> &'static str {
     }
 }
 
-/// The disjunction of `parts` (false when there are none).
+/// The disjunction of `parts` (false when there are none), as a balanced
+/// tree: `init(x)` is a disjunction over every point of every thread, and a
+/// chain that long would be too deep to evaluate recursively.
 fn any_of(parts: impl IntoIterator<Item = CExpr>) -> CExpr {
-    parts
-        .into_iter()
-        .reduce(|a, b| CExpr::Bin(BinOp::Or, Box::new(a), Box::new(b)))
-        .unwrap_or(CExpr::Const(0))
+    let mut level: Vec<CExpr> = parts.into_iter().collect();
+    while level.len() > 1 {
+        let mut next = Vec::with_capacity(level.len().div_ceil(2));
+        let mut it = level.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => CExpr::Bin(BinOp::Or, Box::new(a), Box::new(b)),
+                None => a,
+            });
+        }
+        level = next;
+    }
+    level.pop().unwrap_or(CExpr::Const(0))
 }
 
 /// Folds constant subexpressions (keeping those whose evaluation faults, so
 /// the fault happens, with its trace, when the model runs).
 fn fold(e: CExpr) -> CExpr {
+    // Operands are folded inside their boxes, so folding allocates nothing.
     match e {
-        CExpr::Not(a) => match fold(*a) {
-            CExpr::Const(v) => CExpr::Const(i64::from(v == 0)),
-            a => CExpr::Not(Box::new(a)),
-        },
-        CExpr::Neg(a) => match fold(*a) {
-            CExpr::Const(v) if v != i64::MIN => CExpr::Const(-v),
-            a => CExpr::Neg(Box::new(a)),
-        },
-        CExpr::Bin(op, a, b) => {
-            let (a, b) = (fold(*a), fold(*b));
-            match (op, &a, &b) {
+        CExpr::Not(mut a) => {
+            *a = fold(*a);
+            match *a {
+                CExpr::Const(v) => CExpr::Const(i64::from(v == 0)),
+                _ => CExpr::Not(a),
+            }
+        }
+        CExpr::Neg(mut a) => {
+            *a = fold(*a);
+            match *a {
+                CExpr::Const(v) if v != i64::MIN => CExpr::Const(-v),
+                _ => CExpr::Neg(a),
+            }
+        }
+        CExpr::Bin(op, mut a, mut b) => {
+            *a = fold(*a);
+            *b = fold(*b);
+            match (op, &*a, &*b) {
                 (BinOp::And, CExpr::Const(0), _) | (BinOp::And, _, CExpr::Const(0)) => {
                     CExpr::Const(0)
                 }
                 (BinOp::Or, CExpr::Const(1), _) | (BinOp::Or, _, CExpr::Const(1)) => {
                     CExpr::Const(1)
                 }
-                (BinOp::And | BinOp::Or, CExpr::Const(_), _) => b,
-                (BinOp::And | BinOp::Or, _, CExpr::Const(_)) => a,
+                (BinOp::And | BinOp::Or, CExpr::Const(_), _) => *b,
+                (BinOp::And | BinOp::Or, _, CExpr::Const(_)) => *a,
                 (_, CExpr::Const(x), CExpr::Const(y)) => match super::expr::binop(op, *x, *y) {
                     Ok(v) => CExpr::Const(v),
-                    Err(_) => CExpr::Bin(op, Box::new(a), Box::new(b)),
+                    Err(_) => CExpr::Bin(op, a, b),
                 },
-                _ => CExpr::Bin(op, Box::new(a), Box::new(b)),
+                _ => CExpr::Bin(op, a, b),
             }
         }
         CExpr::Elem {
             base,
             len,
             shared,
-            index,
-        } => match fold(*index) {
-            CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var {
-                slot: base + i as u32,
-                shared,
-            },
-            index => CExpr::Elem {
-                base,
-                len,
-                shared,
-                index: Box::new(index),
-            },
-        },
+            mut index,
+        } => {
+            *index = fold(*index);
+            match *index {
+                CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var {
+                    slot: base + i as u32,
+                    shared,
+                },
+                _ => CExpr::Elem {
+                    base,
+                    len,
+                    shared,
+                    index,
+                },
+            }
+        }
         e => e,
     }
 }
@@ -1433,538 +1440,80 @@ fn fault_text(f: &super::Fault) -> String {
 
 /// The candidate nearest to `name` by edit distance, if it is near enough.
 fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-    fn dist(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, &cb) in b.iter().enumerate() {
-                let cur = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-                prev = cur;
-            }
-        }
-        row[b.len()]
-    }
     candidates
         .into_iter()
-        .map(|c| (dist(name, c), c))
-        .filter(|&(d, c)| d <= 2 && d < c.len().max(name.len()))
+        .filter_map(|c| Some((near(name.as_bytes(), c.as_bytes())?, c)))
+        .filter(|&(d, c)| d < c.len().max(name.len()))
         .min()
         .map(|(_, c)| c)
 }
 
-// ---- lowering of thread bodies ------------------------------------------------
-
-/// Lowers one thread body into transitions, grouped by control point.
-struct Lower<'c, 'a> {
-    c: &'c Compiler<'a>,
-    thread: usize,
-    locals: &'c IndexMap<String, Var>,
-    pcs: &'c HashMap<usize, i64>,
-    by_point: Vec<Vec<Transition>>,
+/// The edit distance between `a` and `b` when it is at most 2. Only cells
+/// within 2 of the diagonal can lead to such a distance, so the work is
+/// linear in the length of the names, however long a user makes them.
+fn near(a: &[u8], b: &[u8]) -> Option<usize> {
+    const K: usize = 2;
+    if a.len().abs_diff(b.len()) > K {
+        return None;
+    }
+    // Values above K are all "too far": capping keeps the rows small.
+    let far = K + 1;
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j.min(far)).collect();
+    let mut cur = vec![far; b.len() + 1];
+    for i in 1..=a.len() {
+        let (lo, hi) = (i.saturating_sub(K), (i + K).min(b.len()));
+        for j in lo..=hi {
+            cur[j] = if j == 0 {
+                i.min(far)
+            } else {
+                let replace = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+                let delete = if j < i + K { prev[j] + 1 } else { far };
+                let insert = if j > lo { cur[j - 1] + 1 } else { far };
+                replace.min(delete).min(insert).min(far)
+            };
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    let d = prev[b.len()];
+    (d <= K).then_some(d)
 }
 
-/// The guard and command of a simple statement or `atomic` block.
-struct Action {
-    guard: Option<CExpr>,
-    body: Vec<Cmd>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl Lower<'_, '_> {
-    fn run(mut self, t: &ast::ThreadDecl, end: i64) -> Result<Vec<Vec<Transition>>> {
-        self.block(&t.body, end)?;
-        Ok(self.by_point)
-    }
-
-    fn scope(&self) -> Scope<'_> {
-        Scope {
-            locals: Some(self.locals),
-            self_id: Some(self.thread as i64),
-            ..Scope::default()
+    #[test]
+    fn near_is_the_edit_distance_up_to_two() {
+        fn full(a: &[u8], b: &[u8]) -> usize {
+            let mut row: Vec<usize> = (0..=b.len()).collect();
+            for (i, &ca) in a.iter().enumerate() {
+                let mut prev = row[0];
+                row[0] = i + 1;
+                for (j, &cb) in b.iter().enumerate() {
+                    let cur = row[j + 1];
+                    row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+                    prev = cur;
+                }
+            }
+            row[b.len()]
         }
-    }
-
-    fn pc(&self, s: &ast::Stmt) -> i64 {
-        self.pcs[&key(s)]
-    }
-
-    fn first(&self, stmts: &[ast::Stmt], otherwise: i64) -> i64 {
-        flat(stmts).first().map_or(otherwise, |s| self.pc(s))
-    }
-
-    fn block(&mut self, stmts: &[ast::Stmt], cont: i64) -> Result<()> {
-        let stmts = flat(stmts);
-        for (k, s) in stmts.iter().enumerate() {
-            let next = stmts.get(k + 1).map_or(cont, |n| self.pc(n));
-            self.stmt(s, next)?;
-        }
-        Ok(())
-    }
-
-    fn push(
-        &mut self,
-        s: &ast::Stmt,
-        from: i64,
-        guard: Option<CExpr>,
-        body: Vec<Cmd>,
-        next: Next,
-        text: String,
-    ) {
-        self.by_point[from as usize].push(Transition {
-            thread: self.thread as u32,
-            from,
-            guard,
-            body,
-            next,
-            span: s.span,
-            line: line_col(self.c.src, s.span.start).0,
-            text,
-            recheck_overlap: Vec::new(),
-            recheck_invariants: Vec::new(),
-            touches_excl: Vec::new(),
-        });
-    }
-
-    fn stmt(&mut self, s: &ast::Stmt, next: i64) -> Result<()> {
-        let pc = self.pc(s);
-        match &s.kind {
-            StmtKind::If(c, then, els) => {
-                let cond = self.c.cond(c, &mut self.scope(), "an `if` condition")?;
-                let els = els.as_deref().unwrap_or(&[]);
-                let (yes, no) = (self.first(then, next), self.first(els, next));
-                self.push(
-                    s,
-                    pc,
-                    None,
-                    Vec::new(),
-                    Next::Branch(cond, yes, no),
-                    pretty::stmt_head(s),
+        let words = [
+            "", "a", "ab", "ba", "abc", "acb", "count", "cuont", "conut", "counter", "x", "xyzzy",
+            "lock", "block", "clock",
+        ];
+        for a in words {
+            for b in words {
+                let d = full(a.as_bytes(), b.as_bytes());
+                assert_eq!(
+                    near(a.as_bytes(), b.as_bytes()),
+                    (d <= 2).then_some(d),
+                    "{a} {b}"
                 );
-                self.block(then, next)?;
-                self.block(els, next)
-            }
-            StmtKind::While(c, body) => {
-                let cond = self.c.cond(c, &mut self.scope(), "a `while` condition")?;
-                let yes = self.first(body, pc);
-                self.push(
-                    s,
-                    pc,
-                    None,
-                    Vec::new(),
-                    Next::Branch(cond, yes, next),
-                    pretty::stmt_head(s),
-                );
-                self.block(body, pc)
-            }
-            StmtKind::Either(branches) => {
-                for b in branches {
-                    self.block(b, next)?;
-                }
-                // Choosing a branch and taking its first step is one transition.
-                let mut copies = Vec::new();
-                for b in branches {
-                    for t in &self.by_point[self.pc(flat(b)[0]) as usize] {
-                        copies.push(Transition {
-                            from: pc,
-                            ..t.clone()
-                        });
-                    }
-                }
-                self.by_point[pc as usize].extend(copies);
-                Ok(())
-            }
-            StmtKind::Goto(l) => {
-                let Some(&target) = self.c.labels[self.thread].get(&l.name) else {
-                    let mut err = CompileError::at(l.span, format!("unknown label `{}`", l.name));
-                    if let Some(best) = closest(
-                        &l.name,
-                        self.c.labels[self.thread].keys().map(String::as_str),
-                    ) {
-                        err = err.help(format!("did you mean `{best}`?"));
-                    }
-                    return Err(err);
-                };
-                self.push(
-                    s,
-                    pc,
-                    None,
-                    Vec::new(),
-                    Next::To(target),
-                    pretty::stmt_head(s),
-                );
-                Ok(())
-            }
-            _ => {
-                let ranges = self.any_ranges(s)?;
-                let combos: usize = ranges
-                    .iter()
-                    .map(|&(lo, hi)| (hi - lo + 1) as usize)
-                    .product();
-                if combos > MAX_CHOICES {
-                    return Err(CompileError::at(
-                        s.span,
-                        format!(
-                            "`any` makes {combos} transitions here; at most {MAX_CHOICES} are allowed"
-                        ),
-                    ));
-                }
-                for n in 0..combos {
-                    let mut choice = Vec::new();
-                    let mut rest = n;
-                    for &(lo, hi) in ranges.iter().rev() {
-                        let width = (hi - lo + 1) as usize;
-                        choice.push(lo + (rest % width) as i64);
-                        rest /= width;
-                    }
-                    choice.reverse();
-                    let mut text = pretty::stmt_head(s);
-                    if !choice.is_empty() {
-                        let vals: Vec<String> = choice.iter().map(i64::to_string).collect();
-                        text = format!("{text} (chose {})", vals.join(", "));
-                    }
-                    let mut choices = choice.into_iter();
-                    let a = self.action(s, &mut choices)?;
-                    self.push(s, pc, a.guard, a.body, Next::To(next), text);
-                }
-                Ok(())
             }
         }
-    }
-
-    /// The `(lo, hi)` of every `any` in a simple statement or `atomic`, in order.
-    fn any_ranges(&self, s: &ast::Stmt) -> Result<Vec<(i64, i64)>> {
-        let mut out = Vec::new();
-        let mut stack = vec![s];
-        while let Some(s) = stack.pop() {
-            match &s.kind {
-                StmtKind::Assign(_, values) => {
-                    for v in values {
-                        if let ExprKind::Any(lo, hi) = &v.kind {
-                            let l = self.c.const_int(lo, "a bound of `any`")?;
-                            let h = self.c.const_int(hi, "a bound of `any`")?;
-                            if l > h {
-                                return Err(CompileError::at(
-                                    v.span,
-                                    format!("empty range {l}..{h}"),
-                                ));
-                            }
-                            out.push((l, h));
-                        }
-                    }
-                }
-                StmtKind::Atomic(body) => stack.extend(body.iter().rev()),
-                StmtKind::If(_, a, b) => {
-                    stack.extend(b.iter().flatten().rev());
-                    stack.extend(a.iter().rev());
-                }
-                _ => {}
-            }
-        }
-        Ok(out)
-    }
-
-    /// Guard and command of a simple statement or an `atomic` block.
-    fn action(&self, s: &ast::Stmt, choices: &mut impl Iterator<Item = i64>) -> Result<Action> {
-        let c = self.c;
-        let me = CExpr::Const(self.thread as i64);
-        Ok(match &s.kind {
-            StmtKind::Skip => Action {
-                guard: None,
-                body: Vec::new(),
-            },
-            StmtKind::Await(e) => Action {
-                guard: Some(c.cond(
-                    e,
-                    &mut Scope {
-                        guard: Some("an `await` guard"),
-                        ..self.scope()
-                    },
-                    "an `await` condition",
-                )?),
-                body: Vec::new(),
-            },
-            StmtKind::Assert(e) => Action {
-                guard: None,
-                body: vec![Cmd::Assert(c.cond(e, &mut self.scope(), "an assertion")?)],
-            },
-            StmtKind::Acquire(lv) | StmtKind::Release(lv) => {
-                let acquire = matches!(s.kind, StmtKind::Acquire(_));
-                let (read, place) = self.sync_target(
-                    lv,
-                    SlotKind::Lock,
-                    if acquire { "acquire" } else { "release" },
-                )?;
-                let (want, set) = if acquire {
-                    (CExpr::Const(FREE), me)
-                } else {
-                    (me, CExpr::Const(FREE))
-                };
-                Action {
-                    guard: Some(fold(CExpr::Bin(BinOp::Eq, Box::new(read), Box::new(want)))),
-                    body: vec![Cmd::Assign(vec![(place, set)])],
-                }
-            }
-            StmtKind::Down(lv) | StmtKind::Up(lv) => {
-                let down = matches!(s.kind, StmtKind::Down(_));
-                let (read, place) =
-                    self.sync_target(lv, SlotKind::Sem, if down { "down" } else { "up" })?;
-                let op = if down { BinOp::Sub } else { BinOp::Add };
-                let value = CExpr::Bin(op, Box::new(read.clone()), Box::new(CExpr::Const(1)));
-                Action {
-                    guard: down.then(|| {
-                        fold(CExpr::Bin(
-                            BinOp::Gt,
-                            Box::new(read),
-                            Box::new(CExpr::Const(0)),
-                        ))
-                    }),
-                    body: vec![Cmd::Assign(vec![(place, value)])],
-                }
-            }
-            StmtKind::Assign(targets, values) => Action {
-                guard: None,
-                body: vec![self.assign(s, targets, values, choices)?],
-            },
-            StmtKind::Atomic(parts) => {
-                let (guard, rest) = match parts.first().map(|p| &p.kind) {
-                    Some(StmtKind::Await(e)) => (
-                        Some(c.cond(
-                            e,
-                            &mut Scope {
-                                guard: Some("an `await` guard"),
-                                ..self.scope()
-                            },
-                            "an `await` condition",
-                        )?),
-                        &parts[1..],
-                    ),
-                    _ => (None, &parts[..]),
-                };
-                Action {
-                    guard,
-                    body: self.atomic_body(rest, choices)?,
-                }
-            }
-            StmtKind::If(..)
-            | StmtKind::While(..)
-            | StmtKind::Either(_)
-            | StmtKind::Goto(_)
-            | StmtKind::Repeat(..)
-            | StmtKind::Init(..) => {
-                unreachable!(
-                    "compound statements are lowered by `stmt`, `repeat` is unrolled, `init` spliced"
-                )
-            }
-        })
-    }
-
-    fn atomic_body(
-        &self,
-        parts: &[ast::Stmt],
-        choices: &mut impl Iterator<Item = i64>,
-    ) -> Result<Vec<Cmd>> {
-        let mut out = Vec::new();
-        for p in parts {
-            match &p.kind {
-                StmtKind::Assign(t, v) => out.push(self.assign(p, t, v, choices)?),
-                StmtKind::Assert(e) => out.push(Cmd::Assert(self.c.cond(e, &mut self.scope(), "an assertion")?)),
-                StmtKind::Skip => {}
-                StmtKind::If(c, a, b) => {
-                    let cond = self.c.cond(c, &mut self.scope(), "an `if` condition")?;
-                    let a = self.atomic_body(a, choices)?;
-                    let b = self.atomic_body(b.as_deref().unwrap_or(&[]), choices)?;
-                    out.push(Cmd::If(cond, a, b));
-                }
-                StmtKind::Await(_) => {
-                    return Err(CompileError::at(p.span, "`await` inside `atomic` must come first")
-                        .help("an `atomic` block is one transition `g -> c`: its guard is the leading `await`"))
-                }
-                _ => {
-                    return Err(CompileError::at(p.span, "`atomic` may contain only assignments, `if`, `assert`, `skip` and one leading `await`")
-                        .help("an `atomic` block is a single transition; move this statement out of it"))
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// The lock or semaphore of `acquire`/`release`/`down`/`up`.
-    fn sync_target(&self, lv: &ast::LValue, want: SlotKind, op: &str) -> Result<(CExpr, Place)> {
-        let guard = match op {
-            "acquire" => "the guard of `acquire`",
-            "release" => "the guard of `release`",
-            "down" => "the guard of `down`",
-            _ => "the guard of `up`",
-        };
-        let (place, kind) = self.place(lv, Some(guard))?;
-        if kind != want {
-            let what = if want == SlotKind::Lock {
-                "a lock"
-            } else {
-                "a semaphore"
-            };
-            return Err(CompileError::at(
-                lv.span,
-                format!("`{op}` needs {what}, and `{}` is not one", lv.name.name),
-            ));
-        }
-        let read = match &place {
-            Place::Slot { slot, shared } => CExpr::Var {
-                slot: *slot,
-                shared: *shared,
-            },
-            Place::Elem {
-                base,
-                len,
-                shared,
-                index,
-            } => CExpr::Elem {
-                base: *base,
-                len: *len,
-                shared: *shared,
-                index: Box::new(index.clone()),
-            },
-        };
-        Ok((read, place))
-    }
-
-    /// Resolves an assignable place. `guard` names the guard its index is part of, if any.
-    fn place(&self, lv: &ast::LValue, guard: Option<&'static str>) -> Result<(Place, SlotKind)> {
-        let sc = self.scope();
-        let v = match self.c.lookup(&lv.name, &sc)? {
-            Resolved::Var(v) => v.clone(),
-            Resolved::Value(..) => {
-                return Err(CompileError::at(
-                    lv.name.span,
-                    format!(
-                        "`{}` is not a variable and cannot be assigned",
-                        lv.name.name
-                    ),
-                ));
-            }
-        };
-        let mut sc = Scope {
-            guard,
-            ..self.scope()
-        };
-        let place = match (&lv.index, v.len) {
-            (None, None) => Place::Slot {
-                slot: v.base,
-                shared: v.shared,
-            },
-            (Some(i), Some(len)) => match fold(self.c.int(i, &mut sc, "an array index")?) {
-                CExpr::Const(k) if (0..i64::from(len)).contains(&k) => Place::Slot {
-                    slot: v.base + k as u32,
-                    shared: v.shared,
-                },
-                index => Place::Elem {
-                    base: v.base,
-                    len,
-                    shared: v.shared,
-                    index,
-                },
-            },
-            (None, Some(_)) => {
-                return Err(CompileError::at(
-                    lv.span,
-                    format!(
-                        "`{}` is an array; assign one element, like `{}[0]`",
-                        lv.name.name, lv.name.name
-                    ),
-                ));
-            }
-            (Some(_), None) => {
-                return Err(CompileError::at(
-                    lv.span,
-                    format!("`{}` is not an array", lv.name.name),
-                ));
-            }
-        };
-        Ok((place, v.kind))
-    }
-
-    fn assign(
-        &self,
-        s: &ast::Stmt,
-        targets: &[ast::LValue],
-        values: &[ast::Expr],
-        choices: &mut impl Iterator<Item = i64>,
-    ) -> Result<Cmd> {
-        if targets.len() != values.len() {
-            return Err(CompileError::at(
-                s.span,
-                format!(
-                    "{} targets but {} value{}",
-                    targets.len(),
-                    values.len(),
-                    if values.len() == 1 { "" } else { "s" }
-                ),
-            ));
-        }
-        for (k, t) in targets.iter().enumerate() {
-            if let Some(dup) = targets[..k]
-                .iter()
-                .find(|o| o.name.name == t.name.name && o.index.is_none() && t.index.is_none())
-            {
-                return Err(CompileError::at(
-                    t.span,
-                    format!("`{}` is assigned twice", t.name.name),
-                )
-                .related(dup.span, "first assigned here"));
-            }
-        }
-        let mut parts = Vec::new();
-        for (t, v) in targets.iter().zip(values) {
-            let (place, kind) = self.place(t, None)?;
-            let want = match kind {
-                SlotKind::Lock => {
-                    return Err(CompileError::at(
-                        t.span,
-                        format!(
-                            "`{}` is a lock; it changes only by `acquire` and `release`",
-                            t.name.name
-                        ),
-                    ));
-                }
-                SlotKind::Sem => {
-                    return Err(CompileError::at(
-                        t.span,
-                        format!(
-                            "`{}` is a semaphore; it changes only by `up` and `down`",
-                            t.name.name
-                        ),
-                    ));
-                }
-                SlotKind::Bool => Ty::Bool,
-                _ => Ty::Int,
-            };
-            let value = if let ExprKind::Any(..) = v.kind {
-                if want != Ty::Int {
-                    return Err(CompileError::at(
-                        v.span,
-                        "`any lo..hi` chooses an integer, and the target is a bool",
-                    ));
-                }
-                CExpr::Const(choices.next().expect("one choice per `any`"))
-            } else {
-                let (e, ty) = self.c.expr(v, &mut self.scope())?;
-                if ty != want {
-                    return Err(CompileError::at(
-                        v.span,
-                        format!(
-                            "`{}` is {}, but this value is {}",
-                            t.name.name,
-                            want.name(),
-                            ty.name()
-                        ),
-                    ));
-                }
-                fold(e)
-            };
-            parts.push((place, value));
-        }
-        Ok(Cmd::Assign(parts))
+        // Linear, not quadratic, in the length of a long name.
+        let long = "a".repeat(1_000_000);
+        assert_eq!(near(long.as_bytes(), long.as_bytes()), Some(0));
+        assert_eq!(closest("cuont", ["count", "other"]), Some("count"));
     }
 }

@@ -5,11 +5,18 @@
 mod compile;
 mod expr;
 mod layout;
+mod limits;
+mod quant;
+mod recheck;
+mod unroll;
 
 pub use compile::{CompileError, Defines, compile};
 use expr::exec;
 pub use expr::{Access, CExpr, Cmd, FREE, Fault, NoAccess, Place};
 pub use layout::Layout;
+pub use limits::{MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_SLOTS, MAX_THREADS};
+pub use quant::MAX_QUANTIFIED;
+pub use unroll::MAX_STATEMENTS;
 
 use indexmap::IndexMap;
 
@@ -237,18 +244,40 @@ impl Model {
         }
         out.clear();
         out.extend_from_slice(s);
-        if let Err(f) = exec(&tr.body, out, &self.bounds, acc) {
+        self.run(tr, out, acc)
+    }
+
+    /// Fires `tr` in `s` itself, for a caller that undoes the step by
+    /// restoring the slots the transition may write (its program counter
+    /// included): classification tries many valuations of a few slots of
+    /// a state that may have thousands. On a fault, `s` may be half
+    /// written.
+    pub fn fire_in_place(&self, tr: &Transition, s: &mut [i64]) -> Fire {
+        if let Some(g) = &tr.guard {
+            match g.holds(s, &mut NoAccess) {
+                Ok(true) => {}
+                Ok(false) => return Fire::Disabled,
+                Err(f) => return Fire::Fault(f),
+            }
+        }
+        self.run(tr, s, &mut NoAccess)
+    }
+
+    /// The command of an enabled transition, then its jump, in `s`.
+    #[inline]
+    fn run<A: Access>(&self, tr: &Transition, s: &mut [i64], acc: &mut A) -> Fire {
+        if let Err(f) = exec(&tr.body, s, &self.bounds, acc) {
             return Fire::Fault(f);
         }
         let pc = match &tr.next {
             Next::To(pc) => *pc,
-            Next::Branch(c, yes, no) => match c.holds(out, acc) {
+            Next::Branch(c, yes, no) => match c.holds(s, acc) {
                 Ok(true) => *yes,
                 Ok(false) => *no,
                 Err(f) => return Fire::Fault(f),
             },
         };
-        out[tr.thread as usize] = pc;
+        s[tr.thread as usize] = pc;
         Fire::Done
     }
 

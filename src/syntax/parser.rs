@@ -9,7 +9,7 @@
 use std::cell::{Cell, RefCell};
 
 use nom::bytes::complete::{tag, take_while, take_while1};
-use nom::character::complete::{char, multispace0};
+use nom::character::complete::multispace0;
 use nom::{Err as NomErr, IResult, Parser as _};
 
 use super::ast::*;
@@ -17,8 +17,9 @@ use super::span::Span;
 
 type Res<'a, T> = IResult<&'a str, T, ()>;
 
-/// Deepest nesting of parentheses, unary operators and blocks. Deeper input
-/// is an error rather than a stack overflow.
+/// Deepest nesting of blocks and of expressions inside expressions
+/// (parentheses, unary operators, `a[...]`, `at(...)`, `init(...)`,
+/// quantifiers). Deeper input is an error rather than a stack overflow.
 pub const MAX_NESTING: u32 = 64;
 /// Deepest expression tree (long operator chains nest without parentheses).
 pub const MAX_EXPR_DEPTH: usize = 128;
@@ -147,6 +148,9 @@ impl<'a> Parser<'a> {
         };
         let found = if rest.is_empty() {
             "end of input".to_string()
+        } else if found.len() > 40 {
+            // A name can be any length; the message shows its start.
+            format!("`{}...`", &found[..40])
         } else {
             format!("`{found}`")
         };
@@ -163,6 +167,13 @@ impl<'a> Parser<'a> {
         let r = f();
         self.quiet.set(old);
         r
+    }
+
+    /// An expression inside another one, one nesting level deeper. Every
+    /// form that nests an expression goes through here (or [`Self::nested`]),
+    /// so the parser's recursion is bounded whatever the input.
+    fn sub_expr(&self, i: &'a str) -> Res<'a, Expr> {
+        self.nested(i, |i| self.expr(i))
     }
 
     /// Runs `f` one nesting level deeper, failing past [`MAX_NESTING`].
@@ -596,7 +607,67 @@ impl<'a> Parser<'a> {
         ))
     }
 
+    /// A statement after its label, `i` at its first token. Compound
+    /// statements recurse through blocks, so each has its own small
+    /// function (see `primary`).
     fn stmt_kind(&self, i: &'a str) -> Res<'a, StmtKind> {
+        let word = i.find(|c: char| !is_ident_char(c)).map_or(i, |n| &i[..n]);
+        let r = &i[word.len()..];
+        match word {
+            "atomic" => {
+                let (r, body) = self.block(r)?;
+                Ok((self.opt_semi(r), StmtKind::Atomic(body)))
+            }
+            "if" => self.if_rest(r),
+            "while" => self.while_rest(r),
+            "init" => self.init_block(r),
+            "repeat" => self.repeat_rest(r),
+            "either" => {
+                let at = self.off(i);
+                self.either_rest(r, Span::new(at, at + word.len()))
+            }
+            _ => self.simple_stmt(i),
+        }
+    }
+
+    fn while_rest(&self, r: &'a str) -> Res<'a, StmtKind> {
+        let (r, c) = self.expr(r)?;
+        let (r, body) = self.block(r)?;
+        Ok((self.opt_semi(r), StmtKind::While(c, body)))
+    }
+
+    fn init_block(&self, r: &'a str) -> Res<'a, StmtKind> {
+        let (r, vars) = self.comma_list(r, |r| self.ident(r))?;
+        let (r, body) = self.block(r)?;
+        Ok((self.opt_semi(r), StmtKind::Init(vars, body)))
+    }
+
+    fn repeat_rest(&self, r: &'a str) -> Res<'a, StmtKind> {
+        let (r, n) = self.expr(r)?;
+        let (r, body) = self.block(r)?;
+        Ok((self.opt_semi(r), StmtKind::Repeat(n, body)))
+    }
+
+    fn either_rest(&self, r: &'a str, kw: Span) -> Res<'a, StmtKind> {
+        let (mut r, first) = self.block(r)?;
+        let mut branches = vec![first];
+        while let Some((r2, _)) = self.try_kw(r, "or") {
+            let (r2, b) = self.block(r2)?;
+            branches.push(b);
+            r = r2;
+        }
+        if branches.iter().any(Vec::is_empty) {
+            return self.fatal(
+                kw,
+                "an `either` branch is empty".into(),
+                Some("every branch needs a first statement; write `skip;` for a branch that does nothing"),
+            );
+        }
+        Ok((self.opt_semi(r), StmtKind::Either(branches)))
+    }
+
+    /// A statement without a block.
+    fn simple_stmt(&self, i: &'a str) -> Res<'a, StmtKind> {
         type Lv = fn(LValue) -> StmtKind;
         let lock_ops: [(&'static str, Lv); 4] = [
             ("acquire", StmtKind::Acquire),
@@ -631,45 +702,6 @@ impl<'a> Parser<'a> {
                 };
                 return Ok((r, k));
             }
-        }
-        if let Some((r, _)) = self.try_kw(i, "atomic") {
-            let (r, body) = self.block(r)?;
-            return Ok((self.opt_semi(r), StmtKind::Atomic(body)));
-        }
-        if let Some((r, _)) = self.try_kw(i, "if") {
-            return self.if_rest(r);
-        }
-        if let Some((r, _)) = self.try_kw(i, "while") {
-            let (r, c) = self.expr(r)?;
-            let (r, body) = self.block(r)?;
-            return Ok((self.opt_semi(r), StmtKind::While(c, body)));
-        }
-        if let Some((r, _)) = self.try_kw(i, "init") {
-            let (r, vars) = self.comma_list(r, |r| self.ident(r))?;
-            let (r, body) = self.block(r)?;
-            return Ok((self.opt_semi(r), StmtKind::Init(vars, body)));
-        }
-        if let Some((r, _)) = self.try_kw(i, "repeat") {
-            let (r, n) = self.expr(r)?;
-            let (r, body) = self.block(r)?;
-            return Ok((self.opt_semi(r), StmtKind::Repeat(n, body)));
-        }
-        if let Some((r, kw)) = self.try_kw(i, "either") {
-            let (mut r, first) = self.block(r)?;
-            let mut branches = vec![first];
-            while let Some((r2, _)) = self.try_kw(r, "or") {
-                let (r2, b) = self.block(r2)?;
-                branches.push(b);
-                r = r2;
-            }
-            if branches.iter().any(Vec::is_empty) {
-                return self.fatal(
-                    kw,
-                    "an `either` branch is empty".into(),
-                    Some("every branch needs a first statement; write `skip;` for a branch that does nothing"),
-                );
-            }
-            return Ok((self.opt_semi(r), StmtKind::Either(branches)));
         }
         if self.quietly(|| self.ident(i)).is_err() {
             return self.expect(i, "a statement");
@@ -755,11 +787,7 @@ impl<'a> Parser<'a> {
     fn expr(&self, i: &'a str) -> Res<'a, Expr> {
         let (r, e) = self.binary(i, 1)?;
         if depth(&e) > MAX_EXPR_DEPTH {
-            return self.fatal(
-                e.span,
-                format!("expression nested deeper than {MAX_EXPR_DEPTH} levels"),
-                Some("split it into smaller expressions"),
-            );
+            return self.too_deep(e.span);
         }
         Ok((r, e))
     }
@@ -779,11 +807,7 @@ impl<'a> Parser<'a> {
             // walk (or even drop) recursively is built.
             d = 1 + d.max(depth(&rhs));
             if d > MAX_EXPR_DEPTH {
-                return self.fatal(
-                    span,
-                    format!("expression nested deeper than {MAX_EXPR_DEPTH} levels"),
-                    Some("split it into smaller expressions"),
-                );
+                return self.too_deep(span);
             }
             lhs = Expr {
                 kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
@@ -841,93 +865,122 @@ impl<'a> Parser<'a> {
         })
     }
 
+    // The functions on the recursive path (`expr`, `binary`, `unary`,
+    // `primary`, `parens`, ...) are kept small, and each form has its own
+    // function: an unoptimised build gives a function one stack slot per
+    // temporary of every branch, and nesting multiplies the frame.
+
     fn primary(&self, i: &'a str) -> Res<'a, Expr> {
         let i = self.skip(i)?;
         let start = self.off(i);
-        let mk = |r: &'a str, kind| {
+        if i.starts_with(|c: char| c.is_ascii_digit()) {
+            let (r, (n, span)) = self.int(i)?;
+            return Ok((
+                r,
+                Expr {
+                    kind: ExprKind::Int(n),
+                    span,
+                },
+            ));
+        }
+        if let Some(r) = i.strip_prefix('(') {
+            return self.parens(r, start);
+        }
+        let word = i.find(|c: char| !is_ident_char(c)).map_or(i, |n| &i[..n]);
+        let after = &i[word.len()..];
+        match word {
+            "true" => self.leaf(after, start, ExprKind::Bool(true)),
+            "false" => self.leaf(after, start, ExprKind::Bool(false)),
+            "self" => self.leaf(after, start, ExprKind::SelfId),
+            "free" => self.leaf(after, start, ExprKind::Free),
+            "at" => self.at(after, start),
+            "init" => self.init_phase(after, start),
+            "exists" => self.quant(after, start, Quant::Exists),
+            "forall" => self.quant(after, start, Quant::Forall),
+            "any" => self.any_misplaced(Span::new(start, start + 3)),
+            _ => self.name_or_index(i, start),
+        }
+    }
+
+    /// The expression of `kind` from `start` to `r`.
+    fn leaf(&self, r: &'a str, start: usize, kind: ExprKind) -> Res<'a, Expr> {
+        Ok((
+            r,
+            Expr {
+                kind,
+                span: self.span_from(start, r),
+            },
+        ))
+    }
+
+    /// `( e )`, after the `(`.
+    fn parens(&self, r: &'a str, start: usize) -> Res<'a, Expr> {
+        self.nested(r, |r| {
+            let (r, e) = self.expr(r)?;
+            let (r, _) = self.sym(r, ")")?;
+            // Keep the inner node; the span grows to cover the parentheses.
             Ok((
                 r,
                 Expr {
-                    kind,
+                    kind: e.kind,
                     span: self.span_from(start, r),
                 },
             ))
-        };
-        if i.starts_with(|c: char| c.is_ascii_digit()) {
-            let (r, (n, _)) = self.int(i)?;
-            return mk(r, ExprKind::Int(n));
-        }
-        if let Ok((r, _)) = char::<_, ()>('(').parse(i) {
-            return self.nested(r, |r| {
-                let (r, e) = self.expr(r)?;
-                let (r, _) = self.sym(r, ")")?;
-                // Keep the inner node; the span grows to cover the parentheses.
-                Ok((
-                    r,
-                    Expr {
-                        kind: e.kind,
-                        span: self.span_from(start, r),
-                    },
-                ))
-            });
-        }
-        for (kw, kind) in [
-            ("true", ExprKind::Bool(true)),
-            ("false", ExprKind::Bool(false)),
-            ("self", ExprKind::SelfId),
-            ("free", ExprKind::Free),
-        ] {
-            if let Some((r, _)) = self.try_kw(i, kw) {
-                return mk(r, kind);
-            }
-        }
-        if let Some((r, _)) = self.try_kw(i, "at") {
-            let (r, _) = self.sym(r, "(")?;
-            let (r, t) = self.expr(r)?;
-            let (r, _) = self.sym(r, ",")?;
-            let (r, l) = self.ident(r)?;
+        })
+    }
+
+    /// `at(t, L)`, after `at`.
+    fn at(&self, r: &'a str, start: usize) -> Res<'a, Expr> {
+        let (r, _) = self.sym(r, "(")?;
+        let (r, t) = self.sub_expr(r)?;
+        let (r, _) = self.sym(r, ",")?;
+        let (r, l) = self.ident(r)?;
+        let (r, _) = self.sym(r, ")")?;
+        self.leaf(r, start, ExprKind::At(Box::new(t), l))
+    }
+
+    /// `init(x)` or `init(t, x)`, after `init`.
+    fn init_phase(&self, r: &'a str, start: usize) -> Res<'a, Expr> {
+        let (r, _) = self.sym(r, "(")?;
+        let (r, first) = self.sub_expr(r)?;
+        if let Some((r, _)) = self.try_sym(r, ",") {
+            let (r, var) = self.ident(r)?;
             let (r, _) = self.sym(r, ")")?;
-            return mk(r, ExprKind::At(Box::new(t), l));
+            return self.leaf(r, start, ExprKind::InitPhase(Some(Box::new(first)), var));
         }
-        if let Some((r, _)) = self.try_kw(i, "init") {
-            // `init(x)` or `init(t, x)`.
-            let (r, _) = self.sym(r, "(")?;
-            let (r, first) = self.expr(r)?;
-            if let Some((r, _)) = self.try_sym(r, ",") {
-                let (r, var) = self.ident(r)?;
-                let (r, _) = self.sym(r, ")")?;
-                return mk(r, ExprKind::InitPhase(Some(Box::new(first)), var));
-            }
-            let (r, _) = self.sym(r, ")")?;
-            let ExprKind::Name(var) = first.kind else {
-                return self.fatal(
-                    first.span,
-                    "`init(x)` takes a variable name".into(),
-                    Some("write `init(x)` or `init(t, x)`"),
-                );
-            };
-            return mk(r, ExprKind::InitPhase(None, var));
-        }
-        for (kw, q) in [("exists", Quant::Exists), ("forall", Quant::Forall)] {
-            if let Some((r, _)) = self.try_kw(i, kw) {
-                let (r, v) = self.ident(r)?;
-                let (r, _) = self.kw(r, "in")?;
-                let (r, (lo, hi)) = self.range(r)?;
-                let (r, _) = self.sym(r, ":")?;
-                let (r, body) = self.nested(r, |r| self.expr(r))?;
-                return mk(
-                    r,
-                    ExprKind::Quant(q, v, Box::new(lo), Box::new(hi), Box::new(body)),
-                );
-            }
-        }
-        if let Some((_, kw)) = self.try_kw(i, "any") {
+        let (r, _) = self.sym(r, ")")?;
+        let ExprKind::Name(var) = first.kind else {
             return self.fatal(
-                kw,
-                "`any lo..hi` is only allowed as the whole right-hand side of an assignment".into(),
-                Some("write `x := any lo..hi;`"),
+                first.span,
+                "`init(x)` takes a variable name".into(),
+                Some("write `init(x)` or `init(t, x)`"),
             );
-        }
+        };
+        self.leaf(r, start, ExprKind::InitPhase(None, var))
+    }
+
+    /// `exists`/`forall v in lo..hi: body`, after the keyword.
+    fn quant(&self, r: &'a str, start: usize, q: Quant) -> Res<'a, Expr> {
+        let (r, v) = self.ident(r)?;
+        let (r, _) = self.kw(r, "in")?;
+        let (r, (lo, hi)) = self.nested(r, |r| self.range(r))?;
+        let (r, _) = self.sym(r, ":")?;
+        let (r, body) = self.sub_expr(r)?;
+        let kind = ExprKind::Quant(q, v, Box::new(lo), Box::new(hi), Box::new(body));
+        self.leaf(r, start, kind)
+    }
+
+    #[cold]
+    fn any_misplaced<T>(&self, kw: Span) -> Res<'a, T> {
+        self.fatal(
+            kw,
+            "`any lo..hi` is only allowed as the whole right-hand side of an assignment".into(),
+            Some("write `x := any lo..hi;`"),
+        )
+    }
+
+    /// `x` or `a[e]`.
+    fn name_or_index(&self, i: &'a str, start: usize) -> Res<'a, Expr> {
         let Ok((r, name)) = self.quietly(|| self.ident(i)) else {
             // A keyword in expression position gets the keyword message.
             if i.starts_with(is_ident_start) {
@@ -936,11 +989,20 @@ impl<'a> Parser<'a> {
             return self.expect(i, "an expression");
         };
         if let Some((r, _)) = self.try_sym(r, "[") {
-            let (r, idx) = self.expr(r)?;
+            let (r, idx) = self.sub_expr(r)?;
             let (r, _) = self.sym(r, "]")?;
-            return mk(r, ExprKind::Index(name, Box::new(idx)));
+            return self.leaf(r, start, ExprKind::Index(name, Box::new(idx)));
         }
-        mk(r, ExprKind::Name(name))
+        self.leaf(r, start, ExprKind::Name(name))
+    }
+
+    #[cold]
+    fn too_deep<T>(&self, span: Span) -> Res<'a, T> {
+        self.fatal(
+            span,
+            format!("expression nested deeper than {MAX_EXPR_DEPTH} levels"),
+            Some("split it into smaller expressions"),
+        )
     }
 }
 
@@ -1101,6 +1163,92 @@ mod tests {
         assert!(err(&src).starts_with("expression nested deeper than"));
         let src = format!("thread T {{ {} }}", "while true { ".repeat(5_000));
         assert!(err(&src).starts_with("nesting deeper than"));
+    }
+
+    /// Every form that nests, 100,000 deep: an error, not a stack overflow
+    /// (this runs on a test thread's small stack).
+    #[test]
+    fn every_nested_form_is_bounded() {
+        const D: usize = 100_000;
+        let deep = |open: &str, mid: &str, close: &str| {
+            format!("{}{mid}{}", open.repeat(D), close.repeat(D))
+        };
+        let cases = [
+            ("parentheses", format!("const N = {};", deep("(", "1", ")"))),
+            ("negation", format!("const N = {}1;", "-".repeat(D))),
+            ("not", format!("const B = {}true;", "!".repeat(D))),
+            ("mixed unary", format!("const B = {}true;", "!(".repeat(D))),
+            ("index", format!("const N = {};", deep("a[", "0", "]"))),
+            (
+                "index target",
+                format!("thread T {{ a[{}] := 0; }}", deep("a[", "0", "]")),
+            ),
+            ("at", format!("const B = {};", deep("at(", "0", ", L)"))),
+            ("init", format!("const B = {};", deep("init(", "0", ", x)"))),
+            (
+                "exists",
+                format!("const B = {}true;", "exists i in 0..1: ".repeat(D)),
+            ),
+            (
+                "forall bound",
+                format!("const B = forall i in {}..1: true;", deep("a[", "0", "]")),
+            ),
+            (
+                "right operands",
+                format!("const N = {};", deep("1 + (2 * ", "3", ")")),
+            ),
+            (
+                "operators",
+                format!("const N = {};", deep("1 + -(", "3", ")")),
+            ),
+            (
+                "any bound",
+                format!("thread T {{ x := any 0..{}; }}", deep("(", "1", ")")),
+            ),
+            (
+                "while",
+                format!("thread T {{ {} }}", deep("while true { ", "skip;", " }")),
+            ),
+            (
+                "if",
+                format!("thread T {{ {} }}", deep("if true { ", "skip;", " }")),
+            ),
+            (
+                "else if",
+                format!(
+                    "thread T {{ if a {{ skip; }}{} }}",
+                    " else if a { skip; }".repeat(D)
+                ),
+            ),
+            (
+                "either",
+                format!("thread T {{ {} }}", deep("either { ", "skip;", " }")),
+            ),
+            (
+                "atomic",
+                format!("thread T {{ {} }}", deep("atomic { ", "skip;", " }")),
+            ),
+            (
+                "repeat",
+                format!("thread T {{ {} }}", deep("repeat 2 { ", "skip;", " }")),
+            ),
+            (
+                "init block",
+                format!("thread T {{ {} }}", deep("init x { ", "skip;", " }")),
+            ),
+            (
+                "condition",
+                format!(
+                    "thread T {{ while {} {{ skip; }} }}",
+                    deep("(", "true", ")")
+                ),
+            ),
+        ];
+        for (form, src) in cases {
+            let e = parse(&src).unwrap_err();
+            assert!(e.message.contains("deeper than"), "{form}: {}", e.message);
+            assert!(e.span.start < src.len(), "{form}");
+        }
     }
 
     #[test]

@@ -154,6 +154,8 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
         (Reduction::Sc, Ignoring::Cpc),
         (Reduction::Sc, Ignoring::Cycles),
         (Reduction::Sc, Ignoring::Forbid),
+        (Reduction::Stubborn, Ignoring::Cpc),
+        (Reduction::ScStubborn, Ignoring::Cpc),
     ]
     .into_iter()
     .chain(movers)

@@ -40,50 +40,129 @@ fn regex_like_location(text: &str, file: &str) -> bool {
     })
 }
 
+/// Runs `optimist check NAME` in `dir`, so that messages show just `NAME`.
+fn check_in(dir: &std::path::Path, name: &str) -> crate::common::Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_optimist"))
+        .args(["check", name])
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs");
+    crate::common::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Bad inputs too big to commit, built here: nesting 100,000 deep in every
+/// form that nests, and errors past column 65,535. Each is rejected with a
+/// located, rendered message (the snippet cut to a window around the
+/// caret), never a crash.
 #[test]
-fn deeply_nested_input_is_an_error_not_a_crash() {
-    let dir = std::env::temp_dir().join(format!("optimist-deep-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+fn generated_bad_inputs_are_reported_with_a_location() {
+    const D: usize = 100_000;
+    let deep =
+        |open: &str, mid: &str, close: &str| format!("{}{mid}{}", open.repeat(D), close.repeat(D));
+    let body = |stmts: String| {
+        format!("threads 1;\nshared a[2] : 0..1 = 0;\nthread T {{\n  L: {stmts}\n}}\n")
+    };
+    let wide = " ".repeat(D);
     let cases = [
         (
-            "parens.gc",
+            "deep-parentheses",
+            body(format!("a[0] := {};", deep("(", "0", ")"))),
+        ),
+        (
+            "deep-negation",
+            body(format!("a[0] := {}0;", "-".repeat(D))),
+        ),
+        ("deep-not", body(format!("await {}true;", "!".repeat(D)))),
+        (
+            "deep-index",
+            body(format!("a[0] := {};", deep("a[", "0", "]"))),
+        ),
+        (
+            "deep-index-target",
+            body(format!("a[{}] := 0;", deep("a[", "0", "]"))),
+        ),
+        (
+            "deep-at",
+            body(format!("await {};", deep("at(", "0", ", L)"))),
+        ),
+        (
+            "deep-init",
+            body(format!("await {};", deep("init(", "0", ", a)"))),
+        ),
+        (
+            "deep-exists",
+            body(format!("await {}true;", "exists i in 0..1: ".repeat(D))),
+        ),
+        (
+            "deep-quantifier-bound",
+            body(format!(
+                "await forall i in 0..{}: true;",
+                deep("a[", "0", "]")
+            )),
+        ),
+        (
+            "deep-operators",
+            body(format!("a[0] := 0{};", " + 0".repeat(D))),
+        ),
+        (
+            "deep-operands",
+            body(format!("a[0] := {};", deep("0 + (0 * ", "0", ")"))),
+        ),
+        ("deep-while", body(deep("while true { ", "skip;", " }"))),
+        ("deep-if", body(deep("if true { ", "skip;", " }"))),
+        (
+            "deep-else-if",
+            body(format!(
+                "if true {{ skip; }}{}",
+                " else if true { skip; }".repeat(D)
+            )),
+        ),
+        ("deep-either", body(deep("either { ", "skip;", " }"))),
+        ("deep-atomic", body(deep("atomic { ", "skip;", " }"))),
+        ("deep-repeat", body(deep("repeat 1 { ", "skip;", " }"))),
+        ("deep-init-block", body(deep("init a { ", "skip;", " }"))),
+        ("wide-unknown-name", body(format!("{wide}cuont := 1;"))),
+        (
+            "wide-duplicate",
             format!(
-                "threads 1;\nshared x : 0..1 = {}0{};\nthread T {{ skip; }}\n",
-                "(".repeat(20_000),
-                ")".repeat(20_000)
+                "threads 1;\nshared x : 0..1 = 0;{wide}shared x : 0..1 = 0;\nthread T {{ skip; }}\n"
             ),
         ),
         (
-            "chain.gc",
-            format!(
-                "threads 1;\nshared x : 0..1 = 0;\nthread T {{ x := 0{}; }}\n",
-                " + 0".repeat(20_000)
-            ),
+            "wide-syntax-at-end",
+            format!("threads 1;\nthread T {{ skip;{wide}"),
         ),
-        (
-            "blocks.gc",
-            format!(
-                "threads 1;\nthread T {{ {} skip; {} }}\n",
-                "while true { ".repeat(20_000),
-                "}".repeat(20_000)
-            ),
-        ),
-        (
-            "unary.gc",
-            format!(
-                "threads 1;\nshared b : bool = {}true;\nthread T {{ skip; }}\n",
-                "!".repeat(20_000)
-            ),
-        ),
+        ("long-name", body(format!("{} := 1;", "n".repeat(D)))),
+        ("long-token", body(format!("skip {};", "n".repeat(D)))),
     ];
-    for (name, text) in cases {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        let run = optimist([std::ffi::OsStr::new("check"), path.as_os_str()]);
-        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
-        assert!(run.stderr.contains("deeper than"), "{name}: {}", run.stderr);
-    }
-    let _ = std::fs::remove_dir_all(dir);
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("errors-generated");
+    std::fs::create_dir_all(&dir).unwrap();
+    settings().bind(|| {
+        for (name, text) in cases {
+            let file = format!("{name}.gc");
+            std::fs::write(dir.join(&file), text).unwrap();
+            let run = check_in(&dir, &file);
+            assert_eq!(run.code, 2, "{file}: {}", run.stderr);
+            assert!(!run.stderr.contains("panicked"), "{file}: {}", run.stderr);
+            assert!(
+                regex_like_location(&run.stderr, &file),
+                "{file}: {}",
+                run.stderr
+            );
+            // The snippet shows a window of a long line, not all of it.
+            assert!(
+                run.stderr.len() < 3_000,
+                "{file}: {} bytes",
+                run.stderr.len()
+            );
+            insta::assert_snapshot!(format!("generated-{name}"), run.stderr);
+        }
+    });
 }
 
 #[test]
@@ -96,4 +175,33 @@ fn missing_file() {
         "{}",
         run.stderr
     );
+}
+
+#[path = "../benches/generated.rs"]
+mod generated;
+
+/// The other side of the bounds: big legal inputs compile and classify.
+/// (How fast is for `cargo bench --bench frontend`; here only that they
+/// are accepted, and what they compile to.)
+#[test]
+fn large_legal_inputs_are_accepted() {
+    let cases = [
+        ("scaling-50000", generated::scaling_model(50_000)),
+        ("big-array", generated::big_array_model()),
+        ("many-threads", generated::many_threads_model()),
+    ];
+    for (name, text) in cases {
+        let src = optimist::Source::new(format!("{name}.gc"), text).unwrap();
+        let model = optimist::compile(&src, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let class = optimist::classify(&model);
+        assert_eq!(class.transitions.len(), model.transitions.len(), "{name}");
+        match name {
+            "scaling-50000" => {
+                assert!(src.text.lines().count() >= 49_900, "{name}");
+                assert_eq!(model.thread_count(), 8);
+            }
+            "big-array" => assert_eq!(model.protected.len(), 65_536),
+            _ => assert_eq!(model.thread_count(), 1_000),
+        }
+    }
 }

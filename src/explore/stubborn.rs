@@ -1,0 +1,540 @@
+//! Selective search with conditional stubborn sets (Godefroid 1996, chapter
+//! 4; seed 001's Algo1), on the original system (`--reduction stubborn`)
+//! and on the Stoller-Cohen reduced system (`--reduction sc+stubborn`, the
+//! combination section 7 of the paper proposes).
+//!
+//! # Operations and footprints
+//!
+//! An *operation* of thread i in a stored state is what the search would
+//! fire for i there: its transitions at its control point (`stubborn`), or
+//! its reduced step (`sc+stubborn`: the transitions at its point and every
+//! invisible transition the step's run can reach). Its *footprint* is the
+//! slots those transitions read and write, where a transition reads, beside
+//! what its guard, command and branch read, everything its own checks read:
+//! the predicate `excl(i, x)` of every protected x it accesses (the
+//! discipline), the predicates of every thread that it may make overlap or
+//! falsify (disjointness, WFendExcl), and the invariants it may break. A
+//! violation found when a transition fires is then a function of its
+//! footprint, so an operation that is independent of another cannot change
+//! whether that one fails. Two footprints are *dependent* when one writes a
+//! slot the other reads or writes; every transition writes its own program
+//! counter, so `at(i, L)` readers depend on thread i.
+//!
+//! # The stubborn set
+//!
+//! Sets are built thread by thread: a thread in the set brings all of its
+//! operation. Starting from one thread with something enabled, the closure
+//! adds, for each thread i in the set,
+//!
+//! - when i's operation is enabled, every thread j whose *future* (the
+//!   transitions reachable in its control flow from its point) holds a
+//!   transition dependent with it: the might-be-first-to-interfere relation;
+//! - for each of i's transitions at its point that is disabled, a necessary
+//!   enabling set: the threads whose future writes a slot its guard reads,
+//!   none if it reads only i's own locals, and for `acquire m` while thread
+//!   h holds m, just h (seed 002 section 7: only the holder releases).
+//!
+//! The relation is *conditional* on the state in one way: a thread's future
+//! is cut at an `acquire m` of a lock held by a thread already in the set,
+//! since that thread must release m first, which is in the set. Otherwise
+//! it is literal: any write of a slot a guard reads may enable it, any
+//! access of a slot in a footprint may interfere, whatever the values.
+//! Every start thread is tried and the set with the fewest enabled
+//! transitions is taken; ties go to the lowest thread index.
+//!
+//! # The ignoring proviso
+//!
+//! A transition whose target point is not after its source point in the
+//! thread's numbering is a *back edge*; every loop of a thread's control
+//! flow has one, so every cycle of states has a state where some thread
+//! took one. Where the chosen set would take one, the state is fully
+//! expanded instead, so every cycle has a fully expanded state and no
+//! thread is ignored forever. Stubborn sets preserve deadlocks without
+//! this, so `--deadlock` is exact.
+
+use super::budget::Budget;
+use super::commit::Ignoring;
+use super::full::Full;
+use super::reduced::Reduced;
+use super::search::{Emit, Expand, Stop, Watch};
+use crate::classify::Classification;
+use crate::model::{CExpr, FREE, Model, Next, SlotClass, SlotKind};
+use crate::syntax::ast::BinOp;
+
+/// Footprints and control flow, computed once per model.
+pub struct Por<'m> {
+    model: &'m Model,
+    /// Per transition: the slots it reads, its checks included; sorted.
+    reads: Vec<Vec<u32>>,
+    /// Per transition: the slots it writes, its program counter included.
+    writes: Vec<Vec<u32>>,
+    /// Per transition: the slots its guard reads.
+    guard_reads: Vec<Vec<u32>>,
+    /// Per transition: the lock it acquires (its guard is `m == free`).
+    acquires: Vec<Option<u32>>,
+    /// Per transition: its target points.
+    targets: Vec<Vec<i64>>,
+    /// Per transition: a back edge of its thread's control flow.
+    back: Vec<bool>,
+    /// Threads chosen over the run, to report the reduction's reach.
+    pub chosen: u64,
+    /// States fully expanded by the proviso.
+    pub full: u64,
+}
+
+/// What one thread does in a state, for the closure.
+#[derive(Clone, Default)]
+pub struct Op {
+    /// Its transitions at its point, and whether each is enabled.
+    pub first: Vec<(usize, bool)>,
+    /// The slots the operation reads, sorted.
+    pub reads: Vec<u32>,
+    /// The slots the operation writes, sorted.
+    pub writes: Vec<u32>,
+    /// It may take a back edge.
+    pub back: bool,
+}
+
+impl Op {
+    fn enabled(&self) -> usize {
+        self.first.iter().filter(|f| f.1).count()
+    }
+}
+
+fn sorted(mut v: Vec<u32>) -> Vec<u32> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn meets(a: &[u32], b: &[u32]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
+impl<'m> Por<'m> {
+    /// The footprints of `model`'s transitions.
+    pub fn new(model: &'m Model) -> Por<'m> {
+        let pred_slots =
+            |p: usize, threads: &mut dyn Iterator<Item = usize>, out: &mut Vec<u32>| {
+                for t in threads {
+                    model.protected[p].excl[t].for_each_slot(&mut |s| out.push(s));
+                }
+            };
+        let n = model.transitions.len();
+        let (mut reads, mut writes, mut guard_reads) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut acquires, mut targets, mut back) = (Vec::new(), Vec::new(), Vec::new());
+        for k in 0..n {
+            let tr = &model.transitions[k];
+            let t = tr.thread as usize;
+            let (mut r, w) = crate::classify::slots(model, k);
+            for &s in r.clone().iter().chain(&w) {
+                if let Some(p) = model.protected_index[s as usize] {
+                    pred_slots(p as usize, &mut std::iter::once(t), &mut r);
+                }
+            }
+            for &p in tr.recheck_overlap.iter().chain(&tr.touches_excl) {
+                pred_slots(p as usize, &mut (0..model.threads.len()), &mut r);
+            }
+            for &i in &tr.recheck_invariants {
+                model.invariants[i as usize]
+                    .expr
+                    .for_each_slot(&mut |s| r.push(s));
+            }
+            let mut g = Vec::new();
+            if let Some(e) = &tr.guard {
+                e.for_each_slot(&mut |s| g.push(s));
+            }
+            acquires.push(match &tr.guard {
+                Some(CExpr::Bin(BinOp::Eq, a, b)) => match (&**a, &**b) {
+                    (CExpr::Var { slot, .. }, CExpr::Const(FREE))
+                        if model.slots[*slot as usize].kind == SlotKind::Lock =>
+                    {
+                        Some(*slot)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            });
+            let to = match &tr.next {
+                Next::To(p) => vec![*p],
+                Next::Branch(_, a, b) => vec![*a, *b],
+            };
+            back.push(to.iter().any(|&p| p <= tr.from));
+            targets.push(to);
+            reads.push(sorted(r));
+            writes.push(sorted(w));
+            guard_reads.push(sorted(g));
+        }
+        Por {
+            model,
+            reads,
+            writes,
+            guard_reads,
+            acquires,
+            targets,
+            back,
+            chosen: 0,
+            full: 0,
+        }
+    }
+
+    /// Whether the footprint `(reads, writes)` depends on transition `k`.
+    fn depends(&self, reads: &[u32], writes: &[u32], k: usize) -> bool {
+        meets(writes, &self.reads[k])
+            || meets(writes, &self.writes[k])
+            || meets(reads, &self.writes[k])
+    }
+
+    /// Whether some transition in thread `j`'s future from its point in `s`
+    /// satisfies `hit`, not passing an `acquire` of a lock that a thread in
+    /// `set` holds.
+    fn future_hits(
+        &self,
+        s: &[i64],
+        j: usize,
+        set: &[bool],
+        hit: &mut dyn FnMut(usize) -> bool,
+    ) -> bool {
+        let th = &self.model.threads[j];
+        let mut seen = vec![false; th.points.len()];
+        let mut stack = vec![s[j]];
+        seen[s[j] as usize] = true;
+        while let Some(pc) = stack.pop() {
+            for k in th.points[pc as usize].transitions.clone() {
+                if let Some(m) = self.acquires[k] {
+                    let holder = s[m as usize];
+                    if holder != FREE
+                        && holder != j as i64
+                        && set.get(holder as usize) == Some(&true)
+                    {
+                        continue;
+                    }
+                }
+                if hit(k) {
+                    return true;
+                }
+                for &p in &self.targets[k] {
+                    if !std::mem::replace(&mut seen[p as usize], true) {
+                        stack.push(p);
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// The stubborn closure from thread `start`: the threads in it.
+    fn closure(&self, s: &[i64], ops: &[Op], start: usize) -> Vec<bool> {
+        let model = self.model;
+        let n = model.threads.len();
+        let mut set = vec![false; n];
+        set[start] = true;
+        let mut queue = vec![start];
+        while let Some(i) = queue.pop() {
+            let op = &ops[i];
+            let mut add = Vec::new();
+            if op.enabled() > 0 {
+                let (r, w) = (&op.reads[..], &op.writes[..]);
+                for j in (0..n).filter(|&j| !set[j]) {
+                    if self.future_hits(s, j, &set, &mut |k| self.depends(r, w, k)) {
+                        add.push(j);
+                    }
+                }
+            }
+            for &(k, on) in &op.first {
+                if on {
+                    continue;
+                }
+                let g = &self.guard_reads[k];
+                let own = SlotClass::Local(i as u32);
+                if g.iter().all(|&x| model.slots[x as usize].class == own) {
+                    continue;
+                }
+                if let Some(m) = self.acquires[k] {
+                    let holder = s[m as usize];
+                    if holder != FREE {
+                        add.push(holder as usize);
+                        continue;
+                    }
+                }
+                for j in (0..n).filter(|&j| !set[j] && j != i) {
+                    if self.future_hits(s, j, &set, &mut |u| meets(g, &self.writes[u])) {
+                        add.push(j);
+                    }
+                }
+            }
+            for j in add {
+                if j < n && !set[j] {
+                    set[j] = true;
+                    queue.push(j);
+                }
+            }
+        }
+        set
+    }
+
+    /// The threads to expand in `s`, whose operations are `ops`: a stubborn
+    /// set with as few enabled transitions as possible, or every thread
+    /// when the set would take a back edge (the proviso) or nothing is
+    /// enabled.
+    pub fn choose(&mut self, s: &[i64], ops: &[Op]) -> Vec<bool> {
+        let n = ops.len();
+        let mut best: Option<(usize, Vec<bool>)> = None;
+        for start in (0..n).filter(|&i| ops[i].enabled() > 0) {
+            let set = self.closure(s, ops, start);
+            let size: usize = (0..n).filter(|&i| set[i]).map(|i| ops[i].enabled()).sum();
+            if best.as_ref().is_none_or(|(b, _)| size < *b) {
+                best = Some((size, set));
+            }
+        }
+        let Some((_, set)) = best else {
+            return vec![true; n];
+        };
+        let backs = (0..n).filter(|&i| set[i]).any(|i| ops[i].back);
+        if backs {
+            self.full += 1;
+            return vec![true; n];
+        }
+        self.chosen += 1;
+        set
+    }
+
+    /// Whether transition `k` is enabled in `s` (its guard holds; a guard
+    /// that faults counts as enabled, so the fault is met).
+    pub fn enabled(&self, k: usize, s: &[i64]) -> bool {
+        match &self.model.transitions[k].guard {
+            None => true,
+            Some(g) => g.holds(s, &mut crate::model::NoAccess) != Ok(false),
+        }
+    }
+
+    /// The operation of thread `t` in `s`: its transitions at its point,
+    /// with their footprints taken in `s`, and the transitions in `rest`
+    /// (the rest of a reduced step), with their static footprints.
+    pub fn op(&self, s: &[i64], t: usize, rest: &[usize]) -> Op {
+        let ks = self.model.threads[t].points[s[t] as usize]
+            .transitions
+            .clone();
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+        let mut back = false;
+        let first = ks
+            .map(|k| {
+                let on = self.enabled(k, s);
+                if on {
+                    self.footprint_in(k, s, &mut reads, &mut writes);
+                }
+                back |= self.back[k];
+                (k, on)
+            })
+            .collect();
+        for &k in rest {
+            reads.extend_from_slice(&self.reads[k]);
+            writes.extend_from_slice(&self.writes[k]);
+            back |= self.back[k];
+        }
+        Op {
+            first,
+            reads: sorted(reads),
+            writes: sorted(writes),
+            back,
+        }
+    }
+
+    /// The footprint of transition `k` fired from `s`, which is finer than
+    /// its static one: indices are evaluated (`x[self]` touches one
+    /// element), and the discipline's predicate is read only as far as
+    /// `||` and `&&` evaluate it (`m[0] == t || (y == 2 && ...)` does not
+    /// read y while t holds m[0]). Whatever no transition outside the set
+    /// writes keeps these values until `k` fires, so this is all `k` can
+    /// depend on. The checks after `k` (disjointness, WFendExcl,
+    /// invariants) look at the state `k` makes, and keep their static slots.
+    fn footprint_in(&self, k: usize, s: &[i64], reads: &mut Vec<u32>, writes: &mut Vec<u32>) {
+        let model = self.model;
+        let tr = &model.transitions[k];
+        let t = tr.thread as usize;
+        let mut touched = Touched::default();
+        let mut out = Vec::new();
+        if let Some(g) = &tr.guard {
+            let _ = g.holds(s, &mut touched);
+        }
+        if let crate::model::Fire::Fault(_) = model.fire(tr, s, &mut out, &mut touched) {
+            // The transition fails here: keep everything it may touch.
+            reads.extend_from_slice(&self.reads[k]);
+            writes.extend_from_slice(&self.writes[k]);
+            return;
+        }
+        // Reads the recorder does not see: other threads' control points.
+        let (r, _) = crate::classify::slots(model, k);
+        reads.extend(r.iter().filter(|&&x| (x as usize) < model.threads.len()));
+        writes.push(tr.thread);
+        for &(x, write) in &touched.0 {
+            reads.push(x);
+            if write {
+                writes.push(x);
+            }
+            if let Some(p) = model.protected_index[x as usize] {
+                support(&model.protected[p as usize].excl[t], s, reads);
+            }
+        }
+        for &p in tr.recheck_overlap.iter().chain(&tr.touches_excl) {
+            for e in &model.protected[p as usize].excl {
+                e.for_each_slot(&mut |x| reads.push(x));
+            }
+        }
+        for &i in &tr.recheck_invariants {
+            model.invariants[i as usize]
+                .expr
+                .for_each_slot(&mut |x| reads.push(x));
+        }
+    }
+}
+
+/// Records the shared slots an evaluation touches, and whether it writes.
+#[derive(Default)]
+struct Touched(Vec<(u32, bool)>);
+
+impl crate::model::Access for Touched {
+    fn access(&mut self, slot: u32, write: bool) -> Result<(), crate::model::Fault> {
+        self.0.push((slot, write));
+        Ok(())
+    }
+}
+
+/// The slots a condition reads in `s` when `||` and `&&` stop as soon as
+/// its value is known: the value cannot change unless one of them does.
+fn support(e: &CExpr, s: &[i64], out: &mut Vec<u32>) {
+    use crate::model::NoAccess;
+    match e {
+        CExpr::Bin(op @ (BinOp::Or | BinOp::And), a, b) => {
+            support(a, s, out);
+            match a.holds(s, &mut NoAccess) {
+                Ok(v) if v == (*op == BinOp::Or) => {}
+                _ => support(b, s, out),
+            }
+        }
+        CExpr::Not(a) => support(a, s, out),
+        _ => e.for_each_slot(&mut |x| out.push(x)),
+    }
+}
+
+/// `--reduction stubborn`: selective search on the original system.
+pub struct Stubborn<'m> {
+    full: Full<'m>,
+    /// The stubborn sets.
+    pub por: Por<'m>,
+}
+
+impl<'m> Stubborn<'m> {
+    /// The selective search of `model`.
+    pub fn new(model: &'m Model) -> Stubborn<'m> {
+        Stubborn {
+            full: Full::new(model),
+            por: Por::new(model),
+        }
+    }
+
+    /// What the search watches besides the semantics.
+    pub fn watch_mut(&mut self) -> &mut Watch {
+        &mut self.full.watch
+    }
+}
+
+impl Expand for Stubborn<'_> {
+    fn watch(&mut self) -> Option<&mut Watch> {
+        Some(&mut self.full.watch)
+    }
+
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        let threads = self.por.model.threads.len();
+        let ops: Vec<Op> = (0..threads).map(|t| self.por.op(s, t, &[])).collect();
+        let set = self.por.choose(s, &ops);
+        self.full.expand_threads(s, Some(&set), budget, emit)
+    }
+}
+
+/// `--reduction sc+stubborn`: selective search on the reduced system.
+pub struct ScStubborn<'m> {
+    reduced: Reduced<'m>,
+    /// The stubborn sets.
+    pub por: Por<'m>,
+    /// Per thread and point: the transitions a step from there can take
+    /// (its region, up to the points where the reduction stops).
+    regions: Vec<Vec<Vec<usize>>>,
+}
+
+impl<'m> ScStubborn<'m> {
+    /// The selective search of `model`'s reduced system under `class`.
+    pub fn new(model: &'m Model, class: &'m Classification, ignoring: Ignoring) -> ScStubborn<'m> {
+        let regions = model
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, th)| {
+                (0..th.points.len())
+                    .map(|pc| {
+                        let mut seen = vec![false; th.points.len()];
+                        let (mut out, mut stack) = (Vec::new(), vec![pc]);
+                        seen[pc] = true;
+                        while let Some(p) = stack.pop() {
+                            for k in th.points[p].transitions.clone() {
+                                // The first point's own transitions get
+                                // footprints in the state (`Por::op`).
+                                if p != pc {
+                                    out.push(k);
+                                }
+                                let tr = &model.transitions[k];
+                                let to = match &tr.next {
+                                    Next::To(q) => vec![*q],
+                                    Next::Branch(_, a, b) => vec![*a, *b],
+                                };
+                                for q in to {
+                                    let q = q as usize;
+                                    if !class.stops(t, q as i64)
+                                        && !std::mem::replace(&mut seen[q], true)
+                                    {
+                                        stack.push(q);
+                                    }
+                                }
+                            }
+                        }
+                        out.sort_unstable();
+                        out
+                    })
+                    .collect()
+            })
+            .collect();
+        ScStubborn {
+            reduced: Reduced::new(model, class, ignoring),
+            por: Por::new(model),
+            regions,
+        }
+    }
+
+    /// The reduced expander underneath.
+    pub fn reduced(&mut self) -> &mut Reduced<'m> {
+        &mut self.reduced
+    }
+}
+
+impl Expand for ScStubborn<'_> {
+    fn watch(&mut self) -> Option<&mut Watch> {
+        Some(self.reduced.watch_mut())
+    }
+
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        let model = self.por.model;
+        let ops: Vec<Op> = (0..model.threads.len())
+            .map(|t| self.por.op(s, t, &self.regions[t][s[t] as usize]))
+            .collect();
+        let set = self.por.choose(s, &ops);
+        self.reduced.expand_threads(s, Some(&set), budget, emit)
+    }
+}
