@@ -66,7 +66,7 @@
 //!   is the lower bound of seed 003's Table 1, for measurement and teaching
 //!   only: it can miss violations (`models/ignoring-fig1.gc`).
 
-use super::budget::{Budget, reserve_one};
+use super::budget::{Budget, Halt, reserve_one};
 use super::outcome::Problem;
 use super::search::{Emit, Found, Stop};
 use super::store::{Insert, Room, Store};
@@ -197,6 +197,17 @@ pub struct Run {
     /// The control points `(thread, point)` where a transaction began:
     /// the boundaries that cut each thread's code into transactions.
     pub starts: std::collections::BTreeSet<(usize, i64)>,
+    /// What the last call found, until it is kept.
+    call: CallLog,
+}
+
+/// What one call of [`Run::explore`] found beside its successors: kept
+/// (counted) only when its successors are used.
+#[derive(Default)]
+pub struct CallLog {
+    /// The forced states, packed.
+    forced: Vec<Vec<u64>>,
+    started: Option<(usize, i64)>,
 }
 
 impl Run {
@@ -218,7 +229,32 @@ impl Run {
             forced: Store::new(1),
             forced_words: 0,
             starts: std::collections::BTreeSet::new(),
+            call: CallLog::default(),
         }
+    }
+
+    /// Takes what the last call found, to keep it later or not.
+    pub fn take_call(&mut self) -> CallLog {
+        std::mem::take(&mut self.call)
+    }
+
+    /// Counts what a call found: its forced states (a set kept within the
+    /// memory budget) and where it began.
+    pub fn keep(&mut self, log: CallLog, budget: &mut Budget) -> Result<(), Halt> {
+        self.starts.extend(log.started);
+        for packed in &log.forced {
+            // A forced state is stored by the search too: it holds no state
+            // more, only the bytes of this set.
+            let room = Room {
+                states: u64::MAX,
+                bytes: budget.room().bytes,
+            };
+            if let Err(full) = self.forced.insert(packed, 0, || room) {
+                return Err(budget.full(full));
+            }
+            budget.exp_bytes = self.bytes();
+        }
+        Ok(())
     }
 
     /// Bytes held by the run's structures.
@@ -277,6 +313,7 @@ impl Run {
         emit: &mut Emit,
     ) -> Result<bool, Stop> {
         budget.run_thread = t;
+        self.call = CallLog::default();
         self.dfs.clear();
         self.open.clear();
         self.path.clear();
@@ -350,7 +387,7 @@ impl Run {
             }
         }
         if moved {
-            self.starts.insert((t, s[t]));
+            self.call.started = Some((t, s[t]));
         }
         Ok(moved)
     }
@@ -548,16 +585,7 @@ impl Run {
         emit(state, &self.path[..len], budget)?;
         let mut packed = vec![0; model.layout.words()];
         model.layout.pack(state, &mut packed);
-        // A forced state is stored by the search too: it holds no state
-        // more, only the bytes of this set.
-        let room = Room {
-            states: u64::MAX,
-            bytes: budget.room().bytes,
-        };
-        if let Err(full) = self.forced.insert(&packed, 0, || room) {
-            return Err(budget.full(full).into());
-        }
-        budget.exp_bytes = self.bytes();
+        self.call.forced.push(packed);
         Ok(())
     }
 }

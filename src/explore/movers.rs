@@ -125,6 +125,8 @@ impl Expand for Movers<'_> {
         let mut enabled = false;
         for t in 0..model.threads.len() {
             enabled |= self.run.explore(model, &mut self.txs, t, s, budget, emit)?;
+            let log = self.run.take_call();
+            self.run.keep(log, budget)?;
         }
         Ok(enabled)
     }

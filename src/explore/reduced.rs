@@ -18,14 +18,14 @@ use crate::model::{Model, SlotClass};
 
 /// Expands a stored state by the reduced steps of every thread.
 pub struct Reduced<'m> {
-    steps: Steps<'m>,
+    pub(super) steps: Steps<'m>,
     /// The run that explores each step.
     pub run: Run,
 }
 
 /// Stoller-Cohen's transactions: a visible transition, then invisible ones
 /// until the thread reaches a point where the reduction stops.
-struct Steps<'m> {
+pub(super) struct Steps<'m> {
     model: &'m Model,
     class: &'m Classification,
     /// Per transition: invisible, and touching only its own thread's locals
@@ -148,6 +148,8 @@ impl Reduced<'_> {
             enabled |= self
                 .run
                 .explore(model, &mut self.steps, t, s, budget, emit)?;
+            let log = self.run.take_call();
+            self.run.keep(log, budget)?;
         }
         Ok(enabled)
     }

@@ -53,7 +53,7 @@
 //! this, so `--deadlock` is exact.
 
 use super::budget::Budget;
-use super::commit::Ignoring;
+use super::commit::{Fired, Ignoring, Transaction};
 use super::full::Full;
 use super::reduced::Reduced;
 use super::search::{Emit, Expand, Stop, Watch};
@@ -355,7 +355,7 @@ impl<'m> Por<'m> {
     /// read y while t holds m[0]). Whatever no transition outside the set
     /// writes keeps these values until `k` fires, so this is all `k` can
     /// depend on. The checks after `k` (disjointness, WFendExcl,
-    /// invariants) look at the state `k` makes, and keep their static slots.
+    /// invariants) are read the same way in the state `k` makes.
     fn footprint_in(&self, k: usize, s: &[i64], reads: &mut Vec<u32>, writes: &mut Vec<u32>) {
         let model = self.model;
         let tr = &model.transitions[k];
@@ -384,15 +384,16 @@ impl<'m> Por<'m> {
                 support(&model.protected[p as usize].excl[t], s, reads);
             }
         }
+        // The checks after `k` evaluate in the state it makes, `out`: a slot
+        // `k` does not write has its value from `s` there, so the same
+        // argument holds for their support in `out`.
         for &p in tr.recheck_overlap.iter().chain(&tr.touches_excl) {
             for e in &model.protected[p as usize].excl {
-                e.for_each_slot(&mut |x| reads.push(x));
+                support(e, &out, reads);
             }
         }
         for &i in &tr.recheck_invariants {
-            model.invariants[i as usize]
-                .expr
-                .for_each_slot(&mut |x| reads.push(x));
+            support(&model.invariants[i as usize].expr, &out, reads);
         }
     }
 }
@@ -461,66 +462,64 @@ impl Expand for Stubborn<'_> {
 }
 
 /// `--reduction sc+stubborn`: selective search on the reduced system.
+///
+/// Each thread's step is run first, into a buffer, by a transaction that
+/// records the footprint of every transition the run tries, in the state it
+/// tries it from; that footprint is exact for the step, so independence is
+/// judged on what the step really touches. Then the stubborn set is chosen
+/// and only its threads' successors are emitted.
 pub struct ScStubborn<'m> {
     reduced: Reduced<'m>,
     /// The stubborn sets.
     pub por: Por<'m>,
-    /// Per thread and point: the transitions a step from there can take
-    /// (its region, up to the points where the reduction stops).
-    regions: Vec<Vec<Vec<usize>>>,
 }
 
 impl<'m> ScStubborn<'m> {
     /// The selective search of `model`'s reduced system under `class`.
     pub fn new(model: &'m Model, class: &'m Classification, ignoring: Ignoring) -> ScStubborn<'m> {
-        let regions = model
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(t, th)| {
-                (0..th.points.len())
-                    .map(|pc| {
-                        let mut seen = vec![false; th.points.len()];
-                        let (mut out, mut stack) = (Vec::new(), vec![pc]);
-                        seen[pc] = true;
-                        while let Some(p) = stack.pop() {
-                            for k in th.points[p].transitions.clone() {
-                                // The first point's own transitions get
-                                // footprints in the state (`Por::op`).
-                                if p != pc {
-                                    out.push(k);
-                                }
-                                let tr = &model.transitions[k];
-                                let to = match &tr.next {
-                                    Next::To(q) => vec![*q],
-                                    Next::Branch(_, a, b) => vec![*a, *b],
-                                };
-                                for q in to {
-                                    let q = q as usize;
-                                    if !class.stops(t, q as i64)
-                                        && !std::mem::replace(&mut seen[q], true)
-                                    {
-                                        stack.push(q);
-                                    }
-                                }
-                            }
-                        }
-                        out.sort_unstable();
-                        out
-                    })
-                    .collect()
-            })
-            .collect();
         ScStubborn {
             reduced: Reduced::new(model, class, ignoring),
             por: Por::new(model),
-            regions,
         }
     }
 
     /// The reduced expander underneath.
     pub fn reduced(&mut self) -> &mut Reduced<'m> {
         &mut self.reduced
+    }
+}
+
+/// A transaction that records the footprint of everything it tries.
+struct Recording<'a, 'm, T: Transaction> {
+    inner: &'a mut T,
+    por: &'a Por<'m>,
+    reads: Vec<u32>,
+    writes: Vec<u32>,
+    back: bool,
+}
+
+impl<T: Transaction> Transaction for Recording<'_, '_, T> {
+    fn node(&self, s: &[i64], out: &mut Vec<i64>) {
+        self.inner.node(s, out);
+    }
+
+    fn state<'a>(&self, node: &'a [i64]) -> &'a [i64] {
+        self.inner.state(node)
+    }
+
+    fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired {
+        let fired = self.inner.fire(t, k, from, out);
+        let s = self.inner.state(from);
+        match fired {
+            // What made it disabled decides where the run goes.
+            Fired::Disabled => self.reads.extend_from_slice(&self.por.guard_reads[k]),
+            _ => {
+                self.por
+                    .footprint_in(k, s, &mut self.reads, &mut self.writes);
+                self.back |= self.por.back[k];
+            }
+        }
+        fired
     }
 }
 
@@ -531,10 +530,127 @@ impl Expand for ScStubborn<'_> {
 
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let model = self.por.model;
-        let ops: Vec<Op> = (0..model.threads.len())
-            .map(|t| self.por.op(s, t, &self.regions[t][s[t] as usize]))
-            .collect();
+        let n = model.threads.len();
+        let (mut ops, mut steps, mut logs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut enabled = false;
+        // The successors wait in buffers until the set is chosen; their
+        // bytes count against the memory limit until they are emitted.
+        let before = budget.other_bytes;
+        for t in 0..n {
+            let mut succ: Vec<(Vec<i64>, Vec<u32>)> = Vec::new();
+            let red = &mut self.reduced;
+            let mut rec = Recording {
+                inner: &mut red.steps,
+                por: &self.por,
+                reads: Vec::new(),
+                writes: Vec::new(),
+                back: false,
+            };
+            let explored = red
+                .run
+                .explore(model, &mut rec, t, s, budget, &mut |x, p, budget| {
+                    let bytes = (48 + 8 * x.len() + 4 * p.len()) as u64;
+                    budget.afford(bytes)?;
+                    budget.other_bytes += bytes;
+                    succ.push((x.to_vec(), p.to_vec()));
+                    Ok(())
+                });
+            let explored = match explored {
+                Ok(e) => e,
+                Err(stop) => {
+                    budget.other_bytes = before;
+                    return Err(stop);
+                }
+            };
+            enabled |= explored;
+            let first = model.threads[t].points[s[t] as usize]
+                .transitions
+                .clone()
+                .map(|k| (k, self.por.enabled(k, s)))
+                .collect();
+            ops.push(Op {
+                first,
+                reads: sorted(rec.reads),
+                writes: sorted(rec.writes),
+                back: rec.back,
+            });
+            steps.push(succ);
+            logs.push(red.run.take_call());
+        }
         let set = self.por.choose(s, &ops);
-        self.reduced.expand_threads(s, Some(&set), budget, emit)
+        let mut result = Ok(enabled);
+        for (t, (succ, log)) in steps.into_iter().zip(logs).enumerate() {
+            if set[t] && result.is_ok() {
+                if let Err(halt) = self.reduced.run.keep(log, budget) {
+                    result = Err(halt.into());
+                    continue;
+                }
+                for (x, p) in &succ {
+                    if let Err(halt) = emit(x, p, budget) {
+                        result = Err(halt.into());
+                        break;
+                    }
+                }
+            }
+        }
+        budget.other_bytes = before;
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A state of `model`: the given control points (by label) and slot
+    /// values (by name), the rest initial.
+    fn state(model: &Model, at: &[&str], values: &[(&str, i64)]) -> Vec<i64> {
+        let mut s = model.init.clone();
+        for (t, label) in at.iter().enumerate() {
+            s[t] = model.threads[t]
+                .points
+                .iter()
+                .position(|p| p.label.as_deref() == Some(*label))
+                .expect("a label") as i64;
+        }
+        for (name, v) in values {
+            let k = model
+                .slots
+                .iter()
+                .position(|x| x.name == *name)
+                .expect("a slot");
+            s[k] = *v;
+        }
+        s
+    }
+
+    fn chosen(file: &str, at: &[&str], values: &[(&str, i64)]) -> Vec<bool> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let (_, model) = crate::load(&path, &Vec::new()).unwrap();
+        let mut por = Por::new(&model);
+        let s = state(&model, at, values);
+        let ops: Vec<Op> = (0..model.threads.len())
+            .map(|t| por.op(&s, t, &[]))
+            .collect();
+        por.choose(&s, &ops)
+    }
+
+    /// Seed 001, figure 1: with T1 at 3a holding lk and T2 at 1b, T2 must
+    /// acquire lk before it can touch x, so T1 runs alone; with T2 at 5b,
+    /// the unprotected write interferes and both run.
+    #[test]
+    fn lock_acquisition_patterns_decide_the_context_switch() {
+        let fig1 = "models/lockpattern-fig1.gc";
+        assert_eq!(chosen(fig1, &["L3a", "L1b"], &[("lk", 0)]), [true, false]);
+        assert_eq!(chosen(fig1, &["L3a", "L5b"], &[("lk", 0)]), [true, true]);
+        // Figure 2: T1 at 6a still holds lk1, which T2 needs on its way to
+        // 6b, although 6a and 6b hold no lock in common.
+        let fig2 = "models/lockpattern-fig2.gc";
+        assert_eq!(chosen(fig2, &["L6a", "L1b"], &[("lk1", 0)]), [true, false]);
+        // Once T2 is past 3b (holding lk2 at 6b), the writes of x meet.
+        assert_eq!(
+            chosen(fig2, &["L6a", "L6b"], &[("lk1", 0), ("lk2", 1)]),
+            [true, true]
+        );
     }
 }

@@ -35,7 +35,13 @@ pub fn check_headers(path: &Path) {
     let expects = expectations(&text);
     assert!(!expects.is_empty(), "{file} has no `// expect:` header");
     for e in expects {
-        for (mode, count) in [("none", e.full), ("sc", e.sc), ("movers", e.movers)] {
+        for (mode, count) in [
+            ("none", e.full),
+            ("sc", e.sc),
+            ("movers", e.movers),
+            ("stubborn", e.stubborn),
+            ("sc+stubborn", e.sc_stubborn),
+        ] {
             let Some(count) = count else { continue };
             // A line for one mode (`// expect --reduction sc: ...`) names it in its flags.
             let only = e
