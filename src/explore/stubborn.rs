@@ -61,6 +61,10 @@ use crate::classify::Classification;
 use crate::model::{CExpr, FREE, Model, Next, SlotClass, SlotKind};
 use crate::syntax::ast::BinOp;
 
+/// Threads with more control points than this get no table of futures:
+/// tabulating costs points squared.
+const FUTURE_TABLE_POINTS: usize = 4096;
+
 /// Footprints and control flow, computed once per model.
 pub struct Por<'m> {
     model: &'m Model,
@@ -76,6 +80,10 @@ pub struct Por<'m> {
     targets: Vec<Vec<i64>>,
     /// Per transition: a back edge of its thread's control flow.
     back: Vec<bool>,
+    /// Per thread and point: what every transition reachable from there
+    /// reads and writes, ignoring locks (a quick first test; empty for
+    /// threads too large to tabulate).
+    future: Vec<Vec<(Vec<u32>, Vec<u32>)>>,
     /// Threads chosen over the run, to report the reduction's reach.
     pub chosen: u64,
     /// States fully expanded by the proviso.
@@ -173,8 +181,38 @@ impl<'m> Por<'m> {
             writes.push(sorted(w));
             guard_reads.push(sorted(g));
         }
+        let future = model
+            .threads
+            .iter()
+            .map(|th| {
+                if th.points.len() > FUTURE_TABLE_POINTS {
+                    return Vec::new();
+                }
+                (0..th.points.len())
+                    .map(|pc| {
+                        let (mut r, mut w) = (Vec::new(), Vec::new());
+                        let mut seen = vec![false; th.points.len()];
+                        let mut stack = vec![pc];
+                        seen[pc] = true;
+                        while let Some(p) = stack.pop() {
+                            for k in th.points[p].transitions.clone() {
+                                r.extend_from_slice(&reads[k]);
+                                w.extend_from_slice(&writes[k]);
+                                for &q in &targets[k] {
+                                    if !std::mem::replace(&mut seen[q as usize], true) {
+                                        stack.push(q as usize);
+                                    }
+                                }
+                            }
+                        }
+                        (sorted(r), sorted(w))
+                    })
+                    .collect()
+            })
+            .collect();
         Por {
             model,
+            future,
             reads,
             writes,
             guard_reads,
@@ -244,7 +282,10 @@ impl<'m> Por<'m> {
             if op.enabled() > 0 {
                 let (r, w) = (&op.reads[..], &op.writes[..]);
                 for j in (0..n).filter(|&j| !set[j]) {
-                    if self.future_hits(s, j, &set, &mut |k| self.depends(r, w, k)) {
+                    let quiet = self.future[j]
+                        .get(s[j] as usize)
+                        .is_some_and(|(fr, fw)| !meets(w, fr) && !meets(w, fw) && !meets(r, fw));
+                    if !quiet && self.future_hits(s, j, &set, &mut |k| self.depends(r, w, k)) {
                         add.push(j);
                     }
                 }
@@ -266,7 +307,10 @@ impl<'m> Por<'m> {
                     }
                 }
                 for j in (0..n).filter(|&j| !set[j] && j != i) {
-                    if self.future_hits(s, j, &set, &mut |u| meets(g, &self.writes[u])) {
+                    let quiet = self.future[j]
+                        .get(s[j] as usize)
+                        .is_some_and(|(_, fw)| !meets(g, fw));
+                    if !quiet && self.future_hits(s, j, &set, &mut |u| meets(g, &self.writes[u])) {
                         add.push(j);
                     }
                 }
