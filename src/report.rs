@@ -156,7 +156,19 @@ impl CheckReport {
         let (verdict, limit) = match &outcome.verdict {
             Verdict::Holds => ("holds", None),
             Verdict::Violated => ("violated", None),
-            Verdict::Inconclusive(l) => ("inconclusive", Some(l.to_string())),
+            Verdict::Inconclusive(l) => {
+                let mut limit = l.to_string();
+                if let (Some(t), n @ 1..) = (s.run_thread, s.run_states) {
+                    // Otherwise a run stopped inside one long reduced step
+                    // would show one state and no transition, and no clue.
+                    let name = model.threads.get(t).map_or("?", |t| t.name.as_str());
+                    let states = if n == 1 { "state" } else { "states" };
+                    limit.push_str(&format!(
+                        " inside a reduced step of {name}, which held {n} intermediate {states}"
+                    ));
+                }
+                ("inconclusive", Some(limit))
+            }
         };
         let violation = outcome.violation.as_ref();
         CheckReport {
