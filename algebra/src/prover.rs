@@ -30,8 +30,6 @@ pub struct Settings {
     pub subgoal_budget: usize,
     /// Random models tried to explain a failed step.
     pub explain_budget: usize,
-    /// Record egg explanations (for certificates).
-    pub explain: bool,
 }
 
 impl Default for Settings {
@@ -41,7 +39,6 @@ impl Default for Settings {
             screen_budget: 60,
             subgoal_budget: 25,
             explain_budget: 600,
-            explain: false,
         }
     }
 }
@@ -591,14 +588,7 @@ impl<'a> Prover<'a> {
         let mut rules: Vec<Rewrite<Op, ()>> = self.axiom_rules.to_vec();
         rules.extend(build(&specs));
         self.saturations += 1;
-        saturate(
-            &lhs,
-            &rhs,
-            &rules,
-            &self.settings.limits,
-            self.settings.explain,
-            &protect,
-        )
+        saturate(&lhs, &rhs, &rules, &self.settings.limits, true, &protect)
     }
 }
 
