@@ -47,6 +47,7 @@
 mod axioms;
 mod bridge;
 mod certificate;
+mod display;
 mod error;
 mod facts;
 mod kernel;

@@ -228,8 +228,8 @@ pub fn step(th: &Theory, n: &Node, thms: &[Thm]) -> Result<Thm, CoreError> {
         Node::Cases { i, j, same, differ } => th.cases(i, j, g(*same)?, g(*differ)?),
         Node::SumIntro { sum, at } => th.sum_intro(&sum.0, at),
         Node::SumLeast { of, index } => th.sum_least(g(*of)?, index),
-        Node::SumDistL(c, s) => th.sum_dist_l(&c.0, &s.0),
-        Node::SumDistR(s, d) => th.sum_dist_r(&s.0, &d.0),
+        Node::SumDistL(c, s) => th.sum_dist(&c.0, &s.0, true),
+        Node::SumDistR(s, d) => th.sum_dist(&d.0, &s.0, false),
         Node::ProdElim { prod, at } => th.prod_elim(&prod.0, at),
         Node::ProdTest(p) => th.prod_test(&p.0),
     }

@@ -16,4 +16,4 @@ pub mod term;
 pub mod thm;
 
 pub use term::{Ix, Sort, Subst, Term, matches, schematic};
-pub use thm::{AXIOMS, CoreError, DefHead, Formula, Rel, Statement, Theory, Thm};
+pub use thm::{CoreError, DefHead, Formula, Rel, Statement, Theory, Thm};

@@ -7,7 +7,6 @@
 //! an atom like any other.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::rc::Rc;
 
 /// A thread index: a name, or the binder `n` levels up.
@@ -306,92 +305,5 @@ pub fn matches(p: &Term, t: &Term, s: &mut Subst) -> bool {
                 && pc.iter().zip(&tc).all(|(a, b)| matches(a, b, s))
                 && (!pc.is_empty() || p == t)
         }
-    }
-}
-
-impl Term {
-    fn prec(&self) -> u8 {
-        match self {
-            Term::Add(..) => 0,
-            Term::Seq(..) | Term::OStar(..) => 1,
-            Term::Star(_) | Term::Omega(_) => 2,
-            _ => 3,
-        }
-    }
-
-    fn fmt_in(&self, f: &mut fmt::Formatter<'_>, ctx: u8, names: &mut Vec<String>) -> fmt::Result {
-        let paren = self.prec() < ctx;
-        if paren {
-            f.write_str("(")?;
-        }
-        match self {
-            Term::Zero => f.write_str("0")?,
-            Term::One => f.write_str("1")?,
-            Term::Atom(n, None) => f.write_str(n)?,
-            Term::Atom(n, Some(Ix::Free(i))) => write!(f, "{n}_{i}")?,
-            Term::Atom(n, Some(Ix::Bound(k))) => match names.len().checked_sub(k + 1) {
-                Some(at) => write!(f, "{n}_{}", names[at])?,
-                None => write!(f, "{n}_#{k}")?,
-            },
-            Term::Var(v, _) => f.write_str(v)?,
-            Term::Not(a) => {
-                f.write_str("~")?;
-                a.fmt_in(f, 3, names)?;
-            }
-            Term::Add(a, b) | Term::Seq(a, b) | Term::OStar(a, b) => {
-                let (op, l, r) = match self {
-                    Term::Add(..) => (" + ", 1, 0),
-                    Term::Seq(..) => (" ", 2, 1),
-                    _ => (" <w> ", 2, 1),
-                };
-                a.fmt_in(f, l, names)?;
-                f.write_str(op)?;
-                b.fmt_in(f, r, names)?;
-            }
-            Term::Star(a) | Term::Omega(a) => {
-                a.fmt_in(f, 2, names)?;
-                f.write_str(if matches!(self, Term::Star(_)) {
-                    "*"
-                } else {
-                    "^w"
-                })?;
-            }
-            Term::Bracket(a) => {
-                f.write_str("[")?;
-                a.fmt_in(f, 0, names)?;
-                f.write_str("]")?;
-            }
-            Term::Sum(b) | Term::Prod(b) => {
-                // Bound indices are shown as k, l, m, ... avoiding free names.
-                let mut free = BTreeSet::new();
-                b.free_ixs(&mut free);
-                let name = ["k", "l", "m", "n", "r", "s"]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .chain((names.len()..).map(|n| format!("k{n}")))
-                    .find(|c| !free.contains(c) && !names.contains(c))
-                    .unwrap_or_default();
-                let op = if matches!(self, Term::Sum(_)) {
-                    "+"
-                } else {
-                    "."
-                };
-                write!(f, "({op}{name} : ")?;
-                names.push(name);
-                b.fmt_in(f, 0, names)?;
-                names.pop();
-                f.write_str(")")?;
-            }
-        }
-        if paren {
-            f.write_str(")")?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for Term {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.fmt_in(f, 0, &mut Vec::new())
     }
 }

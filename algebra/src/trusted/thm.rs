@@ -7,7 +7,6 @@
 //! comment on each says why. `a <= b` abbreviates `a + b = b`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::rc::Rc;
 
 use super::term::{Ix, Sort, Subst, Term, matches};
@@ -46,13 +45,6 @@ impl Formula {
     }
 }
 
-impl fmt::Display for Formula {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let r = if self.rel == Rel::Eq { "=" } else { "<=" };
-        write!(f, "{} {r} {}", self.lhs, self.rhs)
-    }
-}
-
 /// `i != j and ... and P and ... => C and ...`: a hypothesis or a lemma.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Statement {
@@ -62,22 +54,6 @@ pub struct Statement {
     pub premises: Vec<Formula>,
     /// What it states.
     pub conclusions: Vec<Formula>,
-}
-
-impl fmt::Display for Statement {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut conds: Vec<String> = self
-            .distinct
-            .iter()
-            .map(|(a, b)| format!("{a} != {b}"))
-            .collect();
-        conds.extend(self.premises.iter().map(|p| p.to_string()));
-        if !conds.is_empty() {
-            write!(f, "{} => ", conds.join(" and "))?;
-        }
-        let c: Vec<String> = self.conclusions.iter().map(|c| c.to_string()).collect();
-        f.write_str(&c.join(" and "))
-    }
 }
 
 /// A rule refused to apply: which rule, and why.
@@ -90,11 +66,11 @@ pub struct CoreError {
     pub reason: String,
 }
 
-fn err<T>(rule: &'static str, reason: impl Into<String>) -> Result<T, CoreError> {
-    Err(CoreError {
-        rule,
-        reason: reason.into(),
-    })
+/// Returns a [`CoreError`] from the enclosing rule.
+macro_rules! bail {
+    ($rule:expr, $($msg:tt)*) => {
+        return Err(CoreError { rule: $rule, reason: format!($($msg)*) })
+    };
 }
 
 type R<T> = Result<T, CoreError>;
@@ -139,7 +115,13 @@ impl Thm {
             admitted: BTreeSet::new(),
         }
     }
-    /// The same assumptions and provenance as `self` and `o`, with `concl`.
+    /// The same assumptions and provenance, with another conclusion.
+    fn with(&self, concl: Formula) -> Thm {
+        let mut t = self.clone();
+        t.concl = concl;
+        t
+    }
+    /// The assumptions and provenance of `self` and `o`, with `concl`.
     fn join(&self, o: &Thm, concl: Formula) -> Thm {
         let mut t = self.clone();
         t.concl = concl;
@@ -161,9 +143,19 @@ impl Thm {
     fn eq_sides(&self, rule: &'static str) -> R<(&Term, &Term)> {
         match self.concl.rel {
             Rel::Eq => Ok((&self.concl.lhs, &self.concl.rhs)),
-            Rel::Le => err(rule, format!("needs an equation, not `{}`", self.concl)),
+            Rel::Le => bail!(rule, "needs an equation, not `{}`", self.concl),
         }
     }
+}
+
+fn rc(t: Term) -> Rc<Term> {
+    Rc::new(t)
+}
+fn eq(l: &Term, r: &Term) -> Formula {
+    Formula::new(l.clone(), Rel::Eq, r.clone())
+}
+fn le(l: &Term, r: &Term) -> Formula {
+    Formula::new(l.clone(), Rel::Le, r.clone())
 }
 
 fn pair(a: &str, b: &str) -> (String, String) {
@@ -174,70 +166,38 @@ fn pair(a: &str, b: &str) -> (String, String) {
     }
 }
 
-/// The equational axioms of omega algebra (schematic variables ?x, ?y, ?z;
-/// predicate ?a).
-/// The Horn axioms are the rules `star_ind_l`, `star_ind_r`, `omega_ind`.
+/// The equational axioms of omega algebra, schematic in `?x`, `?y`, `?z` and
+/// the predicate `?a`. The Horn axioms are the rules `star_ind_l`,
+/// `star_ind_r` and `omega_ind` below.
+#[rustfmt::skip]
 fn axiom(name: &str) -> Option<(Term, Term)> {
-    use Term::*;
-    let v = |n: &str| Var(n.into(), Sort::Elem);
-    let (x, y, z, a) = (v("?x"), v("?y"), v("?z"), Var("?a".into(), Sort::Pred));
-    let r = |t: Term| Rc::new(t);
-    let (ad, sq) = (Term::plus, Term::seq);
-    let na = Not(r(a.clone()));
+    let v = |n: &str, s| Term::Var(n.into(), s);
+    let (x, y, z, a) = (&v("?x", Sort::Elem), &v("?y", Sort::Elem), &v("?z", Sort::Elem), &v("?a", Sort::Pred));
+    let p = |l: &Term, r: &Term| Term::plus(l.clone(), r.clone());
+    let q = |l: &Term, r: &Term| Term::seq(l.clone(), r.clone());
+    let (star, omega, not) = (|t: &Term| Term::Star(Rc::new(t.clone())), |t: &Term| Term::Omega(Rc::new(t.clone())), Term::Not(Rc::new(a.clone())));
+    let (zero, one) = (&Term::Zero, &Term::One);
     Some(match name {
-        "add-assoc" => (ad(ad(x.clone(), y.clone()), z.clone()), ad(x, ad(y, z))),
-        "add-comm" => (ad(x.clone(), y.clone()), ad(y, x)),
-        "add-idem" => (ad(x.clone(), x.clone()), x),
-        "add-zero" => (ad(Zero, x.clone()), x),
-        "seq-assoc" => (sq(x.clone(), sq(y.clone(), z.clone())), sq(sq(x, y), z)),
-        "seq-zero-l" => (sq(Zero, x), Zero),
-        "seq-zero-r" => (sq(x, Zero), Zero),
-        "seq-one-l" => (sq(One, x.clone()), x),
-        "seq-one-r" => (sq(x.clone(), One), x),
-        "dist-l" => (
-            sq(x.clone(), ad(y.clone(), z.clone())),
-            ad(sq(x.clone(), y), sq(x, z)),
-        ),
-        "dist-r" => (
-            sq(ad(x.clone(), y.clone()), z.clone()),
-            ad(sq(x, z.clone()), sq(y, z)),
-        ),
-        "star-unfold" => (
-            Star(r(x.clone())),
-            ad(One, ad(x.clone(), sq(Star(r(x.clone())), Star(r(x))))),
-        ),
-        "omega-star" => (
-            OStar(r(x.clone()), r(y.clone())),
-            ad(Omega(r(x.clone())), sq(Star(r(x)), y)),
-        ),
-        "omega-unfold" => (Omega(r(x.clone())), sq(x.clone(), Omega(r(x)))),
-        "compl-l" => (sq(a, na), Zero),
-        "compl-r" => (sq(na, a), Zero),
-        "compl-sum" => (ad(a, na), One),
+        "add-assoc" =>    (p(&p(x, y), z), p(x, &p(y, z))),
+        "add-comm" =>     (p(x, y), p(y, x)),
+        "add-idem" =>     (p(x, x), x.clone()),
+        "add-zero" =>     (p(zero, x), x.clone()),
+        "seq-assoc" =>    (q(x, &q(y, z)), q(&q(x, y), z)),
+        "seq-zero-l" =>   (q(zero, x), Term::Zero),
+        "seq-zero-r" =>   (q(x, zero), Term::Zero),
+        "seq-one-l" =>    (q(one, x), x.clone()),
+        "seq-one-r" =>    (q(x, one), x.clone()),
+        "dist-l" =>       (q(x, &p(y, z)), p(&q(x, y), &q(x, z))),
+        "dist-r" =>       (q(&p(x, y), z), p(&q(x, z), &q(y, z))),
+        "star-unfold" =>  (star(x), p(one, &p(x, &q(&star(x), &star(x))))),
+        "omega-star" =>   (Term::OStar(Rc::new(x.clone()), Rc::new(y.clone())), p(&omega(x), &q(&star(x), y))),
+        "omega-unfold" => (omega(x), q(x, &omega(x))),
+        "compl-l" =>      (q(a, &not), Term::Zero),
+        "compl-r" =>      (q(&not, a), Term::Zero),
+        "compl-sum" =>    (p(a, &not), Term::One),
         _ => return None,
     })
 }
-
-/// The names of the equational axioms.
-pub const AXIOMS: &[&str] = &[
-    "add-assoc",
-    "add-comm",
-    "add-idem",
-    "add-zero",
-    "seq-assoc",
-    "seq-zero-l",
-    "seq-zero-r",
-    "seq-one-l",
-    "seq-one-r",
-    "dist-l",
-    "dist-r",
-    "star-unfold",
-    "omega-star",
-    "omega-unfold",
-    "compl-l",
-    "compl-r",
-    "compl-sum",
-];
 
 /// What a defined name stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -275,10 +235,7 @@ impl Theory {
     pub fn declare(&mut self, name: &str, family: bool, sort: Sort) -> R<()> {
         let key = (name.to_string(), family);
         if self.atoms.contains_key(&key) || self.defined.contains(&key) {
-            return err(
-                "declare",
-                format!("`{name}` is already declared or defined"),
-            );
+            bail!("declare", "`{name}` is already declared or defined");
         }
         self.atoms.insert(key, sort);
         Ok(())
@@ -291,7 +248,7 @@ impl Theory {
     pub fn define(&mut self, label: &str, head: DefHead, body: Term) -> R<()> {
         let rule = "define";
         if self.defs.contains_key(label) {
-            return err(rule, format!("label {label} is already a definition"));
+            bail!(rule, "label {label} is already a definition");
         }
         self.wf(&body, rule)?;
         let (mut ixs, mut vars) = (BTreeSet::new(), BTreeSet::new());
@@ -311,22 +268,19 @@ impl Theory {
             ),
         };
         if !ok_ix || !ok_var {
-            return err(
+            bail!(
                 rule,
-                format!("{label}: the body mentions an index or variable that is not a parameter"),
+                "{label}: the body mentions an index or variable that is not a parameter"
             );
         }
         match key {
             Some(k) if self.atoms.contains_key(&k) || self.defined.contains(&k) => {
-                return err(
-                    rule,
-                    format!("{label}: `{}` is already declared or defined", k.0),
-                );
+                bail!(rule, "{label}: `{}` is already declared or defined", k.0);
             }
             Some(k) => {
                 self.defined.insert(k);
             }
-            None if self.bracket => return err(rule, "the bracket is already defined"),
+            None if self.bracket => bail!(rule, "the bracket is already defined"),
             None => self.bracket = true,
         }
         self.defs.insert(label.to_string(), (head, body));
@@ -336,7 +290,7 @@ impl Theory {
     /// Assumes a hypothesis.
     pub fn assume(&mut self, label: &str, st: Statement) -> R<()> {
         if self.hyps.contains_key(label) {
-            return err("assume", format!("hypothesis {label} is already assumed"));
+            bail!("assume", "hypothesis {label} is already assumed");
         }
         self.wf_statement(&st, "assume")?;
         self.hyps.insert(label.to_string(), st);
@@ -392,12 +346,12 @@ impl Theory {
     /// `~` only of predicate atoms and variables, products only of predicates.
     pub fn wf(&self, t: &Term, rule: &'static str) -> R<()> {
         if !t.is_closed() {
-            return err(rule, format!("`{t}` has a bound index outside its binder"));
+            bail!(rule, "`{t}` has a bound index outside its binder");
         }
         let mut bad = None;
         self.wf_go(t, &mut bad);
         match bad {
-            Some(why) => err(rule, format!("`{t}` is not well formed: {why}")),
+            Some(why) => bail!(rule, "`{t}` is not well formed: {why}"),
             None => Ok(()),
         }
     }
@@ -442,21 +396,18 @@ impl Theory {
     /// An equational axiom, with its variables free (hence schematic).
     pub fn axiom(&self, name: &str) -> R<Thm> {
         match axiom(name) {
-            Some((l, r)) => Ok(Thm::plain(Formula::new(l, Rel::Eq, r))),
-            None => err("axiom", format!("no equational axiom `{name}`")),
+            Some((l, r)) => Ok(Thm::plain(eq(&l, &r))),
+            None => bail!("axiom", "no equational axiom `{name}`"),
         }
     }
 
     /// Conclusion `k` of a hypothesis; its index conditions become assumptions.
     pub fn hyp(&self, label: &str, k: usize) -> R<Thm> {
         let Some(st) = self.hyps.get(label) else {
-            return err(
-                "hypothesis",
-                format!("the theory has no hypothesis {label}"),
-            );
+            bail!("hypothesis", "the theory has no hypothesis {label}");
         };
         let Some(c) = st.conclusions.get(k) else {
-            return err("hypothesis", format!("{label} has no conclusion {}", k + 1));
+            bail!("hypothesis", "{label} has no conclusion {}", k + 1);
         };
         let mut t = Thm::plain(c.clone());
         t.distinct = st.distinct.iter().map(|(a, b)| pair(a, b)).collect();
@@ -465,28 +416,25 @@ impl Theory {
         Ok(t)
     }
 
-    /// A definition as an equation `name = body` (a family's index, the
-    /// bracket's variable schematic).
+    /// A definition as an equation `name = body`, over the family's index
+    /// or the bracket's variable.
     pub fn def(&self, label: &str) -> R<Thm> {
         let Some((head, body)) = self.defs.get(label) else {
-            return err(
-                "definition",
-                format!("the theory has no definition {label}"),
-            );
+            bail!("definition", "the theory has no definition {label}");
         };
         let lhs = match head {
             DefHead::Const(n) => Term::Atom(n.clone(), None),
             DefHead::Family(n, p) => Term::Atom(n.clone(), Some(Ix::Free(p.clone()))),
             DefHead::Bracket(x) => Term::Bracket(Rc::new(Term::Var(x.clone(), Sort::Elem))),
         };
-        Ok(Thm::plain(Formula::new(lhs, Rel::Eq, body.clone())))
+        Ok(Thm::plain(eq(&lhs, body)))
     }
 
     /// A proved lemma, with its conditions and premises as assumptions
     /// (discharge them with [`Theory::cut`]).
     pub fn lemma_thm(&self, label: &str) -> R<Thm> {
         let Some(l) = self.lemmas.get(label) else {
-            return err("lemma", format!("no proved lemma {label}"));
+            bail!("lemma", "no proved lemma {label}");
         };
         let mut t = Thm::plain(l.st.conclusions[0].clone());
         t.distinct = l.st.distinct.iter().map(|(a, b)| pair(a, b)).collect();
@@ -524,11 +472,9 @@ impl Theory {
             self.wf(t, rule)?;
             for (_, sort) in vars.iter().filter(|(n, _)| n == v) {
                 if *sort == Sort::Pred && !self.is_literal(t) {
-                    return err(
+                    bail!(
                         rule,
-                        format!(
-                            "`{v}` is a predicate variable and `{t}` is not a predicate literal"
-                        ),
+                        "`{v}` is a predicate variable and `{t}` is not a predicate literal"
                     );
                 }
             }
@@ -556,10 +502,7 @@ impl Theory {
     /// Discharges the premise `p.concl` of `th` by the theorem `p`.
     pub fn cut(&self, th: &Thm, p: &Thm) -> R<Thm> {
         if !th.premises.contains(&p.concl) {
-            return err(
-                "cut",
-                format!("`{}` is not a premise of `{}`", p.concl, th.concl),
-            );
+            bail!("cut", "`{}` is not a premise of `{}`", p.concl, th.concl);
         }
         let mut t = th.join(p, th.concl.clone());
         t.premises = th
@@ -580,18 +523,18 @@ impl Theory {
         self.wf(a, "aci")?;
         self.wf(b, "aci")?;
         if a.aci_normal() != b.aci_normal() {
-            return err(
+            bail!(
                 "aci",
-                format!("`{a}` and `{b}` differ beyond associativity, commutativity and units"),
+                "`{a}` and `{b}` differ beyond associativity, commutativity and units"
             );
         }
-        Ok(Thm::plain(Formula::new(a.clone(), Rel::Eq, b.clone())))
+        Ok(Thm::plain(eq(a, b)))
     }
 
     /// Symmetry of `=`.
     pub fn sym(&self, th: &Thm) -> R<Thm> {
         let (a, b) = th.eq_sides("sym")?;
-        Ok(th.join(th, Formula::new(b.clone(), Rel::Eq, a.clone())))
+        Ok(th.with(eq(b, a)))
     }
 
     /// Transitivity of `=`.
@@ -599,7 +542,7 @@ impl Theory {
         let (a, b) = x.eq_sides("trans")?;
         let (b2, c) = y.eq_sides("trans")?;
         if b != b2 {
-            return err("trans", format!("`{b}` is not `{b2}`"));
+            bail!("trans", "`{b}` is not `{b2}`");
         }
         Ok(x.join(y, Formula::new(a.clone(), Rel::Eq, c.clone())))
     }
@@ -626,15 +569,13 @@ impl Theory {
             .filter(|k| inst.assumption_ixs().contains(*k))
             .collect();
         if let Some(k) = bad.first() {
-            return err(
+            bail!(
                 RULE,
-                format!(
-                    "under a binder, the instance of `{}` assumes something of the bound index (opened as {k})",
-                    rule.concl
-                ),
+                "under a binder, the instance of `{}` assumes something of the bound index (opened as {k})",
+                rule.concl
             );
         }
-        Ok(inst.join(&inst, Formula::new(t.clone(), Rel::Eq, new)))
+        Ok(inst.with(eq(t, &new)))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -651,7 +592,7 @@ impl Theory {
         let Some((&k, rest)) = path.split_first() else {
             let mut s = Subst::default();
             if !matches(l, t, &mut s) {
-                return err("rewrite", format!("`{l}` does not match `{t}`"));
+                bail!("rewrite", "`{l}` does not match `{t}`");
             }
             self.check_subst(rule, &s, "rewrite")?;
             let new = r.subst(&s.vars, &s.ixs);
@@ -660,11 +601,11 @@ impl Theory {
         };
         if matches!(t, Term::Not(_)) {
             // `~` is not monotone, and its argument must stay an atom.
-            return err("rewrite", format!("no rewriting inside `{t}`"));
+            bail!("rewrite", "no rewriting inside `{t}`");
         }
         let children = t.children();
         let Some(child) = children.get(k) else {
-            return err("rewrite", format!("`{t}` has no child {k}"));
+            bail!("rewrite", "`{t}` has no child {k}");
         };
         let (new_child, inst) = if t.is_binder() {
             let name = (0..)
@@ -688,13 +629,8 @@ impl Theory {
     pub fn le_fold(&self, th: &Thm) -> R<Thm> {
         let (s, b) = th.eq_sides("le-fold")?;
         match s {
-            Term::Add(a, b2) if **b2 == *b => {
-                Ok(th.join(th, Formula::new((**a).clone(), Rel::Le, b.clone())))
-            }
-            _ => err(
-                "le-fold",
-                format!("`{}` is not of the form `a + b = b`", th.concl),
-            ),
+            Term::Add(a, b2) if **b2 == *b => Ok(th.with(le(a, b))),
+            _ => bail!("le-fold", "`{}` is not of the form `a + b = b`", th.concl),
         }
     }
 
@@ -702,51 +638,28 @@ impl Theory {
     pub fn le_unfold(&self, th: &Thm) -> R<Thm> {
         let c = &th.concl;
         if c.rel != Rel::Le {
-            return err("le-unfold", format!("`{c}` is not an inequation"));
+            bail!("le-unfold", "`{c}` is not an inequation");
         }
-        Ok(th.join(
-            th,
-            Formula::new(
-                Term::plus(c.lhs.clone(), c.rhs.clone()),
-                Rel::Eq,
-                c.rhs.clone(),
-            ),
-        ))
+        Ok(th.with(eq(&Term::plus(c.lhs.clone(), c.rhs.clone()), &c.rhs)))
     }
 
     /// Star induction (left): `x y <= y` gives `x* y = y`.
     pub fn star_ind_l(&self, th: &Thm) -> R<Thm> {
         match (&th.concl.lhs, th.concl.rel) {
-            (Term::Seq(x, y), Rel::Le) if **y == th.concl.rhs => Ok(th.join(
-                th,
-                Formula::new(
-                    Term::Seq(Rc::new(Term::Star(x.clone())), y.clone()),
-                    Rel::Eq,
-                    (**y).clone(),
-                ),
-            )),
-            _ => err(
-                "star-ind-l",
-                format!("`{}` is not of the form `x y <= y`", th.concl),
-            ),
+            (Term::Seq(x, y), Rel::Le) if **y == th.concl.rhs => {
+                Ok(th.with(eq(&Term::Seq(rc(Term::Star(x.clone())), y.clone()), y)))
+            }
+            _ => bail!("star-ind-l", "`{}` is not of the form `x y <= y`", th.concl),
         }
     }
 
     /// Star induction (right): `x y <= x` gives `x y* = x`.
     pub fn star_ind_r(&self, th: &Thm) -> R<Thm> {
         match (&th.concl.lhs, th.concl.rel) {
-            (Term::Seq(x, y), Rel::Le) if **x == th.concl.rhs => Ok(th.join(
-                th,
-                Formula::new(
-                    Term::Seq(x.clone(), Rc::new(Term::Star(y.clone()))),
-                    Rel::Eq,
-                    (**x).clone(),
-                ),
-            )),
-            _ => err(
-                "star-ind-r",
-                format!("`{}` is not of the form `x y <= x`", th.concl),
-            ),
+            (Term::Seq(x, y), Rel::Le) if **x == th.concl.rhs => {
+                Ok(th.with(eq(&Term::Seq(x.clone(), rc(Term::Star(y.clone()))), x)))
+            }
+            _ => bail!("star-ind-r", "`{}` is not of the form `x y <= x`", th.concl),
         }
     }
 
@@ -756,42 +669,30 @@ impl Theory {
         if let (Rel::Le, Term::Add(yx, z)) = (c.rel, &c.rhs) {
             if let Term::Seq(y, x) = &**yx {
                 if **x == c.lhs {
-                    return Ok(th.join(
-                        th,
-                        Formula::new(c.lhs.clone(), Rel::Le, Term::OStar(y.clone(), z.clone())),
-                    ));
+                    return Ok(th.with(le(&c.lhs, &Term::OStar(y.clone(), z.clone()))));
                 }
             }
         }
-        err(
-            "omega-ind",
-            format!("`{c}` is not of the form `x <= y x + z`"),
-        )
+        bail!("omega-ind", "`{c}` is not of the form `x <= y x + z`")
     }
 
     /// Case split on indices `i`, `j`: from `φ[j := i]` (the case i = j) and
     /// `φ` under `i != j`, `φ`. Every assignment has i = j or i != j.
     pub fn cases(&self, i: &str, j: &str, same: &Thm, differ: &Thm) -> R<Thm> {
-        if i == j {
-            return err("cases", "a case split needs two different indices");
-        }
         let m: BTreeMap<String, String> = [(j.to_string(), i.to_string())].into();
         let want = differ.concl.map(|t| t.subst(&BTreeMap::new(), &m));
-        if same.concl != want {
-            return err(
+        if i == j || same.concl != want {
+            bail!(
                 "cases",
-                format!("the case {i} = {j} proves `{}`, not `{want}`", same.concl),
+                "the case {i} = {j} proves `{}`, not `{want}`",
+                same.concl
             );
         }
         let mut t = same.join(differ, differ.concl.clone());
         t.distinct = same.distinct.clone();
-        t.distinct.extend(
-            differ
-                .distinct
-                .iter()
-                .filter(|p| **p != pair(i, j))
-                .cloned(),
-        );
+        let ij = pair(i, j);
+        t.distinct
+            .extend(differ.distinct.iter().filter(|p| **p != ij).cloned());
         Ok(t)
     }
 
@@ -799,9 +700,10 @@ impl Theory {
         self.wf(t, rule)?;
         match (t, sum) {
             (Term::Sum(b), true) | (Term::Prod(b), false) => Ok(b),
-            _ => err(
+            _ => bail!(
                 rule,
-                format!("`{t}` is not a {}", if sum { "sum" } else { "product" }),
+                "`{t}` is not a {}",
+                if sum { "sum" } else { "product" }
             ),
         }
     }
@@ -809,11 +711,7 @@ impl Theory {
     /// `f(t) <= (+k : f(k))`: a summand is below the (finite) sum.
     pub fn sum_intro(&self, sum: &Term, at: &str) -> R<Thm> {
         let b = self.binder_body(sum, true, "sum-intro")?;
-        Ok(Thm::plain(Formula::new(
-            Term::open(b, at),
-            Rel::Le,
-            sum.clone(),
-        )))
+        Ok(Thm::plain(le(&Term::open(b, at), sum)))
     }
 
     /// From `f(k) <= b` for a fresh `k` (not in b, not assumed anything of),
@@ -822,57 +720,40 @@ impl Theory {
         let mut used = th.assumption_ixs();
         th.concl.rhs.free_ixs(&mut used);
         if th.concl.rel != Rel::Le || used.contains(k) {
-            return err(
+            bail!(
                 "sum-least",
-                format!(
-                    "`{}`: not an inequation whose right side and assumptions are free of {k}",
-                    th.concl
-                ),
+                "`{}`: not `f({k}) <= b` with {k} fresh",
+                th.concl
             );
         }
-        let sum = Term::Sum(Rc::new(Term::close(&th.concl.lhs, k)));
-        Ok(th.join(th, Formula::new(sum, Rel::Le, th.concl.rhs.clone())))
+        let sum = Term::Sum(rc(Term::close(&th.concl.lhs, k)));
+        Ok(th.with(le(&sum, &th.concl.rhs)))
     }
 
-    /// `c (+k : f(k)) = (+k : c f(k))`: finite distributivity (c is closed).
-    pub fn sum_dist_l(&self, c: &Term, sum: &Term) -> R<Thm> {
-        self.wf(c, "sum-dist-l")?;
-        let b = self.binder_body(sum, true, "sum-dist-l")?;
-        let inner = Term::Sum(Rc::new(Term::seq(c.clone(), b.clone())));
-        Ok(Thm::plain(Formula::new(
-            Term::seq(c.clone(), sum.clone()),
-            Rel::Eq,
-            inner,
-        )))
-    }
-
-    /// `(+k : f(k)) d = (+k : f(k) d)`: finite distributivity (d is closed).
-    pub fn sum_dist_r(&self, sum: &Term, d: &Term) -> R<Thm> {
-        self.wf(d, "sum-dist-r")?;
-        let b = self.binder_body(sum, true, "sum-dist-r")?;
-        let inner = Term::Sum(Rc::new(Term::seq(b.clone(), d.clone())));
-        Ok(Thm::plain(Formula::new(
-            Term::seq(sum.clone(), d.clone()),
-            Rel::Eq,
-            inner,
-        )))
+    /// `c (+k : f(k)) = (+k : c f(k))` when `left`, else `(+k : f(k)) c =
+    /// (+k : f(k) c)`: finite distributivity (c is closed, so it does not
+    /// depend on k).
+    pub fn sum_dist(&self, c: &Term, sum: &Term, left: bool) -> R<Thm> {
+        self.wf(c, "sum-dist")?;
+        let b = self.binder_body(sum, true, "sum-dist")?;
+        let (c, s, b) = (c.clone(), sum.clone(), b.clone());
+        Ok(Thm::plain(match left {
+            true => eq(&Term::seq(c.clone(), s), &Term::Sum(rc(Term::seq(c, b)))),
+            false => eq(&Term::seq(s, c.clone()), &Term::Sum(rc(Term::seq(b, c)))),
+        }))
     }
 
     /// `(.k : f(k)) <= f(t)`: predicates are below 1 and commute, so a
     /// product of predicates is below each factor.
     pub fn prod_elim(&self, prod: &Term, at: &str) -> R<Thm> {
         let b = self.binder_body(prod, false, "prod-elim")?;
-        Ok(Thm::plain(Formula::new(
-            prod.clone(),
-            Rel::Le,
-            Term::open(b, at),
-        )))
+        Ok(Thm::plain(le(prod, &Term::open(b, at))))
     }
 
     /// `(.k : f(k)) <= 1`: a product of predicates is a predicate.
     pub fn prod_test(&self, prod: &Term) -> R<Thm> {
         self.binder_body(prod, false, "prod-test")?;
-        Ok(Thm::plain(Formula::new(prod.clone(), Rel::Le, Term::One)))
+        Ok(Thm::plain(le(prod, &Term::One)))
     }
 
     // --------------------------------------------------------------- lemmas
@@ -882,33 +763,27 @@ impl Theory {
     pub fn close_lemma(&mut self, label: &str, st: Statement, th: &Thm) -> R<()> {
         const RULE: &str = "lemma";
         if self.lemmas.contains_key(label) {
-            return err(RULE, format!("lemma {label} is already proved"));
+            bail!(RULE, "lemma {label} is already proved");
         }
         self.wf_statement(&st, RULE)?;
         let [c] = st.conclusions.as_slice() else {
-            return err(
-                RULE,
-                format!("lemma {label} must state exactly one formula"),
-            );
+            bail!(RULE, "lemma {label} must state exactly one formula");
         };
         if th.concl != *c {
-            return err(
-                RULE,
-                format!("the proof of {label} shows `{}`, not `{c}`", th.concl),
-            );
+            bail!(RULE, "the proof of {label} shows `{}`, not `{c}`", th.concl);
         }
         let allowed: BTreeSet<(String, String)> =
             st.distinct.iter().map(|(a, b)| pair(a, b)).collect();
         if let Some((a, b)) = th.distinct.iter().find(|p| !allowed.contains(*p)) {
-            return err(
+            bail!(
                 RULE,
-                format!("the proof of {label} assumes {a} != {b}, which the lemma does not"),
+                "the proof of {label} assumes {a} != {b}, which the lemma does not"
             );
         }
         if let Some(p) = th.premises.iter().find(|p| !st.premises.contains(p)) {
-            return err(
+            bail!(
                 RULE,
-                format!("the proof of {label} assumes `{p}`, which is not a premise"),
+                "the proof of {label} assumes `{p}`, which is not a premise"
             );
         }
         let (hyps, admitted) = (th.hyps.clone(), th.admitted.clone());
@@ -922,20 +797,11 @@ impl Theory {
     pub fn admit(&mut self, label: &str, st: Statement) -> R<()> {
         self.wf_statement(&st, "admit")?;
         if st.conclusions.len() != 1 || self.lemmas.contains_key(label) {
-            return err(
-                "admit",
-                format!("lemma {label}: one conclusion, not yet proved"),
-            );
+            bail!("admit", "lemma {label}: one conclusion, not yet proved");
         }
-        let admitted = [label.to_string()].into();
-        self.lemmas.insert(
-            label.to_string(),
-            Lemma {
-                st,
-                hyps: BTreeSet::new(),
-                admitted,
-            },
-        );
+        let (hyps, admitted) = (BTreeSet::new(), [label.to_string()].into());
+        self.lemmas
+            .insert(label.into(), Lemma { st, hyps, admitted });
         Ok(())
     }
 }
