@@ -9,7 +9,7 @@ use egg::Rewrite;
 use crate::axioms::axioms;
 use crate::bridge::{self, Sorts};
 use crate::facts::{
-    Check, Citable, Fact, Scope, Source, assumption_of, has_schematic_vars, render_inst,
+    Check, Citable, Fact, Scope, Source, assumption_of, pred_atom_test, render_inst,
 };
 use crate::lang::Op;
 use crate::matching::{Inst, Schema, contexts, match_term};
@@ -739,11 +739,7 @@ impl<'a> Kernel<'a> {
                     match self.check_goal(formula, &sub, scope) {
                         Ok((proof, d)) => {
                             let f = formula.map(|t| t.canon());
-                            let check = if has_schematic_vars(&f) {
-                                Check::Unknown
-                            } else {
-                                Check::Assume(assumption_of(&f))
-                            };
+                            let check = Check::Assume(assumption_of(&f, &self.script.vars));
                             cits.push(Citable::Ground(Fact {
                                 label: formula.to_string(),
                                 formula: f,
@@ -835,7 +831,8 @@ impl<'a> Kernel<'a> {
                 Some(Citable::Statement {
                     citation: c.clone(),
                     statement: info.statement.clone(),
-                    pure: info.hyps.is_empty(),
+                    // Only a proved, hypothesis-free lemma holds in every model.
+                    pure: info.ok && info.hyps.is_empty(),
                     hyps: info.hyps.clone(),
                     lemmas,
                 })
@@ -852,7 +849,7 @@ impl<'a> Kernel<'a> {
                         conclusion: 0,
                         inst: Inst::default(),
                     },
-                    check: Check::Assume(assumption_of(&f)),
+                    check: Check::Assume(assumption_of(&f, &self.script.vars)),
                     hyps: BTreeSet::new(),
                     lemmas: BTreeSet::new(),
                 }))
@@ -901,6 +898,20 @@ impl<'a> Kernel<'a> {
             vars.iter().all(|v| i.terms.contains_key(v))
                 && indices.iter().all(|k| i.indices.contains_key(k))
         };
+        // A predicate variable takes only a predicate literal, however the
+        // instance was found (explicitly or by matching).
+        let is_pred = pred_atom_test(&self.script.atoms, &scope.vars);
+        let bad_sort = |i: &Inst| {
+            st.vars.iter().find_map(|(v, sort)| {
+                let t = i.terms.get(v)?;
+                let literal = match t {
+                    Term::Not(a) => is_pred(a),
+                    other => is_pred(other),
+                };
+                (*sort == crate::script::Sort::Pred && !literal).then(|| (v.clone(), t.clone()))
+            })
+        };
+        let mut refused = None;
         let concl = &st.conclusions[0];
         let mut inst = None;
         if complete(&base) {
@@ -917,11 +928,28 @@ impl<'a> Kernel<'a> {
                         && match_term(&schema, pr, &b, &mut i)
                         && complete(&i)
                     {
+                        if let Some(bad) = bad_sort(&i) {
+                            refused = Some(bad);
+                            continue;
+                        }
                         inst = Some(i);
                         break 'search;
                     }
                 }
             }
+        }
+        if let Some((v, t)) =
+            inst.as_ref()
+                .and_then(&bad_sort)
+                .or(if inst.is_none() { refused } else { None })
+        {
+            return Err(StepFail {
+                reason: format!(
+                    "`{}` cannot be instantiated with `{v} := {t}`: `{v}` is a predicate variable and `{t}` is not a predicate literal",
+                    c.label
+                ),
+                counter_model: None,
+            });
         }
         let Some(inst) = inst else {
             let missing: Vec<&String> = vars
@@ -973,11 +1001,7 @@ impl<'a> Kernel<'a> {
             }
         }
         let formula = concl.map(|t| inst.apply(t)).map(|t| t.canon());
-        let check = if has_schematic_vars(&formula) {
-            Check::Unknown
-        } else {
-            Check::Assume(assumption_of(&formula))
-        };
+        let check = Check::Assume(assumption_of(&formula, &self.script.vars));
         Ok(Fact {
             label: format!("{}{}", c.label, render_inst(&inst)),
             formula,

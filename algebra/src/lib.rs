@@ -84,7 +84,10 @@ pub use parser::{parse_script, parse_term, premise_labels};
 pub use proofterm::{Node, NodeError, T, read_term, run, write_term};
 pub use prover::Settings;
 pub use recheck::{Accepted, recheck, recheck_declared};
-pub use refute::{Assumption, CounterModel, Signature, assumption_holds, refute, seed_of};
+pub use refute::{
+    Assumption, CounterModel, MAX_VALUATIONS, Signature, assumption_holds, max_states_for, refute,
+    seed_of,
+};
 pub use report::{FailedStep, LemmaReport, Report, Status, StepFailure, StepReport};
 pub use saturate::Limits;
 pub use script::{

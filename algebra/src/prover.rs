@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use egg::Rewrite;
 
 use crate::facts::{
-    Check, Citable, Fact, Scope, Source, assumption_of, family_def_facts, has_schematic_vars,
-    instantiate, pred_atom_test, predicate_literals, render_inst, sum_intro_facts,
+    Check, Citable, Fact, Scope, Source, assumption_of, family_def_facts, instantiate,
+    pred_atom_test, predicate_literals, render_inst, sum_intro_facts,
 };
 use crate::lang::Op;
 use crate::model::Evaluator;
@@ -142,8 +142,7 @@ impl<'a> Prover<'a> {
                         let check = match citation.kind {
                             SourceKind::Axiom | SourceKind::Definition => Check::Valid,
                             SourceKind::Lemma if *pure => Check::Valid,
-                            _ if has_schematic_vars(&formula) => Check::Unknown,
-                            _ => Check::Assume(assumption_of(&formula)),
+                            _ => Check::Assume(assumption_of(&formula, &self.script.vars)),
                         };
                         let label = if statement.conclusions.len() > 1 {
                             format!("{}.{}{}", citation.label, k + 1, render_inst(&inst))
@@ -199,7 +198,7 @@ impl<'a> Prover<'a> {
         scope: &Scope,
         budget: usize,
     ) -> Option<CounterModel> {
-        if budget == 0 || facts.iter().any(|f| f.check == Check::Unknown) {
+        if budget == 0 {
             return None;
         }
         let assumptions: Vec<_> = facts
