@@ -273,6 +273,7 @@ fn check_with(
         elapsed_ms: start.elapsed().as_millis(),
         saturations: k.prover.saturations,
         lemmas: reports,
+        without: without(script, &k.dropped),
     };
     (Checked { report, records }, k.outcomes)
 }
@@ -1117,4 +1118,34 @@ fn compose(d: &mut Derive<'_, '_>, nodes: &[usize], goal: &Formula) -> Result<us
 fn subst_ix(f: &Formula, m: &BTreeMap<String, String>) -> Formula {
     let none = BTreeMap::new();
     Formula::new(f.lhs.subst(&none, m), f.rel, f.rhs.subst(&none, m))
+}
+
+/// With the paper's theory and one hypothesis dropped: the known
+/// counter-model of (19) without it, re-checked, or how far it was sought.
+fn without(script: &Script, dropped: &BTreeSet<String>) -> Option<crate::report::Without> {
+    let [h] = dropped.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let theory = bridge::theory(script, &BTreeSet::new()).ok()?;
+    let paper = crate::trusted::paper::theory().ok()?;
+    crate::recheck::same_theory(&theory, &paper).ok()?;
+    let mut w = crate::report::Without {
+        hypothesis: h.clone(),
+        counter_model: None,
+        violation: None,
+        check_error: None,
+        found: None,
+    };
+    match crate::necessity::known(h) {
+        Some((m, how)) => {
+            match m.check(h) {
+                Ok(v) => w.violation = Some(v),
+                Err(e) => w.check_error = Some(e),
+            }
+            w.counter_model = Some(m);
+            w.found = Some(how.to_string());
+        }
+        None => w.found = Some("no counter-model known".into()),
+    }
+    Some(w)
 }

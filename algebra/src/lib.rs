@@ -56,6 +56,7 @@ mod lexer;
 mod matching;
 mod model;
 mod mutation;
+pub mod necessity;
 mod parser;
 mod proof;
 mod proofterm;
@@ -88,7 +89,7 @@ pub use refute::{
     Assumption, CounterModel, MAX_VALUATIONS, Signature, assumption_holds, max_states_for, refute,
     seed_of,
 };
-pub use report::{FailedStep, LemmaReport, Report, Status, StepFailure, StepReport};
+pub use report::{FailedStep, LemmaReport, Report, Status, StepFailure, StepReport, Without};
 pub use saturate::Limits;
 pub use script::{
     AtomDecl, Case, Chain, Citation, DefHead, Definition, Hint, Hypothesis, Item, Lemma, Proof,

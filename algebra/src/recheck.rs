@@ -174,7 +174,7 @@ fn definition_text(h: &DefHead, body: &Term) -> String {
 }
 
 /// The declared theory must be the paper's, exactly.
-fn same_theory(got: &Theory, want: &Theory) -> Result<(), CertificateError> {
+pub(crate) fn same_theory(got: &Theory, want: &Theory) -> Result<(), CertificateError> {
     let t = |r: String| Err(reject("-", "theory", r));
     for (k, s) in want.atoms() {
         if got.atoms().get(k) != Some(s) {

@@ -147,3 +147,74 @@ fn reports_are_deterministic() {
     assert_eq!(strip(&a), strip(&b));
     assert_eq!(a.failed, b.failed);
 }
+
+/// The recorded counter-models of `prove --drop H`, checked by the evaluator
+/// of `necessity.rs`, are also counter-models for the refuter's evaluator
+/// (`model.rs`, up to 4 states): two independent evaluations agree.
+#[test]
+fn the_counter_models_for_each_hypothesis_agree_with_the_refuters_evaluator() {
+    use omega_algebra::necessity::{HYPOTHESES, known};
+    use omega_algebra::{Assumption, Evaluator, Model, Relation, assumption_holds};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../proofs/reduction.proof");
+    let source = std::fs::read_to_string(path).expect("readable");
+    let script = parse_script("proofs/reduction.proof", &source).expect("parses");
+    let ev = Evaluator::new(script.definitions());
+    let theorem = script
+        .lemmas()
+        .find(|l| l.label == "(19)")
+        .expect("(19)")
+        .statement
+        .conclusions[0]
+        .clone();
+    let mut compared = 0;
+    for h in HYPOTHESES {
+        let (cm, _) = known(h).expect("a counter-model");
+        cm.check(h).expect("checks");
+        if cm.states > omega_algebra::MAX_STATES {
+            continue;
+        }
+        let rel = |pairs: &[(usize, usize)]| {
+            Relation(pairs.iter().fold(0, |a, (s, t)| a | (1 << (4 * s + t))))
+        };
+        let set = |xs: &[usize]| rel(&xs.iter().map(|s| (*s, *s)).collect::<Vec<_>>());
+        let mut m = Model {
+            states: cm.states,
+            threads: cm.p.len(),
+            constants: [("q".to_string(), set(&cm.q))].into_iter().collect(),
+            families: Default::default(),
+            indices: Default::default(),
+        };
+        for i in 0..cm.p.len() {
+            m.families.insert(("p".into(), i), set(&cm.p[i]));
+            m.families.insert(("u".into(), i), rel(&cm.u[i]));
+            m.families.insert(("v".into(), i), rel(&cm.v[i]));
+        }
+        assert!(
+            !ev.holds(&m, &theorem).expect("evaluates"),
+            "{h}: (19) holds"
+        );
+        for hyp in script.hypotheses() {
+            let forall: Vec<String> = hyp.statement.indices().into_iter().collect();
+            let holds = hyp.statement.conclusions.iter().all(|c| {
+                let a = Assumption {
+                    formula: c.clone(),
+                    forall: forall.clone(),
+                    distinct: hyp.statement.distinct.clone(),
+                    vars: vec![],
+                };
+                assumption_holds(&ev, &m, &a).expect("evaluates")
+            });
+            assert_eq!(
+                holds,
+                hyp.label != h,
+                "{h}: {} in its counter-model",
+                hyp.label
+            );
+        }
+        compared += 1;
+    }
+    assert_eq!(
+        compared, 7,
+        "all but (14)'s 8-state model fit the refuter's 4 states"
+    );
+}
