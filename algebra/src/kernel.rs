@@ -496,6 +496,21 @@ impl<'a> Kernel<'a> {
         (report, record, all_deps)
     }
 
+    /// Replays one goal's proof through the core (for mutants).
+    fn replay_one(&self, goal: &KFormula, proof: &GoalProof) -> Result<(), String> {
+        let mut b = Builder::new(&self.core);
+        let mut rp = Replay::new(&mut b, &self.sorts, self.script);
+        let want = bridge::formula(goal, &self.sorts);
+        match rp.goal(proof) {
+            Ok(n) if *rp.d.b.concl(n) == want => Ok(()),
+            Ok(n) => Err(format!(
+                "the core proves `{}`, not `{want}`",
+                rp.d.b.concl(n)
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     /// Replays the steps' proofs through the core in one derivation, then
     /// assembles the lemma (chains by transitivity, the case split).
     fn replay_lemma(
@@ -692,12 +707,19 @@ impl<'a> Kernel<'a> {
             .cloned()
             .collect();
         for m in here {
-            let outcome = match self.check_goal(&m.goal, &m.hints, scope) {
-                Ok((proof, _)) => MutantOutcome {
+            let found = self.check_goal(&m.goal, &m.hints, scope);
+            let outcome = match found.map(|(proof, _)| (self.replay_one(&m.goal, &proof), proof)) {
+                Ok((Ok(()), proof)) => MutantOutcome {
                     mutant: m,
                     rejected: false,
                     detail: proof.summary(),
                     refuted: false,
+                },
+                Ok((Err(e), _)) => MutantOutcome {
+                    mutant: m,
+                    rejected: true,
+                    refuted: false,
+                    detail: e,
                 },
                 Err(f) => MutantOutcome {
                     mutant: m,
