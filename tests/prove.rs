@@ -59,6 +59,7 @@ fn the_built_in_proof_is_checked_from_any_directory() {
     assert!(stdout.starts_with("checking proofs/reduction.proof (52 lemmas)"));
     assert!(stdout.contains("proved: 122 steps in 52 lemmas, 0 failed"));
     assert!(stdout.contains("trusted: none"));
+    assert!(stdout.contains("claim: the paper's (19), in the paper's theory"));
     let _ = std::fs::remove_dir(&dir);
 }
 
@@ -96,6 +97,7 @@ fn the_json_report_has_the_documented_shape() {
     assert!(v["steps"].as_u64().expect("steps") >= 40);
     assert_eq!(v["trusted"], serde_json::json!([]));
     assert_eq!(v["failed"], serde_json::json!([]));
+    assert_eq!(v["paper_claim"], true);
     assert!(v["elapsed_ms"].is_u64());
     let assumptions: Vec<&str> = v["assumptions"]
         .as_array()

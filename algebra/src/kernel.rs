@@ -274,6 +274,7 @@ fn check_with(
         saturations: k.prover.saturations,
         lemmas: reports,
         without: without(script, &k.dropped),
+        paper_claim: status == Status::Proved && paper_claim(&k.core, &k.dropped),
     };
     (Checked { report, records }, k.outcomes)
 }
@@ -1170,4 +1171,16 @@ fn without(script: &Script, dropped: &BTreeSet<String>) -> Option<crate::report:
         None => w.found = Some("no counter-model known".into()),
     }
     Some(w)
+}
+
+/// Whether the core holds the paper's (19), with no admitted lemma under
+/// it, in exactly the paper's theory.
+fn paper_claim(core: &Theory, dropped: &BTreeSet<String>) -> bool {
+    use crate::trusted::paper;
+    let Ok(p) = paper::theory() else { return false };
+    dropped.is_empty()
+        && crate::recheck::same_theory(core, &p).is_ok()
+        && core
+            .lemma(paper::CLAIM)
+            .is_some_and(|(st, _, admitted)| *st == paper::claim() && admitted.is_empty())
 }

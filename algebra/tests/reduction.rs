@@ -21,6 +21,8 @@ fn reduction_theorem_is_proved_from_the_axioms_and_hypotheses() {
     assert!(report.steps >= 40, "only {} steps", report.steps);
     assert!(report.trusted.is_empty(), "trusted: {:?}", report.trusted);
     assert!(report.failed.is_empty());
+    // The core closed the paper's (19) in the paper's theory.
+    assert!(report.paper_claim);
     let axioms: Vec<String> = omega_algebra::axioms()
         .iter()
         .map(|a| a.label.clone())
@@ -58,6 +60,9 @@ fn reduction_theorem_is_proved_from_the_axioms_and_hypotheses() {
 
 fn assert_fails_citing(report: &Report, h: &str) {
     assert_eq!(report.status, Status::Failed, "dropping {h} still proves");
+    assert!(!report.paper_claim);
+    let w = report.without.as_ref().expect("what is known without it");
+    assert!(w.violation.is_some(), "{h}: {w:?}");
     assert_eq!(report.dropped, vec![h.to_string()]);
     assert!(!report.failed.is_empty());
     let marker = format!("{h} (dropped)");
