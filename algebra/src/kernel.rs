@@ -464,6 +464,12 @@ impl<'a> Kernel<'a> {
             },
         );
         self.premises.clear();
+        let uses: Vec<String> = self
+            .script
+            .lemmas()
+            .filter(|x| lemmas.contains(&x.label))
+            .map(|x| x.label.clone())
+            .collect();
         let mut all_deps = deps;
         all_deps.hyps = hyps.clone();
         all_deps.lemmas = lemmas;
@@ -485,6 +491,7 @@ impl<'a> Kernel<'a> {
                 .map(|h| h.label.clone())
                 .collect(),
             depends_on_failed,
+            uses,
         };
         let record = LemmaRecord {
             label: l.label.clone(),

@@ -64,6 +64,8 @@ pub struct LemmaReport {
     pub hypotheses: Vec<String>,
     /// Failed lemmas it cites, directly or indirectly.
     pub depends_on_failed: Vec<String>,
+    /// Lemmas it cites, directly or indirectly, in script order.
+    pub uses: Vec<String>,
 }
 
 /// A failed step, in the summary.

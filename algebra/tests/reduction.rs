@@ -223,3 +223,34 @@ fn the_counter_models_for_each_hypothesis_agree_with_the_refuters_evaluator() {
         "all but (14)'s 8-state model fit the refuter's 4 states"
     );
 }
+
+/// The lemmas (19) does not rest on are exactly those the script marks
+/// `// unused by (19)`, so the marking cannot go stale.
+#[test]
+fn unused_lemmas_are_exactly_the_marked_ones() {
+    let report = run(&[]).report;
+    let thm = report
+        .lemmas
+        .iter()
+        .find(|l| l.label == "(19)")
+        .expect("(19)");
+    let unused: Vec<&str> = report
+        .lemmas
+        .iter()
+        .map(|l| l.label.as_str())
+        .filter(|l| *l != "(19)" && !thm.uses.iter().any(|u| u == l))
+        .collect();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../proofs/reduction.proof");
+    let source = std::fs::read_to_string(path).expect("readable");
+    let lines: Vec<&str> = source.lines().collect();
+    let marked: Vec<&str> = lines
+        .windows(2)
+        .filter(|w| w[0].starts_with("// unused by (19):"))
+        .map(|w| {
+            let rest = w[1].strip_prefix("lemma ").expect("a lemma after the mark");
+            rest.split(':').next().expect("a label")
+        })
+        .collect();
+    assert_eq!(unused, marked);
+    assert_eq!(unused.len(), 7);
+}
