@@ -5,7 +5,6 @@
 //! [`Builder::add`], so whatever it gets wrong is refused there.
 
 use std::collections::HashMap;
-use std::fmt;
 
 use crate::bridge::{self, Sorts};
 use crate::facts::{Fact, Source};
@@ -21,27 +20,14 @@ use crate::term::{Rel as KRel, Term as K};
 use crate::trusted::{CoreError, Formula, Term};
 
 /// Why a replay failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum ReplayError {
     /// The core refused a rule.
-    Core(CoreError),
+    #[error("the core refuses it: {0}")]
+    Core(#[from] CoreError),
     /// The proof object does not fit together.
+    #[error("the proof does not replay: {0}")]
     Mismatch(String),
-}
-
-impl From<CoreError> for ReplayError {
-    fn from(e: CoreError) -> Self {
-        ReplayError::Core(e)
-    }
-}
-
-impl fmt::Display for ReplayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReplayError::Core(e) => write!(f, "the core refuses it: {e}"),
-            ReplayError::Mismatch(m) => write!(f, "the proof does not replay: {m}"),
-        }
-    }
 }
 
 type R<T> = Result<T, ReplayError>;
