@@ -196,6 +196,22 @@ fn a_stale_fresh_index_is_rejected() {
 }
 
 #[test]
+fn a_term_grown_without_bound_is_rejected_without_overflowing() {
+    // x = 0 + x applied at the root 5,000 times nests the term 5,000 deep.
+    let mut c = certificate();
+    let l = lemma(&mut c, "one_le_star");
+    l.nodes = vec![
+        Node::Axiom("add-zero".into()),
+        Node::Sym(0),
+        Node::Chain {
+            start: T(read_term("(? x e)").expect("a term")),
+            steps: vec![(1, vec![]); 5_000],
+        },
+    ];
+    assert!(rejected(&c).contains("nests deeper than 2048"));
+}
+
+#[test]
 fn malformed_certificates_are_errors_not_panics() {
     assert!(Certificate::from_json("{").is_err());
     assert!(Certificate::from_json("{\"format\": \"other\"}").is_err());

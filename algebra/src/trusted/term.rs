@@ -138,6 +138,19 @@ impl Term {
         })
     }
 
+    /// Whether the term nests at most `max` operators deep (checked without
+    /// recursion, so that any term can be measured).
+    pub fn depth_at_most(&self, max: usize) -> bool {
+        let mut todo = vec![(self, 0usize)];
+        while let Some((t, d)) = todo.pop() {
+            if d > max {
+                return false;
+            }
+            todo.extend(t.children().into_iter().map(|c| (&**c, d + 1)));
+        }
+        true
+    }
+
     /// Whether every bound index refers to a binder inside the term.
     pub fn is_closed(&self) -> bool {
         fn go(t: &Term, d: usize) -> bool {

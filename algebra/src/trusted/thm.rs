@@ -75,6 +75,9 @@ macro_rules! bail {
 
 type R<T> = Result<T, CoreError>;
 
+/// Terms of theorems nest at most this deep.
+pub const MAX_DEPTH: usize = 2048;
+
 /// A theorem. Its fields are private: only the rules of [`Theory`] make one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Thm {
@@ -345,6 +348,10 @@ impl Theory {
     /// Well-formed: closed, atoms declared or defined with the right arity,
     /// `~` only of predicate atoms and variables, products only of predicates.
     pub fn wf(&self, t: &Term, rule: &'static str) -> R<()> {
+        // Bounded depth keeps every recursive function below on the stack.
+        if !t.depth_at_most(MAX_DEPTH) {
+            bail!(rule, "a term nests deeper than {MAX_DEPTH}");
+        }
         if !t.is_closed() {
             bail!(rule, "`{t}` has a bound index outside its binder");
         }
