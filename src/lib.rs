@@ -24,7 +24,7 @@ pub use certify::{
     FRAME_BOUND, Obligation, ObligationStatus, certify,
 };
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
-pub use error::{Error, Source};
+pub use error::{Error, ErrorPlace, Source};
 pub use explore::{
     Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
     Verdict, Violation, check, replay, step,

@@ -2,6 +2,7 @@
 
 mod certify;
 mod cli;
+mod cli_io;
 mod common;
 mod differential;
 mod errors;
