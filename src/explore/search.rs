@@ -346,6 +346,14 @@ pub fn search<E: Expand>(
             }
         });
         match result {
+            // Not a violation of the model: the stack the checker can
+            // represent ends here, so nothing can be concluded.
+            Err(Found {
+                problem: Problem::Fault(crate::model::Fault::StackBound { bound }),
+                ..
+            }) => {
+                return finish(stats, &store, Verdict::Inconclusive(Limit::Stack(bound)), None);
+            }
             Err(found) => {
                 let trace = trace_to(model, exp, &store, parent, found.path);
                 let v = Violation {

@@ -7,5 +7,6 @@ mod differential;
 mod errors;
 mod generate;
 mod models;
+mod procs;
 mod properties;
 mod refine;
