@@ -27,7 +27,7 @@ pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND,
 pub use error::{Error, Source};
 pub use explore::{
     Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
-    Verdict, Violation, check, replay, step,
+    SummaryStats, Verdict, Violation, check, replay, step,
 };
 pub use model::{
     CExpr, Cmd, CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, ExclFault, FREE, Fault,

@@ -55,8 +55,15 @@ pub struct Stats {
     pub deadlocks: u64,
     /// Wall-clock time.
     pub elapsed: Duration,
-    /// Bytes of the state store (states, hash table, parent links).
+    /// Bytes of the search's structures: the state store (states, hash
+    /// table, parent links) and, in reduced mode, the map, stack and path
+    /// that a reduced step keeps for its depth-first run.
     pub memory: u64,
+    /// When a limit ended the run inside a reduced step: the intermediate
+    /// states that step held (else 0).
+    pub run_states: u64,
+    /// When a limit ended the run inside a reduced step: its thread.
+    pub run_thread: Option<usize>,
     /// Reduced mode: distinct states where a transaction was ended by force
     /// because its run of invisible transitions could not complete (or, under
     /// cycle detection, closed a cycle); every thread is scheduled there.
@@ -209,4 +216,6 @@ pub struct Outcome {
     /// Reduced mode: the control points `(thread, point)` where a reduced
     /// step (a transaction) began.
     pub boundaries: Vec<(usize, i64)>,
+    /// `--summaries`: what was computed and reused.
+    pub summaries: Option<super::SummaryStats>,
 }

@@ -52,13 +52,18 @@
 //! thread is ignored forever. Stubborn sets preserve deadlocks without
 //! this, so `--deadlock` is exact.
 
-use super::commit::Ignoring;
+use super::budget::Budget;
+use super::commit::{Fired, Ignoring, Transaction};
 use super::full::Full;
 use super::reduced::Reduced;
-use super::search::{Expand, Found, Watch};
+use super::search::{Emit, Expand, Stop, Watch};
 use crate::classify::Classification;
 use crate::model::{CExpr, FREE, Model, Next, SlotClass, SlotKind};
 use crate::syntax::ast::BinOp;
+
+/// Threads with more control points than this get no table of futures:
+/// tabulating costs points squared.
+const FUTURE_TABLE_POINTS: usize = 4096;
 
 /// Footprints and control flow, computed once per model.
 pub struct Por<'m> {
@@ -75,6 +80,10 @@ pub struct Por<'m> {
     targets: Vec<Vec<i64>>,
     /// Per transition: a back edge of its thread's control flow.
     back: Vec<bool>,
+    /// Per thread and point: what every transition reachable from there
+    /// reads and writes, ignoring locks (a quick first test; empty for
+    /// threads too large to tabulate).
+    future: Vec<Vec<(Vec<u32>, Vec<u32>)>>,
     /// Threads chosen over the run, to report the reduction's reach.
     pub chosen: u64,
     /// States fully expanded by the proviso.
@@ -172,8 +181,38 @@ impl<'m> Por<'m> {
             writes.push(sorted(w));
             guard_reads.push(sorted(g));
         }
+        let future = model
+            .threads
+            .iter()
+            .map(|th| {
+                if th.points.len() > FUTURE_TABLE_POINTS {
+                    return Vec::new();
+                }
+                (0..th.points.len())
+                    .map(|pc| {
+                        let (mut r, mut w) = (Vec::new(), Vec::new());
+                        let mut seen = vec![false; th.points.len()];
+                        let mut stack = vec![pc];
+                        seen[pc] = true;
+                        while let Some(p) = stack.pop() {
+                            for k in th.points[p].transitions.clone() {
+                                r.extend_from_slice(&reads[k]);
+                                w.extend_from_slice(&writes[k]);
+                                for &q in &targets[k] {
+                                    if !std::mem::replace(&mut seen[q as usize], true) {
+                                        stack.push(q as usize);
+                                    }
+                                }
+                            }
+                        }
+                        (sorted(r), sorted(w))
+                    })
+                    .collect()
+            })
+            .collect();
         Por {
             model,
+            future,
             reads,
             writes,
             guard_reads,
@@ -243,7 +282,10 @@ impl<'m> Por<'m> {
             if op.enabled() > 0 {
                 let (r, w) = (&op.reads[..], &op.writes[..]);
                 for j in (0..n).filter(|&j| !set[j]) {
-                    if self.future_hits(s, j, &set, &mut |k| self.depends(r, w, k)) {
+                    let quiet = self.future[j]
+                        .get(s[j] as usize)
+                        .is_some_and(|(fr, fw)| !meets(w, fr) && !meets(w, fw) && !meets(r, fw));
+                    if !quiet && self.future_hits(s, j, &set, &mut |k| self.depends(r, w, k)) {
                         add.push(j);
                     }
                 }
@@ -265,7 +307,10 @@ impl<'m> Por<'m> {
                     }
                 }
                 for j in (0..n).filter(|&j| !set[j] && j != i) {
-                    if self.future_hits(s, j, &set, &mut |u| meets(g, &self.writes[u])) {
+                    let quiet = self.future[j]
+                        .get(s[j] as usize)
+                        .is_some_and(|(_, fw)| !meets(g, fw));
+                    if !quiet && self.future_hits(s, j, &set, &mut |u| meets(g, &self.writes[u])) {
                         add.push(j);
                     }
                 }
@@ -319,7 +364,9 @@ impl<'m> Por<'m> {
     /// with their footprints taken in `s`, and the transitions in `rest`
     /// (the rest of a reduced step), with their static footprints.
     pub fn op(&self, s: &[i64], t: usize, rest: &[usize]) -> Op {
-        let ks = self.model.threads[t].points[s[t] as usize].transitions.clone();
+        let ks = self.model.threads[t].points[s[t] as usize]
+            .transitions
+            .clone();
         let (mut reads, mut writes) = (Vec::new(), Vec::new());
         let mut back = false;
         let first = ks
@@ -352,7 +399,7 @@ impl<'m> Por<'m> {
     /// read y while t holds m[0]). Whatever no transition outside the set
     /// writes keeps these values until `k` fires, so this is all `k` can
     /// depend on. The checks after `k` (disjointness, WFendExcl,
-    /// invariants) look at the state `k` makes, and keep their static slots.
+    /// invariants) are read the same way in the state `k` makes.
     fn footprint_in(&self, k: usize, s: &[i64], reads: &mut Vec<u32>, writes: &mut Vec<u32>) {
         let model = self.model;
         let tr = &model.transitions[k];
@@ -381,15 +428,16 @@ impl<'m> Por<'m> {
                 support(&model.protected[p as usize].excl[t], s, reads);
             }
         }
+        // The checks after `k` evaluate in the state it makes, `out`: a slot
+        // `k` does not write has its value from `s` there, so the same
+        // argument holds for their support in `out`.
         for &p in tr.recheck_overlap.iter().chain(&tr.touches_excl) {
             for e in &model.protected[p as usize].excl {
-                e.for_each_slot(&mut |x| reads.push(x));
+                support(e, &out, reads);
             }
         }
         for &i in &tr.recheck_invariants {
-            model.invariants[i as usize]
-                .expr
-                .for_each_slot(&mut |x| reads.push(x));
+            support(&model.invariants[i as usize].expr, &out, reads);
         }
     }
 }
@@ -449,69 +497,33 @@ impl Expand for Stubborn<'_> {
         Some(&mut self.full.watch)
     }
 
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let threads = self.por.model.threads.len();
         let ops: Vec<Op> = (0..threads).map(|t| self.por.op(s, t, &[])).collect();
         let set = self.por.choose(s, &ops);
-        self.full.expand_threads(s, &set, emit)
+        self.full.expand_threads(s, Some(&set), budget, emit)
     }
 }
 
 /// `--reduction sc+stubborn`: selective search on the reduced system.
+///
+/// Each thread's step is run first, into a buffer, by a transaction that
+/// records the footprint of every transition the run tries, in the state it
+/// tries it from; that footprint is exact for the step, so independence is
+/// judged on what the step really touches. Then the stubborn set is chosen
+/// and only its threads' successors are emitted.
 pub struct ScStubborn<'m> {
     reduced: Reduced<'m>,
     /// The stubborn sets.
     pub por: Por<'m>,
-    /// Per thread and point: the transitions a step from there can take
-    /// (its region, up to the points where the reduction stops).
-    regions: Vec<Vec<Vec<usize>>>,
 }
 
 impl<'m> ScStubborn<'m> {
     /// The selective search of `model`'s reduced system under `class`.
     pub fn new(model: &'m Model, class: &'m Classification, ignoring: Ignoring) -> ScStubborn<'m> {
-        let regions = model
-            .threads
-            .iter()
-            .enumerate()
-            .map(|(t, th)| {
-                (0..th.points.len())
-                    .map(|pc| {
-                        let mut seen = vec![false; th.points.len()];
-                        let (mut out, mut stack) = (Vec::new(), vec![pc]);
-                        seen[pc] = true;
-                        while let Some(p) = stack.pop() {
-                            for k in th.points[p].transitions.clone() {
-                                // The first point's own transitions get
-                                // footprints in the state (`Por::op`).
-                                if p != pc {
-                                    out.push(k);
-                                }
-                                let tr = &model.transitions[k];
-                                let to = match &tr.next {
-                                    Next::To(q) => vec![*q],
-                                    Next::Branch(_, a, b) => vec![*a, *b],
-                                };
-                                for q in to {
-                                    let q = q as usize;
-                                    if !class.stops(t, q as i64)
-                                        && !std::mem::replace(&mut seen[q], true)
-                                    {
-                                        stack.push(q);
-                                    }
-                                }
-                            }
-                        }
-                        out.sort_unstable();
-                        out
-                    })
-                    .collect()
-            })
-            .collect();
         ScStubborn {
             reduced: Reduced::new(model, class, ignoring),
             por: Por::new(model),
-            regions,
         }
     }
 
@@ -521,17 +533,168 @@ impl<'m> ScStubborn<'m> {
     }
 }
 
+/// A transaction that records the footprint of everything it tries.
+struct Recording<'a, 'm, T: Transaction> {
+    inner: &'a mut T,
+    por: &'a Por<'m>,
+    reads: Vec<u32>,
+    writes: Vec<u32>,
+    back: bool,
+}
+
+impl<T: Transaction> Transaction for Recording<'_, '_, T> {
+    fn node(&self, s: &[i64], out: &mut Vec<i64>) {
+        self.inner.node(s, out);
+    }
+
+    fn state<'a>(&self, node: &'a [i64]) -> &'a [i64] {
+        self.inner.state(node)
+    }
+
+    fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired {
+        let fired = self.inner.fire(t, k, from, out);
+        let s = self.inner.state(from);
+        match fired {
+            // What made it disabled decides where the run goes.
+            Fired::Disabled => self.reads.extend_from_slice(&self.por.guard_reads[k]),
+            _ => {
+                self.por
+                    .footprint_in(k, s, &mut self.reads, &mut self.writes);
+                self.back |= self.por.back[k];
+            }
+        }
+        fired
+    }
+}
+
 impl Expand for ScStubborn<'_> {
     fn watch(&mut self) -> Option<&mut Watch> {
         Some(self.reduced.watch_mut())
     }
 
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let model = self.por.model;
-        let ops: Vec<Op> = (0..model.threads.len())
-            .map(|t| self.por.op(s, t, &self.regions[t][s[t] as usize]))
-            .collect();
+        let n = model.threads.len();
+        let (mut ops, mut steps, mut logs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut enabled = false;
+        // The successors wait in buffers until the set is chosen; their
+        // bytes count against the memory limit until they are emitted.
+        let before = budget.other_bytes;
+        for t in 0..n {
+            let mut succ: Vec<(Vec<i64>, Vec<u32>)> = Vec::new();
+            let red = &mut self.reduced;
+            let mut rec = Recording {
+                inner: &mut red.steps,
+                por: &self.por,
+                reads: Vec::new(),
+                writes: Vec::new(),
+                back: false,
+            };
+            let explored = red
+                .run
+                .explore(model, &mut rec, t, s, budget, &mut |x, p, budget| {
+                    let bytes = (48 + 8 * x.len() + 4 * p.len()) as u64;
+                    budget.afford(bytes)?;
+                    budget.other_bytes += bytes;
+                    succ.push((x.to_vec(), p.to_vec()));
+                    Ok(())
+                });
+            let explored = match explored {
+                Ok(e) => e,
+                Err(stop) => {
+                    budget.other_bytes = before;
+                    return Err(stop);
+                }
+            };
+            enabled |= explored;
+            let first = model.threads[t].points[s[t] as usize]
+                .transitions
+                .clone()
+                .map(|k| (k, self.por.enabled(k, s)))
+                .collect();
+            ops.push(Op {
+                first,
+                reads: sorted(rec.reads),
+                writes: sorted(rec.writes),
+                back: rec.back,
+            });
+            steps.push(succ);
+            logs.push(red.run.take_call());
+        }
         let set = self.por.choose(s, &ops);
-        self.reduced.expand_threads(s, &set, emit)
+        let mut result = Ok(enabled);
+        for (t, (succ, log)) in steps.into_iter().zip(logs).enumerate() {
+            if set[t] && result.is_ok() {
+                if let Err(halt) = self.reduced.run.keep(log, budget) {
+                    result = Err(halt.into());
+                    continue;
+                }
+                for (x, p) in &succ {
+                    if let Err(halt) = emit(x, p, budget) {
+                        result = Err(halt.into());
+                        break;
+                    }
+                }
+            }
+        }
+        budget.other_bytes = before;
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A state of `model`: the given control points (by label) and slot
+    /// values (by name), the rest initial.
+    fn state(model: &Model, at: &[&str], values: &[(&str, i64)]) -> Vec<i64> {
+        let mut s = model.init.clone();
+        for (t, label) in at.iter().enumerate() {
+            s[t] = model.threads[t]
+                .points
+                .iter()
+                .position(|p| p.label.as_deref() == Some(*label))
+                .expect("a label") as i64;
+        }
+        for (name, v) in values {
+            let k = model
+                .slots
+                .iter()
+                .position(|x| x.name == *name)
+                .expect("a slot");
+            s[k] = *v;
+        }
+        s
+    }
+
+    fn chosen(file: &str, at: &[&str], values: &[(&str, i64)]) -> Vec<bool> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let (_, model) = crate::load(&path, &Vec::new()).unwrap();
+        let mut por = Por::new(&model);
+        let s = state(&model, at, values);
+        let ops: Vec<Op> = (0..model.threads.len())
+            .map(|t| por.op(&s, t, &[]))
+            .collect();
+        por.choose(&s, &ops)
+    }
+
+    /// Seed 001, figure 1: with T1 at 3a holding lk and T2 at 1b, T2 must
+    /// acquire lk before it can touch x, so T1 runs alone; with T2 at 5b,
+    /// the unprotected write interferes and both run.
+    #[test]
+    fn lock_acquisition_patterns_decide_the_context_switch() {
+        let fig1 = "models/lockpattern-fig1.gc";
+        assert_eq!(chosen(fig1, &["L3a", "L1b"], &[("lk", 0)]), [true, false]);
+        assert_eq!(chosen(fig1, &["L3a", "L5b"], &[("lk", 0)]), [true, true]);
+        // Figure 2: T1 at 6a still holds lk1, which T2 needs on its way to
+        // 6b, although 6a and 6b hold no lock in common.
+        let fig2 = "models/lockpattern-fig2.gc";
+        assert_eq!(chosen(fig2, &["L6a", "L1b"], &[("lk1", 0)]), [true, false]);
+        // Once T2 is past 3b (holding lk2 at 6b), the writes of x meet.
+        assert_eq!(
+            chosen(fig2, &["L6a", "L6b"], &[("lk1", 0), ("lk2", 1)]),
+            [true, true]
+        );
     }
 }

@@ -829,7 +829,10 @@ impl<'a> Parser<'a> {
             if targets.len() != 1 {
                 return self.fatal(
                     kw,
-                    format!("a call returns one value, but {} targets are assigned", targets.len()),
+                    format!(
+                        "a call returns one value, but {} targets are assigned",
+                        targets.len()
+                    ),
                     Some("assign the result to one variable: `x := call f(...);`"),
                 );
             }

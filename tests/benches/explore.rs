@@ -118,9 +118,9 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let have_spin = Command::new("spin").arg("-V").output().is_ok();
     println!(
-        "| model | optimist full | time | optimist sc | time | optimist movers | time | SPIN (POR) | SPIN (no POR) |"
+        "| model | full | time | sc | time | movers | time | stubborn | time | sc+stubborn | time | SPIN (POR) | SPIN (no POR) |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for case in CASES {
         let defines: Vec<(String, String)> = case
             .defines
@@ -130,7 +130,13 @@ fn main() {
         let (_, model) =
             optimist::load(&root.join(case.file), &defines).expect("benchmark models compile");
         let mut row = Vec::new();
-        for reduction in [Reduction::None, Reduction::Sc, Reduction::Movers] {
+        for reduction in [
+            Reduction::None,
+            Reduction::Sc,
+            Reduction::Movers,
+            Reduction::Stubborn,
+            Reduction::ScStubborn,
+        ] {
             let options = Options {
                 reduction,
                 ..Options::default()

@@ -59,7 +59,8 @@ pub fn settings() -> insta::Settings {
     s
 }
 
-/// One `// expect[ FLAGS]: VERDICT [KIND][, full N][, sc N][, movers N]` header line.
+/// One `// expect[ FLAGS]: VERDICT [KIND][, full N][, sc N][, movers N][, stubborn N][, sc+stubborn N]`
+/// header line.
 #[derive(Clone, Debug)]
 pub struct Expect {
     pub flags: Vec<String>,
@@ -68,6 +69,8 @@ pub struct Expect {
     pub full: Option<u64>,
     pub sc: Option<u64>,
     pub movers: Option<u64>,
+    pub stubborn: Option<u64>,
+    pub sc_stubborn: Option<u64>,
 }
 
 pub fn expectations(text: &str) -> Vec<Expect> {
@@ -82,11 +85,14 @@ pub fn expectations(text: &str) -> Vec<Expect> {
         let verdict = head.next().expect("a verdict").to_string();
         let kind = head.next().map(str::to_string);
         let (mut full, mut sc, mut movers) = (None, None, None);
+        let (mut stubborn, mut sc_stubborn) = (None, None);
         for p in parts {
             match p.split_once(' ') {
                 Some(("full", n)) => full = Some(n.trim().parse().expect("a count")),
                 Some(("sc", n)) => sc = Some(n.trim().parse().expect("a count")),
                 Some(("movers", n)) => movers = Some(n.trim().parse().expect("a count")),
+                Some(("stubborn", n)) => stubborn = Some(n.trim().parse().expect("a count")),
+                Some(("sc+stubborn", n)) => sc_stubborn = Some(n.trim().parse().expect("a count")),
                 _ => panic!("unknown expectation `{p}`"),
             }
         }
@@ -97,6 +103,8 @@ pub fn expectations(text: &str) -> Vec<Expect> {
             full,
             sc,
             movers,
+            stubborn,
+            sc_stubborn,
         });
     }
     out

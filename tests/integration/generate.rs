@@ -13,6 +13,8 @@ pub struct Choices<'a> {
     pos: usize,
     /// Labels handed out so far, for fresh ones.
     labels: usize,
+    /// Whether a system may have procedures (it does a quarter of the time).
+    pub procs: bool,
 }
 
 impl<'a> Choices<'a> {
@@ -21,6 +23,7 @@ impl<'a> Choices<'a> {
             data,
             pos: 0,
             labels: 0,
+            procs: true,
         }
     }
 
@@ -140,7 +143,7 @@ pub fn system(c: &mut Choices) -> String {
     // A quarter of the systems have procedures: one or two, some returning
     // a value, some recursive (with a bounded depth), called from the
     // threads and from each other, inside and outside critical sections.
-    let procs: Vec<bool> = if c.chance(25) {
+    let procs: Vec<bool> = if c.procs && c.chance(25) {
         (0..1 + c.below(2)).map(|_| c.chance(50)).collect()
     } else {
         Vec::new()
@@ -220,7 +223,11 @@ fn call(c: &mut Choices, w: &World, ind: &str) -> Option<String> {
     }
     let k = c.below(n);
     let arg = ["r", "0", "1", "2"][c.below(4)];
-    let target = if w.procs[k] && c.chance(60) { "r := " } else { "" };
+    let target = if w.procs[k] && c.chance(60) {
+        "r := "
+    } else {
+        ""
+    };
     Some(format!("{ind}{target}call p{k}({arg});\n"))
 }
 

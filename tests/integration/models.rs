@@ -35,7 +35,13 @@ pub fn check_headers(path: &Path) {
     let expects = expectations(&text);
     assert!(!expects.is_empty(), "{file} has no `// expect:` header");
     for e in expects {
-        for (mode, count) in [("none", e.full), ("sc", e.sc), ("movers", e.movers)] {
+        for (mode, count) in [
+            ("none", e.full),
+            ("sc", e.sc),
+            ("movers", e.movers),
+            ("stubborn", e.stubborn),
+            ("sc+stubborn", e.sc_stubborn),
+        ] {
             let Some(count) = count else { continue };
             // A line for one mode (`// expect --reduction sc: ...`) names it in its flags.
             let only = e
@@ -84,6 +90,16 @@ fn check_outputs() {
                 let json = optimist(["check", &file, "--reduction", mode, "--format", "json"]);
                 insta::assert_snapshot!(format!("check_{mode}_json"), json.stdout);
             }
+            // Models with a header line for `--summaries` pin its output too.
+            if std::fs::read_to_string(path)
+                .unwrap()
+                .contains("// expect --summaries")
+            {
+                let text = optimist(["check", &file, "--summaries"]);
+                insta::assert_snapshot!("check_summaries", text.stdout);
+                let json = optimist(["check", &file, "--summaries", "--format", "json"]);
+                insta::assert_snapshot!("check_summaries_json", json.stdout);
+            }
         });
     });
 }
@@ -110,10 +126,11 @@ fn classify_outputs() {
 fn reduced_counterexamples_replay_in_full() {
     insta::glob!("../../models", "**/*.gc", |path| {
         let (_, model) = optimist::load(path, &[]).unwrap();
-        for deadlock in [false, true] {
+        for (deadlock, summaries) in [(false, false), (true, false), (false, true), (true, true)] {
             let options = optimist::Options {
                 reduction: optimist::Reduction::Sc,
                 deadlock,
+                summaries,
                 ..Default::default()
             };
             let outcome = optimist::check(&model, &options, &mut |_| {});

@@ -209,9 +209,7 @@ impl Lower<'_, '_> {
             StmtKind::Goto(l) => {
                 let Some(&target) = self.labels.get(&l.name) else {
                     let mut err = CompileError::at(l.span, format!("unknown label `{}`", l.name));
-                    if let Some(best) =
-                        closest(&l.name, self.labels.keys().map(String::as_str))
-                    {
+                    if let Some(best) = closest(&l.name, self.labels.keys().map(String::as_str)) {
                         err = err.help(format!("did you mean `{best}`?"));
                     }
                     if self.frame.is_some() {
@@ -655,12 +653,11 @@ impl Lower<'_, '_> {
             None => None,
             Some(t) => {
                 let Some(ret) = &decl.ret else {
-                    return Err(CompileError::at(
-                        t.span,
-                        format!("`{}` returns no value", f.name),
-                    )
-                    .related(decl.name.span, "declared without a return type here")
-                    .help(format!("call it as a statement: `call {}(...);`", f.name)));
+                    return Err(
+                        CompileError::at(t.span, format!("`{}` returns no value", f.name))
+                            .related(decl.name.span, "declared without a return type here")
+                            .help(format!("call it as a statement: `call {}(...);`", f.name)),
+                    );
                 };
                 let (place, kind) = self.place(t, None)?;
                 let want = match kind {
@@ -698,10 +695,24 @@ impl Lower<'_, '_> {
             // what the call would, so that it is classified alike.
             let reads = values
                 .into_iter()
-                .map(|v| Cmd::If(CExpr::Bin(BinOp::Eq, Box::new(v.clone()), Box::new(v)), Vec::new(), Vec::new()))
+                .map(|v| {
+                    Cmd::If(
+                        CExpr::Bin(BinOp::Eq, Box::new(v.clone()), Box::new(v)),
+                        Vec::new(),
+                        Vec::new(),
+                    )
+                })
                 .collect();
             debug_assert_eq!(depth, ctx.max_stack);
-            return self.push_op(s.span, pc, None, reads, Next::To(next), text, StackOp::Overflow);
+            return self.push_op(
+                s.span,
+                pc,
+                None,
+                reads,
+                Next::To(next),
+                text,
+                StackOp::Overflow,
+            );
         };
         let frame = &ctx.frames[callee];
         let mut parts: Vec<(Place, CExpr)> = values
@@ -767,7 +778,10 @@ impl Lower<'_, '_> {
             (None, Some(_)) => {
                 return Err(CompileError::at(
                     s.span,
-                    format!("`{}` returns a value, but this `return` has none", decl.name.name),
+                    format!(
+                        "`{}` returns a value, but this `return` has none",
+                        decl.name.name
+                    ),
                 )
                 .related(decl.name.span, "declared with a return type here")
                 .help("write `return e;`"));

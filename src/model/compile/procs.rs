@@ -263,7 +263,10 @@ impl<'m> Procs<'m> {
                 let span = label_span(&decl.body, l).unwrap_or(decl.name.span);
                 let first = label_span(&p.decl.body, l).unwrap_or(p.decl.name.span);
                 return Err(CompileError::at(span, format!("duplicate label `{l}`"))
-                    .related(first, format!("also a label of procedure `{}`", p.decl.name.name))
+                    .related(
+                        first,
+                        format!("also a label of procedure `{}`", p.decl.name.name),
+                    )
                     .help("labels name control points and must be unique within a thread"));
             }
         }
