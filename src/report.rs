@@ -38,6 +38,9 @@ pub struct CheckReport {
     pub states: u64,
     /// Transitions (reduced steps in reduced mode) taken.
     pub transitions: u64,
+    /// Reduced mode: the original transitions inside those steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_transitions: Option<u64>,
     /// Depth of the search.
     pub depth: u64,
     /// Deadlocked states.
@@ -240,6 +243,7 @@ impl CheckReport {
             show_transactions: false,
             states: s.states,
             transitions: s.transitions,
+            original_transitions: (reduction != Reduction::None).then_some(s.fired),
             depth: s.depth,
             deadlocks: s.deadlocks,
             elapsed_ms: (s.elapsed.as_secs_f64() * 1e5).round() / 100.0,
@@ -650,9 +654,28 @@ impl fmt::Display for CheckReport {
             None => writeln!(f, "reduction    {}", self.reduction)?,
         }
         writeln!(f, "verdict      {verdict}")?;
-        writeln!(f, "states       {}", self.states)?;
-        writeln!(f, "transitions  {}", self.transitions)?;
-        writeln!(f, "depth        {}", self.depth)?;
+        match self.original_transitions {
+            // In reduced mode a stored state ends a reduced step, and the
+            // counts are of steps: say so, with the original transitions.
+            Some(fired) => {
+                writeln!(f, "states       {} (where reduced steps end)", self.states)?;
+                let s = if self.transitions == 1 { "" } else { "s" };
+                let o = if fired == 1 { "" } else { "s" };
+                writeln!(
+                    f,
+                    "transitions  {} reduced step{s} ({fired} original transition{o})",
+                    self.transitions
+                )?;
+            }
+            None => {
+                writeln!(f, "states       {}", self.states)?;
+                writeln!(f, "transitions  {}", self.transitions)?;
+            }
+        }
+        match self.original_transitions {
+            Some(_) => writeln!(f, "depth        {} reduced steps", self.depth)?,
+            None => writeln!(f, "depth        {}", self.depth)?,
+        }
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
@@ -949,19 +972,20 @@ impl fmt::Display for ClassifyReport {
             .iter()
             .filter(|r| r.point_visible && !r.visible)
             .count();
+        let n = self.transitions.len();
         writeln!(
             f,
-            "model {}: {} transitions, {visible} visible, {} invisible ({stops} of them at visible points)",
+            "model {}: {n} transition{}, {visible} visible, {} invisible ({stops} of them at visible points)",
             self.model,
-            self.transitions.len(),
-            self.transitions.len() - visible
+            if n == 1 { "" } else { "s" },
+            n - visible
         )?;
         writeln!(f)?;
         let movers = self.transitions.iter().any(|r| r.mover.is_some());
         let header: &[&str] = if movers {
             &["thread", "point", "line", "statement", "sc", "mover", "why"]
         } else {
-            &["thread", "point", "line", "statement", "", "reason"]
+            &["thread", "point", "line", "statement", "class", "reason"]
         };
         let rows: Vec<Vec<String>> =
             std::iter::once(header.iter().map(|h| h.to_string()).collect())

@@ -49,6 +49,9 @@ pub struct Stats {
     /// Transitions (reduced mode: reduced steps) taken, including those that
     /// lead to states already seen.
     pub transitions: u64,
+    /// The original transitions those took: equal to `transitions` in full
+    /// mode, the transitions inside the steps in reduced mode.
+    pub fired: u64,
     /// Longest shortest path from the initial state, in transitions (reduced steps).
     pub depth: u64,
     /// Stored states where some thread has not ended and no thread can move.

@@ -369,10 +369,11 @@ pub fn search<E: Expand>(
         }
         model.layout.unpack(store.get(id as u32), &mut s);
         let parent = id as u32;
-        let result = exp.expand(&s, &mut budget, &mut |succ, _, budget| {
+        let result = exp.expand(&s, &mut budget, &mut |succ, path, budget| {
             // Every successor is a unit of work; the count of transitions
             // doubles as the clock's counter, which keeps this loop tight.
             stats.transitions += 1;
+            stats.fired += path.len() as u64;
             if stats.transitions % u64::from(TICK) == 0 {
                 budget.check_time()?;
             }
