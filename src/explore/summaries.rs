@@ -449,10 +449,14 @@ impl<'m> Summaries<'m> {
         }
     }
 
-    /// The transitions of `moves` from `s`, thread `t`; the last may fail.
-    fn concrete(&self, t: usize, s: &[i64], moves: &[u32]) -> Vec<u32> {
+    /// The transitions of `moves` from `s`, thread `t`, in the thread's
+    /// real frames; the last may fail. A summary explores a callee in the
+    /// shallowest copies, so from a deep frame its path may need a call
+    /// deeper than `--max-stack`: that path cannot be shown or replayed,
+    /// and the run ends at the stack bound, as it would without summaries.
+    fn concrete(&self, t: usize, s: &[i64], moves: &[u32]) -> Result<Vec<u32>, Stop> {
         let (mut cur, mut out, mut path) = (s.to_vec(), Vec::new(), Vec::new());
-        for &m in moves {
+        for (n, &m) in moves.iter().enumerate() {
             let range = self.model.threads[t].points[cur[t] as usize]
                 .transitions
                 .clone();
@@ -477,14 +481,24 @@ impl<'m> Summaries<'m> {
                     }
                 }
             }
-            let Some((k, ok)) = next else { break };
-            path.push(k as u32);
-            if !ok {
-                break;
+            let last = n + 1 == moves.len();
+            match next {
+                Some((k, true)) => {
+                    path.push(k as u32);
+                    std::mem::swap(&mut cur, &mut out);
+                }
+                Some((k, false)) if last => path.push(k as u32),
+                _ => {
+                    return Err(Stop::Found(Found {
+                        problem: Problem::Fault(crate::model::Fault::StackBound {
+                            bound: self.model.max_stack,
+                        }),
+                        path,
+                    }));
+                }
             }
-            std::mem::swap(&mut cur, &mut out);
         }
-        path
+        Ok(path)
     }
 
     /// Explores the queued nodes (level II), then settles the summaries made.
@@ -722,9 +736,9 @@ impl<'m> Summaries<'m> {
             self.moves_to(sum, self.nodes[n].sum, &mut moves);
             self.moves(n, &mut moves);
             moves.extend(tail);
-            let path = self.concrete(t, c, &moves);
             // Rounds end settled, so the summaries cut short are dropped.
             self.forget();
+            let path = self.concrete(t, c, &moves)?;
             return Err(Stop::Found(Found { problem, path }));
         }
         Ok(sum)
@@ -763,15 +777,17 @@ impl<'m> Summaries<'m> {
         budget: &mut Budget,
         emit: &mut Emit,
     ) -> Result<bool, Stop> {
-        let tracing = self.steps.watch_mut().tracing;
-        let path_to = |this: &Self, n: usize| -> Vec<u32> {
+        // The transitions a step stands for, replayed in the thread's real
+        // frames: traces need them, and the search counts them.
+        let path_to = |this: &Self, n: usize| -> Result<Vec<u32>, Stop> {
             let mut path = prefix.to_vec();
-            if tracing {
-                let mut moves = Vec::new();
-                this.moves(n, &mut moves);
-                path.extend(this.concrete(t, c, &moves));
-            }
-            path
+            let mut moves = Vec::new();
+            this.moves(n, &mut moves);
+            path.extend(
+                this.concrete(t, c, &moves)
+                    .map_err(|e| prepend(e, prefix))?,
+            );
+            Ok(path)
         };
         let entry = self.sums[sum].entry;
         let mut moved = self.nodes[entry].moved;
@@ -780,15 +796,12 @@ impl<'m> Summaries<'m> {
         for n in members {
             if self.nodes[n].end {
                 let s = self.decanon(t, &self.nodes[n].state, c);
-                emit(&s, &path_to(self, n), budget)?;
+                emit(&s, &path_to(self, n)?, budget)?;
             }
             if returns && self.nodes[n].ret {
                 // POP, with the real stack.
                 let back = self.decanon(t, &self.nodes[n].state, c);
-                let mut moves = Vec::new();
-                self.moves(n, &mut moves);
-                let mut before = prefix.to_vec();
-                before.extend(self.concrete(t, c, &moves));
+                let before = path_to(self, n)?;
                 let range = self.model.threads[t].points[back[t] as usize]
                     .transitions
                     .clone();
@@ -820,10 +833,7 @@ impl<'m> Summaries<'m> {
                 }
                 // PUSH: the call taken with the real stack.
                 let at = self.decanon(t, &self.nodes[n].state, c);
-                let mut moves = Vec::new();
-                self.moves(n, &mut moves);
-                let mut path = prefix.to_vec();
-                path.extend(self.concrete(t, c, &moves));
+                let mut path = path_to(self, n)?;
                 let k = self.model.threads[t].points[at[t] as usize]
                     .transitions
                     .start

@@ -138,3 +138,30 @@ fn summaries_need_sc_and_cpc() {
         assert!(run.stderr.contains("--summaries"), "{}", run.stderr);
     }
 }
+
+/// Summaries run a callee in the shallowest copies of its procedure, so
+/// they can find a violation whose trace needs a deeper stack than
+/// `--max-stack`: that run ends at the stack bound, as it does without
+/// summaries, and with a stack deep enough the trace replays.
+#[test]
+fn summaries_never_go_past_the_stack_bound() {
+    let file = "tests/integration/inputs/procs/dive.gc";
+    for (bound, code) in [("2", 3), ("3", 1), ("16", 1)] {
+        for extra in [&["--summaries"][..], &["--reduction", "none"][..]] {
+            let mut args = vec!["check", file, "--max-stack", bound];
+            args.extend(extra);
+            let run = optimist(&args);
+            assert_eq!(run.code, code, "{args:?}: {}", run.stdout);
+        }
+    }
+    let src = optimist::Source::read(std::path::Path::new(file)).unwrap();
+    let model = optimist::compile(&src, &Vec::new()).unwrap();
+    let options = optimist::Options {
+        summaries: true,
+        ..Default::default()
+    };
+    let v = optimist::check(&model, &options, &mut |_| {})
+        .violation
+        .expect("a violation");
+    crate::differential::replays(&model, &v.trace, &v.problem).unwrap();
+}
