@@ -15,7 +15,16 @@
 //! shallowest copy of its procedure. Nothing reads what this forgets but the
 //! return transitions (a procedure sees only its own frame, and `at(t, L)`
 //! reads the program counter only), so a summary holds for every stack under
-//! its node. The key also says whether the node is the start of a
+//! its node. Other threads' program counters and locals are forgotten too
+//! when neither the thread's transitions nor the checks of a state (the
+//! invariants and the exclusive access predicates) read them: they do not
+//! change during the thread's transaction, and nothing it does depends on
+//! them, so the summary holds whatever the other threads are doing.
+//!
+//! Every step the search takes is replayed in the thread's real frames,
+//! for the trace and the count of original transitions. A summary runs a
+//! callee in the shallowest copies, so a step may need a deeper stack than
+//! `--max-stack` where it is used: then the run ends at the stack bound. The key also says whether the node is the start of a
 //! transaction (a stored state) or a commit point (seed 004's phase bit:
 //! whether the transaction had committed when it got there).
 //!
