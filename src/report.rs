@@ -25,6 +25,9 @@ pub struct CheckReport {
     pub ignoring: Option<&'static str>,
     /// Reduced mode: states where a transaction was ended by force.
     pub forced_states: Option<u64>,
+    /// `--summaries`: summaries made, summary edges computed and reused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summaries: Option<SummariesRow>,
     /// Reduced mode: per thread and labelled region of its code, how many
     /// transactions (reduced steps) the reduction cuts it into.
     pub transactions: Option<Vec<RegionRow>>,
@@ -57,6 +60,17 @@ pub struct CheckReport {
     pub final_state: Option<Map<String, Value>>,
 }
 
+/// What `--summaries` computed and reused.
+#[derive(Clone, Debug, Serialize)]
+pub struct SummariesRow {
+    /// Summaries: the nodes a transaction, or its part in one frame, started from.
+    pub entries: u64,
+    /// Summary edges computed (ends, returns, calls that end inside).
+    pub computed: u64,
+    /// Summary edges reused from summaries computed before.
+    pub reused: u64,
+}
+
 /// How a region of a thread's code is cut into transactions.
 #[derive(Clone, Debug, Serialize)]
 pub struct RegionRow {
@@ -78,16 +92,49 @@ pub struct RegionRow {
 fn regions(model: &Model, boundaries: &[(usize, i64)]) -> Vec<RegionRow> {
     let mut rows = Vec::new();
     for (t, th) in model.threads.iter().enumerate() {
+        // A procedure's code is copied once per stack depth: its regions
+        // are shown once, at its first copy, with the boundaries met in
+        // any copy.
+        let first_copy = |pc: usize| -> usize {
+            let Some(f) = th.points[pc].frame else {
+                return pc;
+            };
+            let copy = &th.frames[f as usize];
+            let first = th
+                .frames
+                .iter()
+                .find(|g| g.proc == copy.proc)
+                .expect("a copy of its own procedure");
+            (pc as i64 - copy.points.start + first.points.start) as usize
+        };
+        let boundaries: Vec<(usize, i64)> = boundaries
+            .iter()
+            .map(|&(u, pc)| {
+                if u == t {
+                    (u, first_copy(pc as usize) as i64)
+                } else {
+                    (u, pc)
+                }
+            })
+            .collect();
         let starts: Vec<usize> = (0..th.points.len())
-            .filter(|&pc| th.points[pc].label.is_some())
+            .filter(|&pc| {
+                th.points[pc].label.is_some()
+                    || (pc > 0 && th.points[pc].frame != th.points[pc - 1].frame)
+            })
             .collect();
         for (n, &from) in starts.iter().enumerate() {
             let to = starts.get(n + 1).copied().unwrap_or(th.points.len());
-            let inside: Vec<i64> = boundaries
+            if th.points[from].label.is_none() || first_copy(from) != from {
+                continue;
+            }
+            let mut inside: Vec<i64> = boundaries
                 .iter()
                 .filter(|&&(u, pc)| u == t && (from..to).contains(&(pc as usize)))
                 .map(|&(_, pc)| pc)
                 .collect();
+            inside.sort_unstable();
+            inside.dedup();
             let entered_inside = !inside.contains(&(from as i64));
             rows.push(RegionRow {
                 thread: th.name.clone(),
@@ -139,6 +186,10 @@ pub struct StepReport {
     pub line: usize,
     /// The statement.
     pub statement: String,
+    /// The stack depth of the point the transition leaves (0 in the
+    /// thread's body; absent then).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub depth: u32,
     /// The variables the transition changed, with their new values.
     pub changes: Map<String, Value>,
     /// Variables the transition wrote without changing them.
@@ -181,6 +232,11 @@ impl CheckReport {
             reduction: reduction.name(),
             ignoring: outcome.ignoring.map(|i| i.name()),
             forced_states: outcome.ignoring.map(|_| s.forced),
+            summaries: outcome.summaries.map(|m| SummariesRow {
+                entries: m.entries,
+                computed: m.computed,
+                reused: m.reused,
+            }),
             transactions: outcome
                 .ignoring
                 .map(|_| regions(model, &outcome.boundaries)),
@@ -218,16 +274,23 @@ pub fn json_value(model: &Model, k: usize, v: i64) -> Value {
     match model.slots[k].kind {
         SlotKind::Int | SlotKind::Sem => Value::from(v),
         SlotKind::Bool => Value::from(v != 0),
-        SlotKind::Lock | SlotKind::Pc => Value::from(model.show_value(k, v)),
+        SlotKind::Lock | SlotKind::Pc | SlotKind::Ret => Value::from(model.show_value(k, v)),
     }
 }
 
-/// The whole state as a JSON object: each thread's control point, then the variables.
+/// The whole state as a JSON object: each thread's control point, then the
+/// variables (of procedures, only the frames on their thread's stack).
 pub fn json_state(model: &Model, s: &[i64]) -> Map<String, Value> {
+    let live = model.live(s);
     s.iter()
         .enumerate()
+        .filter(|&(k, _)| live[k])
         .map(|(k, &v)| (model.slots[k].name.clone(), json_value(model, k, v)))
         .collect()
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
@@ -239,8 +302,14 @@ fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
         let (mut changes, mut unchanged) = (Map::new(), Vec::new());
         let mut took = None;
         if let Some(after) = &st.state {
+            // A frame that a return puts back to its initial values is
+            // gone: what changed there is not shown.
+            let live = model.live(after);
             let written = written_scalars(tr);
             for k in model.first_var()..after.len() {
+                if !live[k] {
+                    continue;
+                }
                 let name = model.slots[k].name.clone();
                 if after[k] != before[k] {
                     changes.insert(name, json_value(model, k, after[k]));
@@ -272,6 +341,7 @@ fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
             label: model.threads[t].points[tr.from as usize].label.clone(),
             line: tr.line,
             statement: tr.text.clone(),
+            depth: model.threads[t].points[tr.from as usize].depth,
             changes,
             unchanged,
             took,
@@ -538,6 +608,10 @@ fn fault_text(model: &Model, f: &Fault) -> (String, Option<String>) {
             let name = &model.slots[*slot as usize].name;
             (format!("accesses protected {name}"), Some(name.clone()))
         }
+        Fault::StackBound { bound } => (
+            format!("calls deeper than the stack bound of {bound} frames"),
+            None,
+        ),
     }
 }
 
@@ -637,6 +711,13 @@ impl fmt::Display for CheckReport {
                 "forced       {n} state{s} where a step was ended early, every thread scheduled: {why}"
             )?;
         }
+        if let Some(m) = &self.summaries {
+            writeln!(
+                f,
+                "summaries    {} computed edges from {} entries, {} reused",
+                m.computed, m.entries, m.reused
+            )?;
+        }
         if self.deadlocks > 0 && self.violation.is_none() {
             let s = if self.deadlocks == 1 { "" } else { "s" };
             writeln!(
@@ -718,13 +799,15 @@ fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result 
             }));
             parts.join(", ")
         };
+        // Code inside procedures is indented by its stack depth.
+        let indent = "  ".repeat(s.depth as usize);
         rows.push(vec![
             s.step.to_string(),
             step,
             s.thread.clone(),
             s.label.clone().unwrap_or_default(),
             s.line.to_string(),
-            s.statement.clone(),
+            format!("{indent}{}", s.statement),
             changes,
         ]);
     }
@@ -798,6 +881,9 @@ impl ClassifyReport {
     /// Classifies `model`, with each transition's mover type when `movers`.
     pub fn with_movers(model: &Model, movers: bool) -> ClassifyReport {
         let class = crate::classify::classify(model);
+        // A procedure is copied once per stack depth; a copy whose row says
+        // nothing new is left out.
+        let mut shown = std::collections::HashSet::new();
         let transitions = model
             .transitions
             .iter()
@@ -825,7 +911,7 @@ impl ClassifyReport {
                 } else {
                     (None, None)
                 };
-                ClassRow {
+                let row = ClassRow {
                     mover,
                     mover_reason,
                     thread: model.threads[t].name.clone(),
@@ -836,8 +922,29 @@ impl ClassifyReport {
                     reason: c.reason.describe(model),
                     point_visible: c.visible,
                     point_reason,
-                }
+                };
+                let copy = point.frame.map(|f| {
+                    let f = &model.threads[t].frames[f as usize];
+                    (f.proc, tr.from - f.points.start)
+                });
+                (copy, row)
             })
+            .filter(|(copy, row)| match copy {
+                None => true,
+                Some((proc, at)) => shown.insert((
+                    row.thread.clone(),
+                    *proc,
+                    *at,
+                    row.statement.clone(),
+                    row.visible,
+                    row.reason.clone(),
+                    row.point_visible,
+                    row.point_reason.clone(),
+                    row.mover,
+                    row.mover_reason.clone(),
+                )),
+            })
+            .map(|(_, row)| row)
             .collect();
         let invisible_loops = crate::classify::invisible_loops(model, &class)
             .into_iter()

@@ -322,6 +322,7 @@ pub fn search<E: Expand>(
             violation,
             ignoring: None,
             boundaries: Vec::new(),
+            summaries: None,
         }
     };
     let words = model.layout.words();
@@ -389,6 +390,15 @@ pub fn search<E: Expand>(
             }
         });
         match result {
+            // Not a violation of the model: the stack the checker can
+            // represent ends here, so nothing can be concluded.
+            Err(Stop::Found(Found {
+                problem: Problem::Fault(crate::model::Fault::StackBound { bound }),
+                ..
+            })) => {
+                let l = super::outcome::Limit::Stack(bound);
+                return finish(stats, &store, &budget, Verdict::Inconclusive(l), None);
+            }
             Err(Stop::Found(found)) => {
                 let trace = trace_to(model, exp, &store, parent, found.path);
                 let v = Violation {

@@ -8,5 +8,6 @@ mod differential;
 mod errors;
 mod generate;
 mod models;
+mod procs;
 mod properties;
 mod refine;

@@ -34,6 +34,10 @@ pub struct CheckArgs {
     /// each thread is cut into (always in JSON).
     #[arg(long)]
     transactions: bool,
+    /// Read each transaction off procedure summaries, computed once and
+    /// reused across call sites (seed 004); with `--reduction sc`.
+    #[arg(long)]
+    summaries: bool,
     /// Also check the reduction theorem's hypotheses (as `optimist
     /// certify`) and conclude for the original system.
     #[arg(long)]
@@ -79,6 +83,16 @@ pub fn run(args: CheckArgs) -> ExitCode {
             "`--deadlock` cannot be used with `--reduction movers`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",
         );
     }
+    if args.summaries && args.reduction != ReductionArg::Sc {
+        return refuse(
+            "`--summaries` works with `--reduction sc` only: summaries are made of its transactions",
+        );
+    }
+    if args.summaries && args.ignoring != IgnoringArg::Cpc {
+        return refuse(
+            "`--summaries` ends transactions that cannot complete by commit point completion; `--ignoring` must be `cpc`",
+        );
+    }
     args.models.each(args.format, |model| one(&args, model))
 }
 
@@ -111,6 +125,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
             IgnoringArg::Forbid => Ignoring::Forbid,
             IgnoringArg::Unsound => Ignoring::Unsound,
         },
+        summaries: args.summaries,
     };
     let started = Instant::now();
     let mut progress = Progress::new(args.progress);
