@@ -14,6 +14,7 @@ mod certify;
 mod classify;
 mod error;
 mod explore;
+mod export;
 mod model;
 mod refine;
 mod report;
@@ -29,6 +30,7 @@ pub use explore::{
     Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
     Verdict, Violation, check, replay, step,
 };
+pub use export::{MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, how_to_run};
 pub use model::{
     CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, MAX_ARRAY, MAX_CHOICES,
     MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STATEMENTS, MAX_THREADS, Model, Next, Place,

@@ -3,9 +3,12 @@
 mod certify;
 mod cli;
 mod common;
+mod crosscheck;
 mod differential;
 mod errors;
+mod export;
 mod generate;
 mod models;
 mod properties;
 mod refine;
+mod tools;

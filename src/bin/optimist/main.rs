@@ -7,6 +7,7 @@ mod certify;
 mod check;
 mod classify;
 mod common;
+mod export;
 mod prove;
 mod refine;
 
@@ -35,6 +36,17 @@ enum Command {
     Refine(refine::RefineArgs),
     /// Check the omega-algebra proof of the reduction theorem.
     Prove(prove::ProveArgs),
+    /// Translate a model to Promela (SPIN) or Murphi (Rumur), exactly or not at all.
+    ///
+    /// The translation is of the full semantics: one transition is one
+    /// atomic step (a d_step, a rule), the control points are variables, and
+    /// every violation optimist reports is an assertion. When the model
+    /// holds, SPIN (-DNOREDUCE) and Rumur (no symmetry) count exactly
+    /// `optimist check --reduction none`'s states. Deadlocks are not
+    /// errors, as without `--deadlock`. Refused (exit 2): values that may
+    /// leave 32 bits, quantifiers over more than 256 values, more than 254
+    /// threads for SPIN.
+    Export(export::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +69,7 @@ fn main() -> ExitCode {
             Command::Refine(args) => refine::run(args),
             Command::Certify(args) => certify::run(args),
             Command::Prove(args) => prove::run(args),
+            Command::Export(args) => export::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {
         Ok(Ok(code)) => code,
