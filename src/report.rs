@@ -35,6 +35,9 @@ pub struct CheckReport {
     pub states: u64,
     /// Transitions (reduced steps in reduced mode) taken.
     pub transitions: u64,
+    /// Reduced mode: the original transitions inside those steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_transitions: Option<u64>,
     /// Depth of the search.
     pub depth: u64,
     /// Deadlocked states.
@@ -49,6 +52,9 @@ pub struct CheckReport {
     pub violation: Option<ViolationReport>,
     /// The counterexample, one entry per transition.
     pub trace: Vec<StepReport>,
+    /// The last state of the counterexample: after its last transition
+    /// that completed (the one before a failing step).
+    pub final_state: Option<Map<String, Value>>,
 }
 
 /// How a region of a thread's code is cut into transactions.
@@ -135,6 +141,13 @@ pub struct StepReport {
     pub statement: String,
     /// The variables the transition changed, with their new values.
     pub changes: Map<String, Value>,
+    /// Variables the transition wrote without changing them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unchanged: Vec<String>,
+    /// Which way it went: an `if` (`then`, `else`), a `while` (`loops`,
+    /// `exits`), or the value an `any` chose.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub took: Option<String>,
     /// The whole state after the transition; null when it did not complete.
     pub state: Option<Map<String, Value>>,
 }
@@ -146,7 +159,19 @@ impl CheckReport {
         let (verdict, limit) = match &outcome.verdict {
             Verdict::Holds => ("holds", None),
             Verdict::Violated => ("violated", None),
-            Verdict::Inconclusive(l) => ("inconclusive", Some(l.to_string())),
+            Verdict::Inconclusive(l) => {
+                let mut limit = l.to_string();
+                if let (Some(t), n @ 1..) = (s.run_thread, s.run_states) {
+                    // Otherwise a run stopped inside one long reduced step
+                    // would show one state and no transition, and no clue.
+                    let name = model.threads.get(t).map_or("?", |t| t.name.as_str());
+                    let states = if n == 1 { "state" } else { "states" };
+                    limit.push_str(&format!(
+                        " inside a reduced step of {name}, which held {n} intermediate {states}"
+                    ));
+                }
+                ("inconclusive", Some(limit))
+            }
         };
         let violation = outcome.violation.as_ref();
         CheckReport {
@@ -162,6 +187,7 @@ impl CheckReport {
             show_transactions: false,
             states: s.states,
             transitions: s.transitions,
+            original_transitions: (reduction != Reduction::None).then_some(s.fired),
             depth: s.depth,
             deadlocks: s.deadlocks,
             elapsed_ms: (s.elapsed.as_secs_f64() * 1e5).round() / 100.0,
@@ -170,6 +196,10 @@ impl CheckReport {
             violation: violation.map(|v| describe(model, v)),
             trace: violation
                 .map_or_else(Vec::new, |v| steps(model, v, reduction != Reduction::None)),
+            final_state: violation.map(|v| {
+                let last = v.trace.iter().rev().find_map(|st| st.state.as_ref());
+                json_state(model, last.unwrap_or(&model.init))
+            }),
         }
     }
 
@@ -206,13 +236,34 @@ fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
     for (n, st) in v.trace.iter().enumerate() {
         let tr = &model.transitions[st.transition];
         let t = tr.thread as usize;
-        let mut changes = Map::new();
+        let (mut changes, mut unchanged) = (Map::new(), Vec::new());
+        let mut took = None;
         if let Some(after) = &st.state {
+            let written = written_scalars(tr);
             for k in model.first_var()..after.len() {
+                let name = model.slots[k].name.clone();
                 if after[k] != before[k] {
-                    changes.insert(model.slots[k].name.clone(), json_value(model, k, after[k]));
+                    changes.insert(name, json_value(model, k, after[k]));
+                } else if written.contains(&(k as u32)) {
+                    unchanged.push(name);
                 }
             }
+            took = match &tr.next {
+                crate::model::Next::Branch(_, yes, _) => {
+                    let taken = after[t] == *yes;
+                    Some(match (tr.text.starts_with("while"), taken) {
+                        (true, true) => "loops",
+                        (true, false) => "exits",
+                        (false, true) => "then",
+                        (false, false) => "else",
+                    })
+                    .map(str::to_string)
+                }
+                _ if tr.text.contains(" any ") => written
+                    .first()
+                    .map(|&k| format!("chose {}", model.show_value(k as usize, after[k as usize]))),
+                _ => None,
+            };
         }
         out.push(StepReport {
             step: n + 1,
@@ -222,6 +273,8 @@ fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
             line: tr.line,
             statement: tr.text.clone(),
             changes,
+            unchanged,
+            took,
             state: st.state.as_ref().map(|s| json_state(model, s)),
         });
         if let Some(after) = &st.state {
@@ -229,6 +282,46 @@ fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
         }
     }
     out
+}
+
+/// The scalar variables a transition's top-level assignments write (array
+/// elements at a computed index, and writes inside an `atomic`'s `if`, show
+/// only when they change).
+fn written_scalars(tr: &crate::model::Transition) -> Vec<u32> {
+    use crate::model::{Cmd, Place};
+    tr.body
+        .iter()
+        .filter_map(|c| match c {
+            Cmd::Assign(parts) => Some(parts),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|(place, _)| match place {
+            Place::Slot { slot, .. } => Some(*slot),
+            Place::Elem { .. } => None,
+        })
+        .collect()
+}
+
+/// `name = value` for each slot `e` reads, in `s`.
+fn values_read(model: &Model, e: &crate::model::CExpr, s: &[i64]) -> String {
+    let mut slots = Vec::new();
+    e.for_each_slot(&mut |k| {
+        if !slots.contains(&k) {
+            slots.push(k);
+        }
+    });
+    slots
+        .iter()
+        .map(|&k| {
+            format!(
+                "{} = {}",
+                model.slots[k as usize].name,
+                model.show_value(k as usize, s[k as usize])
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The state before the last transition of a trace, and that transition.
@@ -310,13 +403,35 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
             if v.initial {
                 r.line = Some(model.protected[*protected].line);
             }
-            r.predicate = Some(predicate(model, *protected, *i, &after));
+            // Both threads' predicates, with the values each read.
+            let prot = &model.protected[*protected];
+            let read = |t: usize| {
+                let v = values_read(model, &prot.excl[t], &after);
+                format!(
+                    "for {}: {}",
+                    tname(t),
+                    if v.is_empty() { "true".into() } else { v }
+                )
+            };
+            r.predicate = Some(format!("{}; {}; {}", prot.text, read(*i), read(*j)));
         }
         Problem::Fault(Fault::Assert) => {
             let text = tr.map_or(String::new(), |t| {
                 t.text.trim_start_matches("assert ").to_string()
             });
-            r.message = format!("{at}: assertion `{text}` fails");
+            // The values the failing assertion read, in the state it left.
+            let read = tr
+                .and_then(|t| {
+                    t.body.iter().find_map(|c| match c {
+                        crate::model::Cmd::Assert(e) => Some(values_read(model, e, &before)),
+                        _ => None,
+                    })
+                })
+                .filter(|v| !v.is_empty());
+            r.message = match read {
+                Some(values) => format!("{at}: assertion `{text}` fails: {values}"),
+                None => format!("{at}: assertion `{text}` fails"),
+            };
         }
         Problem::Fault(f) => {
             let (text, variable) = fault_text(model, f);
@@ -344,6 +459,10 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
             r.message = format!("invariant `{}` is false", inv.text);
             if !at.is_empty() {
                 r.message = format!("{} after {at}", r.message);
+            }
+            let values = values_read(model, &inv.expr, &after);
+            if !values.is_empty() {
+                r.message = format!("{}: {values}", r.message);
             }
         }
         Problem::InvisibleCycle { thread, length } => {
@@ -461,9 +580,28 @@ impl fmt::Display for CheckReport {
             None => writeln!(f, "reduction    {}", self.reduction)?,
         }
         writeln!(f, "verdict      {verdict}")?;
-        writeln!(f, "states       {}", self.states)?;
-        writeln!(f, "transitions  {}", self.transitions)?;
-        writeln!(f, "depth        {}", self.depth)?;
+        match self.original_transitions {
+            // In reduced mode a stored state ends a reduced step, and the
+            // counts are of steps: say so, with the original transitions.
+            Some(fired) => {
+                writeln!(f, "states       {} (where reduced steps end)", self.states)?;
+                let s = if self.transitions == 1 { "" } else { "s" };
+                let o = if fired == 1 { "" } else { "s" };
+                writeln!(
+                    f,
+                    "transitions  {} reduced step{s} ({fired} original transition{o})",
+                    self.transitions
+                )?;
+            }
+            None => {
+                writeln!(f, "states       {}", self.states)?;
+                writeln!(f, "transitions  {}", self.transitions)?;
+            }
+        }
+        match self.original_transitions {
+            Some(_) => writeln!(f, "depth        {} reduced steps", self.depth)?,
+            None => writeln!(f, "depth        {}", self.depth)?,
+        }
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
@@ -520,6 +658,23 @@ impl fmt::Display for CheckReport {
             writeln!(f, "trace ({} transition{s}):", self.trace.len())?;
             write_trace(f, &self.trace)?;
         }
+        if let Some(state) = &self.final_state {
+            writeln!(f)?;
+            let failed = self.trace.last().is_some_and(|s| s.state.is_none());
+            let which = if failed {
+                "state before the failing step"
+            } else {
+                "final state"
+            };
+            let values: Vec<String> = state
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
+                .collect();
+            writeln!(f, "{which}:")?;
+            for chunk in values.chunks(6) {
+                writeln!(f, "  {}", chunk.join(", "))?;
+            }
+        }
         Ok(())
     }
 }
@@ -548,14 +703,20 @@ fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result 
             }
             _ => String::new(),
         };
+        let show = |v: &Value| v.as_str().map_or(v.to_string(), str::to_string);
         let changes = if s.state.is_none() {
             "(does not complete)".to_string()
         } else {
-            s.changes
-                .iter()
-                .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
-                .collect::<Vec<_>>()
-                .join(", ")
+            let state = s.state.as_ref().expect("completed");
+            let mut parts: Vec<String> = s.took.iter().map(|t| format!("[{t}]")).collect();
+            parts.extend(s.changes.iter().map(|(k, v)| format!("{k} = {}", show(v))));
+            parts.extend(s.unchanged.iter().map(|k| {
+                format!(
+                    "{k} = {} (unchanged)",
+                    state.get(k).map_or(String::new(), show)
+                )
+            }));
+            parts.join(", ")
         };
         rows.push(vec![
             s.step.to_string(),
@@ -704,19 +865,20 @@ impl fmt::Display for ClassifyReport {
             .iter()
             .filter(|r| r.point_visible && !r.visible)
             .count();
+        let n = self.transitions.len();
         writeln!(
             f,
-            "model {}: {} transitions, {visible} visible, {} invisible ({stops} of them at visible points)",
+            "model {}: {n} transition{}, {visible} visible, {} invisible ({stops} of them at visible points)",
             self.model,
-            self.transitions.len(),
-            self.transitions.len() - visible
+            if n == 1 { "" } else { "s" },
+            n - visible
         )?;
         writeln!(f)?;
         let movers = self.transitions.iter().any(|r| r.mover.is_some());
         let header: &[&str] = if movers {
             &["thread", "point", "line", "statement", "sc", "mover", "why"]
         } else {
-            &["thread", "point", "line", "statement", "", "reason"]
+            &["thread", "point", "line", "statement", "class", "reason"]
         };
         let rows: Vec<Vec<String>> =
             std::iter::once(header.iter().map(|h| h.to_string()).collect())

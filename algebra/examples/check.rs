@@ -31,11 +31,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut opts = omega_algebra::CheckOptions {
+    let opts = omega_algebra::CheckOptions {
         drop,
         ..Default::default()
     };
-    opts.settings.explain = cert_out.is_some();
     let checked = omega_algebra::check(&script, &opts);
     print!("{}", checked.report.to_text());
     if let Some(out) = cert_out {
@@ -61,13 +60,18 @@ fn main() -> ExitCode {
         };
         match omega_algebra::recheck(&parsed) {
             Ok(s) => println!(
-                "re-checked {} lemmas, {} steps, {} rewrites, {} inferences in {} ms; hypotheses: {}",
+                "re-checked {}: {} lemmas, {} steps, {} inferences ({} rewrites) in {} ms; hypotheses: {}",
+                s.claim,
                 s.lemmas,
                 s.steps,
-                s.rewrites,
                 s.inferences,
+                s.rewrites,
                 start.elapsed().as_millis(),
-                s.hypotheses.join(", ")
+                s.hypotheses
+                    .iter()
+                    .map(|(l, _)| l.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Err(e) => {
                 println!("re-check failed: {e}");

@@ -1,41 +1,36 @@
-//! Certificates: every inference of a checked script, with egg's rewrite
-//! sequence for each saturation, in a form that [`recheck`](crate::recheck)
-//! replays without search. Terms are the kernel's e-graph s-expressions.
-
-use std::collections::BTreeMap;
+//! Certificates: the theory a run assumed and, for every lemma, its
+//! derivation in the primitive rules of the trusted core (a list of
+//! [`Node`]s whose last one proves the lemma). [`recheck`](crate::recheck)
+//! replays them through the core.
 
 use serde::{Deserialize, Serialize};
 
+use crate::bridge::{self, Sorts};
 use crate::error::CertificateError;
-use crate::facts::{Fact, Source};
 use crate::kernel::Checked;
-use crate::lang::to_sexp;
-use crate::proof::{GoalProof, How};
-use crate::script::{DefHead, Script, Sort, SourceKind, Statement};
-use crate::term::{Formula, Rel};
+use crate::proofterm::{Node, T};
+use crate::script::{self, Script};
+use crate::trusted::{CoreError, DefHead, Formula, Rel, Sort, Statement, Theory};
 
 /// The certificate format this crate writes and reads.
-pub const CERTIFICATE_FORMAT: &str = "omega-algebra-certificate/1";
+pub const CERTIFICATE_FORMAT: &str = "omega-algebra-certificate/2";
 
-/// A formula as s-expressions.
+/// `lhs rel rhs`, terms in the certificate syntax.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FormulaCert {
     /// Left side.
-    pub lhs: String,
+    pub lhs: T,
     /// `=` or `<=`.
-    pub rel: String,
+    pub rel: Rel,
     /// Right side.
-    pub rhs: String,
+    pub rhs: T,
 }
 
-/// A statement: schematic variables with sorts, index disequalities,
-/// premises and conclusions.
+/// A hypothesis or lemma statement.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatementCert {
     /// Its label.
     pub label: String,
-    /// Schematic variables: `elem` or `pred`.
-    pub vars: BTreeMap<String, String>,
     /// Index pairs assumed different.
     pub distinct: Vec<(String, String)>,
     /// Premises.
@@ -51,214 +46,59 @@ pub struct AtomCert {
     pub name: String,
     /// Whether it is a thread-indexed family.
     pub family: bool,
-    /// Whether it is a predicate (has a complement).
+    /// Whether it is a predicate.
     pub pred: bool,
 }
 
-/// A definition: `lhs = rhs`, where `name` is fresh.
+/// A definition `head = body`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DefinitionCert {
     /// Its label.
     pub label: String,
-    /// The defined constant or family (`None` for the bracket).
-    pub name: Option<String>,
-    /// Whether it defines a family `name_i`.
-    pub family: bool,
-    /// The definition as a statement (`M_i = v_i u_i*`, schematic in `i`).
-    pub statement: StatementCert,
+    /// `const`, `family` or `bracket`.
+    pub kind: String,
+    /// The defined name (for the bracket, its variable).
+    pub name: String,
+    /// A family's index parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// The body.
+    pub body: T,
 }
 
-/// One step of a lemma.
+/// What a run assumed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TheoryCert {
+    /// Declared atoms.
+    pub atoms: Vec<AtomCert>,
+    /// Definitions, in order.
+    pub definitions: Vec<DefinitionCert>,
+    /// Hypotheses.
+    pub hypotheses: Vec<StatementCert>,
+}
+
+/// One step of a lemma's chain: where its proof ends in the node list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepCert {
     /// The case it belongs to: `(i, j, equal)`.
     pub case: Option<(String, String, bool)>,
-    /// Its position in the chain.
+    /// Its position in its chain.
     pub number: usize,
     /// The step.
     pub goal: FormulaCert,
-    /// Its proof (absent if the step failed).
-    pub proof: Option<GoalCert>,
+    /// The node proving it.
+    pub root: Option<usize>,
 }
 
-/// A lemma and the proofs of its steps.
+/// A lemma and its derivation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LemmaCert {
     /// What it states.
     pub statement: StatementCert,
-    /// Whether the kernel accepted it.
-    pub proved: bool,
-    /// Its steps in order (cases one after the other).
+    /// Its steps, for messages.
     pub steps: Vec<StepCert>,
-}
-
-/// A proof of a goal.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GoalCert {
-    /// The goal.
-    pub goal: FormulaCert,
-    /// The inference.
-    pub how: HowCert,
-}
-
-/// The inference proving a goal.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HowCert {
-    /// Equal up to associativity, or the left side is a summand of the right.
-    Identical,
-    /// A proof of `lhs = rhs` by rewriting; rule `fN` is fact N.
-    Saturation {
-        /// First term.
-        lhs: String,
-        /// Last term.
-        rhs: String,
-        /// The facts the rules come from.
-        facts: Vec<FactCert>,
-        /// egg's explanation, as a shared tree.
-        proof: TreeCert,
-    },
-    /// A common context removed.
-    Context {
-        /// Common leading factors.
-        prefix: Vec<String>,
-        /// Common trailing factors.
-        suffix: Vec<String>,
-        /// The goal without them.
-        inner: Box<GoalCert>,
-    },
-    /// Summands of the left side, after unfolding and sum elimination.
-    Split {
-        /// One per summand.
-        parts: Vec<PartCert>,
-    },
-    /// `a = b` from `a <= b` and `b <= a`.
-    Antisymmetry {
-        /// `a <= b`
-        le: Box<GoalCert>,
-        /// `b <= a`
-        ge: Box<GoalCert>,
-    },
-    /// Factor by factor.
-    Factors {
-        /// One per factor.
-        factors: Vec<GoalCert>,
-    },
-}
-
-/// An egg tree explanation with shared nodes. A sequence of node ids
-/// proves that the first node's initial term equals the last node's final
-/// term; a node's initial (final) term is its operator applied to the
-/// initial (final) terms of its children's sequences. Consecutive nodes of
-/// a sequence are linked by exactly one rewrite, found in the later node's
-/// initial term (at its root, or at the first node of a child sequence,
-/// recursively), or by nothing when the terms coincide.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TreeCert {
-    /// The nodes.
-    pub nodes: Vec<NodeCert>,
-    /// The top-level sequence.
-    pub root: Vec<usize>,
-}
-
-/// A node of a [`TreeCert`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodeCert {
-    /// The operator or leaf.
-    pub op: String,
-    /// A rule rewriting the previous node's final term into this node's initial term.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forward: Option<String>,
-    /// A rule rewriting this node's initial term into the previous node's final term.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backward: Option<String>,
-    /// One sequence per child.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub children: Vec<Vec<usize>>,
-}
-
-/// A summand of a split.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PartCert {
-    /// The summand.
-    pub summand: String,
-    /// Fresh indices of eliminated sums, outermost first.
-    pub fresh: Vec<String>,
-    /// Definitions unfolded.
-    pub unfolded: Vec<String>,
-    /// Its proof.
-    pub proof: GoalCert,
-}
-
-/// A fact and why it holds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FactCert {
-    /// The fact (`?x` and `?_i` schematic).
-    pub formula: FormulaCert,
-    /// Where it comes from.
-    pub source: SourceCert,
-}
-
-/// Where a fact comes from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SourceCert {
-    /// An instance of a cited statement's conclusion.
-    Cited {
-        /// `hypothesis`, `definition`, `lemma` or `premise`.
-        kind: String,
-        /// The label.
-        label: String,
-        /// Which conclusion.
-        conclusion: usize,
-        /// Instantiation of variables.
-        terms: BTreeMap<String, String>,
-        /// Instantiation of indices.
-        indices: BTreeMap<String, String>,
-    },
-    /// Proved on the spot.
-    Proved {
-        /// The proof.
-        proof: Box<GoalCert>,
-    },
-    /// The conclusion of a Horn rule instance.
-    Horn {
-        /// `axiom` or `lemma`.
-        kind: String,
-        /// The rule.
-        label: String,
-        /// Instantiation of variables.
-        terms: BTreeMap<String, String>,
-        /// Instantiation of indices.
-        indices: BTreeMap<String, String>,
-        /// Proofs of the instantiated premises.
-        premises: Vec<GoalCert>,
-    },
-    /// `f(t) <= (+k : f(k))`.
-    SumIntro {
-        /// The sum.
-        sum: String,
-        /// The definition naming it, if the fact is about the name.
-        defined: Option<String>,
-        /// The indices.
-        at: Vec<String>,
-    },
-    /// `(.k : f(k)) <= f(t)`.
-    ProdElim {
-        /// The product.
-        prod: String,
-        /// The definition naming it.
-        defined: Option<String>,
-        /// The index.
-        at: String,
-    },
-    /// `(.k : f(k)) <= 1`.
-    ProdTest {
-        /// The product.
-        prod: String,
-        /// The definition naming it.
-        defined: Option<String>,
-    },
+    /// The derivation; the last node proves the statement.
+    pub nodes: Vec<Node>,
 }
 
 /// A certificate for a whole script.
@@ -268,12 +108,8 @@ pub struct Certificate {
     pub format: String,
     /// The script it certifies.
     pub script: String,
-    /// Declared atoms.
-    pub atoms: Vec<AtomCert>,
-    /// Definitions, in order.
-    pub definitions: Vec<DefinitionCert>,
-    /// Hypotheses: assumed, not proved.
-    pub hypotheses: Vec<StatementCert>,
+    /// The theory the run assumed.
+    pub theory: TheoryCert,
     /// Lemmas, in order.
     pub lemmas: Vec<LemmaCert>,
 }
@@ -281,11 +117,12 @@ pub struct Certificate {
 impl Certificate {
     /// Serialises the certificate.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        serde_json::to_string(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
     /// Reads a certificate.
     pub fn from_json(s: &str) -> Result<Certificate, CertificateError> {
+        // Derivations are flat lists, so the JSON nests only a few levels.
         let c: Certificate =
             serde_json::from_str(s).map_err(|e| CertificateError::Malformed(e.to_string()))?;
         if c.format != CERTIFICATE_FORMAT {
@@ -298,239 +135,147 @@ impl Certificate {
     }
 }
 
-fn rel_str(r: Rel) -> String {
-    r.to_string()
-}
-
-fn formula_cert(f: &Formula) -> FormulaCert {
-    let f = f.map(|t| t.canon());
+pub(crate) fn formula_cert(f: &Formula) -> FormulaCert {
     FormulaCert {
-        lhs: to_sexp(&f.lhs),
-        rel: rel_str(f.rel),
-        rhs: to_sexp(&f.rhs),
+        lhs: T(f.lhs.clone()),
+        rel: f.rel,
+        rhs: T(f.rhs.clone()),
     }
 }
 
-fn kind_str(k: SourceKind) -> String {
-    match k {
-        SourceKind::Axiom => "axiom",
-        SourceKind::Definition => "definition",
-        SourceKind::Hypothesis => "hypothesis",
-        SourceKind::Lemma => "lemma",
-        SourceKind::Premise => "premise",
-    }
-    .to_string()
+pub(crate) fn formula_of(f: &FormulaCert) -> Formula {
+    Formula::new(f.lhs.0.clone(), f.rel, f.rhs.0.clone())
 }
 
 pub(crate) fn statement_cert(label: &str, st: &Statement) -> StatementCert {
     StatementCert {
         label: label.to_string(),
-        vars: st
-            .vars
-            .iter()
-            .map(|(k, s)| {
-                (
-                    k.clone(),
-                    if *s == Sort::Pred { "pred" } else { "elem" }.to_string(),
-                )
-            })
-            .collect(),
         distinct: st.distinct.clone(),
         premises: st.premises.iter().map(formula_cert).collect(),
         conclusions: st.conclusions.iter().map(formula_cert).collect(),
     }
 }
 
-fn index_value(i: &str) -> String {
-    i.to_string()
+pub(crate) fn statement_of(s: &StatementCert) -> Statement {
+    Statement {
+        distinct: s.distinct.clone(),
+        premises: s.premises.iter().map(formula_of).collect(),
+        conclusions: s.conclusions.iter().map(formula_of).collect(),
+    }
 }
 
-fn fact_cert(f: &Fact) -> Result<FactCert, String> {
-    let source = match &f.source {
-        Source::Cited {
-            kind,
-            label,
-            conclusion,
-            inst,
-        } => SourceCert::Cited {
-            kind: kind_str(*kind),
-            label: label.clone(),
-            conclusion: *conclusion,
-            terms: inst
-                .terms
-                .iter()
-                .map(|(k, v)| (k.clone(), to_sexp(&v.canon())))
-                .collect(),
-            indices: inst
-                .indices
-                .iter()
-                .map(|(k, v)| (k.clone(), index_value(v)))
-                .collect(),
-        },
-        Source::Proved(p) => SourceCert::Proved {
-            proof: Box::new(goal_cert(p)?),
-        },
-        Source::Horn {
-            kind,
-            label,
-            inst,
-            premises,
-        } => SourceCert::Horn {
-            kind: kind_str(*kind),
-            label: label.clone(),
-            terms: inst
-                .terms
-                .iter()
-                .map(|(k, v)| (k.clone(), to_sexp(&v.canon())))
-                .collect(),
-            indices: inst
-                .indices
-                .iter()
-                .map(|(k, v)| (k.clone(), index_value(v)))
-                .collect(),
-            premises: premises.iter().map(goal_cert).collect::<Result<_, _>>()?,
-        },
-        Source::SumIntro { sum, defined, at } => SourceCert::SumIntro {
-            sum: to_sexp(sum),
-            defined: defined.clone(),
-            at: at.clone(),
-        },
-        Source::ProdElim { prod, defined, at } => SourceCert::ProdElim {
-            prod: to_sexp(prod),
-            defined: defined.clone(),
-            at: at.clone(),
-        },
-        Source::ProdTest { prod, defined } => SourceCert::ProdTest {
-            prod: to_sexp(prod),
-            defined: defined.clone(),
-        },
-    };
-    Ok(FactCert {
-        formula: formula_cert(&f.formula),
-        source,
-    })
+/// The theory of a script, without the dropped hypotheses, in its order.
+fn theory_cert(s: &Script, dropped: &[String]) -> TheoryCert {
+    let sorts = Sorts(s.vars.clone());
+    let atoms = s
+        .atoms
+        .iter()
+        .map(|a| AtomCert {
+            name: a.name.clone(),
+            family: a.family,
+            pred: a.sort == script::Sort::Pred,
+        })
+        .collect();
+    let mut definitions = Vec::new();
+    let mut hypotheses = Vec::new();
+    for item in &s.items {
+        match item {
+            script::Item::Def(d) => {
+                let (kind, name, param) = match &d.head {
+                    script::DefHead::Const(n) => ("const", n.clone(), None),
+                    script::DefHead::Family(n, i) => ("family", n.clone(), Some(i.clone())),
+                    script::DefHead::Bracket(x) => ("bracket", x.clone(), None),
+                };
+                let mut ds = sorts.clone();
+                if let script::DefHead::Bracket(x) = &d.head {
+                    ds.0.insert(x.clone(), script::Sort::Elem);
+                }
+                definitions.push(DefinitionCert {
+                    label: d.label.clone(),
+                    kind: kind.into(),
+                    name,
+                    param,
+                    body: T(bridge::term(&d.body, &ds)),
+                });
+            }
+            script::Item::Hyp(h) if !dropped.contains(&h.label) => {
+                hypotheses.push(statement_cert(
+                    &h.label,
+                    &bridge::statement(&h.statement, &sorts),
+                ));
+            }
+            _ => {}
+        }
+    }
+    TheoryCert {
+        atoms,
+        definitions,
+        hypotheses,
+    }
 }
 
-fn goal_cert(p: &GoalProof) -> Result<GoalCert, String> {
-    let how = match &p.how {
-        How::Identical => HowCert::Identical,
-        How::Saturation {
-            lhs,
-            rhs,
-            facts,
-            sequence,
-            ..
-        } => HowCert::Saturation {
-            lhs: to_sexp(lhs),
-            rhs: to_sexp(rhs),
-            facts: facts.iter().map(fact_cert).collect::<Result<_, _>>()?,
-            proof: sequence
-                .as_deref()
-                .cloned()
-                .ok_or_else(|| "the check ran without explanations".to_string())?,
-        },
-        How::Context {
-            prefix,
-            suffix,
-            inner,
-        } => HowCert::Context {
-            prefix: prefix.iter().map(to_sexp).collect(),
-            suffix: suffix.iter().map(to_sexp).collect(),
-            inner: Box::new(goal_cert(inner)?),
-        },
-        How::Split { parts } => HowCert::Split {
-            parts: parts
-                .iter()
-                .map(|pt| {
-                    Ok(PartCert {
-                        summand: to_sexp(&pt.summand),
-                        fresh: pt.fresh.clone(),
-                        unfolded: pt.unfolded.clone(),
-                        proof: goal_cert(&pt.proof)?,
-                    })
-                })
-                .collect::<Result<_, String>>()?,
-        },
-        How::Antisymmetry(a, b) => HowCert::Antisymmetry {
-            le: Box::new(goal_cert(a)?),
-            ge: Box::new(goal_cert(b)?),
-        },
-        How::Factors(ps) => HowCert::Factors {
-            factors: ps.iter().map(goal_cert).collect::<Result<_, _>>()?,
-        },
-    };
-    Ok(GoalCert {
-        goal: formula_cert(&p.goal),
-        how,
-    })
+/// Builds the core theory a certificate declares (checking, as the core
+/// does, that definitions are conservative).
+pub(crate) fn theory_of(t: &TheoryCert) -> Result<Theory, CoreError> {
+    let mut th = Theory::default();
+    for a in &t.atoms {
+        th.declare(
+            &a.name,
+            a.family,
+            if a.pred { Sort::Pred } else { Sort::Elem },
+        )?;
+    }
+    for d in &t.definitions {
+        let head = match (d.kind.as_str(), &d.param) {
+            ("const", None) => DefHead::Const(d.name.clone()),
+            ("family", Some(p)) => DefHead::Family(d.name.clone(), p.clone()),
+            ("bracket", None) => DefHead::Bracket(d.name.clone()),
+            _ => {
+                return Err(CoreError {
+                    rule: "define",
+                    reason: format!("{}: unknown kind of definition `{}`", d.label, d.kind),
+                });
+            }
+        };
+        th.define(&d.label, head, d.body.0.clone())?;
+    }
+    for h in &t.hypotheses {
+        th.assume(&h.label, statement_of(h))?;
+    }
+    Ok(th)
 }
 
 impl Checked {
-    /// Builds the certificate of a check run with
-    /// [`Settings::explain`](crate::Settings) on.
+    /// The certificate of this run: the theory and each lemma's derivation.
     pub fn certificate(&self, script: &Script) -> Result<Certificate, CertificateError> {
-        let atoms = script
-            .atoms
+        let sorts = Sorts(script.vars.clone());
+        let lemmas = self
+            .records
             .iter()
-            .map(|a| AtomCert {
-                name: a.name.clone(),
-                family: a.family,
-                pred: a.sort == Sort::Pred,
+            .map(|rec| LemmaCert {
+                statement: statement_cert(&rec.label, &bridge::statement(&rec.statement, &sorts)),
+                steps: rec
+                    .steps
+                    .iter()
+                    .zip(&rec.roots)
+                    .map(|(s, root)| StepCert {
+                        case: s.case.clone(),
+                        number: s.number,
+                        goal: formula_cert(&bridge::formula(&s.goal, &sorts)),
+                        root: *root,
+                    })
+                    .collect(),
+                nodes: if rec.proved {
+                    rec.nodes.clone()
+                } else {
+                    Vec::new()
+                },
             })
             .collect();
-        let definitions = script
-            .definitions()
-            .map(|d| {
-                let mut st = Statement {
-                    conclusions: vec![d.formula()],
-                    ..Default::default()
-                };
-                if let DefHead::Bracket(x) = &d.head {
-                    st.vars.insert(x.clone(), Sort::Elem);
-                }
-                DefinitionCert {
-                    label: d.label.clone(),
-                    name: d.name().map(str::to_string),
-                    family: matches!(d.head, DefHead::Family(..)),
-                    statement: statement_cert(&d.label, &st),
-                }
-            })
-            .collect();
-        let hypotheses = script
-            .hypotheses()
-            .map(|h| statement_cert(&h.label, &h.statement))
-            .collect();
-        let mut lemmas = Vec::new();
-        for rec in &self.records {
-            let mut steps = Vec::new();
-            for s in &rec.steps {
-                let proof = match &s.proof {
-                    Some(p) => Some(goal_cert(p).map_err(|e| CertificateError::Rejected {
-                        lemma: rec.label.clone(),
-                        location: format!("step {}", s.number),
-                        reason: e,
-                    })?),
-                    None => None,
-                };
-                steps.push(StepCert {
-                    case: s.case.clone(),
-                    number: s.number,
-                    goal: formula_cert(&s.goal),
-                    proof,
-                });
-            }
-            lemmas.push(LemmaCert {
-                statement: statement_cert(&rec.label, &rec.statement),
-                proved: rec.proved,
-                steps,
-            });
-        }
         Ok(Certificate {
             format: CERTIFICATE_FORMAT.to_string(),
             script: script.file.clone(),
-            atoms,
-            definitions,
-            hypotheses,
+            theory: theory_cert(script, &self.report.dropped),
             lemmas,
         })
     }

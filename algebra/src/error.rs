@@ -97,22 +97,15 @@ pub enum CertificateError {
     /// The file is not valid certificate JSON.
     #[error("malformed certificate: {0}")]
     Malformed(String),
-    /// A term in the certificate is not a well-formed s-expression.
-    #[error("malformed term `{term}`: {reason}")]
-    Term {
-        /// The offending text.
-        term: String,
-        /// Why it does not parse.
-        reason: String,
-    },
-    /// A recorded inference does not hold.
+    /// A recorded inference does not hold, or the certificate claims or
+    /// assumes something other than the paper.
     #[error("{lemma}: {location}: {reason}")]
     Rejected {
-        /// The lemma whose proof is wrong.
+        /// The lemma whose proof is wrong (`-` for the theory).
         lemma: String,
-        /// Which goal or rewrite inside it.
+        /// Which step and node, or `theory`, `claim`, `statement`.
         location: String,
-        /// What does not check.
+        /// What does not check, naming the core's rule.
         reason: String,
     },
 }

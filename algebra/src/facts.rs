@@ -58,8 +58,6 @@ pub(crate) enum Check {
     Assume(Assumption),
     /// It holds in every model (an axiom-only lemma, a definition, a sum law).
     Valid,
-    /// It cannot be evaluated (schematic in elements and depending on hypotheses).
-    Unknown,
 }
 
 /// A usable fact.
@@ -81,6 +79,8 @@ pub(crate) struct Fact {
 
 /// A resolved hint, before instantiation at the indices in scope.
 #[derive(Clone, Debug, PartialEq)]
+// A handful per step, moved rarely: boxing the large variant buys nothing.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Citable {
     /// A fixed fact (premise, proved fact, Horn conclusion).
     Ground(Fact),
@@ -262,23 +262,30 @@ pub(crate) fn instantiate(
     Ok(out)
 }
 
-/// The assumption the refuter checks for a formula with `?i` indices.
-pub(crate) fn assumption_of(f: &Formula) -> Assumption {
+/// The assumption the refuter checks for a formula: for all threads of its
+/// `?i` indices and all values of its `?x` variables (a schematic fact
+/// holds for every instance, so the model must satisfy every instance).
+pub(crate) fn assumption_of(f: &Formula, sorts: &BTreeMap<String, Sort>) -> Assumption {
     let forall: Vec<String> = f
         .free_indices()
         .into_iter()
         .filter(|i| i.starts_with('?'))
         .collect();
+    let vars = f
+        .vars()
+        .into_iter()
+        .filter(|v| v.starts_with('?'))
+        .map(|v| {
+            let sort = sorts.get(&v[1..]).copied().unwrap_or(Sort::Elem);
+            (v, sort)
+        })
+        .collect();
     Assumption {
         formula: f.clone(),
         forall,
         distinct: vec![],
+        vars,
     }
-}
-
-/// Whether a formula has schematic element variables.
-pub(crate) fn has_schematic_vars(f: &Formula) -> bool {
-    f.vars().iter().any(|v| v.starts_with('?'))
 }
 
 /// `f(t) <= (+k : f(k))` for every sum in `t` not under a binder, at the scope's indices.

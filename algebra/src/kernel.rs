@@ -7,8 +7,9 @@ use std::time::Instant;
 use egg::Rewrite;
 
 use crate::axioms::axioms;
+use crate::bridge::{self, Sorts};
 use crate::facts::{
-    Check, Citable, Fact, Scope, Source, assumption_of, has_schematic_vars, render_inst,
+    Check, Citable, Fact, Scope, Source, assumption_of, pred_atom_test, render_inst,
 };
 use crate::lang::Op;
 use crate::matching::{Inst, Schema, contexts, match_term};
@@ -16,13 +17,16 @@ use crate::model::Evaluator;
 use crate::mutation::{Mutant, MutantOutcome};
 use crate::parser::premise_labels;
 use crate::proof::GoalProof;
+use crate::proofterm::{Builder, Node};
 use crate::prover::{Failure, Prover, Settings};
+use crate::replay::{Derive, Replay, ReplayError};
 use crate::report::{FailedStep, LemmaReport, Report, Status, StepFailure, StepReport};
 use crate::rules::{axiom_specs, build};
 use crate::script::{
     Chain, Citation, DefHead, Hint, Item, Lemma, Proof, Script, SourceKind, Statement,
 };
-use crate::term::{Formula, Rel, Term};
+use crate::term::{Formula as KFormula, Rel, Term};
+use crate::trusted::{Formula, Rel as CRel, Theory, Thm};
 
 /// What to check and how hard to try.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -39,7 +43,7 @@ pub(crate) struct StepRecord {
     /// The case split it belongs to: `(i, j, equal)`.
     pub case: Option<(String, String, bool)>,
     pub number: usize,
-    pub goal: Formula,
+    pub goal: KFormula,
     pub proof: Option<GoalProof>,
 }
 
@@ -50,6 +54,11 @@ pub(crate) struct LemmaRecord {
     pub statement: Statement,
     pub proved: bool,
     pub steps: Vec<StepRecord>,
+    /// The lemma's derivation in primitive rules; its last node proves the
+    /// lemma when `proved`.
+    pub nodes: Vec<Node>,
+    /// The node proving each step, when it replayed.
+    pub roots: Vec<Option<usize>>,
 }
 
 /// The result of [`check`]: the report, and what a certificate is built from.
@@ -98,10 +107,14 @@ impl From<Failure> for StepFail {
 
 struct Kernel<'a> {
     script: &'a Script,
+    /// The core theory: the script's declarations, definitions and
+    /// hypotheses (without the dropped ones), and the lemmas closed so far.
+    core: Theory,
+    sorts: Sorts,
     prover: Prover<'a>,
     dropped: BTreeSet<String>,
     lemmas: BTreeMap<String, LemmaInfo>,
-    premises: BTreeMap<String, Formula>,
+    premises: BTreeMap<String, KFormula>,
     /// Mutants to check in their step's context, and their verdicts.
     mutants: Vec<Mutant>,
     outcomes: Vec<MutantOutcome>,
@@ -148,10 +161,17 @@ fn check_with(
         fresh: 0,
         saturations: 0,
     };
+    let dropped: BTreeSet<String> = opts.drop.iter().map(|d| hypothesis_label(d)).collect();
+    let (core, core_error) = match bridge::theory(script, &dropped) {
+        Ok(t) => (t, None),
+        Err(e) => (Theory::default(), Some(e)),
+    };
     let mut k = Kernel {
         script,
+        core,
+        sorts: Sorts(script.vars.clone()),
         prover,
-        dropped: opts.drop.iter().map(|d| hypothesis_label(d)).collect(),
+        dropped,
         lemmas: BTreeMap::new(),
         premises: BTreeMap::new(),
         mutants,
@@ -170,6 +190,17 @@ fn check_with(
         }
     }
     let mut failed = Vec::new();
+    if let Some(e) = core_error {
+        failed.push(FailedStep {
+            lemma: "-".into(),
+            step: "theory".into(),
+            line: 0,
+            goal: String::new(),
+            hints: vec![],
+            reason: format!("the core refuses the script's theory: {e}"),
+            counter_model: None,
+        });
+    }
     let mut steps = 0;
     for l in &reports {
         for e in &l.errors {
@@ -242,6 +273,8 @@ fn check_with(
         elapsed_ms: start.elapsed().as_millis(),
         saturations: k.prover.saturations,
         lemmas: reports,
+        without: without(script, &k.dropped),
+        paper_claim: status == Status::Proved && paper_claim(&k.core, &k.dropped),
     };
     (Checked { report, records }, k.outcomes)
 }
@@ -368,6 +401,44 @@ impl<'a> Kernel<'a> {
                 }
             }
         }
+        // Every step found by the search is replayed through the core, and
+        // the lemma is closed there: the core's verdict is the kernel's.
+        let (roots, nodes, closing) = self.replay_lemma(l, &records);
+        for (rep, root) in steps.iter_mut().zip(&roots) {
+            if let (Status::Proved, Err(e)) = (rep.status, root) {
+                rep.status = Status::Failed;
+                rep.how = String::new();
+                rep.failure = Some(StepFailure {
+                    reason: e.clone(),
+                    counter_model: None,
+                });
+            }
+        }
+        let searched_ok = errors.is_empty() && steps.iter().all(|s| s.status == Status::Proved);
+        let core_st = bridge::statement(st, &self.sorts);
+        let closed = match closing {
+            Some(thm) if searched_ok => {
+                match self.core.close_lemma(&l.label, core_st.clone(), &thm) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        errors.push(format!("the core does not accept the lemma: {e}"));
+                        false
+                    }
+                }
+            }
+            Some(_) => false,
+            None => {
+                if searched_ok {
+                    errors.push("the core could not assemble the lemma from its steps".into());
+                }
+                false
+            }
+        };
+        if !closed {
+            // Later lemmas may still cite it; what rests on it says so.
+            let _ = self.core.admit(&l.label, core_st);
+        }
+        let roots: Vec<Option<usize>> = roots.into_iter().map(|r| r.ok()).collect();
         // Transitive dependencies through cited lemmas.
         let mut hyps = deps.hyps.clone();
         let mut lemmas = deps.lemmas.clone();
@@ -393,6 +464,12 @@ impl<'a> Kernel<'a> {
             },
         );
         self.premises.clear();
+        let uses: Vec<String> = self
+            .script
+            .lemmas()
+            .filter(|x| lemmas.contains(&x.label))
+            .map(|x| x.label.clone())
+            .collect();
         let mut all_deps = deps;
         all_deps.hyps = hyps.clone();
         all_deps.lemmas = lemmas;
@@ -414,21 +491,122 @@ impl<'a> Kernel<'a> {
                 .map(|h| h.label.clone())
                 .collect(),
             depends_on_failed,
+            uses,
         };
         let record = LemmaRecord {
             label: l.label.clone(),
             statement: st.clone(),
             proved: own_ok,
             steps: records,
+            nodes,
+            roots,
         };
         (report, record, all_deps)
+    }
+
+    /// Replays one goal's proof through the core (for mutants).
+    fn replay_one(&self, goal: &KFormula, proof: &GoalProof) -> Result<(), String> {
+        let mut b = Builder::new(&self.core);
+        let mut rp = Replay::new(&mut b, &self.sorts, self.script);
+        let want = bridge::formula(goal, &self.sorts);
+        match rp.goal(proof) {
+            Ok(n) if *rp.d.b.concl(n) == want => Ok(()),
+            Ok(n) => Err(format!(
+                "the core proves `{}`, not `{want}`",
+                rp.d.b.concl(n)
+            )),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Replays the steps' proofs through the core in one derivation, then
+    /// assembles the lemma (chains by transitivity, the case split).
+    fn replay_lemma(
+        &self,
+        l: &Lemma,
+        records: &[StepRecord],
+    ) -> (Vec<Result<usize, String>>, Vec<Node>, Option<Thm>) {
+        let mut b = Builder::new(&self.core);
+        let mut roots = Vec::new();
+        for r in records {
+            let res = match &r.proof {
+                None => Err("not shown".to_string()),
+                Some(p) => {
+                    let mut rp = Replay::new(&mut b, &self.sorts, self.script);
+                    let want = bridge::formula(&r.goal, &self.sorts);
+                    match rp.goal(p) {
+                        Ok(n) if *rp.d.b.concl(n) == want => Ok(n),
+                        Ok(n) => Err(format!(
+                            "the core proves `{}`, not the step `{want}`",
+                            rp.d.b.concl(n)
+                        )),
+                        Err(e) => Err(e.to_string()),
+                    }
+                }
+            };
+            roots.push(res);
+        }
+        if roots.iter().any(|r| r.is_err()) {
+            return (roots, Vec::new(), None);
+        }
+        let ok: Vec<usize> = roots.iter().filter_map(|r| r.clone().ok()).collect();
+        let st = bridge::statement(&l.statement, &self.sorts);
+        let goal = st.conclusions[0].clone();
+        let mut d = Derive { b: &mut b };
+        let fin = match &l.proof {
+            Proof::Cases(cases) => (|| {
+                let mut same = None;
+                let mut differ = None;
+                let mut ij = None;
+                for c in cases {
+                    let (a, bb) = &c.indices;
+                    let key = Some((a.clone(), bb.clone(), c.equal));
+                    let nodes: Vec<usize> = records
+                        .iter()
+                        .zip(&ok)
+                        .filter(|(r, _)| r.case == key)
+                        .map(|(_, n)| *n)
+                        .collect();
+                    let g = if c.equal {
+                        let m = [(bb.clone(), a.clone())].into_iter().collect();
+                        let f = Formula::new(goal.lhs.clone(), goal.rel, goal.rhs.clone());
+                        subst_ix(&f, &m)
+                    } else {
+                        goal.clone()
+                    };
+                    let n = compose(&mut d, &nodes, &g).ok()?;
+                    if c.equal {
+                        same = Some(n);
+                    } else {
+                        differ = Some(n);
+                    }
+                    ij = Some((a.clone(), bb.clone()));
+                }
+                let (i, j) = ij?;
+                d.add(Node::Cases {
+                    i,
+                    j,
+                    same: same?,
+                    differ: differ?,
+                })
+                .ok()
+            })(),
+            _ => compose(&mut d, &ok, &goal).ok(),
+        };
+        match fin {
+            Some(n) => {
+                let thm = b.thm(n).clone();
+                (roots, b.finish(n), Some(thm))
+            }
+            None => (roots, Vec::new(), None),
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
     fn check_chain(
         &mut self,
         c: &Chain,
-        goal: &Formula,
+        goal: &KFormula,
         scope: &Scope,
         case: Option<(String, String, bool)>,
         errors: &mut Vec<String>,
@@ -461,7 +639,7 @@ impl<'a> Kernel<'a> {
         }
         let mut prev = c.start.clone();
         for (n, s) in c.steps.iter().enumerate() {
-            let g = Formula::new(prev.clone(), s.rel, s.term.clone());
+            let g = KFormula::new(prev.clone(), s.rel, s.term.clone());
             let (rep, rec) =
                 self.check_step(&g, &s.hints, scope, case.clone(), n + 1, s.line, deps);
             steps.push(rep);
@@ -473,7 +651,7 @@ impl<'a> Kernel<'a> {
     #[allow(clippy::too_many_arguments)]
     fn check_step(
         &mut self,
-        goal: &Formula,
+        goal: &KFormula,
         hints: &[Hint],
         scope: &Scope,
         case: Option<(String, String, bool)>,
@@ -537,12 +715,19 @@ impl<'a> Kernel<'a> {
             .cloned()
             .collect();
         for m in here {
-            let outcome = match self.check_goal(&m.goal, &m.hints, scope) {
-                Ok((proof, _)) => MutantOutcome {
+            let found = self.check_goal(&m.goal, &m.hints, scope);
+            let outcome = match found.map(|(proof, _)| (self.replay_one(&m.goal, &proof), proof)) {
+                Ok((Ok(()), proof)) => MutantOutcome {
                     mutant: m,
                     rejected: false,
                     detail: proof.summary(),
                     refuted: false,
+                },
+                Ok((Err(e), _)) => MutantOutcome {
+                    mutant: m,
+                    rejected: true,
+                    refuted: false,
+                    detail: e,
                 },
                 Err(f) => MutantOutcome {
                     mutant: m,
@@ -559,7 +744,7 @@ impl<'a> Kernel<'a> {
     /// the premises of Horn rules, then the goal.
     fn check_goal(
         &mut self,
-        goal: &Formula,
+        goal: &KFormula,
         hints: &[Hint],
         scope: &Scope,
     ) -> Result<(GoalProof, Deps), StepFail> {
@@ -585,11 +770,7 @@ impl<'a> Kernel<'a> {
                     match self.check_goal(formula, &sub, scope) {
                         Ok((proof, d)) => {
                             let f = formula.map(|t| t.canon());
-                            let check = if has_schematic_vars(&f) {
-                                Check::Unknown
-                            } else {
-                                Check::Assume(assumption_of(&f))
-                            };
+                            let check = Check::Assume(assumption_of(&f, &self.script.vars));
                             cits.push(Citable::Ground(Fact {
                                 label: formula.to_string(),
                                 formula: f,
@@ -681,7 +862,8 @@ impl<'a> Kernel<'a> {
                 Some(Citable::Statement {
                     citation: c.clone(),
                     statement: info.statement.clone(),
-                    pure: info.hyps.is_empty(),
+                    // Only a proved, hypothesis-free lemma holds in every model.
+                    pure: info.ok && info.hyps.is_empty(),
                     hyps: info.hyps.clone(),
                     lemmas,
                 })
@@ -698,7 +880,7 @@ impl<'a> Kernel<'a> {
                         conclusion: 0,
                         inst: Inst::default(),
                     },
-                    check: Check::Assume(assumption_of(&f)),
+                    check: Check::Assume(assumption_of(&f, &self.script.vars)),
                     hyps: BTreeSet::new(),
                     lemmas: BTreeSet::new(),
                 }))
@@ -711,7 +893,7 @@ impl<'a> Kernel<'a> {
     fn horn_fact(
         &mut self,
         c: &Citation,
-        goal: &Formula,
+        goal: &KFormula,
         cits: &[Citable],
         scope: &Scope,
         deps: &mut Deps,
@@ -747,6 +929,20 @@ impl<'a> Kernel<'a> {
             vars.iter().all(|v| i.terms.contains_key(v))
                 && indices.iter().all(|k| i.indices.contains_key(k))
         };
+        // A predicate variable takes only a predicate literal, however the
+        // instance was found (explicitly or by matching).
+        let is_pred = pred_atom_test(&self.script.atoms, &scope.vars);
+        let bad_sort = |i: &Inst| {
+            st.vars.iter().find_map(|(v, sort)| {
+                let t = i.terms.get(v)?;
+                let literal = match t {
+                    Term::Not(a) => is_pred(a),
+                    other => is_pred(other),
+                };
+                (*sort == crate::script::Sort::Pred && !literal).then(|| (v.clone(), t.clone()))
+            })
+        };
+        let mut refused = None;
         let concl = &st.conclusions[0];
         let mut inst = None;
         if complete(&base) {
@@ -763,11 +959,28 @@ impl<'a> Kernel<'a> {
                         && match_term(&schema, pr, &b, &mut i)
                         && complete(&i)
                     {
+                        if let Some(bad) = bad_sort(&i) {
+                            refused = Some(bad);
+                            continue;
+                        }
                         inst = Some(i);
                         break 'search;
                     }
                 }
             }
+        }
+        if let Some((v, t)) =
+            inst.as_ref()
+                .and_then(&bad_sort)
+                .or(if inst.is_none() { refused } else { None })
+        {
+            return Err(StepFail {
+                reason: format!(
+                    "`{}` cannot be instantiated with `{v} := {t}`: `{v}` is a predicate variable and `{t}` is not a predicate literal",
+                    c.label
+                ),
+                counter_model: None,
+            });
         }
         let Some(inst) = inst else {
             let missing: Vec<&String> = vars
@@ -819,11 +1032,7 @@ impl<'a> Kernel<'a> {
             }
         }
         let formula = concl.map(|t| inst.apply(t)).map(|t| t.canon());
-        let check = if has_schematic_vars(&formula) {
-            Check::Unknown
-        } else {
-            Check::Assume(assumption_of(&formula))
-        };
+        let check = Check::Assume(assumption_of(&formula, &self.script.vars));
         Ok(Fact {
             label: format!("{}{}", c.label, render_inst(&inst)),
             formula,
@@ -907,4 +1116,78 @@ pub(crate) fn render_statement(st: &Statement) -> String {
     } else {
         format!("{} => {}", conds.join(" and "), concl.join(" and "))
     }
+}
+
+/// A chain of step proofs `t0 rel t1, t1 rel t2, ...` composed into `goal`
+/// (whose sides equal the chain's ends up to associativity).
+fn compose(d: &mut Derive<'_, '_>, nodes: &[usize], goal: &Formula) -> Result<usize, ReplayError> {
+    let all_eq = nodes.iter().all(|&n| d.b.concl(n).rel == CRel::Eq);
+    let mut acc: Option<usize> = None;
+    for &n in nodes {
+        let n = if all_eq || d.b.concl(n).rel == CRel::Le {
+            n
+        } else {
+            d.eq_le(n)?
+        };
+        acc = Some(match acc {
+            None => n,
+            Some(a) if all_eq => d.trans(a, n)?,
+            Some(a) => d.le_trans(a, n)?,
+        });
+    }
+    let mut n = acc.ok_or(ReplayError::Mismatch("an empty chain".into()))?;
+    if goal.rel == CRel::Le && d.b.concl(n).rel == CRel::Eq {
+        n = d.eq_le(n)?;
+    }
+    match goal.rel {
+        CRel::Eq => d.eq_conv(n, &goal.lhs, &goal.rhs),
+        CRel::Le => d.le_conv(n, &goal.lhs, &goal.rhs),
+    }
+}
+
+fn subst_ix(f: &Formula, m: &BTreeMap<String, String>) -> Formula {
+    let none = BTreeMap::new();
+    Formula::new(f.lhs.subst(&none, m), f.rel, f.rhs.subst(&none, m))
+}
+
+/// With the paper's theory and one hypothesis dropped: the known
+/// counter-model of (19) without it, re-checked, or how far it was sought.
+fn without(script: &Script, dropped: &BTreeSet<String>) -> Option<crate::report::Without> {
+    let [h] = dropped.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let theory = bridge::theory(script, &BTreeSet::new()).ok()?;
+    let paper = crate::trusted::paper::theory().ok()?;
+    crate::recheck::same_theory(&theory, &paper).ok()?;
+    let mut w = crate::report::Without {
+        hypothesis: h.clone(),
+        counter_model: None,
+        violation: None,
+        check_error: None,
+        found: None,
+    };
+    match crate::necessity::known(h) {
+        Some((m, how)) => {
+            match m.check(h) {
+                Ok(v) => w.violation = Some(v),
+                Err(e) => w.check_error = Some(e),
+            }
+            w.counter_model = Some(m);
+            w.found = Some(how.to_string());
+        }
+        None => w.found = Some("no counter-model known".into()),
+    }
+    Some(w)
+}
+
+/// Whether the core holds the paper's (19), with no admitted lemma under
+/// it, in exactly the paper's theory.
+fn paper_claim(core: &Theory, dropped: &BTreeSet<String>) -> bool {
+    use crate::trusted::paper;
+    let Ok(p) = paper::theory() else { return false };
+    dropped.is_empty()
+        && crate::recheck::same_theory(core, &p).is_ok()
+        && core
+            .lemma(paper::CLAIM)
+            .is_some_and(|(st, _, admitted)| *st == paper::claim() && admitted.is_empty())
 }

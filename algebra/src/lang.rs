@@ -1,8 +1,11 @@
 //! The e-graph language and the translation of terms into it.
 //!
-//! Index leaves are written `_i` so that they can never be confused with
-//! element constants; bound indices are `_#0`, `_#1` (see [`Term::canon`]).
-//! Schematic variables whose name starts with `?` become pattern variables.
+//! Names live in their own namespaces, apart from the operators: an atom or
+//! defined name `n` is the leaf `@n` (a family member `(@n _i)`), a fixed
+//! variable `x` is `%x`, an index leaf is `_i` (bound indices `_#0`, `_#1`,
+//! see [`Term::canon`]). So a declared `omega_i` is `(@omega _i)`, never
+//! the operator `omega`. Schematic variables whose name starts with `?`
+//! become pattern variables.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -105,18 +108,25 @@ fn write_sexp(t: &Term, out: &mut String) {
     match t {
         Term::Zero => out.push('0'),
         Term::One => out.push('1'),
-        Term::Const(Atom { name, index: None }) => out.push_str(name),
+        Term::Const(Atom { name, index: None }) => {
+            out.push('@');
+            out.push_str(name);
+        }
         Term::Const(Atom {
             name,
             index: Some(i),
         }) => {
-            out.push('(');
+            out.push_str("(@");
             out.push_str(name);
             out.push(' ');
             out.push_str(&index_leaf(i));
             out.push(')');
         }
-        Term::Var(v) => out.push_str(v),
+        Term::Var(v) if v.starts_with('?') => out.push_str(v),
+        Term::Var(v) => {
+            out.push('%');
+            out.push_str(v);
+        }
         Term::Not(a) => un("~", a, out),
         Term::Add(a, b) => bin("+", a, b, out),
         Term::Seq(a, b) => bin(";", a, b, out),
@@ -160,8 +170,20 @@ mod tests {
             "#0".into(),
             Box::new(Term::member("M", "#0").seq(Term::member("u", "i"))),
         );
-        assert_eq!(to_sexp(&t), "(sum _#0 (; (M _#0) (u _i)))");
+        assert_eq!(to_sexp(&t), "(sum _#0 (; (@M _#0) (@u _i)))");
         let e = to_expr(&t);
-        assert_eq!(e.to_string(), "(sum _#0 (; (M _#0) (u _i)))");
+        assert_eq!(e.to_string(), "(sum _#0 (; (@M _#0) (@u _i)))");
+        // Names that spell operators stay atoms.
+        let t = Term::member("omega", "i").seq(Term::constant("box"));
+        assert!(matches!(
+            to_expr(&t).as_ref()[to_expr(&t).as_ref().len() - 1],
+            Op::Seq(_)
+        ));
+        let e = to_expr(&t);
+        assert!(
+            !e.as_ref()
+                .iter()
+                .any(|n| matches!(n, Op::Omega(_) | Op::Bracket(_)))
+        );
     }
 }

@@ -45,7 +45,9 @@
 #![warn(missing_docs)]
 
 mod axioms;
+mod bridge;
 mod certificate;
+mod display;
 mod error;
 mod facts;
 mod kernel;
@@ -54,32 +56,40 @@ mod lexer;
 mod matching;
 mod model;
 mod mutation;
+pub mod necessity;
 mod parser;
 mod proof;
+mod proofterm;
 mod prover;
 mod recheck;
 mod refute;
+mod replay;
 mod report;
 mod rules;
 mod saturate;
 mod script;
-mod sexp;
 mod term;
+pub mod trusted;
 
 pub use axioms::{AXIOM_SOURCE, Axiom, axioms};
+
 pub use certificate::{
-    AtomCert, CERTIFICATE_FORMAT, Certificate, DefinitionCert, FactCert, FormulaCert, GoalCert,
-    HowCert, LemmaCert, NodeCert, PartCert, SourceCert, StatementCert, StepCert, TreeCert,
+    AtomCert, CERTIFICATE_FORMAT, Certificate, DefinitionCert, FormulaCert, LemmaCert,
+    StatementCert, StepCert, TheoryCert,
 };
 pub use error::{CertificateError, ParseError};
 pub use kernel::{CheckOptions, Checked, check, check_mutants, hypothesis_label};
 pub use model::{Evaluator, MAX_STATES, Model, Relation, Uninterpreted};
 pub use mutation::{Mutant, MutantOutcome, Mutation, mutants};
 pub use parser::{parse_script, parse_term, premise_labels};
+pub use proofterm::{Node, NodeError, T, read_term, run, write_term};
 pub use prover::Settings;
-pub use recheck::{RecheckSummary, recheck};
-pub use refute::{Assumption, CounterModel, Signature, assumption_holds, refute, seed_of};
-pub use report::{FailedStep, LemmaReport, Report, Status, StepFailure, StepReport};
+pub use recheck::{Accepted, recheck, recheck_declared};
+pub use refute::{
+    Assumption, CounterModel, MAX_VALUATIONS, Signature, assumption_holds, max_states_for, refute,
+    seed_of,
+};
+pub use report::{FailedStep, LemmaReport, Report, Status, StepFailure, StepReport, Without};
 pub use saturate::Limits;
 pub use script::{
     AtomDecl, Case, Chain, Citation, DefHead, Definition, Hint, Hypothesis, Item, Lemma, Proof,

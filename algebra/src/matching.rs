@@ -28,25 +28,39 @@ pub(crate) struct Schema<'a> {
 }
 
 /// Extends `inst` so that the pattern becomes the term, if possible.
+/// Capture-avoiding: a variable never binds a subterm that mentions an
+/// index bound by a sum or product around it in the term, and an index
+/// variable never binds such an index, since the instance would move it
+/// out of its binder.
 pub(crate) fn match_term(s: &Schema<'_>, p: &Term, t: &Term, inst: &mut Inst) -> bool {
+    go(s, p, t, inst, &mut Vec::new())
+}
+
+fn captures(t: &Term, bound: &[String]) -> bool {
+    t.free_indices().iter().any(|i| bound.contains(i))
+}
+
+fn go(s: &Schema<'_>, p: &Term, t: &Term, inst: &mut Inst, bound: &mut Vec<String>) -> bool {
     match (p, t) {
-        (Term::Var(v), _) if s.vars.contains(v) => bind(inst, v, t),
+        (Term::Var(v), _) if s.vars.contains(v) => !captures(t, bound) && bind(inst, v, t),
         (Term::Seq(..), _) => {
             let pf = p.factors();
             let tf = t.factors();
-            match_list(s, &pf, &tf, inst, true)
+            match_list(s, &pf, &tf, inst, true, bound)
         }
         (Term::Add(..), _) => {
             let ps = p.summands();
             let ts = t.summands();
-            match_list(s, &ps, &ts, inst, false)
+            match_list(s, &ps, &ts, inst, false, bound)
         }
         (Term::Not(pa), _) => match (&**pa, t) {
-            (Term::Var(v), Term::Not(ta)) if s.vars.contains(v) => bind(inst, v, ta),
-            (Term::Var(v), Term::Const(_)) | (Term::Var(v), Term::Var(_)) if s.vars.contains(v) => {
-                bind(inst, v, &Term::Not(Box::new(t.clone())))
+            (Term::Var(v), Term::Not(ta)) if s.vars.contains(v) => {
+                !captures(ta, bound) && bind(inst, v, ta)
             }
-            (_, Term::Not(ta)) => match_term(s, pa, ta, inst),
+            (Term::Var(v), Term::Const(_)) | (Term::Var(v), Term::Var(_)) if s.vars.contains(v) => {
+                !captures(t, bound) && bind(inst, v, &Term::Not(Box::new(t.clone())))
+            }
+            (_, Term::Not(ta)) => go(s, pa, ta, inst, bound),
             _ => false,
         },
         (
@@ -65,7 +79,9 @@ pub(crate) fn match_term(s: &Schema<'_>, p: &Term, t: &Term, inst: &mut Inst) ->
             match (pi, ti) {
                 (None, None) => true,
                 (Some(a), Some(b)) => {
-                    if s.indices.contains(a) {
+                    if s.indices.contains(a) && bound.contains(b) {
+                        false
+                    } else if s.indices.contains(a) {
                         match inst.indices.get(a) {
                             Some(prev) => prev == b,
                             None => {
@@ -82,10 +98,10 @@ pub(crate) fn match_term(s: &Schema<'_>, p: &Term, t: &Term, inst: &mut Inst) ->
         }
         (Term::Star(a), Term::Star(b))
         | (Term::Omega(a), Term::Omega(b))
-        | (Term::Bracket(a), Term::Bracket(b)) => match_term(s, a, b, inst),
+        | (Term::Bracket(a), Term::Bracket(b)) => go(s, a, b, inst, bound),
         (Term::OmegaStar(a1, a2), Term::OmegaStar(b1, b2)) => {
             let saved = inst.clone();
-            if match_term(s, a1, b1, inst) && match_term(s, a2, b2, inst) {
+            if go(s, a1, b1, inst, bound) && go(s, a2, b2, inst, bound) {
                 true
             } else {
                 *inst = saved;
@@ -93,7 +109,14 @@ pub(crate) fn match_term(s: &Schema<'_>, p: &Term, t: &Term, inst: &mut Inst) ->
             }
         }
         (Term::Sum(k1, a), Term::Sum(k2, b)) | (Term::Prod(k1, a), Term::Prod(k2, b)) => {
-            k1 == k2 && match_term(s, a, b, inst)
+            // The pattern's own binder is not a pattern index.
+            if k1 != k2 || s.indices.contains(k1) {
+                return false;
+            }
+            bound.push(k2.clone());
+            let ok = go(s, a, b, inst, bound);
+            bound.pop();
+            ok
         }
         _ => p == t,
     }
@@ -111,7 +134,14 @@ fn bind(inst: &mut Inst, v: &str, t: &Term) -> bool {
 
 /// Matches a list of factors (or summands) against another; an unbound
 /// variable may absorb several consecutive items.
-fn match_list(s: &Schema<'_>, ps: &[Term], ts: &[Term], inst: &mut Inst, seq: bool) -> bool {
+fn match_list(
+    s: &Schema<'_>,
+    ps: &[Term],
+    ts: &[Term],
+    inst: &mut Inst,
+    seq: bool,
+    bound: &mut Vec<String>,
+) -> bool {
     let Some((p0, prest)) = ps.split_first() else {
         return ts.is_empty();
     };
@@ -130,33 +160,33 @@ fn match_list(s: &Schema<'_>, ps: &[Term], ts: &[Term], inst: &mut Inst, seq: bo
             let max = ts.len() - prest.len().min(ts.len() - 1);
             for k in 1..=max {
                 let saved = inst.clone();
-                inst.terms.insert(v.clone(), rebuild(&ts[..k]));
-                if match_list(s, prest, &ts[k..], inst, seq) {
+                let chunk = rebuild(&ts[..k]);
+                if captures(&chunk, bound) {
+                    continue;
+                }
+                inst.terms.insert(v.clone(), chunk);
+                if match_list(s, prest, &ts[k..], inst, seq, bound) {
                     return true;
                 }
                 *inst = saved;
             }
             return false;
         }
-        if let Some(bound) = inst.terms.get(v).cloned() {
-            let items = if seq {
-                bound.factors()
-            } else {
-                bound.summands()
-            };
+        if let Some(prev) = inst.terms.get(v).cloned() {
+            let items = if seq { prev.factors() } else { prev.summands() };
             if ts.len() >= items.len()
                 && ts[..items.len()]
                     .iter()
                     .zip(&items)
                     .all(|(a, b)| a.assoc_normal() == b.assoc_normal())
             {
-                return match_list(s, prest, &ts[items.len()..], inst, seq);
+                return match_list(s, prest, &ts[items.len()..], inst, seq, bound);
             }
             return false;
         }
     }
     let saved = inst.clone();
-    if match_term(s, p0, &ts[0], inst) && match_list(s, prest, &ts[1..], inst, seq) {
+    if go(s, p0, &ts[0], inst, bound) && match_list(s, prest, &ts[1..], inst, seq, bound) {
         return true;
     }
     *inst = saved;
@@ -220,6 +250,38 @@ mod tests {
         assert!(match_term(&s, &pat, &t, &mut inst));
         assert_eq!(inst.terms["x"], m);
         assert_eq!(inst.terms["y"].to_string(), "N* R");
+    }
+
+    #[test]
+    fn matching_never_moves_a_bound_index_out_of_its_binder() {
+        // x (+k : y) against (+j : v_j u_j) would need x := v_j, y := u_j
+        // with j bound: refused, as is an index variable bound to j.
+        let vars: BTreeSet<String> = ["x", "y"].iter().map(|s| s.to_string()).collect();
+        let idx: BTreeSet<String> = ["i"].iter().map(|s| s.to_string()).collect();
+        let s = Schema {
+            vars: &vars,
+            indices: &idx,
+        };
+        let t = Term::Sum(
+            "j".into(),
+            Box::new(Term::member("v", "j").seq(Term::member("u", "j"))),
+        );
+        let p = Term::Sum("j".into(), Box::new(v("x").seq(v("y"))));
+        assert!(!match_term(&s, &p, &t, &mut Inst::default()));
+        let p = Term::Sum(
+            "j".into(),
+            Box::new(Term::member("v", "i").seq(Term::member("u", "j"))),
+        );
+        assert!(!match_term(&s, &p, &t, &mut Inst::default()));
+        // A subterm free of the bound index may be bound.
+        let t = Term::Sum(
+            "j".into(),
+            Box::new(Term::member("v", "k").seq(Term::member("u", "j"))),
+        );
+        let p = Term::Sum("j".into(), Box::new(v("x").seq(Term::member("u", "j"))));
+        let mut i = Inst::default();
+        assert!(match_term(&s, &p, &t, &mut i));
+        assert_eq!(i.terms["x"], Term::member("v", "k"));
     }
 
     #[test]

@@ -27,8 +27,8 @@ pub(crate) enum How {
         facts: std::rc::Rc<Vec<Fact>>,
         iterations: usize,
         nodes: usize,
-        /// egg's explanation, when a certificate is being built.
-        sequence: Option<std::rc::Rc<crate::certificate::TreeCert>>,
+        /// egg's explanation of `lhs = rhs`.
+        sequence: Option<crate::saturate::Explained>,
     },
     /// Monotonicity of `·`: the goal with a common prefix and suffix of
     /// factors removed.

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use egg::Rewrite;
 
 use crate::facts::{
-    Check, Citable, Fact, Scope, Source, assumption_of, family_def_facts, has_schematic_vars,
-    instantiate, pred_atom_test, predicate_literals, render_inst, sum_intro_facts,
+    Check, Citable, Fact, Scope, Source, assumption_of, family_def_facts, instantiate,
+    pred_atom_test, predicate_literals, render_inst, sum_intro_facts,
 };
 use crate::lang::Op;
 use crate::model::Evaluator;
@@ -30,8 +30,6 @@ pub struct Settings {
     pub subgoal_budget: usize,
     /// Random models tried to explain a failed step.
     pub explain_budget: usize,
-    /// Record egg explanations (for certificates).
-    pub explain: bool,
 }
 
 impl Default for Settings {
@@ -41,7 +39,6 @@ impl Default for Settings {
             screen_budget: 60,
             subgoal_budget: 25,
             explain_budget: 600,
-            explain: false,
         }
     }
 }
@@ -145,8 +142,7 @@ impl<'a> Prover<'a> {
                         let check = match citation.kind {
                             SourceKind::Axiom | SourceKind::Definition => Check::Valid,
                             SourceKind::Lemma if *pure => Check::Valid,
-                            _ if has_schematic_vars(&formula) => Check::Unknown,
-                            _ => Check::Assume(assumption_of(&formula)),
+                            _ => Check::Assume(assumption_of(&formula, &self.script.vars)),
                         };
                         let label = if statement.conclusions.len() > 1 {
                             format!("{}.{}{}", citation.label, k + 1, render_inst(&inst))
@@ -202,7 +198,7 @@ impl<'a> Prover<'a> {
         scope: &Scope,
         budget: usize,
     ) -> Option<CounterModel> {
-        if budget == 0 || facts.iter().any(|f| f.check == Check::Unknown) {
+        if budget == 0 {
             return None;
         }
         let assumptions: Vec<_> = facts
@@ -591,14 +587,7 @@ impl<'a> Prover<'a> {
         let mut rules: Vec<Rewrite<Op, ()>> = self.axiom_rules.to_vec();
         rules.extend(build(&specs));
         self.saturations += 1;
-        saturate(
-            &lhs,
-            &rhs,
-            &rules,
-            &self.settings.limits,
-            self.settings.explain,
-            &protect,
-        )
+        saturate(&lhs, &rhs, &rules, &self.settings.limits, true, &protect)
     }
 }
 

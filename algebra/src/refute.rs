@@ -11,7 +11,8 @@ use crate::script::{AtomDecl, Sort};
 use crate::term::{Atom, Formula, Term};
 
 /// A fact the model must satisfy: `formula` for every thread assignment of
-/// the indices in `forall` that keeps the `distinct` pairs apart.
+/// the indices in `forall` that keeps the `distinct` pairs apart, and every
+/// value of the variables in `vars` (relations, or predicates).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Assumption {
     /// The formula.
@@ -20,6 +21,60 @@ pub struct Assumption {
     pub forall: Vec<String>,
     /// Pairs of indices that must denote different threads.
     pub distinct: Vec<(String, String)>,
+    /// Variables quantified over all relations (or predicates) of the model.
+    pub vars: Vec<(String, Sort)>,
+}
+
+/// At most this many valuations of an assumption's variables are tried per
+/// model; the refuter draws models small enough for that.
+pub const MAX_VALUATIONS: u64 = 4096;
+
+/// How many values a variable of this sort has on `n` states.
+fn values(sort: Sort, n: usize) -> u64 {
+    match sort {
+        Sort::Pred => 1 << n,
+        Sort::Elem => 1 << (n * n),
+    }
+}
+
+/// The `k`-th relation of a sort on `n` states, in bit order.
+fn nth_value(sort: Sort, n: usize, k: u64) -> Relation {
+    let mut bits = 0u16;
+    match sort {
+        Sort::Pred => {
+            for s in 0..n {
+                if k & (1 << s) != 0 {
+                    bits |= 1 << (5 * s);
+                }
+            }
+        }
+        Sort::Elem => {
+            for s in 0..n {
+                for t in 0..n {
+                    if k & (1 << (s * n + t)) != 0 {
+                        bits |= 1 << (4 * s + t);
+                    }
+                }
+            }
+        }
+    }
+    Relation(bits)
+}
+
+/// The largest number of states (at most [`MAX_STATES`]) on which every
+/// assumption's variables can be enumerated within [`MAX_VALUATIONS`].
+pub fn max_states_for(assumptions: &[Assumption]) -> usize {
+    (1..=MAX_STATES)
+        .rev()
+        .find(|&n| {
+            assumptions.iter().all(|a| {
+                a.vars
+                    .iter()
+                    .try_fold(1u64, |acc, (_, s)| acc.checked_mul(values(*s, n)))
+                    .is_some_and(|c| c <= MAX_VALUATIONS)
+            })
+        })
+        .unwrap_or(1)
 }
 
 /// What the refuter interprets: atoms, schematic variables, and the free
@@ -131,10 +186,15 @@ pub(crate) fn random_test(rng: &mut Rng, n: usize) -> Relation {
     Relation(bits)
 }
 
-/// Draws a random model of the signature: 2 to 4 states, 1 to 3 threads
-/// (enough for the distinct indices), random relations and predicates.
-pub(crate) fn random_model(rng: &mut Rng, sig: &Signature<'_>) -> Model {
-    let n = 2 + rng.below((MAX_STATES - 1) as u64) as usize;
+/// Draws a random model of the signature: 2 to `max_states` states (or
+/// exactly `max_states` if fewer), 1 to 3 threads (enough for the distinct
+/// indices), random relations and predicates.
+pub(crate) fn random_model(rng: &mut Rng, sig: &Signature<'_>, max_states: usize) -> Model {
+    let n = if max_states <= 2 {
+        max_states.max(1)
+    } else {
+        2 + rng.below((max_states - 1) as u64) as usize
+    };
     let needed = if sig.distinct.is_empty() { 1 } else { 2 };
     let m = needed + rng.below((4 - needed) as u64) as usize;
     let density = [12, 25, 40, 60][rng.below(4) as usize];
@@ -193,14 +253,36 @@ fn assignments_ok(model: &Model, distinct: &[(String, String)]) -> bool {
     )
 }
 
-/// Whether an assumption holds in the model, for all assignments of its
-/// quantified indices.
+/// Whether an assumption holds in the model, for all values of its
+/// variables and all assignments of its quantified indices. A model too big
+/// to enumerate the variables' values (see [`max_states_for`]) is an error.
 pub fn assumption_holds(
     ev: &Evaluator,
     model: &Model,
     a: &Assumption,
 ) -> Result<bool, Uninterpreted> {
     let mut m = model.clone();
+    let n = m.states;
+    let count = a
+        .vars
+        .iter()
+        .try_fold(1u64, |acc, (_, s)| acc.checked_mul(values(*s, n)))
+        .filter(|c| *c <= MAX_VALUATIONS)
+        .ok_or_else(|| Uninterpreted(format!("all values of {} variables", a.vars.len())))?;
+    for mut k in 0..count {
+        for (v, sort) in &a.vars {
+            let c = values(*sort, n);
+            m.constants.insert(v.clone(), nth_value(*sort, n, k % c));
+            k /= c;
+        }
+        if !indices_hold(ev, &mut m, a)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn indices_hold(ev: &Evaluator, m: &mut Model, a: &Assumption) -> Result<bool, Uninterpreted> {
     fn go(ev: &Evaluator, m: &mut Model, a: &Assumption, k: usize) -> Result<bool, Uninterpreted> {
         if k == a.forall.len() {
             if !assignments_ok(m, &a.distinct) {
@@ -216,7 +298,7 @@ pub fn assumption_holds(
         }
         Ok(true)
     }
-    go(ev, &mut m, a, 0)
+    go(ev, m, a, 0)
 }
 
 /// Searches `budget` random models for one where every assumption holds and
@@ -231,8 +313,11 @@ pub fn refute(
     seed: u64,
 ) -> Result<Option<CounterModel>, Uninterpreted> {
     let mut rng = Rng::new(seed);
+    // Schematic assumptions are checked for every value of their variables,
+    // so models are kept small enough to enumerate them.
+    let max_states = max_states_for(assumptions);
     for _ in 0..budget {
-        let model = random_model(&mut rng, sig);
+        let model = random_model(&mut rng, sig, max_states);
         if !assignments_ok(&model, &sig.distinct) {
             continue;
         }
@@ -364,7 +449,7 @@ mod tests {
             let mut rng = Rng::new(seed_of(&ax.label));
             let mut premise_true = 0;
             for _ in 0..4000 {
-                let mut model = random_model(&mut rng, &sig);
+                let mut model = random_model(&mut rng, &sig, MAX_STATES);
                 // Bias towards premises that hold: sometimes make y below x or z.
                 if st.is_horn() && rng.chance(1, 2) {
                     let n = model.states;
@@ -430,6 +515,35 @@ mod tests {
     }
 
     #[test]
+    fn schematic_assumptions_are_checked_for_every_value() {
+        // From `?z x <= ?z` for all ?z (take ?z = 1), x <= 1 follows; a
+        // screen that skipped the schematic fact would refute x <= 1.
+        let ev = Evaluator::default();
+        let x = Term::Var("x".into());
+        let z = Term::Var("?z".into());
+        let sig = Signature {
+            atoms: &[],
+            vars: [("x".to_string(), Sort::Elem)].into_iter().collect(),
+            indices: vec![],
+            distinct: vec![],
+        };
+        let goal = Formula::new(x.clone(), Rel::Le, Term::One);
+        assert!(refute(&ev, &sig, &goal, &[], 300, 3).unwrap().is_some());
+        let assume = Assumption {
+            formula: Formula::new(z.clone().seq(x), Rel::Le, z),
+            forall: vec![],
+            distinct: vec![],
+            vars: vec![("?z".into(), Sort::Elem)],
+        };
+        assert_eq!(max_states_for(std::slice::from_ref(&assume)), 3);
+        assert_eq!(refute(&ev, &sig, &goal, &[assume], 300, 3).unwrap(), None);
+        // Every relation on 2 states is enumerated exactly once.
+        let all: BTreeSet<Relation> = (0..16).map(|k| nth_value(Sort::Elem, 2, k)).collect();
+        assert_eq!(all.len(), 16);
+        assert!(all.iter().all(|r| Relation::le(*r, Relation::full(2))));
+    }
+
+    #[test]
     fn assumptions_restrict_the_models() {
         // From x <= 0, x y = 0 follows: no counter-model satisfies the assumption.
         let ev = Evaluator::default();
@@ -448,6 +562,7 @@ mod tests {
             formula: Formula::new(x, Rel::Le, Term::Zero),
             forall: vec![],
             distinct: vec![],
+            vars: vec![],
         };
         assert!(refute(&ev, &sig, &goal, &[], 300, 2).unwrap().is_some());
         assert_eq!(refute(&ev, &sig, &goal, &[assume], 300, 2).unwrap(), None);

@@ -64,6 +64,8 @@ pub struct LemmaReport {
     pub hypotheses: Vec<String>,
     /// Failed lemmas it cites, directly or indirectly.
     pub depends_on_failed: Vec<String>,
+    /// Lemmas it cites, directly or indirectly, in script order.
+    pub uses: Vec<String>,
 }
 
 /// A failed step, in the summary.
@@ -110,6 +112,28 @@ pub struct Report {
     pub saturations: usize,
     /// Per lemma detail.
     pub lemmas: Vec<LemmaReport>,
+    /// When the script's theory is the paper's and one hypothesis is
+    /// dropped: whether (19) is known to fail without it.
+    pub without: Option<Without>,
+    /// Whether the core closed (19) exactly as the paper states it, in
+    /// exactly the paper's theory (compared with `trusted/paper.rs`).
+    pub paper_claim: bool,
+}
+
+/// What is known about (19) without one hypothesis of the paper.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Without {
+    /// The dropped hypothesis.
+    pub hypothesis: String,
+    /// A model where every other hypothesis holds and (19) fails, if known.
+    pub counter_model: Option<crate::necessity::PaperModel>,
+    /// The pair in `p (u + v)* q` and not in `N* R`, as found by the
+    /// evaluator of `necessity.rs`, which shares no code with the refuter.
+    pub violation: Option<crate::necessity::Violation>,
+    /// Why the recorded model does not check (never expected).
+    pub check_error: Option<String>,
+    /// How the counter-model was found (or that none is known).
+    pub found: Option<String>,
 }
 
 impl std::fmt::Display for Report {
@@ -204,6 +228,15 @@ impl Report {
         } else {
             self.trusted.join(", ")
         };
+        if let Some(w) = &self.without {
+            let _ = write!(s, "{}", w.to_text());
+        }
+        if self.paper_claim {
+            let _ = writeln!(
+                s,
+                "claim: the paper's (19), in the paper's theory (definitions (3)-(9), hypotheses (11)-(18)), closed by the trusted core"
+            );
+        }
         let _ = writeln!(s, "trusted: {trusted}");
         let _ = writeln!(s, "assumptions: {}", self.assumptions.join(", "));
         if !self.definitions.is_empty() {
@@ -211,5 +244,24 @@ impl Report {
         }
         let _ = writeln!(s, "time: {} ms", self.elapsed_ms);
         s
+    }
+}
+
+impl Without {
+    /// Lines for the text report.
+    pub fn to_text(&self) -> String {
+        let h = &self.hypothesis;
+        match (&self.counter_model, &self.violation, &self.check_error) {
+            (Some(m), Some(v), _) => format!(
+                "(19) without {h} is false: in this model every other hypothesis holds and (19) fails (checked by an evaluator independent of the refuter):\n  {m}\n  p (u + v)* q relates {} to {}, N* R does not\n  found: {}\n",
+                v.pair.0,
+                v.pair.1,
+                self.found.as_deref().unwrap_or("search"),
+            ),
+            (Some(m), _, Some(e)) => {
+                format!("(19) without {h}: the recorded model {m} does not check: {e}\n")
+            }
+            _ => format!("(19) without {h}: no counter-model known\n"),
+        }
     }
 }

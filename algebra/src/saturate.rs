@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use egg::{BackoffScheduler, Rewrite, Runner, StopReason};
 
-use crate::certificate::{NodeCert, TreeCert};
 use crate::lang::{Op, to_expr};
 use crate::term::Term;
 
@@ -37,8 +36,9 @@ pub(crate) struct Saturation {
     pub iterations: usize,
     pub nodes: usize,
     pub stop: String,
-    /// The explanation, when requested and proved.
-    pub explanation: Option<std::rc::Rc<TreeCert>>,
+    /// egg's explanation of `lhs = rhs`, when requested and proved: a
+    /// sequence of terms linked by rewrites, with shared congruence proofs.
+    pub explanation: Option<Explained>,
 }
 
 const PROVED: &str = "proved";
@@ -66,7 +66,11 @@ pub(crate) fn saturate(
         .with_time_limit(limits.time)
         .with_scheduler(scheduler);
     if explain {
-        runner = runner.with_explanations_enabled();
+        // The core replays whatever explanation egg gives; egg's search for
+        // a shortest one costs more than replaying a longer one.
+        runner = runner
+            .with_explanations_enabled()
+            .without_explanation_length_optimization();
     }
     let mut runner = runner
         .with_expr(&l)
@@ -90,7 +94,7 @@ pub(crate) fn saturate(
     };
     let explanation = if proved && explain {
         let ex = runner.explain_equivalence(&l, &r);
-        Some(std::rc::Rc::new(tree_cert(&ex.explanation_trees)))
+        Some(Explained(std::rc::Rc::new(ex.explanation_trees)))
     } else {
         None
     };
@@ -103,38 +107,12 @@ pub(crate) fn saturate(
     }
 }
 
-/// Serialises an egg tree explanation, sharing nodes that egg shares.
-fn tree_cert(trees: &egg::TreeExplanation<Op>) -> TreeCert {
-    fn node(
-        t: &std::rc::Rc<egg::TreeTerm<Op>>,
-        ids: &mut std::collections::HashMap<*const egg::TreeTerm<Op>, usize>,
-        nodes: &mut Vec<NodeCert>,
-    ) -> usize {
-        let key = std::rc::Rc::as_ptr(t);
-        if let Some(&id) = ids.get(&key) {
-            return id;
-        }
-        let children = t
-            .child_proofs
-            .iter()
-            .map(|seq| seq.iter().map(|c| node(c, ids, nodes)).collect())
-            .collect();
-        let op = t.node.to_string();
-        nodes.push(NodeCert {
-            op,
-            forward: t.forward_rule.map(|r| r.to_string()),
-            backward: t.backward_rule.map(|r| r.to_string()),
-            children,
-        });
-        let id = nodes.len() - 1;
-        ids.insert(key, id);
-        id
+/// egg's explanation of a saturation; equal only to itself.
+#[derive(Clone, Debug)]
+pub(crate) struct Explained(pub std::rc::Rc<egg::TreeExplanation<Op>>);
+
+impl PartialEq for Explained {
+    fn eq(&self, o: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &o.0)
     }
-    let mut ids = std::collections::HashMap::new();
-    let mut nodes = Vec::new();
-    let root = trees
-        .iter()
-        .map(|t| node(t, &mut ids, &mut nodes))
-        .collect();
-    TreeCert { nodes, root }
 }

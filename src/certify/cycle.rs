@@ -3,6 +3,7 @@
 
 use super::law::{Failure, Inst};
 use super::system::{QState, Succ, Sys};
+use crate::explore::{Budget, Halt, reserve_one};
 
 /// A cycle: its first node and the transitions around it.
 pub struct Cycle {
@@ -15,69 +16,99 @@ pub struct Cycle {
 /// Depth-first search for a cycle among nodes `0..n`, starting from each
 /// root in turn. `edges(node)` lists `(transition, node)` pairs; a node it
 /// returns `None` for is not part of the graph.
+///
+/// The search counts a unit of work per node in `budget`, and its memory
+/// (a colour per node, the stack and the edges it holds) as the budget's
+/// `other_bytes`, released when it returns.
 pub fn find_cycle(
     n: usize,
     roots: impl IntoIterator<Item = usize>,
     mut edges: impl FnMut(usize) -> Option<Vec<(usize, usize)>>,
-) -> Option<Cycle> {
+    budget: &mut Budget,
+) -> Result<Option<Cycle>, Halt> {
+    let before = budget.other_bytes;
+    let found = search(n, roots, &mut edges, budget);
+    budget.other_bytes = before;
+    found
+}
+
+struct Entry {
+    node: usize,
+    edges: Vec<(usize, usize)>,
+    next: usize,
+}
+
+fn search(
+    n: usize,
+    roots: impl IntoIterator<Item = usize>,
+    edges: &mut impl FnMut(usize) -> Option<Vec<(usize, usize)>>,
+    budget: &mut Budget,
+) -> Result<Option<Cycle>, Halt> {
     const WHITE: u8 = 0;
     const GRAY: u8 = 1;
     const BLACK: u8 = 2;
+    budget.afford(n as u64)?;
+    let base = budget.other_bytes + n as u64;
+    budget.other_bytes = base;
     let mut color = vec![WHITE; n];
-    struct Entry {
-        node: usize,
-        edges: Vec<(usize, usize)>,
-        next: usize,
-    }
+    let size =
+        |e: &Vec<(usize, usize)>| (e.capacity() * std::mem::size_of::<(usize, usize)>()) as u64;
+    let mut stack: Vec<Entry> = Vec::new();
+    // Bytes of the stack itself, and of the edge lists on it.
+    let (mut stack_bytes, mut edge_bytes) = (0, 0);
     for root in roots {
         if color[root] != WHITE {
             continue;
         }
-        let Some(out) = edges(root) else {
-            color[root] = BLACK;
-            continue;
-        };
-        color[root] = GRAY;
-        let mut stack = vec![Entry {
-            node: root,
-            edges: out,
-            next: 0,
-        }];
-        while let Some(top) = stack.last_mut() {
-            let Some(&(_, to)) = top.edges.get(top.next) else {
-                color[top.node] = BLACK;
-                stack.pop();
-                continue;
-            };
-            top.next += 1;
-            match color[to] {
-                WHITE => match edges(to) {
-                    Some(out) => {
-                        color[to] = GRAY;
-                        stack.push(Entry {
-                            node: to,
-                            edges: out,
-                            next: 0,
-                        });
-                    }
-                    None => color[to] = BLACK,
-                },
-                GRAY => {
-                    let pos = stack
-                        .iter()
-                        .position(|e| e.node == to)
-                        .expect("a gray node is on the stack");
-                    let transitions = stack[pos..].iter().map(|e| e.edges[e.next - 1].0).collect();
-                    return Some(Cycle {
-                        start: to,
-                        transitions,
+        let mut next = Some(root);
+        while let Some(node) = next.take() {
+            budget.tick()?;
+            match edges(node) {
+                Some(out) => {
+                    color[node] = GRAY;
+                    reserve_one(&mut stack, budget, &mut stack_bytes)?;
+                    budget.other_bytes = base + stack_bytes + edge_bytes;
+                    budget.afford(size(&out))?;
+                    edge_bytes += size(&out);
+                    budget.other_bytes = base + stack_bytes + edge_bytes;
+                    stack.push(Entry {
+                        node,
+                        edges: out,
+                        next: 0,
                     });
                 }
-                _ => {}
+                None => color[node] = BLACK,
+            }
+            while let Some(top) = stack.last_mut() {
+                let Some(&(_, to)) = top.edges.get(top.next) else {
+                    color[top.node] = BLACK;
+                    edge_bytes -= size(&top.edges);
+                    budget.other_bytes = base + stack_bytes + edge_bytes;
+                    stack.pop();
+                    continue;
+                };
+                top.next += 1;
+                match color[to] {
+                    WHITE => {
+                        next = Some(to);
+                        break;
+                    }
+                    GRAY => {
+                        // A gray node is on the stack.
+                        let pos = stack.iter().position(|e| e.node == to).unwrap_or(0);
+                        let transitions =
+                            stack[pos..].iter().map(|e| e.edges[e.next - 1].0).collect();
+                        return Ok(Some(Cycle {
+                            start: to,
+                            transitions,
+                        }));
+                    }
+                    _ => {}
+                }
             }
         }
     }
-    None
+    Ok(None)
 }
 
 /// The failure of loop instance `inst` for a cycle of `transitions` from

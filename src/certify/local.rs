@@ -7,6 +7,7 @@ use super::cycle::{find_cycle, witness};
 use super::frame::{Filter, Frame};
 use super::law::{Failure, Inst, instances};
 use super::system::{QState, Sys};
+use crate::explore::{Budget, Halt, Limit};
 
 /// What checking one instance gave.
 pub enum InstOutcome {
@@ -27,22 +28,66 @@ pub enum InstOutcome {
         /// The frame's size.
         frame: u128,
     },
+    /// A limit of the run stopped it (or stopped the run before it); the
+    /// budget says which.
+    Stopped,
+}
+
+/// How many valuations the whole local level may still try.
+pub struct Valuations {
+    /// Valuations left.
+    pub left: u64,
+    /// The limit, as given.
+    pub limit: u64,
+}
+
+impl Valuations {
+    /// Counts one valuation, and the clock.
+    fn take(&mut self, budget: &mut Budget) -> Result<(), Halt> {
+        if self.left == 0 {
+            return Err(budget.stop(Limit::States(self.limit)));
+        }
+        self.left -= 1;
+        budget.tick()
+    }
 }
 
 /// Checks every instance at the local level. With `reachable`, only
 /// valuations that some state of `reachable` projects to are tried (this
 /// is how the tests compare the two levels on the same states).
-pub fn run(sys: &Sys, bound: u64, reachable: Option<&[QState]>) -> Vec<(Inst, InstOutcome)> {
+///
+/// Each valuation tried counts in `valuations` and is a unit of work for
+/// the budget's clock; once a limit is hit, the instance under way and
+/// every later one are [`InstOutcome::Stopped`].
+pub fn run(
+    sys: &Sys,
+    bound: u64,
+    reachable: Option<&[QState]>,
+    budget: &mut Budget,
+    valuations: &mut Valuations,
+) -> Vec<(Inst, InstOutcome)> {
     instances(sys)
         .into_iter()
         .map(|inst| {
-            let outcome = check(sys, &inst, bound, reachable);
+            let outcome = if budget.hit.is_some() {
+                InstOutcome::Stopped
+            } else {
+                check(sys, &inst, bound, reachable, budget, valuations)
+                    .unwrap_or(InstOutcome::Stopped)
+            };
             (inst, outcome)
         })
         .collect()
 }
 
-fn check(sys: &Sys, inst: &Inst, bound: u64, reachable: Option<&[QState]>) -> InstOutcome {
+fn check(
+    sys: &Sys,
+    inst: &Inst,
+    bound: u64,
+    reachable: Option<&[QState]>,
+    budget: &mut Budget,
+    valuations: &mut Valuations,
+) -> Result<InstOutcome, Halt> {
     let model = sys.model;
     let Some(frame) = inst.frame(sys) else {
         // At the initial state: nothing to enumerate.
@@ -50,17 +95,23 @@ fn check(sys: &Sys, inst: &Inst, bound: u64, reachable: Option<&[QState]>) -> In
             s: model.init.clone(),
             q: sys.bad(&model.init),
         };
-        return match inst.check(sys, &st) {
+        valuations.take(budget)?;
+        return Ok(match inst.check(sys, &st) {
             Some(failure) => InstOutcome::Fails {
                 failure,
                 valuations: 1,
             },
             None => InstOutcome::Holds { valuations: 1 },
-        };
+        });
     };
     let size = frame.size();
     if size > u128::from(bound) {
-        return InstOutcome::NotChecked { frame: size };
+        return Ok(InstOutcome::NotChecked { frame: size });
+    }
+    if let Some(states) = reachable {
+        // The projections: one small vector per reachable state at most.
+        let each = 48 + 8 * frame.slots.len() as u64;
+        budget.afford(states.len() as u64 * each)?;
     }
     let projections: Option<HashSet<Vec<i64>>> = reachable.map(|states| {
         states
@@ -74,51 +125,79 @@ fn check(sys: &Sys, inst: &Inst, bound: u64, reachable: Option<&[QState]>) -> In
     };
     let size = size as u64;
     if let Inst::Loop { .. } = inst {
-        return check_loop(sys, inst, &frame, &filter, size);
+        return check_loop(sys, inst, &frame, &filter, size, budget, valuations);
     }
     let mut tried = 0;
     for index in 0..size {
         let mut st = frame.state(&model.init, index);
+        valuations.take(budget)?;
         if !filter.admits(sys, &frame, &mut st) {
             continue;
         }
         tried += 1;
         if let Some(failure) = inst.check(sys, &st) {
-            return InstOutcome::Fails {
+            return Ok(InstOutcome::Fails {
                 failure,
                 valuations: tried,
-            };
+            });
         }
     }
-    InstOutcome::Holds { valuations: tried }
+    Ok(InstOutcome::Holds { valuations: tried })
 }
 
 /// A loop instance: a cycle in the graph of the frame's valuations.
-fn check_loop(sys: &Sys, inst: &Inst, frame: &Frame, filter: &Filter, size: u64) -> InstOutcome {
+fn check_loop(
+    sys: &Sys,
+    inst: &Inst,
+    frame: &Frame,
+    filter: &Filter,
+    size: u64,
+    budget: &mut Budget,
+    valuations: &mut Valuations,
+) -> Result<InstOutcome, Halt> {
     let base = &sys.model.init;
     let node = |index: u64| -> Option<QState> {
         let mut st = frame.state(base, index);
         filter.admits(sys, frame, &mut st).then_some(st)
     };
     let mut tried = 0u64;
-    let cycle = find_cycle(size as usize, 0..size as usize, |n| {
-        let st = node(n as u64)?;
-        tried += 1;
-        Some(
-            inst.loop_edges(sys, &st)
-                .into_iter()
-                .filter_map(|(k, to)| frame.index(&to).map(|i| (k, i as usize)))
-                .collect(),
-        )
-    });
+    // find_cycle reads the clock itself; valuations are counted here, and
+    // running out of them ends the search as a node without edges would,
+    // so the halt is read back from the budget afterwards.
+    let mut out_of_valuations = false;
+    let cycle = find_cycle(
+        size as usize,
+        0..size as usize,
+        |n| {
+            if valuations.left == 0 {
+                out_of_valuations = true;
+                return None;
+            }
+            valuations.left -= 1;
+            let st = node(n as u64)?;
+            tried += 1;
+            Some(
+                inst.loop_edges(sys, &st)
+                    .into_iter()
+                    .filter_map(|(k, to)| frame.index(&to).map(|i| (k, i as usize)))
+                    .collect(),
+            )
+        },
+        budget,
+    )?;
     match cycle {
-        None => InstOutcome::Holds { valuations: tried },
-        Some(c) => {
-            let start = node(c.start as u64).expect("a node on a cycle is admitted");
-            InstOutcome::Fails {
+        Some(c) => match node(c.start as u64) {
+            Some(start) => Ok(InstOutcome::Fails {
                 failure: witness(sys, inst, start, &c.transitions),
                 valuations: tried,
-            }
-        }
+            }),
+            // A node on a cycle is admitted; were it not, the instance is
+            // not known to fail.
+            None => Ok(InstOutcome::NotChecked {
+                frame: u128::from(size),
+            }),
+        },
+        None if out_of_valuations => Err(budget.stop(Limit::States(valuations.limit))),
+        None => Ok(InstOutcome::Holds { valuations: tried }),
     }
 }

@@ -25,10 +25,13 @@ pub use frame::FRAME_BOUND;
 pub use law::Obligation;
 pub use report::{CertifiedCheck, CertifyReport};
 
+use std::time::Duration;
+
 use law::{Failure, Inst};
-use local::InstOutcome;
+use local::{InstOutcome, Valuations};
 use system::Sys;
 
+use crate::explore::{Budget, Limit, Limits};
 use crate::model::Model;
 
 /// Default `--max-states` of the exhaustive level.
@@ -71,6 +74,13 @@ pub struct CertifyOptions {
     pub frame_bound: u64,
     /// Most states stored by the exhaustive level.
     pub max_states: u64,
+    /// Most valuations the local level tries, over all instances.
+    pub max_valuations: Option<u64>,
+    /// Stop after this long (both levels).
+    pub max_time: Option<Duration>,
+    /// Stop rather than let the process's memory grow past this many bytes
+    /// (both levels; see [`Limits::max_memory`]).
+    pub max_memory: Option<u64>,
 }
 
 impl Default for CertifyOptions {
@@ -79,6 +89,9 @@ impl Default for CertifyOptions {
             level: CertifyLevel::Local,
             frame_bound: FRAME_BOUND,
             max_states: DEFAULT_MAX_STATES,
+            max_valuations: None,
+            max_time: None,
+            max_memory: None,
         }
     }
 }
@@ -116,8 +129,8 @@ pub struct Certification {
     pub(crate) laws: Vec<LawResult>,
     /// Exhaustive levels: states stored.
     pub(crate) states: Option<u64>,
-    /// Exhaustive levels: whether every reachable state was stored.
-    pub(crate) complete: bool,
+    /// The limit that left obligations not checked, if one did.
+    pub(crate) limit: Option<Limit>,
     pub(crate) options: CertifyOptions,
 }
 
@@ -147,41 +160,84 @@ impl Certification {
     pub fn level(&self) -> CertifyLevel {
         self.level
     }
+
+    /// The limit that ended the run or left obligations not checked: a
+    /// state limit of the exhaustive level, or any time or memory limit.
+    pub fn limit(&self) -> Option<Limit> {
+        self.limit
+    }
 }
 
-/// Checks every obligation of `model` at the level the options ask for.
+/// Checks every obligation of `model` at the level the options ask for,
+/// within the options' limits. Obligations a limit left unchecked are
+/// [`ObligationStatus::NotChecked`], and [`Certification::limit`] says why.
 pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
     let sys = Sys::new(model);
+    let mut budget = Budget::new(&Limits {
+        max_states: None,
+        max_time: options.max_time,
+        max_memory: options.max_memory,
+    });
+    let mut valuations = Valuations {
+        left: options.max_valuations.unwrap_or(u64::MAX),
+        limit: options.max_valuations.unwrap_or(u64::MAX),
+    };
     let mut complete = true;
+    // A limit of zero stops before any work (the exhaustive level checks
+    // this itself, as every search does).
+    if options.level == CertifyLevel::Local {
+        let _ = budget.check_start();
+    }
     let (laws, states) = match options.level {
-        CertifyLevel::Local => (
-            from_local(&sys, &local::run(&sys, options.frame_bound, None), options),
-            None,
-        ),
+        CertifyLevel::Local => {
+            let outcomes = local::run(
+                &sys,
+                options.frame_bound,
+                None,
+                &mut budget,
+                &mut valuations,
+            );
+            (from_local(&sys, &outcomes, options, budget.hit), None)
+        }
         CertifyLevel::Exhaustive => {
-            let ex = exhaustive::explore(&sys, options.max_states, true);
+            let ex = exhaustive::explore(&sys, options.max_states, true, &mut budget);
             let states = ex.reached.len() as u64;
             complete = ex.reached.complete;
-            (from_exhaustive(&sys, ex, options), Some(states))
+            (from_exhaustive(&sys, ex, options, budget.hit), Some(states))
         }
         CertifyLevel::LocalOnReachable => {
-            let ex = exhaustive::explore(&sys, options.max_states, false);
+            let ex = exhaustive::explore(&sys, options.max_states, false, &mut budget);
             let states = ex.reached.len() as u64;
             complete = ex.reached.complete;
-            if ex.reached.complete {
+            let each = 48 + 8 * model.slots.len() as u64;
+            let fits = budget.afford(ex.reached.len() as u64 * each).is_ok();
+            if ex.reached.complete && budget.hit.is_none() && fits {
                 let reachable = ex.reached.states(&sys);
-                let outcomes = local::run(&sys, options.frame_bound, Some(&reachable));
-                (from_local(&sys, &outcomes, options), Some(states))
+                let outcomes = local::run(
+                    &sys,
+                    options.frame_bound,
+                    Some(&reachable),
+                    &mut budget,
+                    &mut valuations,
+                );
+                (
+                    from_local(&sys, &outcomes, options, budget.hit),
+                    Some(states),
+                )
             } else {
-                (from_exhaustive(&sys, ex, options), Some(states))
+                (from_exhaustive(&sys, ex, options, budget.hit), Some(states))
             }
         }
     };
+    let limit = budget.hit.or_else(|| {
+        (!complete && options.level != CertifyLevel::Local)
+            .then_some(Limit::States(options.max_states))
+    });
     Certification {
         level: options.level,
         laws,
         states,
-        complete,
+        limit,
         options: options.clone(),
     }
 }
@@ -230,6 +286,7 @@ fn from_local(
     sys: &Sys,
     outcomes: &[(Inst, InstOutcome)],
     options: &CertifyOptions,
+    limit: Option<Limit>,
 ) -> Vec<LawResult> {
     Obligation::ALL
         .iter()
@@ -237,7 +294,7 @@ fn from_local(
             if matches!(law, Obligation::Sep | Obligation::Acc) {
                 return structural(sys, law);
             }
-            let (mut instances, mut failing, mut unchecked) = (0u64, 0u64, 0u64);
+            let (mut instances, mut failing, mut unchecked, mut stopped) = (0u64, 0u64, 0u64, 0u64);
             let (mut valuations, mut largest) = (0u64, 0u128);
             let mut witness = None;
             for (_, o) in outcomes.iter().filter(|(i, _)| i.law() == law) {
@@ -259,16 +316,20 @@ fn from_local(
                         unchecked += 1;
                         largest = largest.max(*frame);
                     }
+                    InstOutcome::Stopped => stopped += 1,
                 }
             }
             let status = if failing > 0 {
                 ObligationStatus::Fails
-            } else if unchecked > 0 {
+            } else if unchecked + stopped > 0 {
                 ObligationStatus::NotChecked
             } else {
                 ObligationStatus::Holds
             };
-            let checked = if matches!(law, Obligation::InitVis | Obligation::InitExcl) {
+            let total = instances + unchecked + stopped;
+            let checked = if let (true, Some(l)) = (stopped > 0, limit) {
+                format!("not checked ({l}): {instances} of {total} instances done")
+            } else if matches!(law, Obligation::InitVis | Obligation::InitExcl) {
                 "at the initial state".to_string()
             } else if instances + unchecked == 0 {
                 vacuous(law).to_string()
@@ -298,9 +359,9 @@ fn from_exhaustive(
     sys: &Sys,
     ex: exhaustive::Exhaustive,
     options: &CertifyOptions,
+    limit: Option<Limit>,
 ) -> Vec<LawResult> {
     let states = ex.reached.len();
-    let complete = ex.reached.complete;
     let mut findings = ex.findings;
     Obligation::ALL
         .iter()
@@ -320,21 +381,19 @@ fn from_exhaustive(
             let init = matches!(law, Obligation::InitVis | Obligation::InitExcl);
             let status = if failing > 0 {
                 ObligationStatus::Fails
-            } else if !complete && !init {
+            } else if !f.done {
                 ObligationStatus::NotChecked
             } else {
                 ObligationStatus::Holds
             };
             let loops = matches!(law, Obligation::H11 | Obligation::FiniteInvis);
-            let checked = if init {
+            let why = limit.unwrap_or(Limit::States(options.max_states));
+            let checked = if !f.done && failing == 0 {
+                format!("not checked ({why})")
+            } else if init {
                 "at the initial state".to_string()
             } else if loops && instances == 0 {
                 vacuous(law).to_string()
-            } else if !complete && failing == 0 {
-                format!(
-                    "not checked (state limit of {} reached)",
-                    options.max_states
-                )
             } else {
                 let s = if states == 1 { "" } else { "s" };
                 format!("exhaustive: {states} reachable state{s}")

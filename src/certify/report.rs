@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::law::{Failure, Obligation};
 use super::{Certification, CertifyLevel, ObligationStatus};
-use crate::explore::{Options, Reduction};
+use crate::explore::{Limit, Options, Reduction};
 use crate::model::Model;
 use crate::report::{CheckReport, json_state};
 
@@ -35,7 +35,9 @@ pub struct CertifyReport {
     /// stored, when a limit was hit).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub states: Option<u64>,
-    /// Exhaustive level: the limit that stopped the search, if one did.
+    /// The limit that stopped the run or left obligations not checked, if
+    /// one did (the exhaustive level's state limit, or a time or memory
+    /// limit at either level).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
     /// The hypotheses (11)-(18), keyed `"11"` to `"18"`.
@@ -307,12 +309,13 @@ impl CertifyReport {
                 )
             }
             ObligationStatus::NotChecked => format!(
-                "the reduction theorem may not apply: {} could not be checked{}",
+                "the reduction theorem may not apply: {} could not be checked; {}",
                 list(&with(ObligationStatus::NotChecked)),
-                if local {
-                    "; try `--exhaustive`"
-                } else {
-                    "; raise `--max-states`"
+                match cert.limit {
+                    Some(Limit::States(_)) => "raise `--max-states`",
+                    Some(Limit::Time(_)) => "raise `--max-time`",
+                    Some(Limit::Memory(_)) => "raise `--max-memory`",
+                    None => "try `--exhaustive`",
                 }
             ),
         };
@@ -326,8 +329,7 @@ impl CertifyReport {
             verdict: status_name(cert.verdict()),
             frame_bound: local.then_some(cert.options.frame_bound),
             states: cert.states,
-            limit: (!cert.complete)
-                .then(|| format!("state limit of {} reached", cert.options.max_states)),
+            limit: cert.limit.map(|l| l.to_string()),
             hypotheses: Obligations(hypotheses),
             wf: Obligations(wf),
             conclusion,
@@ -376,9 +378,13 @@ impl fmt::Display for CertifyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "model       {} ({})", self.model, self.file)?;
         match (self.frame_bound, self.states, &self.limit) {
-            (Some(b), _, _) => writeln!(
+            (Some(b), _, None) => writeln!(
                 f,
                 "level       local: every valuation of each obligation's frame, at most {b} per instance"
+            )?,
+            (Some(b), _, Some(l)) => writeln!(
+                f,
+                "level       local: every valuation of each obligation's frame, at most {b} per instance; stopped: {l}"
             )?,
             (None, Some(n), None) => writeln!(
                 f,
@@ -564,18 +570,31 @@ fn write_witness(f: &mut fmt::Formatter<'_>, w: &WitnessReport) -> fmt::Result {
     columns(f, "  ", &rows)
 }
 
-/// The report of `optimist check --certify`: the check, the certificate,
-/// and what follows for the original system.
+/// The report of `optimist check --certify`: what follows for the original
+/// system, from the check and the certificate.
+///
+/// The verdict is about the original system, and its exit code follows the
+/// usual table: `holds` (0) when the reduced check holds and every
+/// obligation holds (or only (11) and WFfiniteInvis fail, and the check
+/// ended endless runs by commit point completion or cycle detection, so
+/// seed 003's theorem stands in for (19)); `violated` (1) when the reduced check found a
+/// violation other than of well-formedness, since its counterexample is a
+/// path of the original system; `inconclusive` (3) whenever nothing follows
+/// for the original system: the reduced check holds but the certificate
+/// fails or left obligations unchecked, the reduced check found that the
+/// model breaks a well-formedness condition (so the reduction does not
+/// apply), or a limit ended the check. Under `--reduction none` the check
+/// is about the original system already, and its verdict is the verdict.
 #[derive(Clone, Debug, Serialize)]
 pub struct CertifiedCheck {
+    /// `holds`, `violated` or `inconclusive`, for the original system.
+    pub verdict: &'static str,
+    /// What follows for the original system, in words.
+    pub conclusion: String,
     /// The check.
     pub check: CheckReport,
     /// The certificate.
     pub certify: CertifyReport,
-    /// What follows for the original system.
-    pub conclusion: String,
-    #[serde(skip)]
-    exit: u8,
 }
 
 impl CertifiedCheck {
@@ -593,26 +612,27 @@ impl CertifiedCheck {
             [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
         };
         let kind = check.violation.as_ref().map(|v| v.kind);
-        let (conclusion, exit) = if options.reduction == Reduction::None {
+        let (verdict, conclusion) = if options.reduction == Reduction::None {
             (
+                check.verdict,
                 "the check explored the original system itself, so its verdict needs no certificate".to_string(),
-                check.exit_code(),
             )
         } else {
             match (check.verdict, kind, certify.verdict) {
                 ("violated", Some("well-formedness"), _) => (
-                    "the reduced check found that the model breaks a well-formedness condition, so the reduction does not apply; check it with `--reduction none`".to_string(),
-                    1,
+                    "inconclusive",
+                    "nothing follows for the original system: the reduced check found that the model breaks a well-formedness condition, so the reduction does not apply; check it with `--reduction none`".to_string(),
                 ),
                 ("violated", Some("deadlock"), _) => (
+                    "violated",
                     "a deadlock is reachable in the original system: the counterexample is a path of the original system".to_string(),
-                    1,
                 ),
                 ("violated", _, _) => (
+                    "violated",
                     "a violation is reachable in the original system: the counterexample is a path of the original system".to_string(),
-                    1,
                 ),
                 ("holds", _, "holds") => (
+                    "holds",
                     format!(
                         "no violation is reachable in the original system: the reduced check holds and the reduction theorem (19) applies (proof: {PROOF}, checked by `optimist prove`){}",
                         if options.deadlock {
@@ -621,22 +641,22 @@ impl CertifiedCheck {
                             ""
                         }
                     ),
-                    0,
                 ),
                 ("holds", _, "fails")
                     if matches!(check.ignoring, Some("cpc" | "cycles"))
                         && only_finiteness(&certify.failing_laws()) =>
                 {
                     (
+                        "holds",
                         format!(
                             "no violation is reachable in the original system, by seed 003's theorem rather than (19): {} fail (a run of invisible transitions can go on forever) and every other obligation holds, and the reduced check ({}) scheduled every thread wherever such a run could not complete; `optimist prove` checks (19), not seed 003's theorem",
                             join(failing(&certify, Some(false))),
                             check.ignoring.unwrap_or_default()
                         ),
-                        0,
                     )
                 }
                 ("holds", _, "fails") => (
+                    "inconclusive",
                     format!(
                         "nothing follows for the original system: the reduced check holds, but the reduction theorem does not apply ({} {}); check it with `--reduction none`{}",
                         join(failing(&certify, Some(false))),
@@ -651,34 +671,40 @@ impl CertifiedCheck {
                             ""
                         }
                     ),
-                    1,
                 ),
                 ("holds", _, _) => (
+                    "inconclusive",
                     format!(
-                        "nothing follows for the original system yet: the reduced check holds, but {} could not be checked; try `optimist certify --exhaustive`",
-                        join(failing(&certify, None))
+                        "nothing follows for the original system yet: the reduced check holds, but {} could not be checked{}",
+                        join(failing(&certify, None)),
+                        match &certify.limit {
+                            Some(l) => format!(" ({l})"),
+                            None => "; try `optimist certify --exhaustive`".to_string(),
+                        }
                     ),
-                    3,
                 ),
                 _ => (
+                    "inconclusive",
                     "the reduced check is inconclusive, so nothing follows for the original system".to_string(),
-                    3,
                 ),
             }
         };
         CertifiedCheck {
+            verdict,
+            conclusion,
             check,
             certify,
-            conclusion,
-            exit,
         }
     }
 
-    /// The process exit code: 0 when the conclusion holds for the original
-    /// system, 1 for a violation or a failed obligation, 3 when a limit or
-    /// an unchecked obligation leaves it open.
+    /// The process exit code of the verdict: 0 holds, 1 violated, 3
+    /// inconclusive.
     pub fn exit_code(&self) -> u8 {
-        self.exit
+        match self.verdict {
+            "holds" => 0,
+            "violated" => 1,
+            _ => 3,
+        }
     }
 }
 
@@ -690,6 +716,6 @@ impl fmt::Display for CertifiedCheck {
         writeln!(f)?;
         write!(f, "{}", self.certify)?;
         writeln!(f)?;
-        writeln!(f, "original    {}", self.conclusion)
+        writeln!(f, "original    {}: {}", self.verdict, self.conclusion)
     }
 }

@@ -11,7 +11,7 @@ use super::exhaustive::explore;
 use super::law::Failure;
 use super::system::{Succ, Sys};
 use super::*;
-use crate::explore::{Limits, Options, Outcome, Reduction, Verdict};
+use crate::explore::{Budget, Limits, Options, Outcome, Reduction, Verdict};
 
 // The random-system generator of the integration tests, read-only.
 #[allow(dead_code)]
@@ -286,7 +286,13 @@ fn memreuse_and_master_worker_fail_locally_but_certify_exhaustively() {
         );
         assert_eq!(exhaustive.verdict(), ObligationStatus::Holds, "{name}");
         // The local witness is a valuation no run reaches.
-        let reached = explore(&Sys::new(&model), DEFAULT_MAX_STATES, false).reached;
+        let reached = explore(
+            &Sys::new(&model),
+            DEFAULT_MAX_STATES,
+            false,
+            &mut Budget::unlimited(),
+        )
+        .reached;
         let first = &witness(&local, Obligation::EndExcl).states[0].1;
         assert!(reached.find(&Sys::new(&model), first).is_none(), "{name}");
     }
@@ -335,7 +341,7 @@ fn every_reachable_state_agrees_with_the_locksets_and_is_normalised() {
     for name in models() {
         let model = load(&name);
         let sys = Sys::new(&model);
-        let reached = explore(&sys, 200_000, false).reached;
+        let reached = explore(&sys, 200_000, false, &mut Budget::unlimited()).reached;
         let all: Vec<u32> = (0..model.slots.len() as u32).collect();
         for st in reached.states(&sys) {
             let mut s = st.s.clone();

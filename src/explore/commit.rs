@@ -66,10 +66,10 @@
 //!   is the lower bound of seed 003's Table 1, for measurement and teaching
 //!   only: it can miss violations (`models/ignoring-fig1.gc`).
 
-use hashbrown::{HashMap, HashSet};
-
+use super::budget::{Budget, Halt, reserve_one};
 use super::outcome::Problem;
-use super::search::Found;
+use super::search::{Emit, Found, Stop};
+use super::store::{Insert, Room, Store};
 use crate::model::Model;
 
 /// What one thread's transactions are made of: the reduction's side of a
@@ -131,11 +131,18 @@ impl Ignoring {
     }
 }
 
-/// A state met by the current run.
+/// What the run knows of a state it met. The state's values are in the
+/// run's store, under the same id (ids are in visiting order).
+#[derive(Clone, Copy, Debug)]
 struct Node {
-    state: Vec<i64>,
     /// Next transition to try, as an offset into the point's transitions.
-    next: usize,
+    next: u32,
+    /// Tarjan's lowlink: the smallest node reachable through the
+    /// unfinished component, by id.
+    low: u32,
+    /// Its position on the depth-first path, while it is on it
+    /// ([`OFF_PATH`] otherwise).
+    on_path: u32,
     /// Whether any transition was enabled here.
     moved: bool,
     /// A path to a state where every thread is scheduled is known (for a
@@ -145,28 +152,48 @@ struct Node {
     forced: bool,
     /// A commit point: reached by a transition that is not a both-mover.
     commit: bool,
-    /// Tarjan's lowlink: the smallest node reachable through the
-    /// unfinished component, by id (ids are in visiting order).
-    low: usize,
     /// On Tarjan's stack: its strongly connected component is unfinished.
     open: bool,
-    /// Its position on the depth-first path, while it is on it.
-    on_path: Option<usize>,
 }
 
+/// `Node::on_path` of a node that is not on the path.
+const OFF_PATH: u32 = u32::MAX;
+
 /// The depth-first run of one thread's invisible transitions.
+///
+/// A run can be very long (a thread-local loop through 10^9 states), so it
+/// answers to the run's limits like the search itself: each transition
+/// tried is a unit of work for the clock; each state it keeps counts
+/// against the state limit, with the stored states (the intermediate states
+/// of the step under way are held at once, to find cycles and components);
+/// and its store, stacks and path grow only within the memory budget. Its
+/// states are kept packed and its stacks name them by 32-bit ids, so a long
+/// run costs a few dozen bytes per state.
 pub struct Run {
     ignoring: Ignoring,
-    /// State -> node id.
-    seen: HashMap<Vec<i64>, usize>,
-    nodes: Vec<Node>,
+    /// The nodes met by the current run, packed (the state, then any value
+    /// the reduction adds to a node, one word each), with their bookkeeping
+    /// as notes. Kept between runs, so its memory is allocated once.
+    nodes: Store<Node>,
+    /// Words of a packed node.
+    words: usize,
     /// The depth-first path, as node ids.
-    dfs: Vec<usize>,
+    dfs: Vec<u32>,
     /// Tarjan's stack of nodes whose component is unfinished.
-    open: Vec<usize>,
+    open: Vec<u32>,
+    /// The transitions from the stored state to the top of the path.
+    path: Vec<u32>,
+    /// Bytes of `dfs`, `open` and `path`.
+    vec_bytes: u64,
+    /// The node on top of the path, unpacked.
+    cur: Vec<i64>,
     out: Vec<i64>,
-    /// The distinct states where a transaction was ended by force.
-    pub forced: HashSet<Vec<i64>>,
+    scratch: Vec<i64>,
+    packed: Vec<u64>,
+    /// The distinct states where a transaction was ended by force, packed.
+    pub forced: Store<u8>,
+    /// Words of a packed state in `forced`.
+    forced_words: usize,
     /// The control points `(thread, point)` where a transaction began:
     /// the boundaries that cut each thread's code into transactions.
     pub starts: std::collections::BTreeSet<(usize, i64)>,
@@ -178,7 +205,8 @@ pub struct Run {
 /// (counted) only when its successors are used.
 #[derive(Default)]
 pub struct CallLog {
-    forced: Vec<Vec<i64>>,
+    /// The forced states, packed.
+    forced: Vec<Vec<u64>>,
     started: Option<(usize, i64)>,
 }
 
@@ -187,14 +215,70 @@ impl Run {
     pub fn new(ignoring: Ignoring) -> Run {
         Run {
             ignoring,
-            seen: HashMap::new(),
-            nodes: Vec::new(),
+            nodes: Store::indexed(1),
+            // No node has zero words: the first run sets the store up.
+            words: 0,
             dfs: Vec::new(),
             open: Vec::new(),
+            path: Vec::new(),
+            vec_bytes: 0,
+            cur: Vec::new(),
             out: Vec::new(),
-            forced: HashSet::new(),
+            scratch: Vec::new(),
+            packed: Vec::new(),
+            forced: Store::new(1),
+            forced_words: 0,
             starts: std::collections::BTreeSet::new(),
             call: CallLog::default(),
+        }
+    }
+
+    /// Takes what the last call found, to keep it later or not.
+    pub fn take_call(&mut self) -> CallLog {
+        std::mem::take(&mut self.call)
+    }
+
+    /// Counts what a call found: its forced states (a set kept within the
+    /// memory budget) and where it began.
+    pub fn keep(&mut self, log: CallLog, budget: &mut Budget) -> Result<(), Halt> {
+        self.starts.extend(log.started);
+        for packed in &log.forced {
+            // A forced state is stored by the search too: it holds no state
+            // more, only the bytes of this set.
+            let room = Room {
+                states: u64::MAX,
+                bytes: budget.room().bytes,
+            };
+            if let Err(full) = self.forced.insert(packed, 0, || room) {
+                return Err(budget.full(full));
+            }
+            budget.exp_bytes = self.bytes();
+        }
+        Ok(())
+    }
+
+    /// Bytes held by the run's structures.
+    fn bytes(&self) -> u64 {
+        self.nodes.bytes() + self.forced.bytes() + self.vec_bytes
+    }
+
+    /// Packs a node: the state by the model's layout, then each value the
+    /// reduction adds, one word each.
+    fn pack(model: &Model, node: &[i64], out: &mut [u64]) {
+        let (slots, words) = (model.slots.len(), model.layout.words());
+        model.layout.pack(&node[..slots], &mut out[..words]);
+        for (w, &x) in out[words..].iter_mut().zip(&node[slots..]) {
+            *w = x as u64;
+        }
+    }
+
+    /// Unpacks node `id` into `out` (of a node's length).
+    fn unpack(model: &Model, nodes: &Store<Node>, id: u32, out: &mut [i64]) {
+        let (slots, words) = (model.slots.len(), model.layout.words());
+        let w = nodes.get(id);
+        model.layout.unpack(&w[..words], &mut out[..slots]);
+        for (x, &v) in out[slots..].iter_mut().zip(&w[words..]) {
+            *x = v as i64;
         }
     }
 
@@ -209,72 +293,97 @@ impl Run {
         tx: &mut dyn Transaction,
         t: usize,
         s: &[i64],
-        emit: &mut dyn FnMut(&[i64], &[u32]),
-    ) -> Result<bool, Found> {
-        self.seen.clear();
-        self.nodes.clear();
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<bool, Stop> {
+        let result = self.run(model, tx, t, s, budget, emit);
+        if result.is_ok() {
+            budget.run_states = 0;
+        }
+        result
+    }
+
+    fn run(
+        &mut self,
+        model: &Model,
+        tx: &mut dyn Transaction,
+        t: usize,
+        s: &[i64],
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<bool, Stop> {
+        budget.run_thread = t;
+        self.call = CallLog::default();
         self.dfs.clear();
         self.open.clear();
-        self.call = CallLog::default();
-        let mut path = Vec::new();
-        let mut start = Vec::new();
-        tx.node(s, &mut start);
-        self.push(start, true);
+        self.path.clear();
+        tx.node(s, &mut self.out);
+        let words = model.layout.words() + self.out.len().saturating_sub(model.slots.len());
+        if words != self.words {
+            self.words = words;
+            self.nodes = Store::indexed(words);
+            self.packed = vec![0; words];
+            budget.exp_bytes = self.bytes();
+        }
+        if self.forced_words != model.layout.words() {
+            self.forced_words = model.layout.words();
+            self.forced = Store::new(self.forced_words);
+        }
+        self.nodes.clear();
         // The start is stored already: completed, and never emitted again.
-        let root = &mut self.nodes[0];
+        self.enter(model, true, true, budget)?;
+        let root = self.nodes.note_mut(0);
         (root.completed, root.forced) = (true, true);
         let mut moved = false;
         while let Some(&v) = self.dfs.last() {
-            let node = &mut self.nodes[v];
-            let range = model.threads[t].points[node.state[t] as usize]
+            let range = model.threads[t].points[self.cur[t] as usize]
                 .transitions
                 .clone();
-            let Some(k) = range.clone().nth(node.next) else {
-                self.finish(tx, &mut path, emit);
+            let k = range.start + self.nodes.note(v).next as usize;
+            if k >= range.end {
+                self.finish(model, tx, budget, emit)?;
                 continue;
-            };
-            node.next += 1;
-            let commit = match tx.fire(t, k, &node.state, &mut self.out) {
+            }
+            self.nodes.note_mut(v).next += 1;
+            budget.tick()?;
+            let commit = match tx.fire(t, k, &self.cur, &mut self.out) {
                 Fired::Disabled => continue,
                 Fired::Bad(problem) => {
-                    path.push(k as u32);
-                    return Err(Found { problem, path });
+                    self.path.push(k as u32);
+                    let path = self.path.clone();
+                    return Err(Stop::Found(Found { problem, path }));
                 }
                 Fired::Ends => {
+                    let node = self.nodes.note_mut(v);
                     node.moved = true;
                     node.completed = true;
                     moved |= v == 0;
-                    path.push(k as u32);
-                    emit(tx.state(&self.out), &path);
-                    path.pop();
+                    self.push_path(k, budget)?;
+                    emit(tx.state(&self.out), &self.path, budget)?;
+                    self.path.pop();
                     continue;
                 }
                 Fired::Continues { commit } => commit,
             };
-            node.moved = true;
+            self.nodes.note_mut(v).moved = true;
             moved |= v == 0;
-            path.push(k as u32);
-            let Some(&w) = self.seen.get(self.out.as_slice()) else {
-                let state = self.out.clone();
-                self.push(state, commit);
+            self.push_path(k, budget)?;
+            let Some(w) = self.enter(model, commit, false, budget)? else {
                 continue;
             };
-            if let Some(depth) = self.nodes[w].on_path {
-                self.back_edge(tx, t, depth, &mut path, emit)?;
+            let depth = self.nodes.note(w).on_path;
+            if depth != OFF_PATH {
+                self.back_edge(model, tx, t, depth as usize, budget, emit)?;
             }
-            path.pop();
-            let (low, open, completed) = (
-                self.nodes[w].low,
-                self.nodes[w].open,
-                self.nodes[w].completed,
-            );
-            let node = &mut self.nodes[v];
-            if open {
+            self.path.pop();
+            let seen = self.nodes.note(w);
+            let node = self.nodes.note_mut(v);
+            if seen.open {
                 // w is in v's unfinished component (Tarjan uses w's id; its
                 // lowlink is as good and no smaller than the root's).
-                node.low = node.low.min(low);
+                node.low = node.low.min(seen.low);
             } else {
-                node.completed |= completed;
+                node.completed |= seen.completed;
             }
         }
         if moved {
@@ -283,34 +392,63 @@ impl Run {
         Ok(moved)
     }
 
-    /// Takes what the last call found, to keep it later or not.
-    pub fn take_call(&mut self) -> CallLog {
-        std::mem::take(&mut self.call)
+    /// Appends `k` to the path, within the budget.
+    fn push_path(&mut self, k: usize, budget: &mut Budget) -> Result<(), Stop> {
+        reserve_one(&mut self.path, budget, &mut self.vec_bytes)?;
+        budget.exp_bytes = self.bytes();
+        self.path.push(k as u32);
+        Ok(())
     }
 
-    /// Counts what a call found: its forced states and where it began.
-    pub fn keep(&mut self, log: CallLog) {
-        self.forced.extend(log.forced);
-        self.starts.extend(log.started);
-    }
-
-    /// Visits a new state: a node on the path and on Tarjan's stack.
-    fn push(&mut self, state: Vec<i64>, commit: bool) {
-        let id = self.nodes.len();
-        self.seen.insert(state.clone(), id);
-        self.nodes.push(Node {
-            state,
+    /// Visits the node in `out`: a new one goes on the path and on Tarjan's
+    /// stack, and becomes the top (`cur`); a node met before is returned.
+    /// The `root`, the stored state the run starts from, is no state more
+    /// for the state limit.
+    fn enter(
+        &mut self,
+        model: &Model,
+        commit: bool,
+        root: bool,
+        budget: &mut Budget,
+    ) -> Result<Option<u32>, Stop> {
+        Run::pack(model, &self.out, &mut self.packed);
+        let id = self.nodes.len() as u32;
+        let node = Node {
             next: 0,
+            low: id,
+            on_path: self.dfs.len() as u32,
             moved: false,
             completed: false,
             forced: false,
             commit,
-            low: id,
             open: true,
-            on_path: Some(self.dfs.len()),
-        });
+        };
+        let room = || {
+            let room = budget.room();
+            Room {
+                states: if root { u64::MAX } else { room.states },
+                ..room
+            }
+        };
+        match self.nodes.insert(&self.packed, node, room) {
+            Ok(Insert::New(_)) => {}
+            Ok(Insert::Old(Some(w))) => return Ok(Some(w)),
+            // An indexed store always names the node; were it not to, the
+            // node is known, and treated as finished and completed.
+            Ok(Insert::Old(None)) => return Ok(None),
+            Err(full) => return Err(budget.full(full).into()),
+        }
+        // The stored state the run starts from is not an intermediate one.
+        budget.run_states = self.nodes.len() as u64 - 1;
+        budget.exp_bytes = self.bytes();
+        reserve_one(&mut self.dfs, budget, &mut self.vec_bytes)?;
+        budget.exp_bytes = self.bytes();
+        reserve_one(&mut self.open, budget, &mut self.vec_bytes)?;
+        budget.exp_bytes = self.bytes();
         self.dfs.push(id);
         self.open.push(id);
+        std::mem::swap(&mut self.cur, &mut self.out);
+        Ok(None)
     }
 
     /// The node on top of the path (the last of `path` leaves it) has a
@@ -318,29 +456,32 @@ impl Run {
     /// round a loop.
     fn back_edge(
         &mut self,
+        model: &Model,
         tx: &dyn Transaction,
         t: usize,
         depth: usize,
-        path: &mut [u32],
-        emit: &mut dyn FnMut(&[i64], &[u32]),
-    ) -> Result<(), Found> {
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<(), Stop> {
         match self.ignoring {
             // The loop: the transitions from path depth `depth` to the top,
             // and the one back; the trace is the stem and the loop.
-            Ignoring::Forbid => Err(Found {
+            Ignoring::Forbid => Err(Stop::Found(Found {
                 problem: Problem::InvisibleCycle {
                     thread: t,
-                    length: path.len() - depth,
+                    length: self.path.len() - depth,
                 },
-                path: path.to_vec(),
-            }),
+                path: self.path.clone(),
+            })),
             // A loop through a state where every thread is already
             // scheduled needs nothing more (the stack proviso's usual
             // refinement).
-            Ignoring::Cycles if !self.dfs[depth..].iter().any(|&n| self.nodes[n].forced) => {
-                let top = *self.dfs.last().expect("non-empty path");
-                self.force(tx, top, &path[..path.len() - 1], emit);
-                Ok(())
+            Ignoring::Cycles if !self.dfs[depth..].iter().any(|&n| self.nodes.note(n).forced) => {
+                let Some(&top) = self.dfs.last() else {
+                    return Ok(());
+                };
+                let len = self.path.len() - 1;
+                self.force(model, tx, top, len, budget, emit)
             }
             _ => Ok(()),
         }
@@ -351,32 +492,37 @@ impl Run {
     /// decides whether the component completes.
     fn finish(
         &mut self,
+        model: &Model,
         tx: &dyn Transaction,
-        path: &mut Vec<u32>,
-        emit: &mut dyn FnMut(&[i64], &[u32]),
-    ) {
-        let v = self.dfs.pop().expect("non-empty path");
-        let node = &mut self.nodes[v];
-        node.on_path = None;
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<(), Stop> {
+        let Some(v) = self.dfs.pop() else {
+            return Ok(());
+        };
+        let node = self.nodes.note_mut(v);
+        node.on_path = OFF_PATH;
         if !node.moved && !node.forced {
             // No transition enabled: the thread is blocked (`p_i`), and its
             // guards here read only what no other thread changes, so the
             // transaction ends.
             node.completed = true;
-            emit(tx.state(&node.state), path);
+            emit(tx.state(&self.cur), &self.path, budget)?;
         }
-        if node.low == v {
-            self.close(tx, v, path, emit);
+        if self.nodes.note(v).low == v {
+            self.close(model, tx, v, budget, emit)?;
         }
-        let (low, completed) = (self.nodes[v].low, self.nodes[v].completed);
+        let Node { low, completed, .. } = self.nodes.note(v);
         if let Some(&parent) = self.dfs.last() {
-            let parent = &mut self.nodes[parent];
-            parent.low = parent.low.min(low);
+            let parent_node = self.nodes.note_mut(parent);
+            parent_node.low = parent_node.low.min(low);
             // Within one component this is settled when it closes; from a
             // closed one it is final.
-            parent.completed |= completed;
-            path.pop();
+            parent_node.completed |= completed;
+            self.path.pop();
+            Run::unpack(model, &self.nodes, parent, &mut self.cur);
         }
+        Ok(())
     }
 
     /// Closes the strongly connected component rooted at `root` (on top of
@@ -387,47 +533,59 @@ impl Run {
     /// the decision falls to the nearest commit point above.
     fn close(
         &mut self,
+        model: &Model,
         tx: &dyn Transaction,
-        root: usize,
-        path: &[u32],
-        emit: &mut dyn FnMut(&[i64], &[u32]),
-    ) {
-        let at = self
-            .open
-            .iter()
-            .rposition(|&n| n == root)
-            .expect("the root is open");
-        let members = self.open.split_off(at);
-        let mut completed = members.iter().any(|&n| self.nodes[n].completed);
+        root: u32,
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<(), Stop> {
+        // The root is open.
+        let Some(at) = self.open.iter().rposition(|&n| n == root) else {
+            return Ok(());
+        };
+        let members = &self.open[at..];
+        let mut completed = members.iter().any(|&n| self.nodes.note(n).completed);
         if !completed
             && self.ignoring == Ignoring::Cpc
-            && members.iter().any(|&n| self.nodes[n].commit)
+            && members.iter().any(|&n| self.nodes.note(n).commit)
         {
-            self.force(tx, root, path, emit);
+            let len = self.path.len();
+            self.force(model, tx, root, len, budget, emit)?;
             completed = true;
         }
-        for n in members {
-            let node = &mut self.nodes[n];
+        for i in at..self.open.len() {
+            let node = self.nodes.note_mut(self.open[i]);
             node.open = false;
             node.completed = completed;
         }
+        self.open.truncate(at);
+        Ok(())
     }
 
-    /// Ends the transaction by force at node `v`, reached by `path`.
+    /// Ends the transaction by force at node `v`, reached by the first
+    /// `len` transitions of the path.
     fn force(
         &mut self,
+        model: &Model,
         tx: &dyn Transaction,
-        v: usize,
-        path: &[u32],
-        emit: &mut dyn FnMut(&[i64], &[u32]),
-    ) {
-        let node = &mut self.nodes[v];
+        v: u32,
+        len: usize,
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<(), Stop> {
+        let node = self.nodes.note_mut(v);
         node.completed = true;
-        if !node.forced {
-            node.forced = true;
-            let state = tx.state(&node.state);
-            emit(state, path);
-            self.call.forced.push(state.to_vec());
+        if node.forced {
+            return Ok(());
         }
+        node.forced = true;
+        self.scratch.resize(self.cur.len(), 0);
+        Run::unpack(model, &self.nodes, v, &mut self.scratch);
+        let state = tx.state(&self.scratch);
+        emit(state, &self.path[..len], budget)?;
+        let mut packed = vec![0; model.layout.words()];
+        model.layout.pack(state, &mut packed);
+        self.call.forced.push(packed);
+        Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! Full exploration: every enabled transition of every thread.
 
-use super::search::{Expand, Found, StepResult, Watch, step_watched};
+use super::budget::Budget;
+use super::search::{Emit, Expand, Found, StepResult, Stop, Watch, step_watched};
 use crate::model::Model;
 
 /// Expands a state by every enabled transition, in thread order.
@@ -27,23 +28,24 @@ impl Expand for Full<'_> {
         Some(&mut self.watch)
     }
 
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
-        let all = vec![true; self.model.threads.len()];
-        self.expand_threads(s, &all, emit)
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        self.expand_threads(s, None, budget, emit)
     }
 }
 
 impl Full<'_> {
-    /// [`Expand::expand`] restricted to the threads in `set`.
+    /// [`Expand::expand`] restricted to the threads in `set` (all when
+    /// `None`, which costs no allocation on the hot path).
     pub fn expand_threads(
         &mut self,
         s: &[i64],
-        set: &[bool],
-        emit: &mut dyn FnMut(&[i64], &[u32]),
-    ) -> Result<bool, Found> {
+        set: Option<&[bool]>,
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<bool, Stop> {
         let mut enabled = false;
         for (t, thread) in self.model.threads.iter().enumerate() {
-            if !set[t] {
+            if set.is_some_and(|set| !set[t]) {
                 continue;
             }
             for k in thread.points[s[t] as usize].transitions.clone() {
@@ -51,13 +53,13 @@ impl Full<'_> {
                     StepResult::Disabled => {}
                     StepResult::Ok => {
                         enabled = true;
-                        emit(&self.out, &[k as u32]);
+                        emit(&self.out, &[k as u32], budget)?;
                     }
                     StepResult::Bad(problem) => {
-                        return Err(Found {
+                        return Err(Stop::Found(Found {
                             problem,
                             path: vec![k as u32],
-                        });
+                        }));
                     }
                 }
             }

@@ -1,5 +1,6 @@
 //! Exploring a model's state space.
 
+mod budget;
 mod commit;
 mod full;
 mod movers;
@@ -9,10 +10,12 @@ mod search;
 mod store;
 mod stubborn;
 
+pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use commit::Ignoring;
 pub use movers::mover_kind;
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
+pub(crate) use store::{Full, Insert, Room, Store};
 
 use crate::model::Model;
 use search::Expand as _;

@@ -64,10 +64,11 @@
 //! transaction are not preserved (seed 000 section 7), so `--deadlock` is
 //! refused under this reduction.
 
+use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
 use super::outcome::Problem;
 use super::reduced::fire;
-use super::search::{Expand, Found, StepResult, Watch};
+use super::search::{Emit, Expand, StepResult, Stop, Watch};
 use crate::classify::{Classification, Reason};
 use crate::model::{Access, Fault, Model, SlotClass, SlotKind};
 
@@ -119,13 +120,13 @@ impl Expand for Movers<'_> {
         Some(&mut self.txs.watch)
     }
 
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let model = self.txs.model;
         let mut enabled = false;
         for t in 0..model.threads.len() {
-            enabled |= self.run.explore(model, &mut self.txs, t, s, emit)?;
+            enabled |= self.run.explore(model, &mut self.txs, t, s, budget, emit)?;
             let log = self.run.take_call();
-            self.run.keep(log);
+            self.run.keep(log, budget)?;
         }
         Ok(enabled)
     }

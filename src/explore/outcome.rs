@@ -46,14 +46,24 @@ pub struct Stats {
     /// Transitions (reduced mode: reduced steps) taken, including those that
     /// lead to states already seen.
     pub transitions: u64,
+    /// The original transitions those took: equal to `transitions` in full
+    /// mode, the transitions inside the steps in reduced mode.
+    pub fired: u64,
     /// Longest shortest path from the initial state, in transitions (reduced steps).
     pub depth: u64,
     /// Stored states where some thread has not ended and no thread can move.
     pub deadlocks: u64,
     /// Wall-clock time.
     pub elapsed: Duration,
-    /// Bytes of the state store (states, hash table, parent links).
+    /// Bytes of the search's structures: the state store (states, hash
+    /// table, parent links) and, in reduced mode, the map, stack and path
+    /// that a reduced step keeps for its depth-first run.
     pub memory: u64,
+    /// When a limit ended the run inside a reduced step: the intermediate
+    /// states that step held (else 0).
+    pub run_states: u64,
+    /// When a limit ended the run inside a reduced step: its thread.
+    pub run_thread: Option<usize>,
     /// Reduced mode: distinct states where a transaction was ended by force
     /// because its run of invisible transitions could not complete (or, under
     /// cycle detection, closed a cycle); every thread is scheduled there.

@@ -9,9 +9,10 @@
 //! through a step is the `M` of `N* R`) but not stored. A run that can go
 //! on forever is handled by the policy of [`super::commit`].
 
+use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
 use super::outcome::Problem;
-use super::search::{Expand, Found, StepResult, Watch, step_watched};
+use super::search::{Emit, Expand, StepResult, Stop, Watch, step_watched};
 use crate::classify::Classification;
 use crate::model::{Model, SlotClass};
 
@@ -126,26 +127,29 @@ impl Expand for Reduced<'_> {
     /// here by force, see [`super::commit`]) resumes its run. Its invisible
     /// guards read only its own locals, so if none is enabled it is blocked
     /// for good.
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
-        let all = vec![true; self.steps.model.threads.len()];
-        self.expand_threads(s, &all, emit)
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        self.expand_threads(s, None, budget, emit)
     }
 }
 
 impl Reduced<'_> {
-    /// [`Expand::expand`] restricted to the threads in `set`.
+    /// [`Expand::expand`] restricted to the threads in `set` (all when
+    /// `None`, which costs no allocation on the hot path).
     pub fn expand_threads(
         &mut self,
         s: &[i64],
-        set: &[bool],
-        emit: &mut dyn FnMut(&[i64], &[u32]),
-    ) -> Result<bool, Found> {
+        set: Option<&[bool]>,
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<bool, Stop> {
         let model = self.steps.model;
         let mut enabled = false;
-        for t in (0..model.threads.len()).filter(|&t| set[t]) {
-            enabled |= self.run.explore(model, &mut self.steps, t, s, emit)?;
+        for t in (0..model.threads.len()).filter(|&t| set.is_none_or(|set| set[t])) {
+            enabled |= self
+                .run
+                .explore(model, &mut self.steps, t, s, budget, emit)?;
             let log = self.run.take_call();
-            self.run.keep(log);
+            self.run.keep(log, budget)?;
         }
         Ok(enabled)
     }

@@ -1,20 +1,25 @@
 //! Breadth-first search over stored states, generic in how a state expands
 //! (one transition in full mode, one reduced step in reduced mode).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::outcome::{Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
-use super::store::Store;
+use super::budget::{Budget, Halt, TICK};
+use super::outcome::{Outcome, Problem, Stats, Step, Verdict, Violation};
+use super::store::{Insert, Store};
 use crate::model::{Discipline, Fire, Model};
 
 /// Resource limits and options of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
-    /// Stop after storing this many states.
+    /// Stop rather than hold more than this many states: the stored states
+    /// plus the intermediate states of the reduced step under way. Zero
+    /// stops before the initial state.
     pub max_states: Option<u64>,
     /// Stop after this long.
     pub max_time: Option<Duration>,
-    /// Stop when the state store exceeds this many bytes.
+    /// Stop rather than let the process's memory grow past this many bytes:
+    /// what it holds when the run starts plus what the run allocates (see
+    /// `budget.rs`).
     pub max_memory: Option<u64>,
 }
 
@@ -27,12 +32,32 @@ pub struct Found {
     pub path: Vec<u32>,
 }
 
+/// Why an expansion ended early.
+pub enum Stop {
+    /// A violation.
+    Found(Found),
+    /// A limit of the run, recorded in the budget.
+    Halt,
+}
+
+impl From<Halt> for Stop {
+    fn from(_: Halt) -> Stop {
+        Stop::Halt
+    }
+}
+
+/// Receives a successor and the transitions that reach it, with the run's
+/// budget; an error ends the expansion.
+pub type Emit<'a> = dyn FnMut(&[i64], &[u32], &mut Budget) -> Result<(), Halt> + 'a;
+
 /// How a stored state expands into its successors.
 pub trait Expand {
-    /// Calls `emit(successor, path)` for every successor of `s`, where `path`
-    /// is the transitions from `s` to it. Returns whether any transition was
-    /// enabled, or the first violation met.
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found>;
+    /// Calls `emit(successor, path, budget)` for every successor of `s`,
+    /// where `path` is the transitions from `s` to it. Returns whether any
+    /// transition was enabled, or the first violation met, or the limit
+    /// that stopped it (the expander counts its own work and memory in
+    /// `budget`).
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop>;
 
     /// The watch of the search, if it has one: trace reconstruction puts it
     /// in tracing mode, so re-expansion has no side effects.
@@ -281,12 +306,16 @@ pub fn search<E: Expand>(
     deadlock_is_violation: bool,
     progress: &mut dyn FnMut(&Stats),
 ) -> Outcome {
-    let start = Instant::now();
+    let mut budget = Budget::new(limits);
     let mut stats = Stats::default();
-    let finish = |mut stats: Stats, store: &Store, verdict, violation| {
+    let finish = |mut stats: Stats, store: &Store, budget: &Budget, verdict, violation| {
         stats.states = store.len() as u64;
-        stats.memory = store.bytes() as u64;
-        stats.elapsed = start.elapsed();
+        stats.memory = budget.held_bytes();
+        stats.elapsed = budget.elapsed();
+        if let (Verdict::Inconclusive(_), 1..) = (&verdict, budget.run_states) {
+            stats.run_states = budget.run_states;
+            stats.run_thread = Some(budget.run_thread);
+        }
         Outcome {
             verdict,
             stats,
@@ -299,61 +328,79 @@ pub fn search<E: Expand>(
     let mut store = Store::new(words);
     let mut packed = vec![0u64; words];
     model.layout.pack(&model.init, &mut packed);
-    store.insert(&packed, 0);
+    let first = budget.check_start().and_then(|()| {
+        let room = budget.room();
+        store
+            .insert(&packed, 0, || room)
+            .map_err(|f| budget.full(f))
+    });
+    if first.is_err() {
+        let l = budget.hit();
+        return finish(stats, &store, &budget, Verdict::Inconclusive(l), None);
+    }
+    budget.stored = 1;
+    budget.store_bytes = store.bytes();
     if let Some(problem) = check_state(model, &model.init) {
         let v = Violation {
             problem,
             initial: true,
             trace: Vec::new(),
         };
-        return finish(stats, &store, Verdict::Violated, Some(v));
+        return finish(stats, &store, &budget, Verdict::Violated, Some(v));
     }
-    let max_states = limits.max_states.unwrap_or(u64::MAX).max(1) as usize;
     let mut s = model.init.clone();
     let (mut level, mut level_end) = (0u64, 1usize);
-    let mut limit_hit = None;
     let mut id = 0usize;
     while id < store.len() {
         if id == level_end {
             level += 1;
             level_end = store.len();
         }
-        if id % 1024 == 0 {
-            if let Some(l) = check_limits(limits, start, &store) {
-                return finish(stats, &store, Verdict::Inconclusive(l), None);
-            }
-            if id % (1 << 16) == 0 && id > 0 {
-                stats.states = store.len() as u64;
-                stats.memory = store.bytes() as u64;
-                stats.elapsed = start.elapsed();
-                progress(&stats);
-            }
+        if budget.tick().is_err() {
+            let l = budget.hit();
+            return finish(stats, &store, &budget, Verdict::Inconclusive(l), None);
+        }
+        if id % (1 << 16) == 0 && id > 0 {
+            stats.states = store.len() as u64;
+            stats.memory = budget.held_bytes();
+            stats.elapsed = budget.elapsed();
+            progress(&stats);
         }
         model.layout.unpack(store.get(id as u32), &mut s);
         let parent = id as u32;
-        let result = exp.expand(&s, &mut |succ, _| {
+        let result = exp.expand(&s, &mut budget, &mut |succ, path, budget| {
+            // Every successor is a unit of work; the count of transitions
+            // doubles as the clock's counter, which keeps this loop tight.
             stats.transitions += 1;
-            model.layout.pack(succ, &mut packed);
-            if store.len() >= max_states {
-                // Full: a new state is dropped and the run ends after this expansion.
-                if !store.contains(&packed) {
-                    limit_hit = Some(Limit::States(max_states as u64));
-                }
-                return;
+            stats.fired += path.len() as u64;
+            if stats.transitions % u64::from(TICK) == 0 {
+                budget.check_time()?;
             }
-            if store.insert(&packed, parent) {
-                stats.depth = stats.depth.max(level + 1);
+            model.layout.pack(succ, &mut packed);
+            match store.insert(&packed, parent, || budget.room()) {
+                Ok(Insert::New(_)) => {
+                    stats.depth = stats.depth.max(level + 1);
+                    budget.stored = store.len() as u64;
+                    budget.store_bytes = store.bytes();
+                    Ok(())
+                }
+                Ok(Insert::Old(_)) => Ok(()),
+                Err(full) => Err(budget.full(full)),
             }
         });
         match result {
-            Err(found) => {
+            Err(Stop::Found(found)) => {
                 let trace = trace_to(model, exp, &store, parent, found.path);
                 let v = Violation {
                     problem: found.problem,
                     initial: false,
                     trace,
                 };
-                return finish(stats, &store, Verdict::Violated, Some(v));
+                return finish(stats, &store, &budget, Verdict::Violated, Some(v));
+            }
+            Err(Stop::Halt) => {
+                let l = budget.hit();
+                return finish(stats, &store, &budget, Verdict::Inconclusive(l), None);
             }
             Ok(false) if !model.all_ended(&s) => {
                 stats.deadlocks += 1;
@@ -364,28 +411,50 @@ pub fn search<E: Expand>(
                         initial: parent == 0,
                         trace,
                     };
-                    return finish(stats, &store, Verdict::Violated, Some(v));
+                    return finish(stats, &store, &budget, Verdict::Violated, Some(v));
                 }
             }
             Ok(_) => {}
         }
-        if let Some(l) = limit_hit {
-            return finish(stats, &store, Verdict::Inconclusive(l), None);
-        }
         id += 1;
     }
-    finish(stats, &store, Verdict::Holds, None)
+    finish(stats, &store, &budget, Verdict::Holds, None)
 }
 
-fn check_limits(limits: &Limits, start: Instant, store: &Store) -> Option<Limit> {
-    if let Some(t) = limits.max_time {
-        if start.elapsed() >= t {
-            return Some(Limit::Time(t));
-        }
-    }
-    if let Some(m) = limits.max_memory {
-        if store.bytes() as u64 >= m {
-            return Some(Limit::Memory(m));
+/// A shortest path from `a` to `b` of one or more transitions of one
+/// thread, with every check of the semantics, if there is one within a
+/// bound: a reduced step (a transaction) is one.
+fn one_thread_path(model: &Model, a: &[i64], b: &[i64]) -> Option<Vec<u32>> {
+    const BOUND: usize = 1 << 20;
+    let mut out = Vec::new();
+    for (t, thread) in model.threads.iter().enumerate() {
+        // Breadth-first, each state with the state and transition before it.
+        let mut states = vec![a.to_vec()];
+        let mut back = vec![(0usize, 0u32)];
+        let mut seen = std::collections::HashSet::from([a.to_vec()]);
+        let mut next = 0;
+        while next < states.len() && states.len() < BOUND {
+            let s = states[next].clone();
+            for k in thread.points[s[t] as usize].transitions.clone() {
+                if !matches!(step(model, k, &s, &mut out), StepResult::Ok) {
+                    continue;
+                }
+                if out == b {
+                    let mut path = vec![k as u32];
+                    let mut at = next;
+                    while at != 0 {
+                        path.push(back[at].1);
+                        at = back[at].0;
+                    }
+                    path.reverse();
+                    return Some(path);
+                }
+                if seen.insert(out.clone()) {
+                    states.push(out.clone());
+                    back.push((next, k as u32));
+                }
+            }
+            next += 1;
         }
     }
     None
@@ -403,7 +472,7 @@ fn trace_to<E: Expand>(
     let mut ids = vec![id];
     let mut cur = id;
     while cur != 0 {
-        cur = store.parent(cur);
+        cur = store.note(cur);
         ids.push(cur);
     }
     ids.reverse();
@@ -417,12 +486,20 @@ fn trace_to<E: Expand>(
         model.layout.unpack(store.get(w[0]), &mut a);
         model.layout.unpack(store.get(w[1]), &mut b);
         let mut found = None;
-        let _ = exp.expand(&a, &mut |succ, path| {
+        // The search stored this step within its limits, and re-expansion
+        // retraces it exactly, so it needs no limit of its own.
+        let _ = exp.expand(&a, &mut Budget::unlimited(), &mut |succ, path, _| {
             if found.is_none() && succ == b.as_slice() {
                 found = Some(path.to_vec());
             }
+            Ok(())
         });
-        segments.push(found.expect("a stored state is a successor of its parent"));
+        // Expansion is deterministic, except where the watch changed on the
+        // way (`refine --incremental` narrows candidate locks, and under
+        // `movers` that reshapes transactions): then the step is found again
+        // as a path of one thread in the original system.
+        let segment = found.or_else(|| one_thread_path(model, &a, &b));
+        segments.push(segment.unwrap_or_default());
     }
     if !tail.is_empty() {
         segments.push(tail);

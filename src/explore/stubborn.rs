@@ -52,10 +52,11 @@
 //! thread is ignored forever. Stubborn sets preserve deadlocks without
 //! this, so `--deadlock` is exact.
 
+use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Transaction};
 use super::full::Full;
 use super::reduced::Reduced;
-use super::search::{Expand, Found, Watch};
+use super::search::{Emit, Expand, Stop, Watch};
 use crate::classify::Classification;
 use crate::model::{CExpr, FREE, Model, Next, SlotClass, SlotKind};
 use crate::syntax::ast::BinOp;
@@ -496,11 +497,11 @@ impl Expand for Stubborn<'_> {
         Some(&mut self.full.watch)
     }
 
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let threads = self.por.model.threads.len();
         let ops: Vec<Op> = (0..threads).map(|t| self.por.op(s, t, &[])).collect();
         let set = self.por.choose(s, &ops);
-        self.full.expand_threads(s, &set, emit)
+        self.full.expand_threads(s, Some(&set), budget, emit)
     }
 }
 
@@ -571,11 +572,14 @@ impl Expand for ScStubborn<'_> {
         Some(self.reduced.watch_mut())
     }
 
-    fn expand(&mut self, s: &[i64], emit: &mut dyn FnMut(&[i64], &[u32])) -> Result<bool, Found> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let model = self.por.model;
         let n = model.threads.len();
         let (mut ops, mut steps, mut logs) = (Vec::new(), Vec::new(), Vec::new());
         let mut enabled = false;
+        // The successors wait in buffers until the set is chosen; their
+        // bytes count against the memory limit until they are emitted.
+        let before = budget.other_bytes;
         for t in 0..n {
             let mut succ: Vec<(Vec<i64>, Vec<u32>)> = Vec::new();
             let red = &mut self.reduced;
@@ -586,9 +590,23 @@ impl Expand for ScStubborn<'_> {
                 writes: Vec::new(),
                 back: false,
             };
-            enabled |= red.run.explore(model, &mut rec, t, s, &mut |x, p| {
-                succ.push((x.to_vec(), p.to_vec()));
-            })?;
+            let explored = red
+                .run
+                .explore(model, &mut rec, t, s, budget, &mut |x, p, budget| {
+                    let bytes = (48 + 8 * x.len() + 4 * p.len()) as u64;
+                    budget.afford(bytes)?;
+                    budget.other_bytes += bytes;
+                    succ.push((x.to_vec(), p.to_vec()));
+                    Ok(())
+                });
+            let explored = match explored {
+                Ok(e) => e,
+                Err(stop) => {
+                    budget.other_bytes = before;
+                    return Err(stop);
+                }
+            };
+            enabled |= explored;
             let first = model.threads[t].points[s[t] as usize]
                 .transitions
                 .clone()
@@ -604,15 +622,23 @@ impl Expand for ScStubborn<'_> {
             logs.push(red.run.take_call());
         }
         let set = self.por.choose(s, &ops);
+        let mut result = Ok(enabled);
         for (t, (succ, log)) in steps.into_iter().zip(logs).enumerate() {
-            if set[t] {
-                self.reduced.run.keep(log);
+            if set[t] && result.is_ok() {
+                if let Err(halt) = self.reduced.run.keep(log, budget) {
+                    result = Err(halt.into());
+                    continue;
+                }
                 for (x, p) in &succ {
-                    emit(x, p);
+                    if let Err(halt) = emit(x, p, budget) {
+                        result = Err(halt.into());
+                        break;
+                    }
                 }
             }
         }
-        Ok(enabled)
+        budget.other_bytes = before;
+        result
     }
 }
 

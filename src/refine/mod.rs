@@ -14,6 +14,7 @@ mod guess;
 mod report;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::Instant;
 
 pub use guess::Guess;
 pub use report::{Access, Iteration, Racy, RefineReport};
@@ -49,7 +50,8 @@ pub struct RefineOptions {
     /// Revise lock guesses during one exploration where that is sound,
     /// restarting only when a variable becomes unprotected.
     pub incremental: bool,
-    /// Limits of every check.
+    /// Limits: the states and memory limits apply to each check, the time
+    /// limit to the whole run (each check gets what is left of it).
     pub limits: Limits,
     /// The reduced system every check explores: `Sc` or `Movers`.
     pub reduction: Reduction,
@@ -89,6 +91,10 @@ struct State<'a> {
     accesses: BTreeSet<AccessEvent>,
     /// States explored over all runs.
     explored: u64,
+    /// The limits, and when the run started: every check gets what is left
+    /// of the time limit.
+    limits: Limits,
+    started: Instant,
     /// The reduction every check uses.
     reduction: Reduction,
 }
@@ -120,16 +126,27 @@ impl State<'_> {
         )
     }
 
+    /// The limits of a check started now.
+    fn limits(&self) -> Limits {
+        Limits {
+            max_time: self
+                .limits
+                .max_time
+                .map(|t| t.saturating_sub(self.started.elapsed())),
+            ..self.limits.clone()
+        }
+    }
+
     /// Explores the reduced system of `model` under `watch`, which always
     /// records accesses; returns the outcome and the narrowed candidates.
     fn explore(
         &mut self,
         model: &Model,
         mut watch: Watch,
-        limits: &Limits,
     ) -> (Outcome, Option<BTreeMap<u32, Vec<u32>>>) {
         watch.log = Some(BTreeSet::new());
-        let (outcome, watch) = check_watched(model, &reduced(self.reduction, limits), watch);
+        let (outcome, watch) =
+            check_watched(model, &reduced(self.reduction, &self.limits()), watch);
         self.explored += outcome.stats.states;
         self.accesses.extend(watch.log.unwrap_or_default());
         (outcome, watch.narrowing)
@@ -143,7 +160,7 @@ impl State<'_> {
     /// changes no visibility (lock predicates read only locks, which are
     /// visible anyway), so the exploration goes on; only an element left with
     /// no candidate stops it, since making it unprotected changes visibility.
-    fn explore_incremental(&mut self, model: &Model, limits: &Limits) -> Outcome {
+    fn explore_incremental(&mut self, model: &Model) -> Outcome {
         let slot_of = |name: &str| {
             model
                 .slots
@@ -166,7 +183,7 @@ impl State<'_> {
             narrowing: Some(narrowing),
             ..Watch::default()
         };
-        let (outcome, narrowed) = self.explore(model, watch, limits);
+        let (outcome, narrowed) = self.explore(model, watch);
         for (slot, c) in narrowed.unwrap_or_default() {
             let Some(e) = self.elements.iter().position(|el| el.slot == slot) else {
                 continue;
@@ -209,9 +226,13 @@ pub fn refine(
     defines: &crate::Defines,
     options: &RefineOptions,
 ) -> Result<RefineReport, Error> {
+    let begun = Instant::now();
     let ast = crate::parse(src)?;
     let model0 = crate::compile(src, defines)?;
     // Slots read by guards are synchronisation variables, never candidates.
+    // Nor are slots read by invariants: the reduction checks an invariant
+    // only over unprotected variables (`check_reducible`), so guessing one
+    // protected would make refine reject its own guess.
     let mut guard_read = BTreeSet::new();
     for tr in &model0.transitions {
         if let Some(g) = &tr.guard {
@@ -219,6 +240,11 @@ pub fn refine(
                 guard_read.insert(s);
             });
         }
+    }
+    for inv in &model0.invariants {
+        inv.expr.for_each_slot(&mut |s| {
+            guard_read.insert(s);
+        });
     }
     let mut elements = Vec::new();
     let mut guesses = Vec::new();
@@ -273,6 +299,8 @@ pub fn refine(
         declared,
         accesses: BTreeSet::new(),
         explored: 0,
+        limits: options.limits.clone(),
+        started: begun,
         reduction: options.reduction,
     };
     let mut iterations = Vec::new();
@@ -292,13 +320,21 @@ pub fn refine(
                 enforce: false,
                 ..Watch::default()
             },
-            &options.limits,
         );
         let changed = lockset_pass(&mut st, &model);
+        let mut reason =
+            "lockset pass: the locks held at every access to each variable in the reduced system"
+                .to_string();
+        if let Verdict::Inconclusive(l) = outcome.verdict {
+            // The guesses are still checked; they come from fewer accesses.
+            reason.push_str(&format!(
+                " (stopped early, {l}: from the accesses seen until then)"
+            ));
+        }
         iterations.push(Iteration {
             iteration: 0,
             changed,
-            reason: "lockset pass: the locks held at every access to each variable in the reduced system".into(),
+            reason,
             states: outcome.stats.states,
         });
     }
@@ -307,9 +343,9 @@ pub fn refine(
         let (_, model) = st.compile()?;
         let before: Vec<String> = (0..st.elements.len()).map(|e| st.describe(e)).collect();
         let outcome = if options.incremental {
-            st.explore_incremental(&model, &options.limits)
+            st.explore_incremental(&model)
         } else {
-            st.explore(&model, Watch::default(), &options.limits).0
+            st.explore(&model, Watch::default()).0
         };
         let narrowed: Vec<String> = (0..st.elements.len())
             .filter(|&e| st.describe(e) != before[e])
@@ -323,7 +359,16 @@ pub fn refine(
             })
             .collect();
         let Some(v) = &outcome.violation else {
-            let holds = outcome.verdict == Verdict::Holds;
+            let (reason, why) = match outcome.verdict {
+                Verdict::Inconclusive(l) => (
+                    format!("the reduced check stopped: {l}"),
+                    format!("a limit was hit ({l}) in iteration {n}"),
+                ),
+                _ => (
+                    "the reduced check holds".to_string(),
+                    "the guesses check".to_string(),
+                ),
+            };
             iterations.push(Iteration {
                 iteration: n,
                 changed: if narrowed.is_empty() {
@@ -331,22 +376,10 @@ pub fn refine(
                 } else {
                     narrowed.join("; ")
                 },
-                reason: if holds {
-                    "the reduced check holds"
-                } else {
-                    "a limit was hit"
-                }
-                .into(),
+                reason,
                 states: outcome.stats.states,
             });
-            stop = Some(
-                if holds {
-                    "the guesses check"
-                } else {
-                    "a limit was hit"
-                }
-                .to_string(),
-            );
+            stop = Some(why);
             break;
         };
         let Some(e) = offending(&st, &model, &v.problem) else {
@@ -382,7 +415,7 @@ pub fn refine(
     });
     // The verdict comes from a plain check of the final guesses.
     let (final_src, final_model) = st.compile()?;
-    let check_options = reduced(options.reduction, &options.limits);
+    let check_options = reduced(options.reduction, &st.limits());
     crate::check_reducible(&final_src, &final_model)?;
     let outcome = crate::check(&final_model, &check_options, &mut |_| {});
     let final_check = CheckReport::new(&final_model, &src.name, options.reduction, &outcome);

@@ -248,45 +248,47 @@ fn check_with_certify_concludes_for_the_original_system() {
         both.conclusion
             .starts_with("no violation is reachable in the original system")
     );
+    assert_eq!(both.verdict, "holds");
     assert!(
         both.to_string()
-            .contains("original    no violation is reachable")
+            .contains("original    holds: no violation is reachable")
     );
 
     // A violation found by the reduced check holds for the original system.
     let both = certified(&path("models/barrier-bug.gc"), &sc, &local);
-    assert_eq!(both.exit_code(), 1);
+    assert_eq!((both.exit_code(), both.verdict), (1, "violated"));
     assert!(both.conclusion.starts_with("a violation is reachable"));
 
     // An endless invisible run: (19) does not apply, commit point
     // completion does, and the conclusion says which theorem it rests on.
     let both = certified(&path("models/spin-forever.gc"), &sc, &local);
-    assert_eq!(both.exit_code(), 0);
+    assert_eq!((both.exit_code(), both.verdict), (0, "holds"));
     assert!(
         both.conclusion
             .contains("by seed 003's theorem rather than (19)"),
         "{}",
         both.conclusion
     );
-    // Unsound cutting of such runs concludes nothing.
+    // Unsound cutting of such runs concludes nothing: inconclusive.
     let unsound = Options {
         ignoring: optimist::Ignoring::Unsound,
         ..Options::default()
     };
     let both = certified(&path("models/spin-forever.gc"), &unsound, &local);
-    assert_eq!(both.exit_code(), 1);
+    assert_eq!((both.exit_code(), both.verdict), (3, "inconclusive"));
     assert!(
         both.conclusion.starts_with("nothing follows"),
         "{}",
         both.conclusion
     );
-    // Reporting it instead: the reduced check stops at well-formedness.
+    // Reporting it instead: the reduced check stops at well-formedness, so
+    // the reduction does not apply and nothing follows: inconclusive.
     let forbid = Options {
         ignoring: optimist::Ignoring::Forbid,
         ..Options::default()
     };
     let both = certified(&path("models/spin-forever.gc"), &forbid, &local);
-    assert_eq!(both.exit_code(), 1);
+    assert_eq!((both.exit_code(), both.verdict), (3, "inconclusive"));
     assert!(
         both.conclusion.contains("well-formedness"),
         "{}",
@@ -296,7 +298,7 @@ fn check_with_certify_concludes_for_the_original_system() {
     // master-worker: the reduced check holds; locally two obligations fail
     // at unreachable valuations, so nothing follows until --exhaustive.
     let both = certified(&path("models/master-worker.gc"), &sc, &local);
-    assert_eq!(both.exit_code(), 1);
+    assert_eq!((both.exit_code(), both.verdict), (3, "inconclusive"));
     assert!(
         both.conclusion.starts_with("nothing follows"),
         "{}",
@@ -327,6 +329,129 @@ fn check_with_certify_concludes_for_the_original_system() {
     let json = serde_json::to_value(&both).unwrap();
     assert!(json["check"].is_object() && json["certify"].is_object());
     assert!(json["conclusion"].is_string());
+    assert_eq!(json["verdict"], "holds");
+}
+
+/// Every obligation of a report, as (key, obligation).
+fn obligations(v: &Value) -> Vec<(String, Value)> {
+    ["hypotheses", "wf"]
+        .iter()
+        .flat_map(|g| v[g].as_object().unwrap().clone())
+        .collect()
+}
+
+#[test]
+fn limits_end_certify_with_the_obligations_done_so_far() {
+    // Local: valuations count as states. Some obligations are done before
+    // the limit; the rest say which limit left them.
+    let (code, v) = certify_json(&["models/counter.gc", "--max-states", "300"]);
+    assert_eq!(
+        (code, v["verdict"].as_str()),
+        (3, Some("not checked")),
+        "{v}"
+    );
+    assert_eq!(v["limit"], "state limit of 300 reached");
+    let all = obligations(&v);
+    assert!(
+        all.iter()
+            .any(|(_, o)| o["holds"] == true && o["instances"].as_u64() > Some(0)),
+        "{v}"
+    );
+    assert!(all.iter().any(|(_, o)| o["holds"].is_null()), "{v}");
+    for (k, o) in &all {
+        if o["holds"].is_null() {
+            let checked = o["checked"].as_str().unwrap();
+            assert!(
+                checked.starts_with("not checked (state limit of 300 reached): "),
+                "{k}: {checked}"
+            );
+        }
+    }
+    assert!(
+        v["conclusion"]
+            .as_str()
+            .unwrap()
+            .contains("raise `--max-states`")
+    );
+    let text = optimist(["certify", "models/counter.gc", "--max-states", "300"]);
+    assert_eq!(text.code, 3);
+    assert!(
+        text.stdout
+            .contains("; stopped: state limit of 300 reached"),
+        "{}",
+        text.stdout
+    );
+
+    // Time, at both levels: nothing is concluded, and nothing holds.
+    for level in [&[][..], &["--exhaustive"][..]] {
+        let mut args = vec!["models/counter.gc", "--max-time", "0"];
+        args.extend_from_slice(level);
+        let (code, v) = certify_json(&args);
+        assert_eq!(code, 3, "{v}");
+        assert_eq!(v["limit"], "time limit of 0 s reached", "{v}");
+        for (k, o) in obligations(&v) {
+            // Only what the model's structure decides is known.
+            let checked = o["checked"].as_str().unwrap();
+            if !checked.starts_with("structural") && !checked.starts_with("by construction") {
+                assert!(o["holds"].is_null(), "{k}: {o}");
+            }
+        }
+    }
+
+    // Memory: a limit below what the process holds at the start stops it
+    // at once.
+    let (code, v) = certify_json(&["models/counter.gc", "--exhaustive", "--max-memory", "1"]);
+    assert_eq!(code, 3, "{v}");
+    assert_eq!(v["limit"], "memory limit of 1 MB reached", "{v}");
+    assert!(
+        v["conclusion"]
+            .as_str()
+            .unwrap()
+            .contains("raise `--max-memory`")
+    );
+
+    // Failures found before a limit are failures: the spinner's lasso is
+    // within the first 8 of its 13 states.
+    let (code, v) = certify_json(&[
+        "models/spin-forever.gc",
+        "--exhaustive",
+        "--max-states",
+        "8",
+    ]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["limit"], "state limit of 8 reached", "{v}");
+    assert_eq!(v["hypotheses"]["11"]["holds"], false, "{v}");
+
+    // The same state limit gives the same partial report every time.
+    let args = [
+        "certify",
+        "models/counter.gc",
+        "--max-states",
+        "300",
+        "--format",
+        "json",
+    ];
+    assert_eq!(optimist(args).stdout, optimist(args).stdout);
+}
+
+#[test]
+fn check_certify_shares_the_time_limit() {
+    // `--max-time` bounds the whole command: the certificate gets what the
+    // check left, here nothing.
+    let run = optimist([
+        "check",
+        "models/counter.gc",
+        "--certify",
+        "--max-time",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["verdict"], "inconclusive");
+    assert_eq!(v["check"]["limit"], "time limit of 0 s reached");
+    assert_eq!(v["certify"]["limit"], "time limit of 0 s reached");
 }
 
 #[test]

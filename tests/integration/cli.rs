@@ -1,5 +1,7 @@
 //! Command-line behaviour: exit codes, limits, JSON, `-D`.
 
+use std::time::{Duration, Instant};
+
 use serde_json::Value;
 
 use crate::common::optimist;
@@ -229,7 +231,7 @@ fn check_certify_concludes_for_the_original_system() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 0);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("holds")), "{v}");
     assert_eq!(v["check"]["verdict"], "holds");
     assert!(
         v["conclusion"]
@@ -247,14 +249,15 @@ fn check_certify_concludes_for_the_original_system() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 0);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("holds")), "{v}");
     assert!(v["certify"]["hypotheses"]["11"]["holds"] == false, "{v}");
     assert!(
         v["conclusion"].as_str().unwrap().contains("seed 003"),
         "{v}"
     );
-    // Reported instead of handled: nothing follows.
-    let (code, _) = json(&[
+    // Reported instead of handled: the reduction does not apply, so
+    // nothing follows for the original system (which holds).
+    let (code, v) = json(&[
         "check",
         "models/spin-forever.gc",
         "--ignoring",
@@ -263,16 +266,347 @@ fn check_certify_concludes_for_the_original_system() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 1);
+    assert_eq!(
+        (code, v["verdict"].as_str()),
+        (3, Some("inconclusive")),
+        "{v}"
+    );
     // A real bug: violated whatever the hypotheses.
-    let (code, _) = json(&[
+    let (code, v) = json(&[
         "check",
         "models/barrier-bug.gc",
         "--certify",
         "--format",
         "json",
     ]);
-    assert_eq!(code, 1);
+    assert_eq!((code, v["verdict"].as_str()), (1, Some("violated")), "{v}");
+}
+
+#[test]
+fn check_certify_that_holds_with_a_failing_certificate_is_inconclusive() {
+    // master-worker holds, but locally two obligations fail at unreachable
+    // valuations: the reduced check holds and the theorem does not apply,
+    // so nothing is concluded about the original system.
+    for format in ["text", "json"] {
+        let run = optimist([
+            "check",
+            "models/master-worker.gc",
+            "--certify",
+            "--format",
+            format,
+        ]);
+        assert_eq!(run.code, 3, "{}", run.stdout);
+        if format == "json" {
+            let v: Value = serde_json::from_str(&run.stdout).unwrap();
+            assert_eq!(v["verdict"], "inconclusive");
+            assert_eq!(v["check"]["verdict"], "holds");
+            assert_eq!(v["certify"]["verdict"], "fails");
+            assert!(
+                v["conclusion"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("nothing follows")
+            );
+        } else {
+            assert!(
+                run.stdout
+                    .contains("original    inconclusive: nothing follows"),
+                "{}",
+                run.stdout
+            );
+        }
+    }
+    // Under --reduction none the check's verdict is the verdict.
+    let (code, v) = json(&[
+        "check",
+        "models/master-worker.gc",
+        "--certify",
+        "--reduction",
+        "none",
+        "--format",
+        "json",
+    ]);
+    assert_eq!((code, v["verdict"].as_str()), (0, Some("holds")), "{v}");
+}
+
+/// `optimist args...`, killed if it runs past a watchdog far above what it
+/// needs (so that a hang fails the test instead of blocking it), with the
+/// peak resident memory seen while it ran, where the system tells (Linux:
+/// `VmHWM`, sampled; a lower bound of the true peak).
+fn watched(args: &[&str], watchdog: Duration) -> (crate::common::Run, Option<u64>) {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_optimist"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status_file = format!("/proc/{}/status", child.id());
+    let start = Instant::now();
+    let mut peak = None;
+    let status = loop {
+        if let Some(kb) = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_string();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        }) {
+            peak = Some(peak.unwrap_or(0).max(kb * 1024));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > watchdog {
+            let _ = child.kill();
+            panic!("{args:?} still runs after {watchdog:?}");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let run = crate::common::Run {
+        code: status.code().unwrap_or(-1),
+        stdout: reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    };
+    (run, peak)
+}
+
+const RUNAWAY: &str = "tests/integration/inputs/limits/runaway-step.gc";
+
+#[test]
+fn a_reduced_step_through_a_billion_states_stops_at_every_limit() {
+    let watchdog = Duration::from_secs(120);
+    // States: the intermediate states of the step under way count, so the
+    // run stops inside the step, at exactly the limit, every time.
+    let args = [
+        "check",
+        RUNAWAY,
+        "--max-states",
+        "50000",
+        "--format",
+        "json",
+    ];
+    let (run, _) = watched(&args, watchdog);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["verdict"], "inconclusive");
+    assert_eq!(v["states"], 1, "only the initial state is stored");
+    assert_eq!(
+        v["limit"],
+        "state limit of 50000 reached inside a reduced step of counter, which held 49999 intermediate states"
+    );
+    let (again, _) = watched(&args, watchdog);
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("elapsed_ms"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&run.stdout), strip(&again.stdout), "deterministic");
+    // Time: no timing is asserted, only the verdict and the limit named.
+    let (run, _) = watched(
+        &["check", RUNAWAY, "--max-time", "0.2", "--format", "json"],
+        watchdog,
+    );
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    let limit = v["limit"].as_str().unwrap();
+    assert!(
+        limit.starts_with("time limit of 0.2 s reached inside a reduced step of counter"),
+        "{limit}"
+    );
+    // Memory: the step's map, stack and path count, and the process stays
+    // within the limit.
+    let (run, peak) = watched(
+        &["check", RUNAWAY, "--max-memory", "40", "--format", "json"],
+        watchdog,
+    );
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    let limit = v["limit"].as_str().unwrap();
+    assert!(
+        limit.starts_with("memory limit of 40 MB reached inside a reduced step"),
+        "{limit}"
+    );
+    if let Some(peak) = peak {
+        assert!(peak <= 44 << 20, "peak {} MB", peak >> 20);
+    }
+    // Full exploration stores the same states one by one.
+    let (run, _) = watched(
+        &[
+            "check",
+            RUNAWAY,
+            "--reduction",
+            "none",
+            "--max-states",
+            "50000",
+            "--format",
+            "json",
+        ],
+        watchdog,
+    );
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!((run.code, v["states"].as_u64()), (3, Some(50000)), "{v}");
+}
+
+#[test]
+fn the_memory_limit_bounds_the_whole_process() {
+    // A big state space: the run stops before the process grows past the
+    // limit (sampled peak, so a lower bound), with partial statistics. (The
+    // reduced step's own memory is tested on the runaway step above.)
+    let (run, peak) = watched(
+        &[
+            "check",
+            "tests/benches/lock-family.gc",
+            "-D",
+            "N=9",
+            "-D",
+            "K=6",
+            "--reduction",
+            "none",
+            "--max-memory",
+            "20",
+            "--format",
+            "json",
+        ],
+        Duration::from_secs(300),
+    );
+    let v: Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr));
+    assert_eq!(run.code, 3, "{v}");
+    assert_eq!(v["limit"], "memory limit of 20 MB reached", "{v}");
+    assert!(v["states"].as_u64().unwrap() > 100_000, "{v}");
+    if let Some(peak) = peak {
+        assert!(peak <= 22 << 20, "peak {} MB", peak >> 20);
+    }
+}
+
+#[test]
+fn limit_flags_reject_what_is_not_a_limit() {
+    let bad: &[&[&str]] = &[
+        &["--max-time", "1e20"],
+        &["--max-time=-1"],
+        &["--max-time", "NaN"],
+        &["--max-time", "inf"],
+        &["--max-time", "-inf"],
+        &["--max-time", "ten"],
+        &["--max-time", ""],
+        &["--max-states=-1"],
+        &["--max-states", "1e6"],
+        &["--max-states", "18446744073709551616"],
+        &["--max-memory", "17592186044416"],
+        &["--max-memory=-5"],
+        &["--max-memory", "0.5"],
+    ];
+    for command in [
+        &["check", "models/barrier.gc"][..],
+        &["certify", "models/barrier.gc"],
+        &["certify", "models/barrier.gc", "--exhaustive"],
+        &["refine", "models/barrier.gc"],
+    ] {
+        for flag in bad {
+            let mut args = command.to_vec();
+            args.extend_from_slice(flag);
+            let run = optimist(&args);
+            assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+            assert!(run.stderr.contains("error:"), "{args:?}: {}", run.stderr);
+            assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+        }
+    }
+    let run = optimist(["refine", "models/barrier.gc", "--max-iterations=-1"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    // The largest values accepted are limits like any other.
+    let run = optimist([
+        "check",
+        "models/barrier.gc",
+        "--max-time",
+        "1e9",
+        "--max-states",
+        "18446744073709551615",
+        "--max-memory",
+        "17592186044415",
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn zero_limits_mean_zero() {
+    for reduction in ["none", "sc"] {
+        for (flag, limit) in [
+            ("--max-states", "state limit of 0 reached"),
+            ("--max-time", "time limit of 0 s reached"),
+            ("--max-memory", "memory limit of 0 MB reached"),
+        ] {
+            let (code, v) = json(&[
+                "check",
+                "models/barrier.gc",
+                "--reduction",
+                reduction,
+                flag,
+                "0",
+                "--format",
+                "json",
+            ]);
+            assert_eq!(
+                (code, v["verdict"].as_str()),
+                (3, Some("inconclusive")),
+                "{v}"
+            );
+            assert_eq!(v["limit"], limit, "{v}");
+            assert_eq!(v["states"], 0, "{flag} 0 stores nothing: {v}");
+        }
+    }
+    // One state is one state: the initial one.
+    let (code, v) = json(&[
+        "check",
+        "models/barrier.gc",
+        "--reduction",
+        "none",
+        "--max-states",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!((code, v["states"].as_u64()), (3, Some(1)), "{v}");
+}
+
+#[test]
+fn state_limits_give_the_same_partial_statistics_every_time() {
+    for reduction in ["none", "sc"] {
+        let args = [
+            "check",
+            "models/counter.gc",
+            "--reduction",
+            reduction,
+            "--max-states",
+            "5000",
+            "--format",
+            "json",
+        ];
+        let (a, b) = (optimist(args), optimist(args));
+        assert_eq!(a.code, 3);
+        let strip = |s: &str| {
+            s.lines()
+                .filter(|l| !l.contains("elapsed_ms"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(strip(&a.stdout), strip(&b.stdout), "{reduction}");
+        let v: Value = serde_json::from_str(&a.stdout).unwrap();
+        assert!(v["states"].as_u64().unwrap() <= 5000, "{v}");
+    }
 }
 
 /// Movers do not preserve deadlocks, so `--deadlock` is refused, not

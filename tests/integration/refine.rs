@@ -217,3 +217,122 @@ fn write_never_overwrites_the_model() {
     assert_eq!(std::fs::read_to_string(&model).unwrap(), before);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Writes an inline model to a file of its own.
+fn model_file(name: &str, text: &str) -> String {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("refine");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn variables_read_by_invariants_are_not_guessed_protected() {
+    // y is always written under m, so a lockset pass would guess it `by m`;
+    // but the invariant reads it, and the reduction checks invariants over
+    // unprotected variables only, so refine must not guess it (and then
+    // reject its own guess as an input error).
+    let file = model_file(
+        "invariant-reads.gc",
+        "lock m;\nshared x : 0..2 = 0;\nshared y : 0..2 = 0;\ninvariant y <= 2;\n\n\
+         thread A {\n  acquire m;\n  x := 1;\n  y := 1;\n  release m;\n}\n\n\
+         thread B {\n  acquire m;\n  x := 2;\n  y := 2;\n  release m;\n}\n",
+    );
+    for args in [
+        &["--guess", "locks"][..],
+        &["--guess", "locks", "--incremental"],
+    ] {
+        let v = refine_json(&file, args);
+        assert_eq!(v["verdict"], "holds", "{args:?}: {v}");
+        assert_eq!(v["protected"], serde_json::json!({"x": "by m"}), "{args:?}");
+        assert_eq!(v["unprotected"], serde_json::json!(["y"]), "{args:?}");
+    }
+    written_rechecks(&file, &["--guess", "locks"]);
+}
+
+#[test]
+fn limits_end_refine_with_the_iterations_done_so_far() {
+    // A state limit in the first check: the iteration says so, the loop
+    // stops, and the final check is inconclusive too.
+    let run = optimist([
+        "refine",
+        "models/barrier-bug.gc",
+        "--max-states",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["verdict"], "inconclusive");
+    assert_eq!(
+        v["stopped"],
+        "a limit was hit (state limit of 2 reached) in iteration 1"
+    );
+    let its = v["iterations"].as_array().unwrap();
+    assert_eq!(its.len(), 1, "{v}");
+    assert_eq!(
+        its[0]["reason"],
+        "the reduced check stopped: state limit of 2 reached"
+    );
+    assert!(
+        v["check"]["limit"]
+            .as_str()
+            .unwrap()
+            .starts_with("state limit of 2 reached"),
+        "{v}"
+    );
+    // Text says the same.
+    let text = optimist(["refine", "models/barrier-bug.gc", "--max-states", "2"]);
+    assert_eq!(text.code, 3);
+    assert!(
+        text.stdout
+            .contains("stopped      a limit was hit (state limit of 2 reached) in iteration 1"),
+        "{}",
+        text.stdout
+    );
+    // Time covers the whole run: nothing is left for any check.
+    for guess in ["annotated", "locks"] {
+        let run = optimist([
+            "refine",
+            "models/refine-locks.gc",
+            "--guess",
+            guess,
+            "--max-time",
+            "0",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(run.code, 3, "{guess}: {}{}", run.stdout, run.stderr);
+        let v: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(v["check"]["limit"], "time limit of 0 s reached", "{guess}");
+        assert!(
+            v["stopped"]
+                .as_str()
+                .unwrap()
+                .starts_with("a limit was hit (time limit of 0 s reached)"),
+            "{guess}: {v}"
+        );
+    }
+    // Memory: below what the process holds at the start.
+    let run = optimist([
+        "refine",
+        "models/barrier-bug.gc",
+        "--max-memory",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["check"]["limit"], "memory limit of 1 MB reached");
+}
+
+#[test]
+fn zero_iterations_check_the_first_guesses_only() {
+    let v = refine_json("models/barrier-bug.gc", &["--max-iterations", "0"]);
+    assert_eq!(v["iterations"], serde_json::json!([]));
+    assert_eq!(v["stopped"], "the iteration limit of 0 was reached");
+    assert_eq!(v["verdict"], "violated", "the annotations are wrong: {v}");
+}

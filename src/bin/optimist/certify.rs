@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::Args;
 use optimist::{CertifyLevel, CertifyOptions, CertifyReport, DEFAULT_MAX_STATES, certify};
 
-use crate::common::{Format, ModelArgs, fail, print};
+use crate::common::{Format, LimitArgs, ModelArgs, fail, print};
 
 /// Arguments of `optimist certify`.
 #[derive(Args, Debug)]
@@ -19,10 +19,8 @@ pub struct CertifyArgs {
     /// instead of locally at every valuation of its frame.
     #[arg(long)]
     exhaustive: bool,
-    /// With --exhaustive: store at most this many states; beyond it the
-    /// obligations are not checked (exit 3).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STATES)]
-    max_states: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 pub fn run(args: CertifyArgs) -> ExitCode {
@@ -41,7 +39,12 @@ pub fn run(args: CertifyArgs) -> ExitCode {
         } else {
             CertifyLevel::Local
         },
-        max_states: args.max_states.max(1),
+        // The exhaustive level stores states; the local level tries
+        // valuations, and has no default limit.
+        max_states: args.limits.max_states.unwrap_or(DEFAULT_MAX_STATES),
+        max_valuations: args.limits.max_states,
+        max_time: args.limits.max_time,
+        max_memory: args.limits.max_memory,
         ..CertifyOptions::default()
     };
     let cert = certify(&model, &options);

@@ -5,9 +5,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{CheckReport, Ignoring, Limits, Options, Reduction};
+use optimist::{CheckReport, Ignoring, Options, Reduction};
 
-use crate::common::{Format, ModelArgs, print};
+use crate::common::{Format, LimitArgs, ModelArgs, print};
 
 /// Arguments of `optimist check`.
 #[derive(Args, Debug)]
@@ -25,15 +25,8 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Stop after storing this many states (verdict inconclusive, exit 3).
-    #[arg(long, value_name = "N")]
-    max_states: Option<u64>,
-    /// Stop after this many seconds (verdict inconclusive, exit 3).
-    #[arg(long, value_name = "S")]
-    max_time: Option<f64>,
-    /// Stop when the state store exceeds this many megabytes (exit 3).
-    #[arg(long, value_name = "MB")]
-    max_memory: Option<u64>,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Report a reachable deadlock as a violation.
     #[arg(long)]
     deadlock: bool,
@@ -76,13 +69,6 @@ enum IgnoringArg {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
-    let max_time = match args.max_time {
-        Some(t) if !(t.is_finite() && t >= 0.0) => {
-            eprintln!("error: --max-time needs a non-negative number of seconds, not {t}");
-            return ExitCode::from(2);
-        }
-        t => t.map(Duration::from_secs_f64),
-    };
     let (src, model) = match args.model.load() {
         Ok(m) => m,
         Err(code) => return code,
@@ -109,11 +95,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
             ReductionArg::Stubborn => Reduction::Stubborn,
             ReductionArg::ScStubborn => Reduction::ScStubborn,
         },
-        limits: Limits {
-            max_states: args.max_states,
-            max_time,
-            max_memory: args.max_memory.map(|mb| mb.saturating_mul(1 << 20)),
-        },
+        limits: args.limits.limits(),
         deadlock: args.deadlock,
         ignoring: match args.ignoring {
             IgnoringArg::Cpc => Ignoring::Cpc,
@@ -122,13 +104,26 @@ pub fn run(args: CheckArgs) -> ExitCode {
             IgnoringArg::Unsound => Ignoring::Unsound,
         },
     };
+    let started = Instant::now();
     let mut progress = Progress::new();
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
     progress.finish();
     let mut report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
     report.show_transactions = args.transactions;
     if args.certify {
-        let cert = optimist::certify(&model, &optimist::CertifyOptions::default());
+        // The certificate takes the same memory limit, and what is left of
+        // the time limit: `--max-time` bounds the whole command.
+        let cert = optimist::certify(
+            &model,
+            &optimist::CertifyOptions {
+                max_time: options
+                    .limits
+                    .max_time
+                    .map(|t| t.saturating_sub(started.elapsed())),
+                max_memory: options.limits.max_memory,
+                ..optimist::CertifyOptions::default()
+            },
+        );
         let cert = optimist::CertifyReport::new(&model, &src.name, &cert);
         let both = optimist::CertifiedCheck::new(report, cert, &options);
         print(&both, args.format);

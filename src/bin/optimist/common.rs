@@ -3,6 +3,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
@@ -28,6 +29,76 @@ fn parse_define(s: &str) -> Result<(String, String), String> {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
         _ => Err(format!("expected NAME=VALUE, got `{s}`")),
     }
+}
+
+/// The resource limits, one definition for `check`, `certify` and `refine`.
+///
+/// Every limit ends the run with verdict inconclusive (exit 3) and the
+/// statistics of what was done; zero means zero (the run stops at once).
+/// Values that are not numbers, negative, not finite or too large are usage
+/// errors (exit 2).
+#[derive(Args, Clone, Debug, Default)]
+pub struct LimitArgs {
+    /// Stop rather than hold more than N states. check, refine: the stored
+    /// states plus the intermediate states of the reduced step under way
+    /// (refine: per check). certify --exhaustive: states of the full system
+    /// (default 1000000). certify: valuations tried, over all obligations.
+    #[arg(long, value_name = "N")]
+    pub max_states: Option<u64>,
+    /// Stop after S seconds (a decimal number, at most 1e9). refine: over all
+    /// its checks together.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub max_time: Option<Duration>,
+    /// Stop rather than let the process's memory (resident set) grow past
+    /// MB mebibytes.
+    #[arg(long, value_name = "MB", value_parser = parse_megabytes)]
+    pub max_memory: Option<u64>,
+}
+
+/// Most seconds accepted by `--max-time`: about 31 years, far beyond any
+/// run, and far inside what a `Duration` holds.
+pub const MAX_SECONDS: f64 = 1e9;
+
+impl LimitArgs {
+    /// The limits, for the library.
+    pub fn limits(&self) -> optimist::Limits {
+        optimist::Limits {
+            max_states: self.max_states,
+            max_time: self.max_time,
+            max_memory: self.max_memory,
+        }
+    }
+}
+
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let t: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, such as 10 or 0.5, not `{s}`"))?;
+    if !t.is_finite() {
+        return Err(format!("needs a finite number of seconds, not `{s}`"));
+    }
+    if t < 0.0 {
+        return Err(format!(
+            "needs a number of seconds that is not negative, not `{s}`"
+        ));
+    }
+    if t > MAX_SECONDS {
+        return Err(format!(
+            "accepts at most {MAX_SECONDS:e} seconds (about 31 years), not `{s}`"
+        ));
+    }
+    Duration::try_from_secs_f64(t).map_err(|e| format!("`{s}`: {e}"))
+}
+
+/// Megabytes (MiB) to bytes.
+fn parse_megabytes(s: &str) -> Result<u64, String> {
+    let mb: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a whole number of megabytes, not `{s}`"))?;
+    mb.checked_mul(1 << 20)
+        .ok_or_else(|| format!("accepts at most {} megabytes, not `{s}`", u64::MAX >> 20))
 }
 
 /// Output format.

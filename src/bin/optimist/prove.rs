@@ -14,12 +14,16 @@ use serde_json::json;
 
 use crate::common::{Format, fail};
 
+/// The proof of the reduction theorem, built in so that `optimist prove`
+/// works from any directory.
+const REDUCTION: &str = include_str!("../../../proofs/reduction.proof");
+const REDUCTION_NAME: &str = "proofs/reduction.proof";
+
 /// Arguments of `optimist prove`.
 #[derive(Args, Debug)]
 pub struct ProveArgs {
-    /// The proof script.
-    #[arg(default_value = "proofs/reduction.proof")]
-    pub file: PathBuf,
+    /// The proof script [default: the built-in proofs/reduction.proof].
+    pub file: Option<PathBuf>,
     /// Remove hypothesis H (`16` or `(16)`) from the context; the steps that
     /// cite it must then fail. Repeatable.
     #[arg(long = "drop", value_name = "H")]
@@ -41,10 +45,15 @@ pub fn run(args: ProveArgs) -> ExitCode {
     if let Some(cert) = &args.check_certificate {
         return recheck(cert, args.format);
     }
-    let name = args.file.display().to_string();
-    let source = match std::fs::read_to_string(&args.file) {
-        Ok(s) => s,
-        Err(e) => return usage_error(args.format, &format!("cannot read {name}: {e}")),
+    let (name, source) = match &args.file {
+        None => (REDUCTION_NAME.to_string(), REDUCTION.to_string()),
+        Some(f) => {
+            let name = f.display().to_string();
+            match std::fs::read_to_string(f) {
+                Ok(s) => (name, s),
+                Err(e) => return usage_error(args.format, &format!("cannot read {name}: {e}")),
+            }
+        }
     };
     let script = match omega_algebra::parse_script(&name, &source) {
         Ok(s) => s,
@@ -64,11 +73,10 @@ pub fn run(args: ProveArgs) -> ExitCode {
     if let Err(msg) = check_drops(&script, &args.drop) {
         return usage_error(args.format, &msg);
     }
-    let mut options = CheckOptions {
+    let options = CheckOptions {
         drop: args.drop.clone(),
         ..Default::default()
     };
-    options.settings.explain = args.emit_certificate.is_some();
     let checked = omega_algebra::check(&script, &options);
     if let Some(out) = &args.emit_certificate {
         let written = checked
@@ -123,14 +131,7 @@ fn recheck(path: &Path, format: Format) -> ExitCode {
     match omega_algebra::recheck(&cert) {
         Ok(s) => {
             match format {
-                Format::Text => out(&format!(
-                    "certificate {name} accepted: {} lemmas, {} steps, {} rewrites and {} other inferences re-checked\nhypotheses: {}\n",
-                    s.lemmas,
-                    s.steps,
-                    s.rewrites,
-                    s.inferences,
-                    s.hypotheses.join(", ")
-                )),
+                Format::Text => out(&accepted_text(&name, &s)),
                 Format::Json => out(&format!(
                     "{:#}\n",
                     json!({"status": "accepted", "certificate": name, "summary": s})
@@ -149,6 +150,27 @@ fn recheck(path: &Path, format: Format) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// What the re-checker accepted: the theorem, the hypotheses and the
+/// definitions, as it built them itself.
+fn accepted_text(name: &str, s: &omega_algebra::Accepted) -> String {
+    let mut t = format!(
+        "certificate {name} accepted\ntheorem {}: {}\nfrom the axioms of omega algebra and the hypotheses\n",
+        s.claim, s.statement
+    );
+    for (l, h) in &s.hypotheses {
+        t.push_str(&format!("  {l}: {h}\n"));
+    }
+    t.push_str("with the definitions\n");
+    for (l, d) in &s.definitions {
+        t.push_str(&format!("  {l}: {d}\n"));
+    }
+    t.push_str(&format!(
+        "re-derived: {} lemmas, {} steps, {} primitive inferences ({} rewrites)\n",
+        s.lemmas, s.steps, s.inferences, s.rewrites
+    ));
+    t
 }
 
 fn usage_error(format: Format, msg: &str) -> ExitCode {

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use optimist::{GuessFrom, Limits, RefineOptions};
+use optimist::{GuessFrom, RefineOptions};
 
-use crate::common::{Format, ModelArgs, print};
+use crate::common::{Format, LimitArgs, ModelArgs, print};
 
 /// Arguments of `optimist refine`.
 #[derive(Args, Debug)]
@@ -16,7 +16,7 @@ pub struct RefineArgs {
     /// Where the first guesses come from.
     #[arg(long, value_enum, default_value_t = GuessArg::Annotated)]
     guess: GuessArg,
-    /// Most check-and-revise iterations.
+    /// Most check-and-revise iterations; 0 checks the first guesses only.
     #[arg(long, value_name = "N", default_value_t = 20)]
     max_iterations: usize,
     /// Revise lock guesses during one exploration where that is sound.
@@ -28,9 +28,8 @@ pub struct RefineArgs {
     /// Write the model with the final guesses as declarations to this file.
     #[arg(long, value_name = "OUT")]
     write: Option<PathBuf>,
-    /// Stop each check after storing this many states.
-    #[arg(long, value_name = "N")]
-    max_states: Option<u64>,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -87,10 +86,7 @@ pub fn run(args: RefineArgs) -> ExitCode {
         },
         max_iterations: args.max_iterations,
         incremental: args.incremental,
-        limits: Limits {
-            max_states: args.max_states,
-            ..Limits::default()
-        },
+        limits: args.limits.limits(),
         reduction: match args.reduction {
             ReductionArg::Sc => optimist::Reduction::Sc,
             ReductionArg::Movers => optimist::Reduction::Movers,
