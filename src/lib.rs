@@ -30,7 +30,9 @@ pub use explore::{
     Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
     Verdict, Violation, check, replay, step,
 };
-pub use export::{MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, how_to_run};
+pub use export::{
+    MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,
+};
 pub use model::{
     CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, MAX_ARRAY, MAX_CHOICES,
     MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STATEMENTS, MAX_THREADS, Model, Next, Place,

@@ -175,6 +175,9 @@ pub struct Program {
     pub temp_names: Vec<String>,
     /// A name for the monitor process (Promela).
     pub monitor: String,
+    /// For a batch ([`Program::union`]): the variable that says which of
+    /// its models runs, and how many there are.
+    pub choice: Option<(usize, i64)>,
 }
 
 /// Names no target variable may take: keywords of Promela and Murphi
@@ -462,7 +465,131 @@ impl Program {
             checks,
             temp_names,
             monitor,
+            choice: None,
         })
+    }
+
+    /// The disjoint union of `parts`: a variable `which` (0 at first) says
+    /// which part runs, each part's rules and checks apply only to it, and
+    /// the renderers choose the part in the first step (Promela: one more
+    /// state, `which = 0`) or in the start state (Murphi). Its state count is
+    /// therefore the sum of the parts' (plus one in SPIN).
+    pub fn union(parts: Vec<Program>) -> Program {
+        let mut names = Names::default();
+        let count = parts.len() as i64;
+        let mut vars = vec![Var {
+            name: names.fresh("which"),
+            kind: VarKind::Int,
+            lo: 0,
+            hi: count,
+            len: None,
+            init: vec![0],
+            slot: 0,
+            source: "the model that runs (0: not chosen yet)".to_string(),
+        }];
+        let (mut threads, mut rules, mut checks) = (Vec::new(), Vec::new(), Vec::new());
+        let mut temps = 0;
+        let mut all = Vec::new();
+        for (j, part) in parts.into_iter().enumerate() {
+            let id = j as i64 + 1;
+            let which = |op| bin(op, X::Var(0, false), X::Int(id));
+            all.push(part.name.clone());
+            let off = vars.len();
+            let rename = |names: &mut Names, n: &str| names.fresh(&format!("m{id}_{n}"));
+            for var in part.vars {
+                vars.push(Var {
+                    name: rename(&mut names, &var.name),
+                    source: format!("{}: {}", part.name, var.source),
+                    ..var
+                });
+            }
+            let toff = threads.len();
+            for th in part.threads {
+                threads.push(ThreadInfo {
+                    ident: rename(&mut names, &th.ident),
+                    pc: th.pc + off,
+                    name: format!("{}: {}", part.name, th.name),
+                    points: th.points,
+                });
+            }
+            for mut rule in part.rules {
+                rule.thread += toff;
+                shift(&mut rule.guard, off);
+                rule.guard = bin(BinOp::And, which(BinOp::Eq), rule.guard);
+                rule.body.iter_mut().for_each(|st| shift_st(st, off));
+                rule.title = format!("{}: {}", part.name, rule.title);
+                rules.push(rule);
+            }
+            for mut check in part.checks {
+                shift(&mut check.cond, off);
+                check.cond = bin(BinOp::Or, which(BinOp::Ne), check.cond);
+                check.message = format!("{}: {}", part.name, check.message);
+                checks.push(check);
+            }
+            temps = temps.max(part.temp_names.len());
+        }
+        let temp_names = (0..temps)
+            .map(|k| names.fresh(&format!("tmp{k}")))
+            .collect();
+        Program {
+            name: format!("batch of {count}: {}", all.join(", ")),
+            vars,
+            threads,
+            rules,
+            checks,
+            temp_names,
+            monitor: names.fresh("monitor"),
+            choice: Some((0, count)),
+        }
+    }
+}
+
+/// Moves every variable of `x` by `off` (for [`Program::union`]).
+fn shift(x: &mut X, off: usize) {
+    match x {
+        X::Int(_) | X::Temp(_) => {}
+        X::Var(v, _) => *v += off,
+        X::Elem(v, i, _) => {
+            *v += off;
+            shift(i, off);
+        }
+        X::Not(a) | X::Neg(a) => shift(a, off),
+        X::Bin(_, a, b) => {
+            shift(a, off);
+            shift(b, off);
+        }
+        X::Ite(c, a, b) => {
+            shift(c, off);
+            shift(a, off);
+            shift(b, off);
+        }
+        X::Seq(pre, v) => {
+            pre.iter_mut().for_each(|p| shift(p, off));
+            shift(v, off);
+        }
+    }
+}
+
+fn shift_st(st: &mut St, off: usize) {
+    match st {
+        St::Assert(x, _) => shift(x, off),
+        St::Set(lhs, x) => {
+            match lhs {
+                Lhs::Var(v) => *v += off,
+                Lhs::Elem(v, i) => {
+                    *v += off;
+                    shift(i, off);
+                }
+                Lhs::Temp(_) => {}
+            }
+            shift(x, off);
+        }
+        St::If(c, a, b) => {
+            shift(c, off);
+            a.iter_mut()
+                .chain(b.iter_mut())
+                .for_each(|st| shift_st(st, off));
+        }
     }
 }
 

@@ -137,6 +137,38 @@ pub fn export(model: &Model, target: Target) -> Result<String, Refusal> {
     })
 }
 
+/// Several models as one file, for checking many small models with one
+/// compiled verifier: a variable `which` chooses the model that runs, in the
+/// first step (Promela) or the start state (Murphi). SPIN counts one state
+/// more than the sum of the models' counts (the state before the choice),
+/// Rumur exactly the sum. A violation in any model is a violation of the
+/// batch. Refused as a whole if one model is.
+pub fn export_batch(models: &[&Model], target: Target) -> Result<String, Refusal> {
+    let mut parts = Vec::new();
+    for model in models {
+        parts.push(ir::Program::new(model, target)?);
+    }
+    let program = ir::Program::union(parts);
+    if target == Target::Promela {
+        let procs = (0..program.threads.len())
+            .filter(|t| program.rules.iter().any(|r| r.thread == *t))
+            .count();
+        if procs + 1 > 255 {
+            return Err(Refusal {
+                kind: RefusalKind::Processes,
+                message: format!(
+                    "SPIN runs at most 255 processes, and this batch has {procs} threads besides the monitor"
+                ),
+                span: None,
+            });
+        }
+    }
+    Ok(match target {
+        Target::Promela => promela::render(&program),
+        Target::Murphi => murphi::render(&program),
+    })
+}
+
 /// The command that checks an exported file, as the file's header gives it.
 pub fn how_to_run(target: Target, file: &str) -> String {
     match target {
@@ -144,7 +176,7 @@ pub fn how_to_run(target: Target, file: &str) -> String {
             "spin -a {file} && gcc -O2 -DNOREDUCE -DSAFETY -DVECTORSZ=65536 -o pan pan.c && ./pan -m100000000"
         ),
         Target::Murphi => format!(
-            "rumur --symmetry-reduction off --deadlock-detection off --value-type int32_t {file} -o model.c && cc -O2 -o model model.c -lpthread && ./model"
+            "rumur --symmetry-reduction off --deadlock-detection off --value-type int32_t {file} -o model.c && cc -std=c11 -O2 -march=native -o model model.c -lpthread && ./model"
         ),
     }
 }

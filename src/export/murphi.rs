@@ -200,24 +200,20 @@ pub fn render(p: &Program) -> String {
         };
         let _ = writeln!(out, "  {} : {}; -- {}", var.name, ty(var), comment(&note));
     }
-    let _ = writeln!(out, "\nstartstate \"initial state\"\nbegin");
-    for var in &p.vars {
-        let value = |c: i64| match var.kind {
-            VarKind::Bool => (if c != 0 { "true" } else { "false" }).to_string(),
-            _ => c.to_string(),
-        };
-        match var.len {
-            None => {
-                let _ = writeln!(out, "  {} := {};", var.name, value(var.init[0]));
-            }
-            Some(_) => {
-                for (k, &c) in var.init.iter().enumerate() {
-                    let _ = writeln!(out, "  {}[{k}] := {};", var.name, value(c));
-                }
+    match p.choice {
+        None => {
+            let _ = writeln!(out, "\nstartstate \"initial state\"\nbegin");
+            start_values(p, None, &mut out);
+            let _ = writeln!(out, "end;");
+        }
+        Some((v, count)) => {
+            for j in 1..=count {
+                let _ = writeln!(out, "\nstartstate \"model {j}\"\nbegin");
+                start_values(p, Some((v, j)), &mut out);
+                let _ = writeln!(out, "end;");
             }
         }
     }
-    let _ = writeln!(out, "end;");
     for (k, rule) in p.rules.iter().enumerate() {
         let r = R {
             p,
@@ -255,4 +251,31 @@ pub fn render(p: &Program) -> String {
         );
     }
     out
+}
+
+/// The assignments of a start state: every variable's initial value, and
+/// for a batch, `which := j`.
+fn start_values(p: &Program, start: Option<(usize, i64)>, out: &mut String) {
+    for (v, var) in p.vars.iter().enumerate() {
+        if let Some((which, j)) = start
+            && which == v
+        {
+            let _ = writeln!(out, "  {} := {j};", var.name);
+            continue;
+        }
+        let value = |c: i64| match var.kind {
+            VarKind::Bool => (if c != 0 { "true" } else { "false" }).to_string(),
+            _ => c.to_string(),
+        };
+        match var.len {
+            None => {
+                let _ = writeln!(out, "  {} := {};", var.name, value(var.init[0]));
+            }
+            Some(_) => {
+                for (k, &c) in var.init.iter().enumerate() {
+                    let _ = writeln!(out, "  {}[{k}] := {};", var.name, value(c));
+                }
+            }
+        }
+    }
 }

@@ -248,7 +248,7 @@ pub fn render(p: &Program) -> String {
             None => reads.push(var.name.clone()),
         }
     }
-    if !p.checks.is_empty() || !reads.is_empty() {
+    if !p.checks.is_empty() || !reads.is_empty() || p.choice.is_some() {
         let _ = writeln!(
             out,
             "\n/* Checked in every state: its steps are enabled only in a state that\n   \
@@ -257,6 +257,15 @@ pub fn render(p: &Program) -> String {
              the model never reads one. */"
         );
         let _ = writeln!(out, "active proctype {}() {{\nend:\n  do", p.monitor);
+        if let Some((v, count)) = p.choice {
+            let which = &p.vars[v].name;
+            for j in 1..=count {
+                let _ = writeln!(
+                    out,
+                    "  :: d_step {{ {which} == 0 -> {which} = {j} }} /* run model {j} */"
+                );
+            }
+        }
         if !reads.is_empty() {
             let never: Vec<String> = reads.iter().map(|v| format!("{v} != {v}")).collect();
             let _ = writeln!(out, "  :: d_step {{ /* read every variable */");

@@ -7,6 +7,17 @@
 //! the first violation it meets, and SPIN searches depth-first, so how many
 //! states it has stored by then says nothing. A model the export refuses is
 //! counted by the construct it refused.
+//!
+//! Compiling a verifier costs far more than running one on a small model.
+//! SPIN's verifier is mostly the same 14,000 lines for every model, so the
+//! generated systems that hold go to SPIN in batches (`export_batch`): one
+//! file per batch, whose first step chooses the model, and whose count is
+//! one more than the sum of the models' counts. A batch that differs is
+//! checked model by model, to name the one that differs. A violated model
+//! is checked alone, since its violation ends the search. Rumur's verifier
+//! grows with the model (its code for a batch of 24 generated systems is
+//! 290,000 lines) and gcc slows down on its large functions, so Rumur
+//! checks every model alone.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -139,21 +150,27 @@ fn rumur(dir: &Path, text: &str) -> Result<Found, String> {
 }
 
 /// How one model compared.
+#[derive(Clone, Copy)]
 enum Row {
     Refused(&'static str),
     TooLarge,
     Compared { holds: bool },
 }
 
-/// Exports `model` both ways and compares the three answers; a mismatch or
-/// a tool failure is an error naming the model.
-fn compare(
-    name: &str,
-    model: &Model,
-    dir: &Path,
-    max_states: u64,
-    both_spins: bool,
-) -> Result<Row, String> {
+/// The most threads in one batch (SPIN runs at most 255 processes).
+const BATCH_THREADS: usize = 200;
+
+/// What optimist says of a model before the other checkers run.
+enum Plan {
+    /// Nothing to compare: refused or too large.
+    Done(Row),
+    /// Holds with this full count: compared in a batch in SPIN.
+    Holds(u64),
+    /// Violated: compared alone, verdicts only.
+    Violated,
+}
+
+fn plan(model: &Model, max_states: u64) -> Plan {
     let options = Options {
         reduction: Reduction::None,
         limits: Limits {
@@ -166,74 +183,207 @@ fn compare(
     let holds = match outcome.verdict {
         Verdict::Holds => true,
         Verdict::Violated => false,
-        Verdict::Inconclusive(_) => return Ok(Row::TooLarge),
+        Verdict::Inconclusive(_) => return Plan::Done(Row::TooLarge),
     };
-    let ours = Found {
-        states: outcome.stats.states,
-        violated: !holds,
-    };
-    let mut texts = Vec::new();
     for target in [Target::Promela, Target::Murphi] {
-        match optimist::export(model, target) {
-            Ok(text) => texts.push(text),
-            Err(refusal) => {
-                // Both targets compute in 32 bits, so a refusal is for both.
-                return Ok(Row::Refused(refusal.kind.name()));
-            }
+        if let Err(refusal) = optimist::export(model, target) {
+            return Plan::Done(Row::Refused(refusal.kind.name()));
         }
     }
-    let depth = if holds { ours.states + 16 } else { 1_000_000 };
-    let spin_plain = spin(dir, &texts[0], depth, true).map_err(|e| format!("{name}: {e}"))?;
-    let spin_off = if both_spins {
-        spin(dir, &texts[0], depth, false).map_err(|e| format!("{name}: {e}"))?
+    if holds {
+        Plan::Holds(outcome.stats.states)
     } else {
-        spin_plain
+        Plan::Violated
+    }
+}
+
+/// What optimist expects of a text: no error and this many states, or an
+/// error.
+fn expect(theirs: Found, expected: Option<u64>) -> bool {
+    match expected {
+        None => theirs.violated,
+        Some(n) => !theirs.violated && theirs.states == n,
+    }
+}
+
+fn expected_text(expected: Option<u64>) -> String {
+    match expected {
+        Some(n) => format!("holds with {n} states"),
+        None => "violated".to_string(),
+    }
+}
+
+/// Runs SPIN on `text`, with its optimisations and (`both_spins`) without.
+fn spin_agrees(
+    dir: &Path,
+    text: &str,
+    expected: Option<u64>,
+    both_spins: bool,
+) -> Result<(), String> {
+    let depth = expected.map_or(1_000_000, |n| n + 16);
+    let plain = spin(dir, text, depth, true)?;
+    let off = if both_spins {
+        spin(dir, text, depth, false)?
+    } else {
+        plain
     };
-    let rumur = rumur(dir, &texts[1]).map_err(|e| format!("{name}: {e}"))?;
-    let agree = |theirs: Found| {
-        theirs.violated == ours.violated && (!holds || theirs.states == ours.states)
-    };
-    if agree(spin_plain) && agree(spin_off) && agree(rumur) {
-        Ok(Row::Compared { holds })
+    if expect(plain, expected) && expect(off, expected) {
+        Ok(())
     } else {
         Err(format!(
-            "{name}: optimist {ours:?}, SPIN {spin_plain:?} (-o1 -o2 -o3: {spin_off:?}), Rumur {rumur:?}\n--- Promela ---\n{}",
-            texts[0]
+            "expected {}, SPIN {plain:?} (-o1 -o2 -o3: {off:?})",
+            expected_text(expected)
         ))
     }
 }
 
-/// Runs `jobs` on two workers; returns the rows and the errors.
+fn rumur_agrees(dir: &Path, text: &str, expected: Option<u64>) -> Result<(), String> {
+    let found = rumur(dir, text)?;
+    if expect(found, expected) {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected {}, Rumur {found:?}",
+            expected_text(expected)
+        ))
+    }
+}
+
+/// A unit of work: a model alone, or a batch of models that hold for SPIN
+/// (each still alone for Rumur, whose verifiers grow with the batch).
+enum Work {
+    Batch(Vec<usize>),
+    Alone(usize),
+}
+
+/// Does one unit of work; an error names the model.
+fn work(
+    item: &Work,
+    jobs: &[(String, Model)],
+    counts: &[Option<u64>],
+    dir: &Path,
+    both_spins: bool,
+) -> Result<(), String> {
+    let alone = |k: usize, spin: bool| -> Result<(), String> {
+        let (name, model) = &jobs[k];
+        let [pml, m] = [Target::Promela, Target::Murphi]
+            .map(|target| optimist::export(model, target).expect("translates"));
+        let result = if spin {
+            spin_agrees(dir, &pml, counts[k], both_spins)
+        } else {
+            Ok(())
+        };
+        result
+            .and_then(|()| rumur_agrees(dir, &m, counts[k]))
+            .map_err(|e| format!("{name}: {e}\n--- Promela ---\n{pml}"))
+    };
+    match item {
+        Work::Alone(k) => alone(*k, true),
+        Work::Batch(ks) => {
+            let models: Vec<&Model> = ks.iter().map(|&k| &jobs[k].1).collect();
+            let text = optimist::export_batch(&models, Target::Promela)
+                .expect("each model translates, so the batch does");
+            // SPIN's extra state is the one before the choice of model.
+            let total = ks.iter().map(|&k| counts[k].expect("holds")).sum::<u64>() + 1;
+            let batch = spin_agrees(dir, &text, Some(total), both_spins);
+            let mut errors = Vec::new();
+            for &k in ks {
+                // A batch that differs is checked model by model.
+                if let Err(e) = alone(k, batch.is_err()) {
+                    errors.push(e);
+                }
+            }
+            if let (Err(e), true) = (&batch, errors.is_empty()) {
+                errors.push(format!(
+                    "a batch of {} models differs in SPIN although each agrees alone: {e}",
+                    ks.len()
+                ));
+            }
+            if errors.is_empty() {
+                Ok(())
+            } else {
+                Err(errors.join("\n\n"))
+            }
+        }
+    }
+}
+
+/// What a run did: the rows, the errors, and how many times each checker
+/// ran (SPIN and Rumur once per unit of work).
+struct Ran {
+    rows: Vec<Row>,
+    errors: Vec<String>,
+    units: usize,
+}
+
+/// Plans every job, puts the models that hold into batches, and runs the
+/// units of work on two workers.
 fn run_all(
     jobs: Vec<(String, Model)>,
     scratch: &Path,
     max_states: u64,
     both_spins: bool,
-) -> (Vec<Row>, Vec<String>) {
+    batch_models: usize,
+) -> Ran {
+    let mut rows = Vec::new();
+    // The full count of a model that holds; None for a violated one.
+    let mut counts = vec![None; jobs.len()];
+    let mut units = Vec::new();
+    let mut batch: Vec<usize> = Vec::new();
+    let mut threads = 0;
+    for (k, (_, model)) in jobs.iter().enumerate() {
+        match plan(model, max_states) {
+            Plan::Done(row) => rows.push(row),
+            Plan::Violated => {
+                rows.push(Row::Compared { holds: false });
+                units.push(Work::Alone(k));
+            }
+            Plan::Holds(n) => {
+                counts[k] = Some(n);
+                rows.push(Row::Compared { holds: true });
+                if batch_models <= 1 {
+                    units.push(Work::Alone(k));
+                    continue;
+                }
+                let t = model.threads.len();
+                if batch.len() == batch_models || threads + t > BATCH_THREADS {
+                    units.push(Work::Batch(std::mem::take(&mut batch)));
+                    threads = 0;
+                }
+                batch.push(k);
+                threads += t;
+            }
+        }
+    }
+    if !batch.is_empty() {
+        units.push(Work::Batch(batch));
+    }
     let next = AtomicUsize::new(0);
-    let rows = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
     std::thread::scope(|s| {
         for w in 0..workers {
-            let (next, rows, errors, jobs) = (&next, &rows, &errors, &jobs);
+            let (next, errors, jobs, counts, units) = (&next, &errors, &jobs, &counts, &units);
             let dir = scratch.join(format!("worker{w}"));
             std::fs::create_dir_all(&dir).unwrap();
             s.spawn(move || {
                 loop {
                     let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((name, model)) = jobs.get(k) else {
+                    let Some(item) = units.get(k) else {
                         break;
                     };
-                    match compare(name, model, &dir, max_states, both_spins) {
-                        Ok(row) => rows.lock().unwrap().push(row),
-                        Err(e) => errors.lock().unwrap().push(e),
+                    if let Err(e) = work(item, jobs, counts, &dir, both_spins) {
+                        errors.lock().unwrap().push(e);
                     }
                 }
             });
         }
     });
-    (rows.into_inner().unwrap(), errors.into_inner().unwrap())
+    Ran {
+        rows,
+        errors: errors.into_inner().unwrap(),
+        units: units.len(),
+    }
 }
 
 /// `compared N (holds H, violated V), refused R [kind: n, ...], too large T`.
@@ -309,9 +459,19 @@ fn shipped_models_agree_with_spin_and_rumur() {
         }
     }
     let n = jobs.len();
-    let (rows, errors) = run_all(jobs, &tools::scratch("crosscheck-models"), 1_000_000, true);
-    assert!(errors.is_empty(), "{}", errors.join("\n\n"));
-    let (text, holds, violated) = summary(&rows);
+    let ran = run_all(
+        jobs,
+        &tools::scratch("crosscheck-models"),
+        1_000_000,
+        true,
+        1,
+    );
+    assert!(ran.errors.is_empty(), "{}", ran.errors.join("\n\n"));
+    let (text, holds, violated) = summary(&ran.rows);
+    let text = format!(
+        "{text}; SPIN ran {} times (batches of models that hold), Rumur once per model",
+        ran.units
+    );
     keep_summary("crosscheck-models", &text, started);
     // Every shipped model translates, and each one was compared.
     assert_eq!(holds + violated, n, "{text}");
@@ -338,9 +498,19 @@ fn generated_systems_agree_with_spin_and_rumur() {
         let model = compile(&Source::new("generated.gc", &text).unwrap(), &[]).unwrap();
         jobs.push((format!("generated system {k}:\n{text}"), model));
     }
-    let (rows, errors) = run_all(jobs, &tools::scratch("crosscheck-generated"), 20_000, false);
-    assert!(errors.is_empty(), "{}", errors.join("\n\n"));
-    let (text, holds, violated) = summary(&rows);
+    let ran = run_all(
+        jobs,
+        &tools::scratch("crosscheck-generated"),
+        20_000,
+        false,
+        24,
+    );
+    assert!(ran.errors.is_empty(), "{}", ran.errors.join("\n\n"));
+    let (text, holds, violated) = summary(&ran.rows);
+    let text = format!(
+        "{text}; SPIN ran {} times (batches of models that hold), Rumur once per model",
+        ran.units
+    );
     keep_summary("crosscheck-generated", &text, started);
     // Most systems are small enough, and both verdicts occur often.
     assert!(holds + violated >= GENERATED * 4 / 5, "{text}");
@@ -348,4 +518,41 @@ fn generated_systems_agree_with_spin_and_rumur() {
         holds >= GENERATED / 10 && violated >= GENERATED / 10,
         "{text}"
     );
+}
+
+/// A batch counts the sum of its models' states: in Rumur exactly, in SPIN
+/// one more (the state before the choice of model); a violation in any
+/// model is a violation of the batch.
+#[test]
+fn a_batch_counts_the_sum_of_its_models() {
+    if !tools::present("a_batch_counts_the_sum_of_its_models", TOOLS) {
+        return;
+    }
+    let dir = tools::scratch("crosscheck-batch");
+    let load = |file: &str| {
+        optimist::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(file),
+            &Vec::new(),
+        )
+        .unwrap()
+        .1
+    };
+    let (barrier, handoff) = (load("models/barrier.gc"), load("models/handoff.gc"));
+    let batch = [&barrier, &handoff];
+    let pml = optimist::export_batch(&batch, Target::Promela).unwrap();
+    let m = optimist::export_batch(&batch, Target::Murphi).unwrap();
+    let by_spin = spin(&dir, &pml, 1_000, true).unwrap();
+    let by_rumur = rumur(&dir, &m).unwrap();
+    assert_eq!((by_spin.states, by_spin.violated), (106 + 5 + 1, false));
+    assert_eq!((by_rumur.states, by_rumur.violated), (106 + 5, false));
+    let racy = load("models/racy-counter.gc");
+    let batch = [&barrier, &racy];
+    let pml = optimist::export_batch(&batch, Target::Promela).unwrap();
+    let m = optimist::export_batch(&batch, Target::Murphi).unwrap();
+    assert!(spin_violated(&dir, &pml));
+    assert!(rumur(&dir, &m).unwrap().violated);
+}
+
+fn spin_violated(dir: &Path, text: &str) -> bool {
+    spin(dir, text, 1_000_000, true).unwrap().violated
 }

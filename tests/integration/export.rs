@@ -58,3 +58,38 @@ fn bad_target_is_a_usage_error() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("no such file"), "{}", run.stderr);
 }
+
+#[test]
+fn export_json_holds_the_text_or_the_refusal() {
+    let run = optimist([
+        "export",
+        "models/handoff.gc",
+        "--to",
+        "promela",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let text = optimist(["export", "models/handoff.gc", "--to", "promela"]).stdout;
+    assert_eq!(v["text"], text.as_str());
+    assert_eq!(v["target"], "promela");
+    assert!(v["refused"].is_null());
+    assert!(
+        v["check_with"]
+            .as_str()
+            .unwrap()
+            .starts_with("spin -a MODEL.pml"),
+        "{v}"
+    );
+    let run = optimist([
+        "export",
+        "tests/integration/inputs/export/quantifier.gc",
+        "--to",
+        "murphi",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 2);
+    settings().bind(|| insta::assert_snapshot!("export_refused_json", run.stdout));
+}

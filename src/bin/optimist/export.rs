@@ -4,8 +4,9 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use optimist::Target;
+use serde::Serialize;
 
-use crate::common::ModelArgs;
+use crate::common::{Format, ModelArgs};
 
 /// Arguments of `optimist export`.
 #[derive(Args, Debug)]
@@ -15,9 +16,13 @@ pub struct ExportArgs {
     /// The language to write.
     #[arg(long, value_enum)]
     to: TargetArg,
-    /// Write to this file instead of standard output.
+    /// Write the translation to this file instead of standard output.
     #[arg(short, long, value_name = "OUT")]
     output: Option<std::path::PathBuf>,
+    /// Output format: the translation itself, or a JSON object holding it
+    /// (or the refusal) with the command that checks it.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -26,6 +31,28 @@ enum TargetArg {
     Promela,
     /// Murphi, for Rumur or CMurphi.
     Murphi,
+}
+
+/// `--format json`: the translation, or why there is none.
+#[derive(Serialize)]
+struct ExportReport<'a> {
+    model: &'a str,
+    file: &'a str,
+    target: &'static str,
+    /// The command that checks the file (its name as `MODEL.pml`/`MODEL.m`
+    /// unless `--output` names it).
+    check_with: Option<String>,
+    /// The translation; null when refused or written to `--output`.
+    text: Option<&'a str>,
+    refused: Option<RefusalReport>,
+}
+
+#[derive(Serialize)]
+struct RefusalReport {
+    kind: &'static str,
+    message: String,
+    /// `file:line:col` of the construct, when there is one.
+    location: Option<String>,
 }
 
 pub fn run(args: ExportArgs) -> ExitCode {
@@ -37,6 +64,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
         TargetArg::Promela => Target::Promela,
         TargetArg::Murphi => Target::Murphi,
     };
+    let json = args.format == Format::Json;
     let text = match optimist::export(&model, target) {
         Ok(text) => text,
         Err(refusal) => {
@@ -45,6 +73,22 @@ pub fn run(args: ExportArgs) -> ExitCode {
                 target.name(),
                 refusal.message
             );
+            if json {
+                let report = ExportReport {
+                    model: &model.name,
+                    file: &src.name,
+                    target: target.name(),
+                    check_with: None,
+                    text: None,
+                    refused: Some(RefusalReport {
+                        kind: refusal.kind.name(),
+                        message,
+                        location: refusal.span.map(|s| src.location(s.start)),
+                    }),
+                };
+                print_json(&report);
+                return ExitCode::from(2);
+            }
             let help = Some(format!(
                 "the export is exact or refused ({}); it refuses values that may leave 32 bits, quantifiers over more than {} values, more than 254 threads for SPIN, and translations above {} expression nodes",
                 refusal.kind.name(),
@@ -62,17 +106,34 @@ pub fn run(args: ExportArgs) -> ExitCode {
             return crate::common::fail(err);
         }
     };
-    match &args.output {
-        None => {
-            use std::io::Write;
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
-        }
-        Some(path) => {
-            if let Err(e) = std::fs::write(path, text) {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        }
+    if let Some(path) = &args.output
+        && let Err(e) = std::fs::write(path, &text)
+    {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        return ExitCode::from(2);
+    }
+    let file = match &args.output {
+        Some(path) => path.display().to_string(),
+        None => format!("MODEL.{}", target.extension()),
+    };
+    if json {
+        print_json(&ExportReport {
+            model: &model.name,
+            file: &src.name,
+            target: target.name(),
+            check_with: Some(optimist::how_to_run(target, &file)),
+            text: args.output.is_none().then_some(text.as_str()),
+            refused: None,
+        });
+    } else if args.output.is_none() {
+        use std::io::Write;
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
     }
     ExitCode::SUCCESS
+}
+
+fn print_json<T: Serialize>(report: &T) {
+    use std::io::Write;
+    let text = serde_json::to_string_pretty(report).expect("reports serialise") + "\n";
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
