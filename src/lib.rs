@@ -15,6 +15,7 @@ mod classify;
 mod error;
 mod explore;
 mod export;
+mod graph;
 mod model;
 mod refine;
 mod report;
@@ -27,12 +28,14 @@ pub use certify::{
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, Source};
 pub use explore::{
-    Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
-    Verdict, Violation, check, replay, step,
+    GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Kind, Limit, Limits, Options, Outcome,
+    Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, Verdict,
+    Violation, check, replay, state_graph, step,
 };
 pub use export::{
     MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,
 };
+pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_title};
 pub use model::{
     CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, MAX_ARRAY, MAX_CHOICES,
     MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STATEMENTS, MAX_THREADS, Model, Next, Place,

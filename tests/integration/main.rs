@@ -8,6 +8,7 @@ mod differential;
 mod errors;
 mod export;
 mod generate;
+mod graph;
 mod models;
 mod properties;
 mod refine;

@@ -8,6 +8,7 @@ mod check;
 mod classify;
 mod common;
 mod export;
+mod graph;
 mod prove;
 mod refine;
 
@@ -47,6 +48,13 @@ enum Command {
     /// leave 32 bits, quantifiers over more than 256 values, more than 254
     /// threads for SPIN.
     Export(export::ExportArgs),
+    /// Draw the state graph of a small model, with a reduced search over it.
+    ///
+    /// States are boxes labelled with every thread's control point and the
+    /// variables that changed; edges are transitions. With --reduction, the
+    /// states the reduced search stores are filled and its steps are red.
+    /// Above --max-states states it refuses (exit 3).
+    Graph(graph::GraphArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +78,7 @@ fn main() -> ExitCode {
             Command::Certify(args) => certify::run(args),
             Command::Prove(args) => prove::run(args),
             Command::Export(args) => export::run(args),
+            Command::Graph(args) => graph::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {
         Ok(Ok(code)) => code,
