@@ -14,6 +14,8 @@ mod certify;
 mod classify;
 mod error;
 mod explore;
+mod export;
+mod graph;
 mod model;
 mod refine;
 mod report;
@@ -26,9 +28,14 @@ pub use certify::{
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, ErrorPlace, Source};
 pub use explore::{
-    Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
-    SummaryStats, Verdict, Violation, check, replay, step,
+    GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Kind, Limit, Limits, Options, Outcome,
+    Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, SummaryStats,
+    Verdict, Violation, check, replay, state_graph, step,
 };
+pub use export::{
+    MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,
+};
+pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_title};
 pub use model::{
     CExpr, Cmd, CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, ExclFault, FREE, Fault,
     Frame, MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STACK,

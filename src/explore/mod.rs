@@ -3,6 +3,7 @@
 mod budget;
 mod commit;
 mod full;
+mod graph;
 mod movers;
 mod outcome;
 mod reduced;
@@ -13,6 +14,9 @@ mod summaries;
 
 pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use commit::Ignoring;
+pub use graph::{
+    GraphEdge, GraphTooLarge, GraphViolation, Overlay, ReducedStep, StateGraph, state_graph,
+};
 pub use movers::mover_kind;
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};

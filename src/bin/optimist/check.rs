@@ -49,7 +49,7 @@ pub struct CheckArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ReductionArg {
+pub(crate) enum ReductionArg {
     /// Full exploration of the original system.
     None,
     /// Stoller-Cohen reduction.

@@ -7,6 +7,8 @@ mod certify;
 mod check;
 mod classify;
 mod common;
+mod export;
+mod graph;
 mod prove;
 mod refine;
 
@@ -101,6 +103,24 @@ Examples:
     },
     /// Print the man page (roff), e.g. `optimist man | man -l -`.
     Man,
+    /// Translate a model to Promela (SPIN) or Murphi (Rumur), exactly or not at all.
+    ///
+    /// The translation is of the full semantics: one transition is one
+    /// atomic step (a d_step, a rule), the control points are variables, and
+    /// every violation optimist reports is an assertion. When the model
+    /// holds, SPIN (-DNOREDUCE) and Rumur (no symmetry) count exactly
+    /// `optimist check --reduction none`'s states. Deadlocks are not
+    /// errors, as without `--deadlock`. Refused (exit 2): values that may
+    /// leave 32 bits, quantifiers over more than 256 values, more than 254
+    /// threads for SPIN.
+    Export(export::ExportArgs),
+    /// Draw the state graph of a small model, with a reduced search over it.
+    ///
+    /// States are boxes labelled with every thread's control point and the
+    /// variables that changed; edges are transitions. With --reduction, the
+    /// states the reduced search stores are filled and its steps are red.
+    /// Above --max-states states it refuses (exit 3).
+    Graph(graph::GraphArgs),
 }
 
 fn main() -> ExitCode {
@@ -139,6 +159,8 @@ fn main() -> ExitCode {
                     Err(e) => common::refuse(&format!("cannot render the man page: {e}")),
                 }
             }
+            Command::Export(args) => export::run(args),
+            Command::Graph(args) => graph::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {
         Ok(Ok(code)) => code,
