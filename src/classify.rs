@@ -621,7 +621,7 @@ pub fn invisible_loops(model: &Model, class: &Classification) -> Vec<(usize, Vec
 
 /// The strongly connected components of the graph on `0..n` given by
 /// `succ` (Tarjan's algorithm, iteratively, so deep graphs are no risk).
-fn components(n: usize, succ: impl Fn(usize) -> Vec<usize>) -> Vec<Vec<usize>> {
+pub(crate) fn components(n: usize, succ: impl Fn(usize) -> Vec<usize>) -> Vec<Vec<usize>> {
     const NONE: usize = usize::MAX;
     let (mut index, mut low) = (vec![NONE; n], vec![0; n]);
     let (mut open, mut on_open) = (Vec::new(), vec![false; n]);

@@ -26,9 +26,22 @@ pub struct Source {
 
 impl Source {
     /// Reads a model file, rejecting missing, unreadable, non-UTF-8 and empty files.
+    ///
+    /// The path `-` reads standard input, shown as `<stdin>`.
     pub fn read(path: &Path) -> Result<Source, Error> {
-        let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        let stdin = path == Path::new("-");
+        let name = if stdin {
+            "<stdin>".to_string()
+        } else {
+            path.display().to_string()
+        };
+        let bytes = if stdin {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
+        } else {
+            std::fs::read(path)
+        };
+        let bytes = bytes.map_err(|source| Error::Io {
             path: name.clone(),
             reason: io_reason(&source),
         })?;
@@ -131,6 +144,8 @@ pub enum Error {
     Input {
         /// `file:line:col`.
         location: String,
+        /// The same place, in parts, with its source line (for JSON).
+        place: ErrorPlace,
         /// What is wrong.
         message: String,
         /// The lines of the source around the labels, for the snippet.
@@ -161,7 +176,52 @@ pub enum Error {
     Refused(String),
 }
 
+/// Where an input error is: what `file:line:col` and the snippet show,
+/// as data for `--format json`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ErrorPlace {
+    /// The file as the user named it.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub col: usize,
+    /// The source line; a long one cut to a window around the column.
+    pub source_line: String,
+}
+
+impl ErrorPlace {
+    fn of(src: &Source, offset: usize) -> ErrorPlace {
+        // As in the rendered snippet: a line of any length costs little.
+        const WINDOW: usize = 80;
+        let index = src.line_index();
+        let (line, col) = index.line_col(&src.text, offset);
+        let text = &src.text[index.line_range(line)];
+        let source_line = if text.chars().count() <= 2 * WINDOW {
+            text.to_string()
+        } else {
+            let from = col.saturating_sub(WINDOW);
+            let cut: String = text.chars().skip(from).take(2 * WINDOW).collect();
+            format!("{}{cut}...", if from > 0 { "..." } else { "" })
+        };
+        ErrorPlace {
+            file: src.name.clone(),
+            line,
+            col,
+            source_line,
+        }
+    }
+}
+
 impl Error {
+    /// Where the error is in the source, when it has a place.
+    pub fn place(&self) -> Option<&ErrorPlace> {
+        match self {
+            Error::Input { place, .. } => Some(place),
+            _ => None,
+        }
+    }
+
     /// A syntax error in `src`.
     pub fn syntax(src: &Source, e: SyntaxError) -> Error {
         Error::at(src, e.span, e.message, e.help, Vec::new())
@@ -206,6 +266,7 @@ impl Error {
         );
         Error::Input {
             location: src.location(span.start),
+            place: ErrorPlace::of(src, span.start),
             message: shorten(message),
             src: excerpt,
             labels,

@@ -14,6 +14,8 @@ mod certify;
 mod classify;
 mod error;
 mod explore;
+mod export;
+mod graph;
 mod model;
 mod refine;
 mod report;
@@ -24,15 +26,21 @@ pub use certify::{
     FRAME_BOUND, Obligation, ObligationStatus, certify,
 };
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
-pub use error::{Error, Source};
+pub use error::{Error, ErrorPlace, Source};
 pub use explore::{
-    Ignoring, Kind, Limit, Limits, Options, Outcome, Problem, Reduction, Stats, Step, StepResult,
-    Verdict, Violation, check, replay, step,
+    GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Kind, Limit, Limits, Options, Outcome,
+    Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, SummaryStats,
+    Verdict, Violation, check, replay, state_graph, step,
 };
+pub use export::{
+    MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,
+};
+pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_title};
 pub use model::{
-    CExpr, Cmd, CompileError, Defines, ExclFault, FREE, Fault, MAX_ARRAY, MAX_CHOICES,
-    MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STATEMENTS, MAX_THREADS, Model, Next, Place,
-    Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
+    CExpr, Cmd, CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, ExclFault, FREE, Fault,
+    Frame, MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STACK,
+    MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point, Proc, Protected, Slot, SlotClass,
+    SlotKind, StackOp, Thread, Transition,
 };
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
@@ -49,14 +57,33 @@ pub fn parse(src: &Source) -> Result<ast::Model, Error> {
 
 /// Parses and compiles a model's source, with `-D` overrides.
 pub fn compile(src: &Source, defines: &Defines) -> Result<Model, Error> {
+    compile_with(src, defines, &CompileOptions::default())
+}
+
+/// [`compile`] with options (the stack bound).
+pub fn compile_with(
+    src: &Source,
+    defines: &Defines,
+    options: &CompileOptions,
+) -> Result<Model, Error> {
     let ast = parse(src)?;
-    model::compile(&ast, &src.stem(), &src.text, defines).map_err(|e| Error::compile(src, e))
+    model::compile_with(&ast, &src.stem(), &src.text, defines, options)
+        .map_err(|e| Error::compile(src, e))
 }
 
 /// Reads, parses and compiles a model file.
 pub fn load(path: &std::path::Path, defines: &Defines) -> Result<(Source, Model), Error> {
+    load_with(path, defines, &CompileOptions::default())
+}
+
+/// [`load`] with options (the stack bound).
+pub fn load_with(
+    path: &std::path::Path,
+    defines: &Defines,
+    options: &CompileOptions,
+) -> Result<(Source, Model), Error> {
     let src = Source::read(path)?;
-    let model = compile(&src, defines)?;
+    let model = compile_with(&src, defines, options)?;
     Ok((src, model))
 }
 

@@ -25,6 +25,9 @@ pub struct CheckReport {
     pub ignoring: Option<&'static str>,
     /// Reduced mode: states where a transaction was ended by force.
     pub forced_states: Option<u64>,
+    /// `--summaries`: summaries made, summary edges computed and reused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summaries: Option<SummariesRow>,
     /// Reduced mode: per thread and labelled region of its code, how many
     /// transactions (reduced steps) the reduction cuts it into.
     pub transactions: Option<Vec<RegionRow>>,
@@ -35,6 +38,9 @@ pub struct CheckReport {
     pub states: u64,
     /// Transitions (reduced steps in reduced mode) taken.
     pub transitions: u64,
+    /// Reduced mode: the original transitions inside those steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_transitions: Option<u64>,
     /// Depth of the search.
     pub depth: u64,
     /// Deadlocked states.
@@ -52,6 +58,17 @@ pub struct CheckReport {
     /// The last state of the counterexample: after its last transition
     /// that completed (the one before a failing step).
     pub final_state: Option<Map<String, Value>>,
+}
+
+/// What `--summaries` computed and reused.
+#[derive(Clone, Debug, Serialize)]
+pub struct SummariesRow {
+    /// Summaries: the nodes a transaction, or its part in one frame, started from.
+    pub entries: u64,
+    /// Summary edges computed (ends, returns, calls that end inside).
+    pub computed: u64,
+    /// Summary edges reused from summaries computed before.
+    pub reused: u64,
 }
 
 /// How a region of a thread's code is cut into transactions.
@@ -75,16 +92,49 @@ pub struct RegionRow {
 fn regions(model: &Model, boundaries: &[(usize, i64)]) -> Vec<RegionRow> {
     let mut rows = Vec::new();
     for (t, th) in model.threads.iter().enumerate() {
+        // A procedure's code is copied once per stack depth: its regions
+        // are shown once, at its first copy, with the boundaries met in
+        // any copy.
+        let first_copy = |pc: usize| -> usize {
+            let Some(f) = th.points[pc].frame else {
+                return pc;
+            };
+            let copy = &th.frames[f as usize];
+            let first = th
+                .frames
+                .iter()
+                .find(|g| g.proc == copy.proc)
+                .expect("a copy of its own procedure");
+            (pc as i64 - copy.points.start + first.points.start) as usize
+        };
+        let boundaries: Vec<(usize, i64)> = boundaries
+            .iter()
+            .map(|&(u, pc)| {
+                if u == t {
+                    (u, first_copy(pc as usize) as i64)
+                } else {
+                    (u, pc)
+                }
+            })
+            .collect();
         let starts: Vec<usize> = (0..th.points.len())
-            .filter(|&pc| th.points[pc].label.is_some())
+            .filter(|&pc| {
+                th.points[pc].label.is_some()
+                    || (pc > 0 && th.points[pc].frame != th.points[pc - 1].frame)
+            })
             .collect();
         for (n, &from) in starts.iter().enumerate() {
             let to = starts.get(n + 1).copied().unwrap_or(th.points.len());
-            let inside: Vec<i64> = boundaries
+            if th.points[from].label.is_none() || first_copy(from) != from {
+                continue;
+            }
+            let mut inside: Vec<i64> = boundaries
                 .iter()
                 .filter(|&&(u, pc)| u == t && (from..to).contains(&(pc as usize)))
                 .map(|&(_, pc)| pc)
                 .collect();
+            inside.sort_unstable();
+            inside.dedup();
             let entered_inside = !inside.contains(&(from as i64));
             rows.push(RegionRow {
                 thread: th.name.clone(),
@@ -136,6 +186,10 @@ pub struct StepReport {
     pub line: usize,
     /// The statement.
     pub statement: String,
+    /// The stack depth of the point the transition leaves (0 in the
+    /// thread's body; absent then).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub depth: u32,
     /// The variables the transition changed, with their new values.
     pub changes: Map<String, Value>,
     /// Variables the transition wrote without changing them.
@@ -178,12 +232,18 @@ impl CheckReport {
             reduction: reduction.name(),
             ignoring: outcome.ignoring.map(|i| i.name()),
             forced_states: outcome.ignoring.map(|_| s.forced),
+            summaries: outcome.summaries.map(|m| SummariesRow {
+                entries: m.entries,
+                computed: m.computed,
+                reused: m.reused,
+            }),
             transactions: outcome
                 .ignoring
                 .map(|_| regions(model, &outcome.boundaries)),
             show_transactions: false,
             states: s.states,
             transitions: s.transitions,
+            original_transitions: (reduction != Reduction::None).then_some(s.fired),
             depth: s.depth,
             deadlocks: s.deadlocks,
             elapsed_ms: (s.elapsed.as_secs_f64() * 1e5).round() / 100.0,
@@ -214,16 +274,23 @@ pub fn json_value(model: &Model, k: usize, v: i64) -> Value {
     match model.slots[k].kind {
         SlotKind::Int | SlotKind::Sem => Value::from(v),
         SlotKind::Bool => Value::from(v != 0),
-        SlotKind::Lock | SlotKind::Pc => Value::from(model.show_value(k, v)),
+        SlotKind::Lock | SlotKind::Pc | SlotKind::Ret => Value::from(model.show_value(k, v)),
     }
 }
 
-/// The whole state as a JSON object: each thread's control point, then the variables.
+/// The whole state as a JSON object: each thread's control point, then the
+/// variables (of procedures, only the frames on their thread's stack).
 pub fn json_state(model: &Model, s: &[i64]) -> Map<String, Value> {
+    let live = model.live(s);
     s.iter()
         .enumerate()
+        .filter(|&(k, _)| live[k])
         .map(|(k, &v)| (model.slots[k].name.clone(), json_value(model, k, v)))
         .collect()
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
@@ -235,8 +302,14 @@ fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
         let (mut changes, mut unchanged) = (Map::new(), Vec::new());
         let mut took = None;
         if let Some(after) = &st.state {
+            // A frame that a return puts back to its initial values is
+            // gone: what changed there is not shown.
+            let live = model.live(after);
             let written = written_scalars(tr);
             for k in model.first_var()..after.len() {
+                if !live[k] {
+                    continue;
+                }
                 let name = model.slots[k].name.clone();
                 if after[k] != before[k] {
                     changes.insert(name, json_value(model, k, after[k]));
@@ -268,6 +341,7 @@ fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
             label: model.threads[t].points[tr.from as usize].label.clone(),
             line: tr.line,
             statement: tr.text.clone(),
+            depth: model.threads[t].points[tr.from as usize].depth,
             changes,
             unchanged,
             took,
@@ -534,6 +608,10 @@ fn fault_text(model: &Model, f: &Fault) -> (String, Option<String>) {
             let name = &model.slots[*slot as usize].name;
             (format!("accesses protected {name}"), Some(name.clone()))
         }
+        Fault::StackBound { bound } => (
+            format!("calls deeper than the stack bound of {bound} frames"),
+            None,
+        ),
     }
 }
 
@@ -576,9 +654,28 @@ impl fmt::Display for CheckReport {
             None => writeln!(f, "reduction    {}", self.reduction)?,
         }
         writeln!(f, "verdict      {verdict}")?;
-        writeln!(f, "states       {}", self.states)?;
-        writeln!(f, "transitions  {}", self.transitions)?;
-        writeln!(f, "depth        {}", self.depth)?;
+        match self.original_transitions {
+            // In reduced mode a stored state ends a reduced step, and the
+            // counts are of steps: say so, with the original transitions.
+            Some(fired) => {
+                writeln!(f, "states       {} (where reduced steps end)", self.states)?;
+                let s = if self.transitions == 1 { "" } else { "s" };
+                let o = if fired == 1 { "" } else { "s" };
+                writeln!(
+                    f,
+                    "transitions  {} reduced step{s} ({fired} original transition{o})",
+                    self.transitions
+                )?;
+            }
+            None => {
+                writeln!(f, "states       {}", self.states)?;
+                writeln!(f, "transitions  {}", self.transitions)?;
+            }
+        }
+        match self.original_transitions {
+            Some(_) => writeln!(f, "depth        {} reduced steps", self.depth)?,
+            None => writeln!(f, "depth        {}", self.depth)?,
+        }
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
@@ -612,6 +709,13 @@ impl fmt::Display for CheckReport {
             writeln!(
                 f,
                 "forced       {n} state{s} where a step was ended early, every thread scheduled: {why}"
+            )?;
+        }
+        if let Some(m) = &self.summaries {
+            writeln!(
+                f,
+                "summaries    {} computed edges from {} entries, {} reused",
+                m.computed, m.entries, m.reused
             )?;
         }
         if self.deadlocks > 0 && self.violation.is_none() {
@@ -695,13 +799,15 @@ fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result 
             }));
             parts.join(", ")
         };
+        // Code inside procedures is indented by its stack depth.
+        let indent = "  ".repeat(s.depth as usize);
         rows.push(vec![
             s.step.to_string(),
             step,
             s.thread.clone(),
             s.label.clone().unwrap_or_default(),
             s.line.to_string(),
-            s.statement.clone(),
+            format!("{indent}{}", s.statement),
             changes,
         ]);
     }
@@ -775,6 +881,9 @@ impl ClassifyReport {
     /// Classifies `model`, with each transition's mover type when `movers`.
     pub fn with_movers(model: &Model, movers: bool) -> ClassifyReport {
         let class = crate::classify::classify(model);
+        // A procedure is copied once per stack depth; a copy whose row says
+        // nothing new is left out.
+        let mut shown = std::collections::HashSet::new();
         let transitions = model
             .transitions
             .iter()
@@ -802,7 +911,7 @@ impl ClassifyReport {
                 } else {
                     (None, None)
                 };
-                ClassRow {
+                let row = ClassRow {
                     mover,
                     mover_reason,
                     thread: model.threads[t].name.clone(),
@@ -813,8 +922,29 @@ impl ClassifyReport {
                     reason: c.reason.describe(model),
                     point_visible: c.visible,
                     point_reason,
-                }
+                };
+                let copy = point.frame.map(|f| {
+                    let f = &model.threads[t].frames[f as usize];
+                    (f.proc, tr.from - f.points.start)
+                });
+                (copy, row)
             })
+            .filter(|(copy, row)| match copy {
+                None => true,
+                Some((proc, at)) => shown.insert((
+                    row.thread.clone(),
+                    *proc,
+                    *at,
+                    row.statement.clone(),
+                    row.visible,
+                    row.reason.clone(),
+                    row.point_visible,
+                    row.point_reason.clone(),
+                    row.mover,
+                    row.mover_reason.clone(),
+                )),
+            })
+            .map(|(_, row)| row)
             .collect();
         let invisible_loops = crate::classify::invisible_loops(model, &class)
             .into_iter()
@@ -842,19 +972,20 @@ impl fmt::Display for ClassifyReport {
             .iter()
             .filter(|r| r.point_visible && !r.visible)
             .count();
+        let n = self.transitions.len();
         writeln!(
             f,
-            "model {}: {} transitions, {visible} visible, {} invisible ({stops} of them at visible points)",
+            "model {}: {n} transition{}, {visible} visible, {} invisible ({stops} of them at visible points)",
             self.model,
-            self.transitions.len(),
-            self.transitions.len() - visible
+            if n == 1 { "" } else { "s" },
+            n - visible
         )?;
         writeln!(f)?;
         let movers = self.transitions.iter().any(|r| r.mover.is_some());
         let header: &[&str] = if movers {
             &["thread", "point", "line", "statement", "sc", "mover", "why"]
         } else {
-            &["thread", "point", "line", "statement", "", "reason"]
+            &["thread", "point", "line", "statement", "class", "reason"]
         };
         let rows: Vec<Vec<String>> =
             std::iter::once(header.iter().map(|h| h.to_string()).collect())

@@ -655,42 +655,33 @@ impl Inst {
 /// with at least one edge. An infinite run of u_t stays at invisible points
 /// and so must go round one of them.
 pub fn invisible_loops(sys: &Sys, t: usize) -> Vec<Vec<i64>> {
-    let inv: Vec<i64> = sys.invisible_points(t).collect();
-    let succs = |pc: i64| -> BTreeSet<i64> {
-        sys.at(t, pc)
+    // Linear in the thread's size (Tarjan), as a thread can have a
+    // million points: `repeat` and `-D` make them cheaply.
+    let n = sys.model.threads[t].points.len();
+    let mut inv = vec![false; n];
+    for pc in sys.invisible_points(t) {
+        inv[pc as usize] = true;
+    }
+    let succ = |pc: usize| -> Vec<usize> {
+        if !inv[pc] {
+            return Vec::new();
+        }
+        sys.at(t, pc as i64)
             .flat_map(|k| sys.targets(k))
-            .filter(|n| inv.contains(n))
+            .map(|p| p as usize)
+            .filter(|&p| inv[p])
             .collect()
     };
-    // Reachability within invisible points, then mutual reachability.
-    let reach: Vec<BTreeSet<i64>> = inv
-        .iter()
-        .map(|&pc| {
-            let mut seen = BTreeSet::new();
-            let mut todo: Vec<i64> = succs(pc).into_iter().collect();
-            while let Some(n) = todo.pop() {
-                if seen.insert(n) {
-                    todo.extend(succs(n));
-                }
-            }
-            seen
+    let mut loops: Vec<Vec<i64>> = crate::classify::components(n, succ)
+        .into_iter()
+        .filter(|scc| inv[scc[0]] && (scc.len() > 1 || succ(scc[0]).contains(&scc[0])))
+        .map(|scc| {
+            let mut pcs: Vec<i64> = scc.into_iter().map(|p| p as i64).collect();
+            pcs.sort_unstable();
+            pcs
         })
         .collect();
-    let mut done = BTreeSet::new();
-    let mut loops = Vec::new();
-    for (x, &pc) in inv.iter().enumerate() {
-        if done.contains(&pc) || !reach[x].contains(&pc) {
-            continue;
-        }
-        let scc: Vec<i64> = inv
-            .iter()
-            .enumerate()
-            .filter(|&(y, &n)| reach[x].contains(&n) && reach[y].contains(&pc))
-            .map(|(_, &n)| n)
-            .collect();
-        done.extend(scc.iter().copied());
-        loops.push(scc);
-    }
+    loops.sort_unstable();
     loops
 }
 

@@ -315,6 +315,7 @@ impl CertifyReport {
                     Some(Limit::States(_)) => "raise `--max-states`",
                     Some(Limit::Time(_)) => "raise `--max-time`",
                     Some(Limit::Memory(_)) => "raise `--max-memory`",
+                    Some(Limit::Stack(_)) => "raise `--max-stack`",
                     None => "try `--exhaustive`",
                 }
             ),

@@ -3,19 +3,25 @@
 mod budget;
 mod commit;
 mod full;
+mod graph;
 mod movers;
 mod outcome;
 mod reduced;
 mod search;
 mod store;
 mod stubborn;
+mod summaries;
 
 pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use commit::Ignoring;
+pub use graph::{
+    GraphEdge, GraphTooLarge, GraphViolation, Overlay, ReducedStep, StateGraph, state_graph,
+};
 pub use movers::mover_kind;
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 pub(crate) use store::{Full, Insert, Room, Store};
+pub use summaries::SummaryStats;
 
 use crate::model::Model;
 use search::Expand as _;
@@ -64,6 +70,9 @@ pub struct Options {
     /// What a reduced step does where a run of invisible transitions can
     /// go on forever.
     pub ignoring: Ignoring,
+    /// Read transactions off procedure summaries (seed 004); with
+    /// [`Reduction::Sc`] only.
+    pub summaries: bool,
 }
 
 /// Checks `model`, calling `progress` now and then during long runs.
@@ -90,6 +99,17 @@ fn run(
             exp.watch = watch;
             let o = search::search(model, &mut exp, limits, deadlock, progress);
             (o, exp.watch)
+        }
+        Reduction::Sc if options.summaries => {
+            let class = summaries::uniform(model, crate::classify::classify(model));
+            let mut exp = summaries::Summaries::new(model, &class);
+            *exp.watch_mut() = watch;
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.stats.forced = exp.stats.forced;
+            o.ignoring = Some(options.ignoring);
+            o.summaries = Some(exp.stats);
+            let watch = std::mem::take(exp.watch_mut());
+            (o, watch)
         }
         Reduction::Sc => {
             let class = crate::classify::classify(model);

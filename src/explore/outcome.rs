@@ -25,6 +25,8 @@ pub enum Limit {
     Time(Duration),
     /// `--max-memory`, in bytes.
     Memory(u64),
+    /// `--max-stack`: a thread called deeper than this many frames.
+    Stack(u32),
 }
 
 impl std::fmt::Display for Limit {
@@ -33,6 +35,7 @@ impl std::fmt::Display for Limit {
             Limit::States(n) => write!(f, "state limit of {n} reached"),
             Limit::Time(d) => write!(f, "time limit of {} s reached", d.as_secs_f64()),
             Limit::Memory(b) => write!(f, "memory limit of {} MB reached", b / (1 << 20)),
+            Limit::Stack(n) => write!(f, "stack bound {n} reached"),
         }
     }
 }
@@ -46,6 +49,9 @@ pub struct Stats {
     /// Transitions (reduced mode: reduced steps) taken, including those that
     /// lead to states already seen.
     pub transitions: u64,
+    /// The original transitions those took: equal to `transitions` in full
+    /// mode, the transitions inside the steps in reduced mode.
+    pub fired: u64,
     /// Longest shortest path from the initial state, in transitions (reduced steps).
     pub depth: u64,
     /// Stored states where some thread has not ended and no thread can move.
@@ -213,4 +219,6 @@ pub struct Outcome {
     /// Reduced mode: the control points `(thread, point)` where a reduced
     /// step (a transaction) began.
     pub boundaries: Vec<(usize, i64)>,
+    /// `--summaries`: what was computed and reused.
+    pub summaries: Option<super::SummaryStats>,
 }

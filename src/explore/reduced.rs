@@ -35,6 +35,24 @@ pub(super) struct Steps<'m> {
     watch: Watch,
 }
 
+impl<'m> Steps<'m> {
+    /// The transactions of `model` under `class`, for an expander of its own
+    /// (the summaries of `super::summaries`).
+    pub(super) fn new(model: &'m Model, class: &'m Classification) -> Steps<'m> {
+        Steps {
+            model,
+            class,
+            both: both_movers(model, class),
+            watch: Watch::default(),
+        }
+    }
+
+    /// What the steps watch besides the semantics.
+    pub(super) fn watch_mut(&mut self) -> &mut Watch {
+        &mut self.watch
+    }
+}
+
 impl<'m> Reduced<'m> {
     /// The reduced expander of `model` under `class`.
     pub fn new(model: &'m Model, class: &'m Classification, ignoring: Ignoring) -> Reduced<'m> {

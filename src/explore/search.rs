@@ -322,6 +322,7 @@ pub fn search<E: Expand>(
             violation,
             ignoring: None,
             boundaries: Vec::new(),
+            summaries: None,
         }
     };
     let words = model.layout.words();
@@ -368,10 +369,11 @@ pub fn search<E: Expand>(
         }
         model.layout.unpack(store.get(id as u32), &mut s);
         let parent = id as u32;
-        let result = exp.expand(&s, &mut budget, &mut |succ, _, budget| {
+        let result = exp.expand(&s, &mut budget, &mut |succ, path, budget| {
             // Every successor is a unit of work; the count of transitions
             // doubles as the clock's counter, which keeps this loop tight.
             stats.transitions += 1;
+            stats.fired += path.len() as u64;
             if stats.transitions % u64::from(TICK) == 0 {
                 budget.check_time()?;
             }
@@ -388,6 +390,15 @@ pub fn search<E: Expand>(
             }
         });
         match result {
+            // Not a violation of the model: the stack the checker can
+            // represent ends here, so nothing can be concluded.
+            Err(Stop::Found(Found {
+                problem: Problem::Fault(crate::model::Fault::StackBound { bound }),
+                ..
+            })) => {
+                let l = super::outcome::Limit::Stack(bound);
+                return finish(stats, &store, &budget, Verdict::Inconclusive(l), None);
+            }
             Err(Stop::Found(found)) => {
                 let trace = trace_to(model, exp, &store, parent, found.path);
                 let v = Violation {

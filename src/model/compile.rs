@@ -28,7 +28,29 @@ use crate::syntax::pretty;
 use crate::syntax::span::{LineIndex, Span};
 
 mod lower;
+mod procs;
 use lower::Lower;
+
+/// The stack bound when none is given: calls deeper than this end a run
+/// inconclusive.
+pub const DEFAULT_MAX_STACK: u32 = 16;
+/// The largest stack bound: each procedure is copied once per depth.
+pub const MAX_STACK: u32 = 1024;
+
+/// Options of compilation.
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// The deepest call stack a thread may have (`--max-stack`).
+    pub max_stack: u32,
+}
+
+impl Default for CompileOptions {
+    fn default() -> CompileOptions {
+        CompileOptions {
+            max_stack: DEFAULT_MAX_STACK,
+        }
+    }
+}
 
 /// `-D NAME=VALUE` overrides of `const` declarations, in command-line order.
 pub type Defines = [(String, String)];
@@ -140,6 +162,8 @@ struct Scope<'s> {
     consts_only: bool,
     /// `Some(what)` in a guard: protected variables may not be read.
     guard: Option<&'static str>,
+    /// In a procedure, whose names are its own and the shared ones.
+    in_proc: bool,
 }
 
 struct Compiler {
@@ -151,16 +175,26 @@ struct Compiler {
     slots: Vec<Slot>,
     bounds: Vec<(i64, i64)>,
     init: Vec<i64>,
-    /// Per thread: label -> control point.
+    /// Per thread: label of its body -> control point.
     labels: Vec<HashMap<String, i64>>,
+    /// Per thread: label of a procedure -> its control points, one in each
+    /// copy of the procedure the thread may run.
+    proc_labels: Vec<HashMap<String, Vec<i64>>>,
     /// Per thread: variable -> the control points of its `init` blocks.
     init_points: Vec<HashMap<String, (Vec<i64>, Span)>>,
     thread_names: Vec<String>,
 }
 
 /// Compiles a parsed model. `fallback_name` names a model without `system`;
-/// `src` is its text (for line numbers); `defines` override constants.
-pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines) -> Result<Model> {
+/// `src` is its text (for line numbers); `defines` override constants;
+/// `options` bound the call stacks.
+pub fn compile_with(
+    m: &ast::Model,
+    fallback_name: &str,
+    src: &str,
+    defines: &Defines,
+    options: &CompileOptions,
+) -> Result<Model> {
     let mut c = Compiler {
         lines: LineIndex::new(src),
         budget: Budget::default(),
@@ -169,6 +203,7 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         bounds: Vec::new(),
         init: Vec::new(),
         labels: Vec::new(),
+        proc_labels: Vec::new(),
         init_points: Vec::new(),
         thread_names: Vec::new(),
     };
@@ -179,20 +214,42 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         .into_iter()
         .map(|(d, n)| (&*unrolled[&(d as *const ast::ThreadDecl)], n))
         .collect();
-    // Program counters come first; their ranges are known after numbering.
+    let procs = procs::Procs::new(&c, m)?;
+    // Program counters come first; their ranges are known after numbering
+    // each body and laying out the copies of the procedures it may run.
     let mut numbered = Vec::new();
+    let mut layouts = Vec::new();
+    let mut points_total = 0u64;
     for (id, (decl, name)) in bodies.iter().enumerate() {
-        let n = number(decl, &mut c.labels, id)?;
-        c.init_points.push(n.init_points.clone());
-        numbered.push(n);
+        let (n, labels) = number(&decl.body, decl.end)?;
+        let layout = procs.layout(&decl.body, n.count, options.max_stack)?;
+        points_total = points_total.saturating_add(layout.end as u64 + 1);
+        if points_total > MAX_STATEMENTS {
+            return Err(CompileError::at(
+                decl.name.span,
+                format!(
+                    "with their copies of the procedures (one per stack depth, up to --max-stack {}), the threads have more than {MAX_STATEMENTS} control points",
+                    options.max_stack
+                ),
+            )
+            .help("a procedure is copied for every depth it may run at; lower --max-stack"));
+        }
+        procs.check_labels(&labels, decl)?;
+        let mut init_points = n.init_points.clone();
+        procs.add_init_points(&layout, &mut init_points);
+        c.init_points.push(init_points);
+        c.labels.push(labels);
+        c.proc_labels.push(procs.labels_in(&layout));
         c.slots.push(Slot {
             name: name.clone(),
             kind: SlotKind::Pc,
             class: SlotClass::Local(id as u32),
             span: decl.span,
         });
-        c.bounds.push((0, numbered[id].count as i64));
+        c.bounds.push((0, layout.end));
         c.init.push(0);
+        numbered.push(n);
+        layouts.push(layout);
     }
     let nthreads = bodies.len() as i64;
     let mut protected_decls = Vec::new();
@@ -238,49 +295,78 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
     let mut transitions = Vec::new();
     let mut threads = Vec::new();
     for (id, (decl, name)) in bodies.iter().enumerate() {
+        let first_local = c.slots.len() as u32;
         let mut locals = IndexMap::new();
         for d in &decl.locals {
-            if let Some(sym) = c.globals.get(&d.name.name) {
-                return Err(CompileError::at(
-                    d.name.span,
-                    format!("`{}` is already declared", d.name.name),
-                )
-                .related(sym.span(), "first declared here")
-                .help("give the local another name"));
-            }
-            let var = c.declare_var(d, Some(name), nthreads, Some(id as i64))?;
-            if let Some(old) = locals.insert(d.name.name.clone(), var) {
-                return Err(CompileError::at(
-                    d.name.span,
-                    format!("`{}` is already declared", d.name.name),
-                )
-                .related(old.span, "first declared here"));
-            }
+            let var = c.declare_local(d, name, id, &locals)?;
+            locals.insert(d.name.name.clone(), var);
         }
-        let lower = Lower {
+        let local_slots = first_local..c.slots.len() as u32;
+        let layout = &layouts[id];
+        let (ret, frames, frame_vars) = procs.declare_frames(&mut c, layout, name, id)?;
+        let n = &numbered[id];
+        let info = procs.point_info(n, layout);
+        let mut by_point: Vec<Vec<Transition>> = vec![Vec::new(); info.len()];
+        let mut sites = vec![Vec::new(); frames.len()];
+        let ctx = procs::Ctx {
+            procs: &procs,
+            layout,
+            frames: &frames,
+            ret: &ret,
+            info: &info,
+            max_stack: options.max_stack,
+        };
+        Lower {
             c: &c,
             thread: id,
             locals: &locals,
-            pcs: &numbered[id].pcs,
-            by_point: vec![Vec::new(); numbered[id].count + 1],
-        };
-        let by_point = lower.run(decl, numbered[id].count as i64)?;
+            pcs: &n.pcs,
+            labels: &c.labels[id],
+            base: 0,
+            frame: None,
+            ctx: &ctx,
+            by_point: &mut by_point,
+            sites: &mut sites,
+        }
+        .run(&decl.body, layout.end)?;
+        for (fi, f) in frames.iter().enumerate() {
+            let p = procs.get(f.proc);
+            Lower {
+                c: &c,
+                thread: id,
+                locals: &frame_vars[fi],
+                pcs: &p.numbered.pcs,
+                labels: &p.labels,
+                base: f.points.start,
+                frame: Some(fi),
+                ctx: &ctx,
+                by_point: &mut by_point,
+                sites: &mut sites,
+            }
+            .run_proc(p)?;
+        }
         transitions.reserve(by_point.iter().map(Vec::len).sum());
         let mut points = Vec::with_capacity(by_point.len());
         for (pc, trs) in by_point.into_iter().enumerate() {
             let start = transitions.len();
             transitions.extend(trs);
-            let (label, span) = numbered[id].info[pc].clone();
+            let (label, span) = info[pc].clone();
+            let frame = layout.frame_of(pc as i64);
             points.push(Point {
                 label,
                 span,
                 line: c.lines.line(span.start),
                 transitions: start..transitions.len(),
+                depth: frame.map_or(0, |f| frames[f as usize].depth),
+                frame,
             });
         }
         threads.push(Thread {
             name: name.clone(),
             points,
+            frames,
+            ret,
+            locals: local_slots,
         });
     }
     let mut invariants = Vec::new();
@@ -323,6 +409,8 @@ pub fn compile(m: &ast::Model, fallback_name: &str, src: &str, defines: &Defines
         init: c.init,
         layout,
         init_points,
+        procs: procs.info(),
+        max_stack: options.max_stack,
     })
 }
 
@@ -399,6 +487,7 @@ fn unroll_bodies<'m>(
 }
 
 /// Control points of one thread body, numbered in source order.
+#[derive(Clone)]
 struct Numbered {
     count: usize,
     /// Statement address -> control point.
@@ -426,11 +515,9 @@ fn key(s: &ast::Stmt) -> usize {
     s as *const ast::Stmt as usize
 }
 
-fn number(
-    t: &ast::ThreadDecl,
-    labels: &mut Vec<HashMap<String, i64>>,
-    id: usize,
-) -> Result<Numbered> {
+/// Numbers the control points of a body (a thread's or a procedure's) from
+/// 0, its end last; returns them with the body's labels.
+fn number(body: &[ast::Stmt], end: Span) -> Result<(Numbered, HashMap<String, i64>)> {
     fn walk(
         stmts: &[ast::Stmt],
         n: &mut Numbered,
@@ -496,14 +583,10 @@ fn number(
         init_points: HashMap::new(),
     };
     let mut map = HashMap::new();
-    walk(&t.body, &mut n, &mut map, &mut HashMap::new(), &[])?;
+    walk(body, &mut n, &mut map, &mut HashMap::new(), &[])?;
     n.count = n.info.len();
-    n.info.push((None, t.end));
-    if labels.len() <= id {
-        labels.resize(id + 1, HashMap::new());
-    }
-    labels[id] = map;
-    Ok(n)
+    n.info.push((None, end));
+    Ok((n, map))
 }
 
 impl Compiler {
@@ -690,6 +773,36 @@ impl Compiler {
             out.push((*t, t.name.name.clone()));
         }
         Ok(out)
+    }
+
+    /// Declares a local of thread `thread` (of its body, or of a copy of a
+    /// procedure, whose slots are named after `owner`), beside the other
+    /// locals of the same body in `locals`.
+    fn declare_local(
+        &mut self,
+        d: &ast::VarDecl,
+        owner: &str,
+        thread: usize,
+        locals: &IndexMap<String, Var>,
+    ) -> Result<Var> {
+        if let Some(sym) = self.globals.get(&d.name.name) {
+            return Err(CompileError::at(
+                d.name.span,
+                format!("`{}` is already declared", d.name.name),
+            )
+            .related(sym.span(), "first declared here")
+            .help("give the local another name"));
+        }
+        let nthreads = self.thread_names.len() as i64;
+        let var = self.declare_var(d, Some(owner), nthreads, Some(thread as i64))?;
+        if let Some(old) = locals.get(&d.name.name) {
+            return Err(CompileError::at(
+                d.name.span,
+                format!("`{}` is already declared", d.name.name),
+            )
+            .related(old.span, "first declared here"));
+        }
+        Ok(var)
     }
 
     /// Allocates the slots of a variable and sets their initial values.
@@ -987,6 +1100,8 @@ impl Compiler {
                 );
                 if let Some(best) = closest(n, candidates) {
                     err = err.help(format!("did you mean `{best}`?"));
+                } else if sc.in_proc {
+                    err = err.help("a procedure sees its parameters, its locals and the shared variables, not the locals of the threads that call it; pass the value as an argument");
                 }
                 Err(err)
             }
@@ -1149,6 +1264,11 @@ impl Compiler {
                     return Err(CompileError::at(e.span, "`at(t, L)` is not a constant"));
                 }
                 let thread = self.int(t, sc, "the thread of `at`")?;
+                if self.labels.iter().all(|m| !m.contains_key(&l.name))
+                    && self.proc_labels.iter().any(|m| m.contains_key(&l.name))
+                {
+                    return Ok((self.at_proc_label(thread, t, l)?, Ty::Bool));
+                }
                 let pcs: Vec<Option<i64>> = self
                     .labels
                     .iter()
@@ -1268,6 +1388,42 @@ impl Compiler {
 }
 
 impl Compiler {
+    /// `at(t, L)` for a label `L` inside a procedure: thread t is at `L` in
+    /// any of its copies of the procedure (one per stack depth).
+    fn at_proc_label(&self, thread: CExpr, t: &ast::Expr, l: &ast::Ident) -> Result<CExpr> {
+        let copies: Vec<&[i64]> = self
+            .proc_labels
+            .iter()
+            .map(|m| m.get(&l.name).map_or(&[][..], Vec::as_slice))
+            .collect();
+        let at_pc = |k: usize, pc: i64| {
+            CExpr::Bin(
+                BinOp::Eq,
+                Box::new(CExpr::Var {
+                    slot: k as u32,
+                    shared: false,
+                }),
+                Box::new(CExpr::Const(pc)),
+            )
+        };
+        match fold(thread) {
+            CExpr::Const(k) => match usize::try_from(k).ok().and_then(|k| copies.get(k)) {
+                Some(pcs) => {
+                    let k = k as usize;
+                    Ok(any_of(pcs.iter().map(|&pc| at_pc(k, pc))))
+                }
+                None => Err(CompileError::at(t.span, format!("there is no thread {k}"))),
+            },
+            thread => {
+                let most = copies.iter().map(|c| c.len()).max().unwrap_or(0);
+                Ok(any_of((0..most).map(|j| CExpr::At {
+                    thread: Box::new(thread.clone()),
+                    pcs: copies.iter().map(|c| c.get(j).copied()).collect(),
+                })))
+            }
+        }
+    }
+
     /// `exists`/`forall v in lo..hi: body`, with its cost bounded before it
     /// can run (see [`quant`]).
     fn quantifier(

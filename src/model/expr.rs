@@ -132,6 +132,13 @@ pub enum Fault {
         /// A write (else a read).
         write: bool,
     },
+    /// A call from a frame at the deepest depth the stack may have
+    /// (`--max-stack`): not a violation of the model, but the end of what
+    /// the checker can explore, so the run is inconclusive.
+    StackBound {
+        /// The bound.
+        bound: u32,
+    },
 }
 
 /// Observes the accesses to shared variables made by a transition (the

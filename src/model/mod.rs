@@ -10,7 +10,9 @@ mod quant;
 mod recheck;
 mod unroll;
 
-pub use compile::{CompileError, Defines, compile};
+pub use compile::{
+    CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, MAX_STACK, compile_with,
+};
 use expr::exec;
 pub use expr::{Access, CExpr, Cmd, FREE, Fault, NoAccess, Place};
 pub use layout::Layout;
@@ -47,6 +49,41 @@ pub struct Model {
     pub layout: Layout,
     /// Variable name -> per thread, the control points of its `init` blocks.
     pub init_points: IndexMap<String, Vec<Vec<i64>>>,
+    /// The procedures, in declaration order.
+    pub procs: Vec<Proc>,
+    /// The deepest call stack a thread may have (`--max-stack`): a call
+    /// deeper than this is the stack bound, and ends a run inconclusive.
+    pub max_stack: u32,
+}
+
+/// A procedure: its body is copied into every thread that may call it, once
+/// per stack depth it may run at (see [`Frame`]).
+#[derive(Clone, Debug)]
+pub struct Proc {
+    /// Its name.
+    pub name: String,
+    /// The declaration.
+    pub span: Span,
+    /// Whether it returns a value.
+    pub returns: bool,
+}
+
+/// One copy of a procedure's body in a thread: the procedure running at
+/// stack depth `depth`. Each copy has its own control points and its own
+/// slots for the parameters and locals, so a call stack bounded by
+/// `--max-stack` is a fixed part of the flat state: frame k of a thread is
+/// the copy running at depth k and the return point in slot `ret[k - 1]`.
+/// A copy that is not running holds its slots at their initial values.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// Index into `Model::procs`.
+    pub proc: u32,
+    /// The stack depth, from 1 (called from the thread's body).
+    pub depth: u32,
+    /// Its control points, the end of the body last.
+    pub points: std::ops::Range<i64>,
+    /// Its parameters, then its locals (array elements one by one).
+    pub slots: std::ops::Range<u32>,
 }
 
 /// A thread: its name and its control points.
@@ -54,8 +91,15 @@ pub struct Model {
 pub struct Thread {
     /// `user`, or `T0`, `T1`, ... for the copies made by `threads N`.
     pub name: String,
-    /// Control points; the last one is the end of the body.
+    /// Control points: the body's, then those of the copies of procedures
+    /// in `frames`, and last the end of the body.
     pub points: Vec<Point>,
+    /// The copies of procedures this thread may run, by depth.
+    pub frames: Vec<Frame>,
+    /// `ret[k - 1]`: the slot holding the return point of the frame at depth k.
+    pub ret: Vec<u32>,
+    /// The slots of the thread body's `local` variables.
+    pub locals: std::ops::Range<u32>,
 }
 
 impl Thread {
@@ -76,6 +120,10 @@ pub struct Point {
     pub line: usize,
     /// The outgoing transitions: a range of `Model::transitions`.
     pub transitions: std::ops::Range<usize>,
+    /// The stack depth of code at this point: 0 in the thread's body.
+    pub depth: u32,
+    /// The copy of a procedure it belongs to (index into `Thread::frames`).
+    pub frame: Option<u32>,
 }
 
 impl Point {
@@ -114,6 +162,8 @@ pub enum SlotKind {
     Lock,
     /// A counting semaphore.
     Sem,
+    /// The return point of a stack frame: a control point of its thread.
+    Ret,
 }
 
 /// The class of a slot, in the sense of the digest's section 3.
@@ -190,6 +240,27 @@ pub struct Transition {
     /// writes, for WFendExcl (`m == t` predicates on a lock m are left out:
     /// lock semantics keeps them).
     pub touches_excl: Vec<u32>,
+    /// What the transition does to the call stack.
+    pub stack: StackOp,
+}
+
+/// What a transition does to its thread's call stack. Calls and returns are
+/// ordinary transitions on the frame slots (see [`Frame`]); this says which
+/// they are, for traces and for summaries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StackOp {
+    /// Nothing.
+    #[default]
+    None,
+    /// A call: it writes the callee's parameters and return point and
+    /// enters the callee (index into `Thread::frames`).
+    Call(u32),
+    /// A return from the frame it leaves, to the return point its guard
+    /// tests; it resets the frame's slots to their initial values.
+    Return,
+    /// A call from the deepest frame: firing it is the stack bound
+    /// ([`Fault::StackBound`]).
+    Overflow,
 }
 
 /// An exclusive access predicate `excl(thread, x)` that cannot be evaluated
@@ -266,6 +337,11 @@ impl Model {
     /// The command of an enabled transition, then its jump, in `s`.
     #[inline]
     fn run<A: Access>(&self, tr: &Transition, s: &mut [i64], acc: &mut A) -> Fire {
+        if tr.stack == StackOp::Overflow {
+            return Fire::Fault(Fault::StackBound {
+                bound: self.max_stack,
+            });
+        }
         if let Err(f) = exec(&tr.body, s, &self.bounds, acc) {
             return Fire::Fault(f);
         }
@@ -337,6 +413,13 @@ impl Model {
                 .get(v as usize)
                 .map_or(v.to_string(), |t| t.name.clone()),
             SlotKind::Pc => self.threads[slot].points[v as usize].name(),
+            SlotKind::Ret => match self.slots[slot].class {
+                SlotClass::Local(t) => self.threads[t as usize]
+                    .points
+                    .get(v as usize)
+                    .map_or(v.to_string(), Point::name),
+                _ => v.to_string(),
+            },
             SlotKind::Int | SlotKind::Sem => v.to_string(),
         }
     }
@@ -344,6 +427,58 @@ impl Model {
     /// The first variable slot (after the program counters).
     pub fn first_var(&self) -> usize {
         self.threads.len()
+    }
+
+    /// Whether the model has procedures (and so frames and stacks).
+    pub fn has_procs(&self) -> bool {
+        !self.procs.is_empty()
+    }
+
+    /// The frames of thread `t`'s call stack in `s`, outermost first (as
+    /// indices into `Thread::frames`); empty in the thread's body.
+    pub fn stack(&self, s: &[i64], t: usize) -> Vec<u32> {
+        let th = &self.threads[t];
+        let mut out = Vec::new();
+        let mut pc = s[t];
+        while let Some(f) = th.points.get(pc as usize).and_then(|p| p.frame) {
+            out.push(f);
+            let depth = th.frames[f as usize].depth as usize;
+            pc = s[th.ret[depth - 1] as usize];
+            if out.len() > th.ret.len() {
+                break;
+            }
+        }
+        out.reverse();
+        out
+    }
+
+    /// Which slots mean something in `s`: all but the frames of procedures
+    /// that are not on their thread's stack (and the return points of
+    /// depths the stack does not reach), which hold their initial values.
+    /// Traces show only these.
+    pub fn live(&self, s: &[i64]) -> Vec<bool> {
+        let mut live = vec![true; self.slots.len()];
+        for (t, th) in self.threads.iter().enumerate() {
+            if th.frames.is_empty() {
+                continue;
+            }
+            for f in &th.frames {
+                for k in f.slots.clone() {
+                    live[k as usize] = false;
+                }
+            }
+            for &r in &th.ret {
+                live[r as usize] = false;
+            }
+            for f in self.stack(s, t) {
+                let f = &th.frames[f as usize];
+                for k in f.slots.clone() {
+                    live[k as usize] = true;
+                }
+                live[th.ret[f.depth as usize - 1] as usize] = true;
+            }
+        }
+        live
     }
 }
 

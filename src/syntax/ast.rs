@@ -38,6 +38,38 @@ pub enum Item {
     Thread(ThreadDecl),
     /// `invariant e;`
     Invariant(Expr, Span),
+    /// `proc NAME(params) [: type] { ... }`, shared by all threads.
+    Proc(ProcDecl),
+}
+
+/// `proc NAME(p : type, ...) [: type] { locals; statements }`: a procedure
+/// that every thread may call, recursively too.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcDecl {
+    /// The procedure's name.
+    pub name: Ident,
+    /// The parameters, passed by value.
+    pub params: Vec<Param>,
+    /// The type of the returned value, for a procedure that returns one
+    /// (`Int` or `Bool`).
+    pub ret: Option<Type>,
+    /// `local` declarations: one copy per call.
+    pub locals: Vec<VarDecl>,
+    /// The body.
+    pub body: Vec<Stmt>,
+    /// The whole declaration.
+    pub span: Span,
+    /// The closing brace: the procedure's end, where it returns.
+    pub end: Span,
+}
+
+/// A parameter `name : type` of a procedure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// The parameter's name.
+    pub name: Ident,
+    /// Its type (`Int` or `Bool`).
+    pub ty: Type,
 }
 
 /// `const NAME = value;`
@@ -185,6 +217,12 @@ pub enum StmtKind {
     /// point: its statements are, and while a thread is at one of them,
     /// `init(t, x)` holds (digest section 5, the initialisation phase).
     Init(Vec<Ident>, Vec<Stmt>),
+    /// `call f(args)` or `x := call f(args)`: one transition that pushes a
+    /// frame and enters `f`; the return assigns `x`.
+    Call(Option<LValue>, Ident, Vec<Expr>),
+    /// `return` or `return e`: one transition per call site of the
+    /// procedure, each popping the frame back to its caller.
+    Return(Option<Expr>),
 }
 
 /// An assignable place: `x` or `x[e]`.
@@ -360,4 +398,7 @@ pub const KEYWORDS: &[&str] = &[
     "repeat",
     "init",
     "unprotected",
+    "proc",
+    "call",
+    "return",
 ];

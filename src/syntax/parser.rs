@@ -366,6 +366,10 @@ impl<'a> Parser<'a> {
             let (r, t) = self.thread(r, start)?;
             return Ok((r, vec![Item::Thread(t)]));
         }
+        if let Some((r, _)) = self.try_kw(i, "proc") {
+            let (r, p) = self.proc_decl(r, start)?;
+            return Ok((r, vec![Item::Proc(p)]));
+        }
         if let Some((r, _)) = self.try_kw(i, "lock") {
             let (r, decls) = self.lock_decl(r, start)?;
             return Ok((r, decls.into_iter().map(Item::Var).collect()));
@@ -519,6 +523,70 @@ impl<'a> Parser<'a> {
 
     fn thread(&self, i: &'a str, start: usize) -> Res<'a, ThreadDecl> {
         let (r, name) = self.ident(i)?;
+        let (r, (locals, body, end)) = self.body(r, "thread")?;
+        Ok((
+            r,
+            ThreadDecl {
+                name,
+                locals,
+                body,
+                span: self.span_from(start, r),
+                end,
+            },
+        ))
+    }
+
+    /// `proc NAME(p : type, ...) [: type] { locals statements }`, after `proc`.
+    fn proc_decl(&self, i: &'a str, start: usize) -> Res<'a, ProcDecl> {
+        let (r, name) = self.ident(i)?;
+        let (r, _) = self.sym(r, "(")?;
+        let (r, params) = match self.try_sym(r, ")") {
+            Some((r, _)) => (r, Vec::new()),
+            None => {
+                let (r, params) = self.comma_list(r, |r| {
+                    let (r, name) = self.ident(r)?;
+                    let (r, _) = self.sym(r, ":")?;
+                    let (r, ty) = self.value_type(r)?;
+                    Ok((r, Param { name, ty }))
+                })?;
+                let (r, _) = self.sym(r, ")")?;
+                (r, params)
+            }
+        };
+        let (r, ret) = match self.try_sym(r, ":") {
+            Some((r, _)) => {
+                let (r, ty) = self.value_type(r)?;
+                (r, Some(ty))
+            }
+            None => (r, None),
+        };
+        let (r, (locals, body, end)) = self.body(r, "procedure")?;
+        Ok((
+            r,
+            ProcDecl {
+                name,
+                params,
+                ret,
+                locals,
+                body,
+                span: self.span_from(start, r),
+                end,
+            },
+        ))
+    }
+
+    /// `bool` or `lo..hi`: the type of a parameter or a returned value.
+    fn value_type(&self, r: &'a str) -> Res<'a, Type> {
+        if let Some((r, _)) = self.try_kw(r, "bool") {
+            return Ok((r, Type::Bool));
+        }
+        let (r, (lo, hi)) = self.range(r)?;
+        Ok((r, Type::Int(lo, hi)))
+    }
+
+    /// `{ locals statements }` of a thread or a procedure (`what`), with the
+    /// span of its closing brace.
+    fn body(&self, r: &'a str, what: &str) -> Res<'a, (Vec<VarDecl>, Vec<Stmt>, Span)> {
         let (mut r, _) = self.sym(r, "{")?;
         let mut locals = Vec::new();
         loop {
@@ -536,22 +604,12 @@ impl<'a> Parser<'a> {
         if let Some((_, _)) = self.try_kw(r, "local") {
             return self.fatal(
                 Span::new(end_start, end_start + 5),
-                "`local` declarations must come before the thread's statements".into(),
-                Some("move it to the top of the thread body"),
+                format!("`local` declarations must come before the {what}'s statements"),
+                Some(&format!("move it to the top of the {what} body")),
             );
         }
         let (r, end) = self.sym(r, "}")?;
-        let _ = end_start;
-        Ok((
-            r,
-            ThreadDecl {
-                name,
-                locals,
-                body,
-                span: self.span_from(start, r),
-                end,
-            },
-        ))
+        Ok((r, (locals, body, end)))
     }
 
     // ---- statements ---------------------------------------------------------
@@ -682,6 +740,18 @@ impl<'a> Parser<'a> {
                 return Ok((r, make(lv)));
             }
         }
+        if let Some((r, _)) = self.try_kw(i, "call") {
+            let (r, (name, args)) = self.call_rest(r)?;
+            return Ok((r, StmtKind::Call(None, name, args)));
+        }
+        if let Some((r, _)) = self.try_kw(i, "return") {
+            if let Some((r, _)) = self.try_sym(r, ";") {
+                return Ok((r, StmtKind::Return(None)));
+            }
+            let (r, e) = self.expr(r)?;
+            let (r, _) = self.sym(r, ";")?;
+            return Ok((r, StmtKind::Return(Some(e))));
+        }
         if let Some((r, _)) = self.try_kw(i, "skip") {
             let (r, _) = self.sym(r, ";")?;
             return Ok((r, StmtKind::Skip));
@@ -734,10 +804,41 @@ impl<'a> Parser<'a> {
         Ok((self.opt_semi(r), StmtKind::If(c, then, Some(els))))
     }
 
-    /// `x, y[i] := e1, any 0..3;`
+    /// `NAME(args);`, after `call`.
+    fn call_rest(&self, r: &'a str) -> Res<'a, (Ident, Vec<Expr>)> {
+        let (r, name) = self.ident(r)?;
+        let (r, _) = self.sym(r, "(")?;
+        let (r, args) = match self.try_sym(r, ")") {
+            Some((r, _)) => (r, Vec::new()),
+            None => {
+                let (r, args) = self.comma_list(r, |r| self.expr(r))?;
+                let (r, _) = self.sym(r, ")")?;
+                (r, args)
+            }
+        };
+        let (r, _) = self.sym(r, ";")?;
+        Ok((r, (name, args)))
+    }
+
+    /// `x, y[i] := e1, any 0..3;` or `x := call f(args);`
     fn assign(&self, i: &'a str) -> Res<'a, StmtKind> {
-        let (r, targets) = self.comma_list(i, |r| self.lvalue(r))?;
+        let (r, mut targets) = self.comma_list(i, |r| self.lvalue(r))?;
         let (r, _) = self.sym(r, ":=")?;
+        let r0 = self.skip(r)?;
+        if let Some((r, kw)) = self.try_kw(r0, "call") {
+            if targets.len() != 1 {
+                return self.fatal(
+                    kw,
+                    format!(
+                        "a call returns one value, but {} targets are assigned",
+                        targets.len()
+                    ),
+                    Some("assign the result to one variable: `x := call f(...);`"),
+                );
+            }
+            let (r, (name, args)) = self.call_rest(r)?;
+            return Ok((r, StmtKind::Call(targets.pop(), name, args)));
+        }
         let (r, values) = self.comma_list(r, |r| self.rhs(r))?;
         let (r, _) = self.sym(r, ";")?;
         Ok((r, StmtKind::Assign(targets, values)))

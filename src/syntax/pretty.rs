@@ -16,7 +16,7 @@ pub fn model(m: &Model) -> String {
     }
     let mut prev_thread = false;
     for (k, item) in m.items.iter().enumerate() {
-        let is_thread = matches!(item, Item::Thread(_));
+        let is_thread = matches!(item, Item::Thread(_) | Item::Proc(_));
         if k > 0 && (is_thread || prev_thread) {
             p.blank();
         }
@@ -114,6 +114,29 @@ impl Printer {
             Item::Threads(n, _) => self.line(&format!("threads {};", expr(n))),
             Item::Invariant(e, _) => self.line(&format!("invariant {};", expr(e))),
             Item::Var(d) => self.line(&var_decl(d)),
+            Item::Proc(p) => {
+                let params: Vec<String> = p
+                    .params
+                    .iter()
+                    .map(|q| format!("{} : {}", q.name.name, value_type(&q.ty)))
+                    .collect();
+                let ret = p
+                    .ret
+                    .as_ref()
+                    .map_or(String::new(), |t| format!(" : {}", value_type(t)));
+                self.line(&format!(
+                    "proc {}({}){ret} {{",
+                    p.name.name,
+                    params.join(", ")
+                ));
+                self.indent += 1;
+                for d in &p.locals {
+                    self.line(&var_decl(d));
+                }
+                self.stmts(&p.body);
+                self.indent -= 1;
+                self.line("}");
+            }
             Item::Thread(t) => {
                 self.line(&format!("thread {} {{", t.name.name));
                 self.indent += 1;
@@ -160,6 +183,18 @@ impl Printer {
             StmtKind::Up(l) => Some(format!("up {};", lvalue(l))),
             StmtKind::Skip => Some("skip;".to_string()),
             StmtKind::Goto(l) => Some(format!("goto {};", l.name)),
+            StmtKind::Call(target, f, args) => {
+                let target = target
+                    .as_ref()
+                    .map_or(String::new(), |t| format!("{} := ", lvalue(t)));
+                Some(format!(
+                    "{target}call {}({});",
+                    f.name,
+                    args.iter().map(expr).collect::<Vec<_>>().join(", ")
+                ))
+            }
+            StmtKind::Return(None) => Some("return;".to_string()),
+            StmtKind::Return(Some(e)) => Some(format!("return {};", expr(e))),
             _ => None,
         };
         if let Some(text) = simple {
@@ -229,6 +264,15 @@ impl Printer {
                 }
             }
         }
+    }
+}
+
+/// A parameter's or a returned value's type: `bool` or `lo..hi`.
+fn value_type(t: &Type) -> String {
+    match t {
+        Type::Int(lo, hi) | Type::Sem(lo, hi) => format!("{}..{}", expr(lo), expr(hi)),
+        Type::Bool => "bool".to_string(),
+        Type::Lock => "lock".to_string(),
     }
 }
 

@@ -459,15 +459,30 @@ fn certify_outputs() {
     settings().bind(|| {
         insta::glob!("../../models", "**/*.gc", |path| {
             let file = rel(path);
-            let text = optimist(["certify", &file]);
+            // A model may name flags for certify (`// certify: --max-stack 3`):
+            // the local level tries every valuation of every copy of a
+            // recursive procedure, so it pays for each level of the stack.
+            let source = std::fs::read_to_string(path).unwrap();
+            let flags: Vec<String> = source
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("// certify:"))
+                .map(|f| f.split_whitespace().map(String::from).collect())
+                .unwrap_or_default();
+            let with = |extra: &[&str]| {
+                let mut args = vec!["certify".to_string(), file.clone()];
+                args.extend(extra.iter().map(|a| a.to_string()));
+                args.extend(flags.iter().cloned());
+                optimist(args)
+            };
+            let text = with(&[]);
             assert!(text.stderr.is_empty(), "{file}: {}", text.stderr);
             insta::assert_snapshot!("certify", text.stdout);
-            let json = optimist(["certify", &file, "--format", "json"]);
+            let json = with(&["--format", "json"]);
             assert_eq!(json.code, text.code, "{file}");
             let v: Value = serde_json::from_str(&json.stdout).unwrap();
             assert_schema(&json.stdout, &v);
             insta::assert_snapshot!("certify_json", json.stdout);
-            let exhaustive = optimist(["certify", &file, "--exhaustive"]);
+            let exhaustive = with(&["--exhaustive"]);
             insta::assert_snapshot!("certify_exhaustive", exhaustive.stdout);
             // Local holds at every valuation, so at every reachable state.
             if text.code == 0 {

@@ -14,6 +14,16 @@ use proptest::prelude::*;
 use crate::generate::{Choices, choices, system};
 
 fn run(model: &Model, reduction: Reduction, ignoring: Ignoring, deadlock: bool) -> Outcome {
+    run_with(model, reduction, ignoring, deadlock, false)
+}
+
+fn run_with(
+    model: &Model,
+    reduction: Reduction,
+    ignoring: Ignoring,
+    deadlock: bool,
+    summaries: bool,
+) -> Outcome {
     let options = Options {
         reduction,
         limits: Limits {
@@ -23,6 +33,7 @@ fn run(model: &Model, reduction: Reduction, ignoring: Ignoring, deadlock: bool) 
         },
         deadlock,
         ignoring,
+        summaries,
     };
     optimist::check(model, &options, &mut |_| {})
 }
@@ -150,21 +161,28 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     // Movers do not preserve deadlocks, and refuse `--deadlock`.
     let movers = (!deadlock).then_some((Reduction::Movers, Ignoring::Cpc));
     let mut reduced_states = None;
-    for (reduction, ignoring) in [
-        (Reduction::Sc, Ignoring::Cpc),
-        (Reduction::Sc, Ignoring::Cycles),
-        (Reduction::Sc, Ignoring::Forbid),
-        (Reduction::Stubborn, Ignoring::Cpc),
-        (Reduction::ScStubborn, Ignoring::Cpc),
+    // Last, Stoller-Cohen transactions read off procedure summaries.
+    for (reduction, ignoring, summaries) in [
+        (Reduction::Sc, Ignoring::Cpc, false),
+        (Reduction::Sc, Ignoring::Cycles, false),
+        (Reduction::Sc, Ignoring::Forbid, false),
+        (Reduction::Stubborn, Ignoring::Cpc, false),
+        (Reduction::ScStubborn, Ignoring::Cpc, false),
     ]
     .into_iter()
-    .chain(movers)
+    .chain(movers.map(|(r, i)| (r, i, false)))
+    .chain([(Reduction::Sc, Ignoring::Cpc, true)])
     {
-        let red = run(&model, reduction, ignoring, deadlock);
+        let red = run_with(&model, reduction, ignoring, deadlock, summaries);
         if matches!(red.verdict, Verdict::Inconclusive(_)) {
             continue;
         }
-        let how = format!("{} {}", reduction.name(), ignoring.name());
+        let how = format!(
+            "{} {}{}",
+            reduction.name(),
+            ignoring.name(),
+            if summaries { " --summaries" } else { "" }
+        );
         if let Some(v) = &red.violation {
             if let Err(e) = replays(&model, &v.trace, &v.problem) {
                 keep_failure(text);
@@ -207,7 +225,7 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
                 full.stats.states,
                 text
             );
-            if (reduction, ignoring) == (Reduction::Sc, Ignoring::Cpc) {
+            if (reduction, ignoring, summaries) == (Reduction::Sc, Ignoring::Cpc, false) {
                 reduced_states = Some(red.stats.states);
             }
         }

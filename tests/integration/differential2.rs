@@ -48,6 +48,7 @@ fn options(reduction: Reduction, ignoring: Ignoring, deadlock: bool) -> Options 
         },
         deadlock,
         ignoring,
+        ..Options::default()
     }
 }
 

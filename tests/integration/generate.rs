@@ -13,6 +13,8 @@ pub struct Choices<'a> {
     pos: usize,
     /// Labels handed out so far, for fresh ones.
     labels: usize,
+    /// Whether a system may have procedures (it does a quarter of the time).
+    pub procs: bool,
 }
 
 impl<'a> Choices<'a> {
@@ -21,6 +23,7 @@ impl<'a> Choices<'a> {
             data,
             pos: 0,
             labels: 0,
+            procs: true,
         }
     }
 
@@ -137,17 +140,30 @@ pub fn system(c: &mut Choices) -> String {
     if c.chance(30) {
         out += "shared flag : bool = false;\n";
     }
+    // A quarter of the systems have procedures: one or two, some returning
+    // a value, some recursive (with a bounded depth), called from the
+    // threads and from each other, inside and outside critical sections.
+    let procs: Vec<bool> = if c.procs && c.chance(25) {
+        (0..1 + c.below(2)).map(|_| c.chance(50)).collect()
+    } else {
+        Vec::new()
+    };
     let world = World {
         nlocks,
         nthreads,
         named,
         prots,
         flag: out.contains("shared flag"),
+        callable: std::cell::Cell::new(procs.len()),
+        procs,
     };
     let pc_guarded = world.prots.iter().any(|p| matches!(p.guard, Guard::Pc));
     let bodies: Vec<String> = (0..if named { nthreads } else { 1 })
         .map(|t| body(c, &world, t, pc_guarded && t == 0))
         .collect();
+    for k in 0..world.procs.len() {
+        out += &procedure(c, &world, k);
+    }
     for (t, b) in bodies.iter().enumerate() {
         let name = if named {
             format!("w{t}")
@@ -168,6 +184,51 @@ struct World {
     named: bool,
     prots: Vec<Prot>,
     flag: bool,
+    /// The procedures `p0`, `p1`, ...: whether each returns a value.
+    procs: Vec<bool>,
+    /// The code being written may call `p0` up to this one (excluded): a
+    /// procedure calls only those before it, and itself with a smaller
+    /// argument, so every recursion is bounded.
+    callable: std::cell::Cell<usize>,
+}
+
+/// Procedure `p{k}(n : 0..2)`, with a local `r` like the threads', so the
+/// statements of thread bodies work in it too.
+fn procedure(c: &mut Choices, w: &World, k: usize) -> String {
+    w.callable.set(k);
+    let typed = w.procs[k];
+    let ret = if typed { " : 0..2" } else { "" };
+    let mut out = format!("\nproc p{k}(n : 0..2){ret} {{\n  local r : 0..2 = 0;\n");
+    if c.chance(50) {
+        // Bounded recursion: n decreases.
+        let target = if typed && c.chance(50) { "r := " } else { "" };
+        out += &format!("  if n > 0 {{\n    {target}call p{k}(n - 1);\n  }}\n");
+    }
+    for _ in 0..1 + c.below(2) {
+        out += &stmt(c, w, 0, 1);
+    }
+    if typed {
+        out += "  return r;\n";
+    }
+    out += "}\n";
+    w.callable.set(w.procs.len());
+    out
+}
+
+/// A call of a procedure the code being written may call, or `None`.
+fn call(c: &mut Choices, w: &World, ind: &str) -> Option<String> {
+    let n = w.callable.get();
+    if n == 0 {
+        return None;
+    }
+    let k = c.below(n);
+    let arg = ["r", "0", "1", "2"][c.below(4)];
+    let target = if w.procs[k] && c.chance(60) {
+        "r := "
+    } else {
+        ""
+    };
+    Some(format!("{ind}{target}call p{k}({arg});\n"))
 }
 
 /// A thread body; `hands_off` ends it at `HD`, giving up the variables
@@ -259,6 +320,11 @@ fn section(c: &mut Choices, w: &World, thread: usize, g: Guard, ind: &str) -> St
         s += &format!("{ind}await y > 0;\n");
     }
     for _ in 0..1 + c.below(3) {
+        // Sometimes a call inside the critical section.
+        if w.callable.get() > 0 && c.chance(20) {
+            s += &call(c, w, ind).unwrap_or_default();
+            continue;
+        }
         match mine.get(c.below(mine.len().max(1))) {
             Some(p) if !c.chance(15) => s += &format!("{ind}{}\n", prot_op(c, &p.name)),
             // Occasionally something visible in the middle of the section.
@@ -279,7 +345,10 @@ fn same(a: Guard, b: Guard) -> bool {
 fn stmt(c: &mut Choices, w: &World, thread: usize, depth: usize) -> String {
     let ind = "  ".repeat(depth);
     let kinds = if depth > 2 { 4 } else { 12 };
+    // Systems with procedures have one more kind of statement: a call.
+    let kinds = kinds + usize::from(w.callable.get() > 0);
     match c.below(kinds) {
+        k if k + 1 == kinds && w.callable.get() > 0 => call(c, w, &ind).unwrap_or_default(),
         // A critical section, sometimes with a forgotten release.
         0 | 1 => {
             let guard = match w.prots.get(c.below(w.prots.len().max(1))) {

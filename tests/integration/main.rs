@@ -2,15 +2,21 @@
 
 mod certify;
 mod cli;
+mod cli_io;
 mod common;
+mod crosscheck;
 mod differential;
 mod differential2;
 mod errors;
+mod export;
 mod fuzz;
 mod generate;
 mod generate2;
+mod graph;
 mod hostile;
 mod models;
+mod procs;
 mod properties;
 mod refine;
+mod tools;
 mod watchdog;

@@ -90,6 +90,16 @@ fn check_outputs() {
                 let json = optimist(["check", &file, "--reduction", mode, "--format", "json"]);
                 insta::assert_snapshot!(format!("check_{mode}_json"), json.stdout);
             }
+            // Models with a header line for `--summaries` pin its output too.
+            if std::fs::read_to_string(path)
+                .unwrap()
+                .contains("// expect --summaries")
+            {
+                let text = optimist(["check", &file, "--summaries"]);
+                insta::assert_snapshot!("check_summaries", text.stdout);
+                let json = optimist(["check", &file, "--summaries", "--format", "json"]);
+                insta::assert_snapshot!("check_summaries_json", json.stdout);
+            }
         });
     });
 }
@@ -116,10 +126,11 @@ fn classify_outputs() {
 fn reduced_counterexamples_replay_in_full() {
     insta::glob!("../../models", "**/*.gc", |path| {
         let (_, model) = optimist::load(path, &[]).unwrap();
-        for deadlock in [false, true] {
+        for (deadlock, summaries) in [(false, false), (true, false), (false, true), (true, true)] {
             let options = optimist::Options {
                 reduction: optimist::Reduction::Sc,
                 deadlock,
+                summaries,
                 ..Default::default()
             };
             let outcome = optimist::check(&model, &options, &mut |_| {});

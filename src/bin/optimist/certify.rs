@@ -5,13 +5,13 @@ use std::process::ExitCode;
 use clap::Args;
 use optimist::{CertifyLevel, CertifyOptions, CertifyReport, DEFAULT_MAX_STATES, certify};
 
-use crate::common::{Format, LimitArgs, ModelArgs, fail, print};
+use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, fail, print, set_format};
 
 /// Arguments of `optimist certify`.
 #[derive(Args, Debug)]
 pub struct CertifyArgs {
     #[command(flatten)]
-    model: ModelArgs,
+    models: ModelsArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -24,7 +24,12 @@ pub struct CertifyArgs {
 }
 
 pub fn run(args: CertifyArgs) -> ExitCode {
-    let (src, model) = match args.model.load() {
+    set_format(args.format);
+    args.models.each(args.format, |model| one(&args, model))
+}
+
+fn one(args: &CertifyArgs, model: &ModelArgs) -> ExitCode {
+    let (src, model) = match model.load() {
         Ok(m) => m,
         Err(code) => return code,
     };

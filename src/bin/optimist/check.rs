@@ -7,13 +7,13 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use optimist::{CheckReport, Ignoring, Options, Reduction};
 
-use crate::common::{Format, LimitArgs, ModelArgs, print};
+use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
 
 /// Arguments of `optimist check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
     #[command(flatten)]
-    model: ModelArgs,
+    models: ModelsArgs,
     /// Which state space to explore.
     #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
     reduction: ReductionArg,
@@ -34,14 +34,22 @@ pub struct CheckArgs {
     /// each thread is cut into (always in JSON).
     #[arg(long)]
     transactions: bool,
+    /// Read each transaction off procedure summaries, computed once and
+    /// reused across call sites (seed 004); with `--reduction sc`.
+    #[arg(long)]
+    summaries: bool,
     /// Also check the reduction theorem's hypotheses (as `optimist
     /// certify`) and conclude for the original system.
     #[arg(long)]
     certify: bool,
+    /// Show the progress line also when stderr is not a terminal (as a
+    /// plain line every few seconds, for logs).
+    #[arg(long)]
+    progress: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ReductionArg {
+pub(crate) enum ReductionArg {
     /// Full exploration of the original system.
     None,
     /// Stoller-Cohen reduction.
@@ -69,16 +77,30 @@ enum IgnoringArg {
 }
 
 pub fn run(args: CheckArgs) -> ExitCode {
-    let (src, model) = match args.model.load() {
+    set_format(args.format);
+    if args.reduction == ReductionArg::Movers && args.deadlock {
+        return refuse(
+            "`--deadlock` cannot be used with `--reduction movers`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",
+        );
+    }
+    if args.summaries && args.reduction != ReductionArg::Sc {
+        return refuse(
+            "`--summaries` works with `--reduction sc` only: summaries are made of its transactions",
+        );
+    }
+    if args.summaries && args.ignoring != IgnoringArg::Cpc {
+        return refuse(
+            "`--summaries` ends transactions that cannot complete by commit point completion; `--ignoring` must be `cpc`",
+        );
+    }
+    args.models.each(args.format, |model| one(&args, model))
+}
+
+fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
+    let (src, model) = match model.load() {
         Ok(m) => m,
         Err(code) => return code,
     };
-    if args.reduction == ReductionArg::Movers && args.deadlock {
-        eprintln!(
-            "error: `--deadlock` cannot be used with `--reduction movers`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`"
-        );
-        return ExitCode::from(2);
-    }
     // Transactions hide intermediate states from other threads' view;
     // stubborn sets on the original system do not (their footprints read
     // the invariants).
@@ -103,9 +125,10 @@ pub fn run(args: CheckArgs) -> ExitCode {
             IgnoringArg::Forbid => Ignoring::Forbid,
             IgnoringArg::Unsound => Ignoring::Unsound,
         },
+        summaries: args.summaries,
     };
     let started = Instant::now();
-    let mut progress = Progress::new();
+    let mut progress = Progress::new(args.progress);
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
     progress.finish();
     let mut report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
@@ -133,25 +156,50 @@ pub fn run(args: CheckArgs) -> ExitCode {
     ExitCode::from(report.exit_code())
 }
 
-/// A spinner on stderr, shown only on a terminal and only once a run has
-/// lasted a second; stdout stays deterministic.
+/// The progress line on stderr, once a run has lasted a second: a spinner
+/// on a terminal; with `--progress` elsewhere, a plain line every few
+/// seconds. stdout stays deterministic.
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
     start: Instant,
-    enabled: bool,
+    terminal: bool,
+    forced: bool,
+    /// When the last plain line was written.
+    logged: Option<Instant>,
 }
 
+/// How often `--progress` writes a line into a log.
+const LOG_EVERY: Duration = Duration::from_secs(5);
+
 impl Progress {
-    fn new() -> Progress {
+    fn new(forced: bool) -> Progress {
         Progress {
             bar: None,
             start: Instant::now(),
-            enabled: std::io::stderr().is_terminal(),
+            terminal: std::io::stderr().is_terminal(),
+            forced,
+            logged: None,
         }
     }
 
     fn update(&mut self, s: &optimist::Stats) {
-        if !self.enabled || self.start.elapsed() < Duration::from_secs(1) {
+        if !(self.terminal || self.forced) || self.start.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let rate = s.states as f64 / s.elapsed.as_secs_f64().max(1e-9);
+        let line = format!(
+            "{} states, {} transitions, depth {}, {:.0} states/s, {:.0} MB",
+            s.states,
+            s.transitions,
+            s.depth,
+            rate,
+            s.memory as f64 / (1 << 20) as f64
+        );
+        if !self.terminal {
+            if self.logged.is_none_or(|t| t.elapsed() >= LOG_EVERY) {
+                self.logged = Some(Instant::now());
+                eprintln!("progress: {line}");
+            }
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
@@ -159,15 +207,7 @@ impl Progress {
             b.enable_steady_tick(Duration::from_millis(200));
             b
         });
-        let rate = s.states as f64 / s.elapsed.as_secs_f64().max(1e-9);
-        bar.set_message(format!(
-            "{} states, {} transitions, depth {}, {:.0} states/s, {:.0} MB",
-            s.states,
-            s.transitions,
-            s.depth,
-            rate,
-            s.memory as f64 / (1 << 20) as f64
-        ));
+        bar.set_message(line);
     }
 
     fn finish(self) {

@@ -5,13 +5,13 @@ use std::process::ExitCode;
 use clap::Args;
 use optimist::ClassifyReport;
 
-use crate::common::{Format, ModelArgs, print};
+use crate::common::{Format, ModelsArgs, print, set_format};
 
 /// Arguments of `optimist classify`.
 #[derive(Args, Debug)]
 pub struct ClassifyArgs {
     #[command(flatten)]
-    model: ModelArgs,
+    models: ModelsArgs,
     /// `movers` adds each transition's mover type (right, left, both, non).
     #[arg(long, value_enum, default_value_t = ClassifyFor::Sc)]
     reduction: ClassifyFor,
@@ -29,11 +29,14 @@ enum ClassifyFor {
 }
 
 pub fn run(args: ClassifyArgs) -> ExitCode {
-    let (_, model) = match args.model.load() {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
-    let movers = args.reduction == ClassifyFor::Movers;
-    print(&ClassifyReport::with_movers(&model, movers), args.format);
-    ExitCode::SUCCESS
+    set_format(args.format);
+    args.models.each(args.format, |model| {
+        let (_, model) = match model.load() {
+            Ok(m) => m,
+            Err(code) => return code,
+        };
+        let movers = args.reduction == ClassifyFor::Movers;
+        print(&ClassifyReport::with_movers(&model, movers), args.format);
+        ExitCode::SUCCESS
+    })
 }

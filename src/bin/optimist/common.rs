@@ -1,26 +1,90 @@
 //! Options and rendering shared by the subcommands.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use serde_json::{Value, json};
 
 /// The model file and its constant overrides.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 pub struct ModelArgs {
-    /// The model file.
+    /// The model file (`-` reads standard input).
     pub file: PathBuf,
     /// Override a `const` declaration: `-D NAME=VALUE` (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
     pub define: Vec<(String, String)>,
+    /// The deepest call stack a thread may have: a deeper call ends the
+    /// run inconclusive (exit 3). Procedures are copied once per depth.
+    #[arg(long, value_name = "N", default_value_t = optimist::DEFAULT_MAX_STACK,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(optimist::MAX_STACK)))]
+    pub max_stack: u32,
 }
 
 impl ModelArgs {
     /// Reads and compiles the model, or renders the error and gives exit code 2.
     pub fn load(&self) -> Result<(optimist::Source, optimist::Model), ExitCode> {
-        optimist::load(&self.file, &self.define).map_err(fail)
+        let options = optimist::CompileOptions {
+            max_stack: self.max_stack,
+        };
+        optimist::load_with(&self.file, &self.define, &options).map_err(fail)
+    }
+}
+
+/// One or more model files, each handled in turn with the same options.
+#[derive(Args, Debug)]
+pub struct ModelsArgs {
+    /// The model files (`-` reads standard input).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Override a `const` declaration in every model: `-D NAME=VALUE`
+    /// (repeatable).
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+    pub define: Vec<(String, String)>,
+    /// The deepest call stack a thread may have: a deeper call ends the
+    /// run inconclusive (exit 3). Procedures are copied once per depth.
+    #[arg(long, value_name = "N", default_value_t = optimist::DEFAULT_MAX_STACK,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(optimist::MAX_STACK)))]
+    pub max_stack: u32,
+}
+
+impl ModelsArgs {
+    /// Runs `one` on each file. With several files, text reports follow one
+    /// another and JSON reports (and errors) form one array. The exit code
+    /// is the most serious one: 2, then 1, then 3, then 0.
+    pub fn each(&self, format: Format, mut one: impl FnMut(&ModelArgs) -> ExitCode) -> ExitCode {
+        let several = self.files.len() > 1;
+        if several && format == Format::Json {
+            OUTPUT.lock().unwrap_or_else(|e| e.into_inner()).array = Some(Vec::new());
+        }
+        let mut codes = Vec::new();
+        for (k, file) in self.files.iter().enumerate() {
+            if several && format == Format::Text && k > 0 {
+                write_out("\n");
+            }
+            codes.push(one(&ModelArgs {
+                file: file.clone(),
+                define: self.define.clone(),
+                max_stack: self.max_stack,
+            }));
+        }
+        let array = OUTPUT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .array
+            .take();
+        if let Some(items) = array {
+            let items: Vec<String> = items.iter().map(|i| i.replace('\n', "\n  ")).collect();
+            write_out(&format!("[\n  {}\n]\n", items.join(",\n  ")));
+        }
+        [2, 1, 3]
+            .map(ExitCode::from)
+            .into_iter()
+            .find(|c| codes.contains(c))
+            .unwrap_or(ExitCode::SUCCESS)
     }
 }
 
@@ -111,22 +175,88 @@ pub enum Format {
     Json,
 }
 
-/// Renders an input error on stderr; returns exit code 2.
-pub fn fail(e: impl miette::Diagnostic + Send + Sync + 'static) -> ExitCode {
+/// Where reports go: set once by the subcommand, since an input error must
+/// come out in the format its command asked for.
+struct Output {
+    format: Format,
+    /// With several files under `--format json`: the reports so far,
+    /// each already as JSON text (keeping its fields in declared order).
+    array: Option<Vec<String>>,
+}
+
+static OUTPUT: Mutex<Output> = Mutex::new(Output {
+    format: Format::Text,
+    array: None,
+});
+
+/// Sets the format errors are reported in (reports take theirs explicitly).
+pub fn set_format(format: Format) {
+    OUTPUT.lock().unwrap_or_else(|e| e.into_inner()).format = format;
+}
+
+/// Renders an input error on stderr and, under `--format json`, as
+/// `{"status": "error", "error": {...}}` on stdout; returns exit code 2.
+pub fn fail(e: optimist::Error) -> ExitCode {
+    let place = e.place().cloned();
+    let value = json!({"status": "error", "error": {
+        "message": e.to_string(),
+        "place": place,
+        "help": miette::Diagnostic::help(&e).map(|h| h.to_string()),
+    }});
     eprintln!("{:?}", miette::Report::new(e));
+    emit_error(value)
+}
+
+/// A usage error that depends on no model: `error: MESSAGE` on stderr,
+/// and its JSON twin; exit code 2.
+pub fn refuse(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    emit_error(json!({"status": "error", "error": {"message": message}}))
+}
+
+fn emit_error(value: Value) -> ExitCode {
+    let format = OUTPUT.lock().unwrap_or_else(|e| e.into_inner()).format;
+    if format == Format::Json {
+        emit_json(serde_json::to_string_pretty(&value).expect("JSON values serialise"));
+    }
     ExitCode::from(2)
 }
 
-/// Colour and Unicode only on a terminal, so piped output is plain ASCII
-/// with a caret under the error.
-pub fn install_diagnostics() {
-    let fancy = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+/// Prints one JSON document, or adds it to the array of several files.
+fn emit_json(text: String) {
+    let mut out = OUTPUT.lock().unwrap_or_else(|e| e.into_inner());
+    match &mut out.array {
+        Some(items) => items.push(text),
+        None => write_out(&(text + "\n")),
+    }
+}
+
+/// When colour is used in error messages and the progress line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// On a terminal, unless `NO_COLOR` is set.
+    #[default]
+    Auto,
+    /// Always (Unicode and colour, also into a pipe or file).
+    Always,
+    /// Never: plain ASCII with a caret under the error.
+    Never,
+}
+
+/// Colour and Unicode only on a terminal (or when asked), so piped output
+/// is plain ASCII with a caret under the error.
+pub fn install_diagnostics(color: Color) {
+    let fancy = match color {
+        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        Color::Always => true,
+        Color::Never => false,
+    };
     let _ = miette::set_hook(Box::new(move |_| {
         let opts = miette::MietteHandlerOpts::new()
             .terminal_links(false)
             .width(100);
         let opts = if fancy {
-            opts
+            opts.color(true).unicode(true)
         } else {
             opts.color(false)
                 .unicode(false)
@@ -139,10 +269,14 @@ pub fn install_diagnostics() {
 /// Prints a report in the chosen format on stdout. A closed pipe (as in
 /// `optimist ... | head`) is not an error, as for any Unix filter.
 pub fn print<T: serde::Serialize + std::fmt::Display>(report: &T, format: Format) {
-    use std::io::Write;
-    let text = match format {
-        Format::Text => report.to_string(),
-        Format::Json => serde_json::to_string_pretty(report).expect("reports serialise") + "\n",
-    };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    match format {
+        Format::Text => write_out(&report.to_string()),
+        Format::Json => emit_json(serde_json::to_string_pretty(report).expect("reports serialise")),
+    }
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error worth a panic.
+pub fn write_out(s: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(s.as_bytes()).and_then(|()| stdout.flush());
 }

@@ -7,18 +7,32 @@ mod certify;
 mod check;
 mod classify;
 mod common;
+mod export;
+mod graph;
 mod prove;
 mod refine;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::common::Color;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  holds (check, certify, refine) or proved (prove)
+  1  a violation was found, a hypothesis fails, or a proof step fails
+  2  an error in the input or the command line
+  3  inconclusive: a limit (--max-states, --max-time, --max-memory) was hit";
 
 /// A model checker for concurrent guarded-command systems, with the
 /// optimistic synchronization-based reduction of Stoller & Cohen.
 #[derive(Parser)]
-#[command(name = "optimist", version, about, long_about = None)]
+#[command(name = "optimist", version, about, long_about = None, after_help = EXIT_CODES)]
 struct Cli {
+    /// Colour and Unicode in error messages.
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    color: Color,
     #[command(subcommand)]
     command: Command,
 }
@@ -26,19 +40,90 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Explore a model and report whether a violation is reachable.
+    #[command(after_help = concat!("\
+Examples:
+  optimist check models/barrier.gc                     reduced (sc) exploration
+  optimist check models/barrier.gc --reduction none    the full state space
+  optimist check models/counter-bug.gc --format json   the trace as JSON
+  optimist check models/*.gc --max-states 1000000      several models, limited
+  optimist check models/barrier.gc --certify           and conclude for the original
+  cat model.gc | optimist check -                      the model from stdin
+
+", "Exit codes:
+  0  holds   1  violation   2  input or usage error   3  inconclusive (a limit)"))]
     Check(check::CheckArgs),
     /// Check that a model satisfies the hypotheses of the reduction theorem.
+    #[command(after_help = "\
+Examples:
+  optimist certify models/barrier.gc                   every obligation, locally
+  optimist certify models/barrier.gc --exhaustive      at the reachable states
+
+Exit codes:
+  0  every hypothesis holds   1  one fails   2  input or usage error   3  inconclusive")]
     Certify(certify::CertifyArgs),
     /// Show which transitions the reduction treats as visible, and why.
+    #[command(after_help = "\
+Examples:
+  optimist classify models/barrier.gc
+  optimist classify models/counter.gc --reduction movers
+
+Exit codes:
+  0  classified   2  input or usage error")]
     Classify(classify::ClassifyArgs),
     /// Guess which variables are protected and by what, check, refine.
+    #[command(after_help = "\
+Examples:
+  optimist refine models/refine-locks.gc --guess locks
+  optimist refine models/refine-init.gc --write refined.gc
+
+Exit codes:
+  0  the final guesses hold   1  a violation remains   2  input or usage error
+  3  inconclusive (a limit, or --max-iterations reached)")]
     Refine(refine::RefineArgs),
     /// Check the omega-algebra proof of the reduction theorem.
+    #[command(after_help = "\
+Examples:
+  optimist prove                                       the built-in proof
+  optimist prove --drop 16                             without hypothesis (16): fails
+  optimist prove --emit-certificate cert.json
+  optimist prove --check-certificate cert.json
+
+Exit codes:
+  0  proved (or certificate accepted)   1  a step fails (or rejected)
+  2  input or usage error")]
     Prove(prove::ProveArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "\
+Examples:
+  optimist completions bash > ~/.local/share/bash-completion/completions/optimist
+  optimist completions zsh > ~/.zfunc/_optimist")]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `optimist man | man -l -`.
+    Man,
+    /// Translate a model to Promela (SPIN) or Murphi (Rumur), exactly or not at all.
+    ///
+    /// The translation is of the full semantics: one transition is one
+    /// atomic step (a d_step, a rule), the control points are variables, and
+    /// every violation optimist reports is an assertion. When the model
+    /// holds, SPIN (-DNOREDUCE) and Rumur (no symmetry) count exactly
+    /// `optimist check --reduction none`'s states. Deadlocks are not
+    /// errors, as without `--deadlock`. Refused (exit 2): values that may
+    /// leave 32 bits, quantifiers over more than 256 values, more than 254
+    /// threads for SPIN.
+    Export(export::ExportArgs),
+    /// Draw the state graph of a small model, with a reduced search over it.
+    ///
+    /// States are boxes labelled with every thread's control point and the
+    /// variables that changed; edges are transitions. With --reduction, the
+    /// states the reduced search stores are filled and its steps are red.
+    /// Above --max-states states it refuses (exit 3).
+    Graph(graph::GraphArgs),
 }
 
 fn main() -> ExitCode {
-    common::install_diagnostics();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -47,6 +132,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    common::install_diagnostics(cli.color);
     // Parsing and compiling bound their recursion; the large stack is a
     // second line of defence so that no input can overflow it.
     let worker = std::thread::Builder::new()
@@ -57,6 +143,24 @@ fn main() -> ExitCode {
             Command::Refine(args) => refine::run(args),
             Command::Certify(args) => certify::run(args),
             Command::Prove(args) => prove::run(args),
+            Command::Completions { shell } => {
+                let mut out = Vec::new();
+                clap_complete::generate(shell, &mut Cli::command(), "optimist", &mut out);
+                common::write_out(&String::from_utf8_lossy(&out));
+                ExitCode::SUCCESS
+            }
+            Command::Man => {
+                let mut out = Vec::new();
+                match clap_mangen::Man::new(Cli::command()).render(&mut out) {
+                    Ok(()) => {
+                        common::write_out(&String::from_utf8_lossy(&out));
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => common::refuse(&format!("cannot render the man page: {e}")),
+                }
+            }
+            Command::Export(args) => export::run(args),
+            Command::Graph(args) => graph::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {
         Ok(Ok(code)) => code,

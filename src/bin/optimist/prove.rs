@@ -12,7 +12,7 @@ use clap::Args;
 use omega_algebra::{CheckOptions, Script};
 use serde_json::json;
 
-use crate::common::{Format, fail};
+use crate::common::Format;
 
 /// The proof of the reduction theorem, built in so that `optimist prove`
 /// works from any directory.
@@ -67,7 +67,8 @@ pub fn run(args: ProveArgs) -> ExitCode {
                     }})
                 ));
             }
-            return fail(e);
+            eprintln!("{:?}", miette::Report::new(e));
+            return ExitCode::from(2);
         }
     };
     if let Err(msg) = check_drops(&script, &args.drop) {

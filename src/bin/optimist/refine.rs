@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use optimist::{GuessFrom, RefineOptions};
 
-use crate::common::{Format, LimitArgs, ModelArgs, print};
+use crate::common::{Format, LimitArgs, ModelArgs, print, refuse, set_format};
 
 /// Arguments of `optimist refine`.
 #[derive(Args, Debug)]
@@ -66,13 +66,13 @@ enum GuessArg {
 }
 
 pub fn run(args: RefineArgs) -> ExitCode {
+    set_format(args.format);
     if let Some(out) = &args.write {
         if same_file(&args.model.file, out) {
-            eprintln!(
-                "error: --write {} would overwrite the model itself; choose another file",
+            return refuse(&format!(
+                "--write {} would overwrite the model itself; choose another file",
                 out.display()
-            );
-            return ExitCode::from(2);
+            ));
         }
     }
     let src = match optimist::Source::read(&args.model.file) {
@@ -102,8 +102,7 @@ pub fn run(args: RefineArgs) -> ExitCode {
             src.name, report.guess, report.text
         );
         if let Err(e) = write_new(out, &text) {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return refuse(&e);
         }
     }
     print(&report, args.format);

@@ -1,19 +1,36 @@
-//! Lowering of thread bodies: every statement is one control point, and
-//! its transitions follow `gcl.md` (see the parent module).
+//! Lowering of thread bodies and of the copies of procedures: every
+//! statement is one control point, and its transitions follow `gcl.md`
+//! (see the parent module); calls and returns are described in
+//! [`super::procs`].
 
 use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
+use super::procs::{CallSite, Ctx, ProcEntry};
 use super::*;
+use crate::model::StackOp;
 
-/// Lowers one thread body into transitions, grouped by control point.
-pub(super) struct Lower<'c> {
+/// Lowers one body (a thread's, or a copy of a procedure) into
+/// transitions, grouped by control point of the thread.
+pub(super) struct Lower<'c, 'x> {
     pub(super) c: &'c Compiler,
     pub(super) thread: usize,
     pub(super) locals: &'c IndexMap<String, Var>,
+    /// The body's statements -> their points, from 0.
     pub(super) pcs: &'c HashMap<usize, i64>,
-    pub(super) by_point: Vec<Vec<Transition>>,
+    /// The body's labels -> their points, from 0.
+    pub(super) labels: &'c HashMap<String, i64>,
+    /// The thread's point of the body's point 0.
+    pub(super) base: i64,
+    /// The copy of a procedure being lowered (index into `Thread::frames`),
+    /// or `None` for the thread's body.
+    pub(super) frame: Option<usize>,
+    pub(super) ctx: &'c Ctx<'c>,
+    pub(super) by_point: &'x mut Vec<Vec<Transition>>,
+    /// Per copy of a procedure: its call sites, filled as callers are
+    /// lowered (callers run at a smaller depth, so they come first).
+    pub(super) sites: &'x mut Vec<Vec<CallSite>>,
 }
 
 /// The guard and command of a simple statement or `atomic` block.
@@ -22,22 +39,53 @@ struct Action {
     body: Vec<Cmd>,
 }
 
-impl Lower<'_> {
-    pub(super) fn run(mut self, t: &ast::ThreadDecl, end: i64) -> Result<Vec<Vec<Transition>>> {
-        self.block(&t.body, end)?;
-        Ok(self.by_point)
+impl Lower<'_, '_> {
+    /// Lowers a thread's body, whose end is point `end`.
+    pub(super) fn run(mut self, body: &[ast::Stmt], end: i64) -> Result<()> {
+        self.block(body, end)
+    }
+
+    /// Lowers a copy of procedure `p`, its end included: there an untyped
+    /// procedure returns, and a typed one must never arrive.
+    pub(super) fn run_proc(mut self, p: &ProcEntry) -> Result<()> {
+        let end = self.base + p.numbered.count as i64;
+        self.block(&p.decl.body, end)?;
+        if p.decl.ret.is_none() {
+            return self.returns(p.decl.end, end, None, "return".to_string());
+        }
+        let frame = &self.ctx.frames[self.frame.expect("a procedure's copy")];
+        let reaches_end = (frame.points.start..end).any(|pc| {
+            self.by_point[pc as usize].iter().any(|t| match &t.next {
+                Next::To(q) => *q == end,
+                // `while true`: only the body follows the test.
+                Next::Branch(CExpr::Const(v), yes, no) => *(if *v != 0 { yes } else { no }) == end,
+                Next::Branch(_, yes, no) => *yes == end || *no == end,
+            })
+        });
+        if reaches_end {
+            return Err(CompileError::at(
+                p.decl.end,
+                format!(
+                    "`{}` returns a value, but control can reach the end of its body",
+                    p.decl.name.name
+                ),
+            )
+            .help("end every path through the body with `return e;`"));
+        }
+        Ok(())
     }
 
     fn scope(&self) -> Scope<'_> {
         Scope {
             locals: Some(self.locals),
             self_id: Some(self.thread as i64),
+            in_proc: self.frame.is_some(),
             ..Scope::default()
         }
     }
 
     fn pc(&self, s: &ast::Stmt) -> i64 {
-        self.pcs[&key(s)]
+        self.base + self.pcs[&key(s)]
     }
 
     fn first(&self, stmts: &[ast::Stmt], otherwise: i64) -> i64 {
@@ -62,22 +110,37 @@ impl Lower<'_> {
         next: Next,
         text: String,
     ) -> Result<()> {
+        self.push_op(s.span, from, guard, body, next, text, StackOp::None)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_op(
+        &mut self,
+        span: Span,
+        from: i64,
+        guard: Option<CExpr>,
+        body: Vec<Cmd>,
+        next: Next,
+        text: String,
+        stack: StackOp,
+    ) -> Result<()> {
         let tr = Transition {
             thread: self.thread as u32,
             from,
             guard,
             body,
             next,
-            span: s.span,
-            line: self.c.lines.line(s.span.start),
+            span,
+            line: self.c.lines.line(span.start),
             text,
             recheck_overlap: Vec::new(),
             recheck_invariants: Vec::new(),
             touches_excl: Vec::new(),
+            stack,
         };
         self.c
             .budget
-            .charge(limits::transition_size(&tr), s.span, "this statement")?;
+            .charge(limits::transition_size(&tr), span, "this statement")?;
         let here = &mut self.by_point[from as usize];
         // Most points have one transition; a first push would reserve room
         // for four, and a transition is a few hundred bytes.
@@ -141,17 +204,20 @@ impl Lower<'_> {
                 self.by_point[pc as usize].extend(copies);
                 Ok(())
             }
+            StmtKind::Call(target, f, args) => self.call(s, pc, next, target.as_ref(), f, args),
+            StmtKind::Return(value) => self.ret(s, pc, value.as_ref()),
             StmtKind::Goto(l) => {
-                let Some(&target) = self.c.labels[self.thread].get(&l.name) else {
+                let Some(&target) = self.labels.get(&l.name) else {
                     let mut err = CompileError::at(l.span, format!("unknown label `{}`", l.name));
-                    if let Some(best) = closest(
-                        &l.name,
-                        self.c.labels[self.thread].keys().map(String::as_str),
-                    ) {
+                    if let Some(best) = closest(&l.name, self.labels.keys().map(String::as_str)) {
                         err = err.help(format!("did you mean `{best}`?"));
+                    }
+                    if self.frame.is_some() {
+                        err = err.help("`goto` can only go to a label of the same procedure");
                     }
                     return Err(err);
                 };
+                let target = target + self.base;
                 self.push(
                     s,
                     pc,
@@ -317,6 +383,8 @@ impl Lower<'_> {
             | StmtKind::While(..)
             | StmtKind::Either(_)
             | StmtKind::Goto(_)
+            | StmtKind::Call(..)
+            | StmtKind::Return(_)
             | StmtKind::Repeat(..)
             | StmtKind::Init(..) => {
                 unreachable!(
@@ -532,5 +600,259 @@ impl Lower<'_> {
             parts.push((place, value));
         }
         Ok(Cmd::Assign(parts))
+    }
+}
+
+/// Calls and returns (see [`super::procs`]).
+impl Lower<'_, '_> {
+    /// `[x :=] call f(args)` at point `pc`, going on at `next` on return.
+    fn call(
+        &mut self,
+        s: &ast::Stmt,
+        pc: i64,
+        next: i64,
+        target: Option<&ast::LValue>,
+        f: &ast::Ident,
+        args: &[ast::Expr],
+    ) -> Result<()> {
+        let ctx = self.ctx;
+        let p = ctx.procs.resolve(f)?;
+        let decl = &ctx.procs.get(p).decl;
+        if args.len() != decl.params.len() {
+            let n = decl.params.len();
+            return Err(CompileError::at(
+                s.span,
+                format!(
+                    "`{}` takes {n} argument{}, but this call passes {}",
+                    f.name,
+                    if n == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            )
+            .related(decl.name.span, "declared here"));
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for (a, q) in args.iter().zip(&decl.params) {
+            let (e, ty) = self.c.expr(a, &mut self.scope())?;
+            let want = value_ty(&q.ty);
+            if ty != want {
+                return Err(CompileError::at(
+                    a.span,
+                    format!(
+                        "parameter `{}` of `{}` is {}, but this argument is {}",
+                        q.name.name,
+                        f.name,
+                        want.name(),
+                        ty.name()
+                    ),
+                ));
+            }
+            values.push(fold(e));
+        }
+        let place = match target {
+            None => None,
+            Some(t) => {
+                let Some(ret) = &decl.ret else {
+                    return Err(
+                        CompileError::at(t.span, format!("`{}` returns no value", f.name))
+                            .related(decl.name.span, "declared without a return type here")
+                            .help(format!("call it as a statement: `call {}(...);`", f.name)),
+                    );
+                };
+                let (place, kind) = self.place(t, None)?;
+                let want = match kind {
+                    SlotKind::Bool => Ty::Bool,
+                    SlotKind::Int => Ty::Int,
+                    _ => {
+                        return Err(CompileError::at(
+                            t.span,
+                            format!(
+                                "`{}` is a lock or semaphore; it cannot take a returned value",
+                                t.name.name
+                            ),
+                        ));
+                    }
+                };
+                if want != value_ty(ret) {
+                    return Err(CompileError::at(
+                        t.span,
+                        format!(
+                            "`{}` is {}, but `{}` returns {}",
+                            t.name.name,
+                            want.name(),
+                            f.name,
+                            value_ty(ret).name()
+                        ),
+                    ));
+                }
+                Some(place)
+            }
+        };
+        let text = pretty::stmt_head(s);
+        let depth = self.frame.map_or(0, |f| ctx.frames[f].depth);
+        let Some(callee) = ctx.layout.find(p, depth + 1) else {
+            // The deepest frame: the call is the stack bound. It reads
+            // what the call would, so that it is classified alike.
+            let reads = values
+                .into_iter()
+                .map(|v| {
+                    Cmd::If(
+                        CExpr::Bin(BinOp::Eq, Box::new(v.clone()), Box::new(v)),
+                        Vec::new(),
+                        Vec::new(),
+                    )
+                })
+                .collect();
+            debug_assert_eq!(depth, ctx.max_stack);
+            return self.push_op(
+                s.span,
+                pc,
+                None,
+                reads,
+                Next::To(next),
+                text,
+                StackOp::Overflow,
+            );
+        };
+        let frame = &ctx.frames[callee];
+        let mut parts: Vec<(Place, CExpr)> = values
+            .into_iter()
+            .enumerate()
+            .map(|(j, v)| {
+                (
+                    Place::Slot {
+                        slot: frame.slots.start + j as u32,
+                        shared: false,
+                    },
+                    v,
+                )
+            })
+            .collect();
+        parts.push((
+            Place::Slot {
+                slot: ctx.ret[depth as usize],
+                shared: false,
+            },
+            CExpr::Const(next),
+        ));
+        self.sites[callee].push(CallSite {
+            cont: next,
+            target: place,
+        });
+        let entry = frame.points.start + super::procs::entry(ctx.procs.get(p));
+        self.push_op(
+            s.span,
+            pc,
+            None,
+            vec![Cmd::Assign(parts)],
+            Next::To(entry),
+            text,
+            StackOp::Call(callee as u32),
+        )
+    }
+
+    /// `return [e]` at point `pc`.
+    fn ret(&mut self, s: &ast::Stmt, pc: i64, value: Option<&ast::Expr>) -> Result<()> {
+        let Some(f) = self.frame else {
+            return Err(CompileError::at(s.span, "`return` outside a procedure")
+                .help("a thread's body ends at its closing brace; `return` leaves a procedure"));
+        };
+        let decl = &self.ctx.procs.get(self.ctx.frames[f].proc).decl;
+        let value = match (value, &decl.ret) {
+            (None, None) => None,
+            (Some(e), Some(ty)) => {
+                let (c, got) = self.c.expr(e, &mut self.scope())?;
+                if got != value_ty(ty) {
+                    return Err(CompileError::at(
+                        e.span,
+                        format!(
+                            "`{}` returns {}, but this value is {}",
+                            decl.name.name,
+                            value_ty(ty).name(),
+                            got.name()
+                        ),
+                    ));
+                }
+                Some(fold(c))
+            }
+            (None, Some(_)) => {
+                return Err(CompileError::at(
+                    s.span,
+                    format!(
+                        "`{}` returns a value, but this `return` has none",
+                        decl.name.name
+                    ),
+                )
+                .related(decl.name.span, "declared with a return type here")
+                .help("write `return e;`"));
+            }
+            (Some(e), None) => {
+                return Err(CompileError::at(
+                    e.span,
+                    format!("`{}` returns no value", decl.name.name),
+                )
+                .related(decl.name.span, "declared without a return type here")
+                .help("write `return;`, or give the procedure a return type: `proc f(...) : 0..3 { ... }`"));
+            }
+        };
+        self.returns(s.span, pc, value, pretty::stmt_head(s))
+    }
+
+    /// The return transitions at point `pc` of the copy being lowered: one
+    /// per call site, guarded by the return point.
+    fn returns(&mut self, span: Span, pc: i64, value: Option<CExpr>, head: String) -> Result<()> {
+        let ctx = self.ctx;
+        let fi = self.frame.expect("a procedure's copy");
+        let frame = &ctx.frames[fi];
+        let ret = ctx.ret[frame.depth as usize - 1];
+        let sites = self.sites[fi].clone();
+        for site in sites {
+            let mut parts = Vec::new();
+            if let (Some(place), Some(v)) = (site.target, &value) {
+                parts.push((place, v.clone()));
+            }
+            // The copy is not running any more: back to its initial values.
+            for k in frame.slots.clone() {
+                let place = Place::Slot {
+                    slot: k,
+                    shared: false,
+                };
+                parts.push((place, CExpr::Const(self.c.init[k as usize])));
+            }
+            parts.push((
+                Place::Slot {
+                    slot: ret,
+                    shared: false,
+                },
+                CExpr::Const(0),
+            ));
+            let guard = CExpr::Bin(
+                BinOp::Eq,
+                Box::new(CExpr::Var {
+                    slot: ret,
+                    shared: false,
+                }),
+                Box::new(CExpr::Const(site.cont)),
+            );
+            let text = format!("{head} (to {})", ctx.point_name(self.c, site.cont));
+            self.push_op(
+                span,
+                pc,
+                Some(guard),
+                vec![Cmd::Assign(parts)],
+                Next::To(site.cont),
+                text,
+                StackOp::Return,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The type of a parameter or returned value.
+fn value_ty(t: &ast::Type) -> Ty {
+    match t {
+        ast::Type::Bool => Ty::Bool,
+        _ => Ty::Int,
     }
 }

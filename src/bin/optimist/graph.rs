@@ -1,0 +1,169 @@
+//! `optimist graph`: the state graph of a small model, with a reduced
+//! search drawn over it.
+
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use optimist::{Ignoring, Reduction};
+
+use crate::check::ReductionArg;
+use crate::common::ModelArgs;
+
+/// The most states `--max-states` may allow: a picture of more says nothing.
+const MAX_DRAWN: usize = 5_000;
+
+/// Arguments of `optimist graph`.
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// Draw this reduced search over the full graph: the states it stores
+    /// filled, its steps in red. `none` draws the full graph alone.
+    #[arg(long, value_enum, default_value_t = ReductionArg::None)]
+    reduction: ReductionArg,
+    /// dot (Graphviz), svg (laid out by optimist, no Graphviz needed), or json.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+    format: GraphFormat,
+    /// Refuse models with more states than this (exit 3); at most 5000.
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    max_states: usize,
+    /// Instead of the state graph, check the model (under --reduction) and
+    /// draw its counterexample as a chart with one column per thread
+    /// (svg; json prints the check's report, whose trace it draws).
+    #[arg(long)]
+    trace: bool,
+    /// Write to this file instead of standard output.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    Dot,
+    Svg,
+    Json,
+}
+
+pub fn run(args: GraphArgs) -> ExitCode {
+    crate::common::set_format(if args.format == GraphFormat::Json {
+        crate::common::Format::Json
+    } else {
+        crate::common::Format::Text
+    });
+    if args.max_states > MAX_DRAWN {
+        return crate::common::refuse(&format!(
+            "--max-states {} is more than graph draws (at most {MAX_DRAWN} states); use `optimist check` for large models",
+            args.max_states
+        ));
+    }
+    let (src, model) = match args.model.load() {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let reduction = match args.reduction {
+        ReductionArg::None => Reduction::None,
+        ReductionArg::Sc => Reduction::Sc,
+        ReductionArg::Movers => Reduction::Movers,
+        ReductionArg::Stubborn => Reduction::Stubborn,
+        ReductionArg::ScStubborn => Reduction::ScStubborn,
+    };
+    if args.trace {
+        return trace(&args, &src, &model, reduction);
+    }
+    let graph = match optimist::state_graph(&model, reduction, Ignoring::Cpc, args.max_states) {
+        Ok(g) => g,
+        Err(optimist::GraphTooLarge::States(n)) => {
+            let message = format!(
+                "{}: the state graph has more than {n} states, too many to draw; `graph` is for small models (--max-states raises the bound, at most {MAX_DRAWN}; `optimist check` counts any size)",
+                src.name
+            );
+            if args.format == GraphFormat::Json {
+                let v = serde_json::json!({
+                    "model": model.name,
+                    "file": src.name,
+                    "refused": message,
+                });
+                write(
+                    &args,
+                    serde_json::to_string_pretty(&v).expect("json") + "\n",
+                );
+            } else {
+                eprintln!("error: {message}");
+            }
+            return ExitCode::from(3);
+        }
+    };
+    let text = match args.format {
+        GraphFormat::Dot => optimist::graph_dot(&model, &graph),
+        GraphFormat::Svg => optimist::graph_svg(&model, &graph),
+        GraphFormat::Json => {
+            let report = optimist::GraphReport::new(&model, &graph);
+            serde_json::to_string_pretty(&report).expect("reports serialise") + "\n"
+        }
+    };
+    if !write(&args, text) {
+        return ExitCode::from(2);
+    }
+    ExitCode::SUCCESS
+}
+
+/// Writes to `--output` or stdout; false when the file cannot be written.
+fn write(args: &GraphArgs, text: String) -> bool {
+    match &args.output {
+        Some(path) => match std::fs::write(path, text) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                false
+            }
+        },
+        None => {
+            use std::io::Write;
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            true
+        }
+    }
+}
+
+/// `--trace`: the counterexample as a chart.
+fn trace(
+    args: &GraphArgs,
+    src: &optimist::Source,
+    model: &optimist::Model,
+    reduction: Reduction,
+) -> ExitCode {
+    let options = optimist::Options {
+        reduction,
+        ..optimist::Options::default()
+    };
+    let outcome = optimist::check(model, &options, &mut |_| {});
+    let report = optimist::CheckReport::new(model, &src.name, reduction, &outcome);
+    let Some(v) = &outcome.violation else {
+        eprintln!(
+            "{}: no counterexample to draw: the check's verdict is {}",
+            src.name, report.verdict
+        );
+        return ExitCode::from(report.exit_code());
+    };
+    let text = match args.format {
+        GraphFormat::Json => {
+            serde_json::to_string_pretty(&report).expect("reports serialise") + "\n"
+        }
+        GraphFormat::Svg => {
+            let message = serde_json::to_value(&report)
+                .ok()
+                .and_then(|j| j["violation"]["message"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            optimist::chart_svg(model, v, &message)
+        }
+        GraphFormat::Dot => {
+            return crate::common::refuse(
+                "--trace draws SVG or prints JSON; use --format svg or json",
+            );
+        }
+    };
+    if !write(args, text) {
+        return ExitCode::from(2);
+    }
+    ExitCode::SUCCESS
+}

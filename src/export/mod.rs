@@ -1,0 +1,182 @@
+//! Exporting a model to another checker's language, so that the checker a
+//! reader already trusts can confirm optimist's full state count and verdict:
+//! Promela for SPIN and Murphi for Rumur.
+//!
+//! # The translation
+//!
+//! The export is of the *full* semantics (`--reduction none`), one optimist
+//! transition per atomic step of the target:
+//!
+//! - every thread's control point is an explicit variable `pc_T`, so the
+//!   target's own control flow never adds or merges states. In Promela each
+//!   thread is one process looping over `d_step`s (one per transition,
+//!   guarded by its control point), and SPIN's end-state, `goto` and
+//!   statement-merging rules have nothing to act on; in Murphi each
+//!   transition is a rule;
+//! - a state of the target is exactly a state of optimist: the control
+//!   points and the variables, nothing more (temporaries are `hidden` in
+//!   Promela and rule-local in Murphi);
+//! - everything optimist reports as a violation is an assertion there: the
+//!   discipline (each access to a protected variable checks its exclusive
+//!   access predicate in the state the transition started from), `assert`,
+//!   a write out of range, an index out of bounds, a division by zero, and
+//!   in every state the disjointness of the predicates and the invariants
+//!   (a Murphi `invariant`; in Promela a monitor process whose only step is
+//!   enabled in a bad state). Faults are tested before the expression that
+//!   would fault is evaluated, in optimist's order of evaluation, so
+//!   short-circuit operators and quantifiers fault exactly where optimist's
+//!   do;
+//! - quantifiers are unrolled over their static range;
+//! - SPIN's own optimisations change nothing: statement merging and
+//!   dead-variable resets have nothing to act on, and a step of the monitor
+//!   that is never enabled reads every variable, so none is left out of
+//!   the state as write-only. `spin -a` and `spin -a -o1 -o2 -o3` count
+//!   the same.
+//!
+//! Deadlocks are not violations by default in optimist, and are not in the
+//! export either (Promela: an `end` label at each loop; Rumur: run with
+//! `--deadlock-detection off`).
+//!
+//! What cannot be translated exactly is refused with a [`Refusal`] rather
+//! than approximated: values (of variables, constants, or any intermediate
+//! result) that may leave the 32-bit range both targets compute in, a
+//! quantifier over more than [`MAX_UNROLL`] values, more threads than SPIN
+//! has processes, and models whose translation would be larger than
+//! [`MAX_NODES`] expression nodes.
+
+mod ir;
+mod murphi;
+mod promela;
+
+use crate::model::Model;
+use crate::syntax::span::Span;
+
+/// The most values one quantifier is unrolled over.
+pub const MAX_UNROLL: i64 = 256;
+
+/// The most expression nodes a translation may hold.
+pub const MAX_NODES: usize = 4_000_000;
+
+/// A checker whose input language optimist can write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Promela, for SPIN.
+    Promela,
+    /// Murphi, for Rumur (or CMurphi).
+    Murphi,
+}
+
+impl Target {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Promela => "promela",
+            Target::Murphi => "murphi",
+        }
+    }
+
+    /// The usual file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Target::Promela => "pml",
+            Target::Murphi => "m",
+        }
+    }
+}
+
+/// Why a model cannot be translated exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RefusalKind {
+    /// A value may leave the 32-bit range the targets compute in.
+    Width,
+    /// A quantifier ranges over more than [`MAX_UNROLL`] values.
+    Quantifier,
+    /// More threads than the target has processes (SPIN: 255).
+    Processes,
+    /// The translation would exceed [`MAX_NODES`] expression nodes.
+    Size,
+}
+
+impl RefusalKind {
+    /// A short name, for counting refusals.
+    pub fn name(self) -> &'static str {
+        match self {
+            RefusalKind::Width => "width",
+            RefusalKind::Quantifier => "quantifier",
+            RefusalKind::Processes => "processes",
+            RefusalKind::Size => "size",
+        }
+    }
+}
+
+/// A construct that cannot be translated exactly, and where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// What kind of construct.
+    pub kind: RefusalKind,
+    /// One sentence saying what and why.
+    pub message: String,
+    /// The statement or declaration, when there is one.
+    pub span: Option<Span>,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Translates `model` into `target`'s language, or says why it cannot be
+/// done exactly. The text is deterministic: the same model gives the same
+/// text.
+pub fn export(model: &Model, target: Target) -> Result<String, Refusal> {
+    let program = ir::Program::new(model, target)?;
+    Ok(match target {
+        Target::Promela => promela::render(&program),
+        Target::Murphi => murphi::render(&program),
+    })
+}
+
+/// Several models as one file, for checking many small models with one
+/// compiled verifier: a variable `which` chooses the model that runs, in the
+/// first step (Promela) or the start state (Murphi). SPIN counts one state
+/// more than the sum of the models' counts (the state before the choice),
+/// Rumur exactly the sum. A violation in any model is a violation of the
+/// batch. Refused as a whole if one model is.
+pub fn export_batch(models: &[&Model], target: Target) -> Result<String, Refusal> {
+    let mut parts = Vec::new();
+    for model in models {
+        parts.push(ir::Program::new(model, target)?);
+    }
+    let program = ir::Program::union(parts);
+    if target == Target::Promela {
+        let procs = (0..program.threads.len())
+            .filter(|t| program.rules.iter().any(|r| r.thread == *t))
+            .count();
+        if procs + 1 > 255 {
+            return Err(Refusal {
+                kind: RefusalKind::Processes,
+                message: format!(
+                    "SPIN runs at most 255 processes, and this batch has {procs} threads besides the monitor"
+                ),
+                span: None,
+            });
+        }
+    }
+    Ok(match target {
+        Target::Promela => promela::render(&program),
+        Target::Murphi => murphi::render(&program),
+    })
+}
+
+/// The command that checks an exported file, as the file's header gives it.
+pub fn how_to_run(target: Target, file: &str) -> String {
+    match target {
+        Target::Promela => format!(
+            "spin -a {file} && gcc -O2 -DNOREDUCE -DSAFETY -DVECTORSZ=65536 -o pan pan.c && ./pan -m100000000"
+        ),
+        Target::Murphi => format!(
+            "rumur --symmetry-reduction off --deadlock-detection off --value-type int32_t {file} -o model.c && cc -std=c11 -O2 -march=native -o model model.c -lpthread && ./model"
+        ),
+    }
+}

@@ -1,0 +1,292 @@
+//! Rendering a [`Program`] as Promela, for SPIN.
+//!
+//! Each thread is one process that loops over one `d_step` per transition,
+//! each guarded by the thread's program counter variable. A `d_step` is a
+//! single transition of SPIN with no intermediate states, and the loop's
+//! head is the process's only control location, so SPIN's states are
+//! exactly optimist's. The loop head carries an `end` label: a thread that
+//! cannot move is not an error (optimist reports deadlocks only with
+//! `--deadlock`).
+//!
+//! Promela cannot give the elements of an array different initial values
+//! without an `init` process, whose steps would add states; such an array
+//! becomes one variable per element, indexed by a chain of conditionals.
+
+use std::fmt::Write as _;
+
+use super::ir::{Lhs, Program, St, Var, VarKind, X};
+
+struct R<'p> {
+    p: &'p Program,
+}
+
+impl R<'_> {
+    fn var(&self, v: usize) -> &Var {
+        &self.p.vars[v]
+    }
+
+    /// Whether array variable `v` is written as one variable per element.
+    fn split(&self, v: usize) -> bool {
+        let var = self.var(v);
+        var.len.is_some() && var.init.windows(2).any(|w| w[0] != w[1])
+    }
+
+    fn elem_name(&self, v: usize, k: usize) -> String {
+        format!("{}_{k}", self.var(v).name)
+    }
+
+    fn x(&self, x: &X) -> String {
+        match x {
+            X::Int(c) if *c < 0 => format!("({c})"),
+            X::Int(c) => c.to_string(),
+            X::Var(v, _) => self.var(*v).name.clone(),
+            X::Elem(v, i, _) => match (&**i, self.split(*v)) {
+                (X::Int(k), true) => self.elem_name(*v, *k as usize),
+                (_, true) => {
+                    let len = self.var(*v).len.unwrap_or(1);
+                    let i = self.x(i);
+                    let mut out = self.elem_name(*v, len - 1);
+                    for k in (0..len - 1).rev() {
+                        out = format!("(({i} == {k}) -> {} : {out})", self.elem_name(*v, k));
+                    }
+                    out
+                }
+                (i, false) => format!("{}[{}]", self.var(*v).name, self.x(i)),
+            },
+            X::Temp(t) => self.p.temp_names[*t].clone(),
+            X::Not(a) => format!("!{}", self.atom(a)),
+            X::Neg(a) => format!("-{}", self.atom(a)),
+            X::Bin(op, a, b) => format!("({} {} {})", self.x(a), op.symbol(), self.x(b)),
+            X::Ite(c, a, b) => format!("({} -> {} : {})", self.x(c), self.x(a), self.x(b)),
+            X::Seq(_, v) => self.x(v),
+        }
+    }
+
+    /// `x`, parenthesised unless it is a name or a number.
+    fn atom(&self, x: &X) -> String {
+        let s = self.x(x);
+        if s.starts_with('(') || s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            s
+        } else {
+            format!("({s})")
+        }
+    }
+
+    fn lhs(&self, l: &Lhs, value: &str, ind: &str, out: &mut String) {
+        match l {
+            Lhs::Var(v) => {
+                let _ = writeln!(out, "{ind}{} = {value};", self.var(*v).name);
+            }
+            Lhs::Temp(t) => {
+                let _ = writeln!(out, "{ind}{} = {value};", self.p.temp_names[*t]);
+            }
+            Lhs::Elem(v, i) => match (i, self.split(*v)) {
+                (X::Int(k), true) => {
+                    let _ = writeln!(out, "{ind}{} = {value};", self.elem_name(*v, *k as usize));
+                }
+                (_, true) => {
+                    let len = self.var(*v).len.unwrap_or(1);
+                    let i = self.x(i);
+                    let _ = writeln!(out, "{ind}if");
+                    for k in 0..len {
+                        let test = if k + 1 == len {
+                            "else".to_string()
+                        } else {
+                            format!("({i} == {k})")
+                        };
+                        let _ =
+                            writeln!(out, "{ind}:: {test} -> {} = {value}", self.elem_name(*v, k));
+                    }
+                    let _ = writeln!(out, "{ind}fi;");
+                }
+                (i, false) => {
+                    let _ = writeln!(out, "{ind}{}[{}] = {value};", self.var(*v).name, self.x(i));
+                }
+            },
+        }
+    }
+
+    fn stmts(&self, body: &[St], ind: &str, out: &mut String) {
+        if body.is_empty() {
+            let _ = writeln!(out, "{ind}skip;");
+        }
+        for st in body {
+            match st {
+                St::Assert(x, msg) => {
+                    let _ = writeln!(out, "{ind}assert({}); /* {} */", self.x(x), comment(msg));
+                }
+                St::Set(l, x) => self.lhs(l, &self.x(x), ind, out),
+                St::If(c, a, b) => {
+                    let _ = writeln!(out, "{ind}if");
+                    let _ = writeln!(out, "{ind}:: {} ->", self.x(c));
+                    self.stmts(a, &format!("{ind}   "), out);
+                    let _ = writeln!(out, "{ind}:: else ->");
+                    self.stmts(b, &format!("{ind}   "), out);
+                    let _ = writeln!(out, "{ind}fi;");
+                }
+            }
+        }
+    }
+}
+
+/// Text that is safe inside a `/* */` comment.
+fn comment(s: &str) -> String {
+    s.replace("*/", "* /").replace('\n', " ")
+}
+
+fn ty(var: &Var) -> &'static str {
+    match var.kind {
+        VarKind::Bool => "bool",
+        _ if var.lo >= 0 && var.hi <= 255 => "byte",
+        _ if var.lo >= i64::from(i16::MIN) && var.hi <= i64::from(i16::MAX) => "short",
+        _ => "int",
+    }
+}
+
+/// The Promela text of `p`.
+pub fn render(p: &Program) -> String {
+    let r = R { p };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "/* {}: exported by optimist for SPIN.\n\
+         \n   One optimist transition is one d_step; the control points are the pc_\n   \
+         variables, so SPIN's states are exactly optimist's. Every violation\n   \
+         optimist reports is an assertion here. Check with\n\n     \
+         {}\n\n   \
+         \"states, stored\" is `optimist check --reduction none`'s count when the\n   \
+         model holds; \"errors: 1\" when it is violated. */\n",
+        comment(&p.name),
+        super::how_to_run(super::Target::Promela, "MODEL.pml")
+    );
+    for (v, var) in p.vars.iter().enumerate() {
+        let note = match var.kind {
+            VarKind::Pc => {
+                let t = p
+                    .threads
+                    .iter()
+                    .find(|t| t.pc == v)
+                    .expect("a pc has a thread");
+                let points: Vec<String> = t
+                    .points
+                    .iter()
+                    .enumerate()
+                    .map(|(k, name)| format!("{k} = {name}"))
+                    .collect();
+                format!("{}: {}", var.source, points.join(", "))
+            }
+            _ => format!("{}: {}..{}", var.source, var.lo, var.hi),
+        };
+        match var.len {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "{} {} = {}; /* {} */",
+                    ty(var),
+                    var.name,
+                    var.init[0],
+                    comment(&note)
+                );
+            }
+            Some(_) if r.split(v) => {
+                for (k, init) in var.init.iter().enumerate() {
+                    let _ = writeln!(
+                        out,
+                        "{} {} = {init}; /* {}[{k}]: {}..{} */",
+                        ty(var),
+                        r.elem_name(v, k),
+                        comment(&var.source),
+                        var.lo,
+                        var.hi
+                    );
+                }
+            }
+            Some(len) => {
+                let _ = writeln!(
+                    out,
+                    "{} {}[{len}] = {}; /* {} */",
+                    ty(var),
+                    var.name,
+                    var.init[0],
+                    comment(&note)
+                );
+            }
+        }
+    }
+    for name in &p.temp_names {
+        let _ = writeln!(
+            out,
+            "hidden int {name}; /* scratch, not part of the state */"
+        );
+    }
+    for (t, th) in p.threads.iter().enumerate() {
+        let rules: Vec<_> = p.rules.iter().filter(|rule| rule.thread == t).collect();
+        if rules.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n/* thread {} */", comment(&th.name));
+        let _ = writeln!(out, "active proctype {}() {{\nend:\n  do", th.ident);
+        for rule in rules {
+            let _ = writeln!(out, "  :: d_step {{ /* {} */", comment(&rule.title));
+            let _ = writeln!(out, "       {} ->", r.x(&rule.guard));
+            r.stmts(&rule.body, "       ", &mut out);
+            let _ = writeln!(out, "     }}");
+        }
+        let _ = writeln!(out, "  od\n}}");
+    }
+    // SPIN leaves a variable that no statement reads out of its states
+    // (unless `-o2`), which would merge states optimist tells apart: one
+    // never enabled step of the monitor reads every variable.
+    let mut reads = Vec::new();
+    for (v, var) in p.vars.iter().enumerate() {
+        match var.len {
+            _ if var.kind == VarKind::Pc => {}
+            Some(len) if r.split(v) => {
+                reads.extend((0..len).map(|k| r.elem_name(v, k)));
+            }
+            Some(_) => reads.push(format!("{}[0]", var.name)),
+            None => reads.push(var.name.clone()),
+        }
+    }
+    if !p.checks.is_empty() || !reads.is_empty() || p.choice.is_some() {
+        let _ = writeln!(
+            out,
+            "\n/* Checked in every state: its steps are enabled only in a state that\n   \
+             breaks a check, so they add no states. The first, never enabled, reads\n   \
+             every variable, so that SPIN keeps them all in its states even when\n   \
+             the model never reads one. */"
+        );
+        let _ = writeln!(out, "active proctype {}() {{\nend:\n  do", p.monitor);
+        if let Some((v, count)) = p.choice {
+            let which = &p.vars[v].name;
+            for j in 1..=count {
+                let _ = writeln!(
+                    out,
+                    "  :: d_step {{ {which} == 0 -> {which} = {j} }} /* run model {j} */"
+                );
+            }
+        }
+        if !reads.is_empty() {
+            let never: Vec<String> = reads.iter().map(|v| format!("{v} != {v}")).collect();
+            let _ = writeln!(out, "  :: d_step {{ /* read every variable */");
+            let _ = writeln!(out, "       ({}) -> skip", never.join(" ||\n        "));
+            let _ = writeln!(out, "     }}");
+        }
+        for check in &p.checks {
+            let c = r.x(&check.cond);
+            let _ = writeln!(out, "  :: d_step {{ /* {} */", comment(&check.message));
+            let _ = writeln!(out, "       !{} -> assert({c})", wrap(&c));
+            let _ = writeln!(out, "     }}");
+        }
+        let _ = writeln!(out, "  od\n}}");
+    }
+    out
+}
+
+fn wrap(s: &str) -> String {
+    if s.starts_with('(') {
+        s.to_string()
+    } else {
+        format!("({s})")
+    }
+}

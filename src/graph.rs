@@ -1,0 +1,388 @@
+//! Pictures of a small model: its state graph in DOT, JSON or SVG, with a
+//! reduced search drawn over it, and a counterexample as a chart with one
+//! column per thread.
+//!
+//! SVG is drawn without a system Graphviz: the DOT text is laid out by the
+//! `layout-rs` crate (pure Rust, a Sugiyama-style layered layout with edge
+//! crossing reduction, and it reads the DOT we write), and the chart is
+//! written directly.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::explore::{Kind, StateGraph, Violation};
+use crate::model::Model;
+
+/// The fill of a state the reduced search stores.
+const STORED: &str = "#f6c85f";
+/// The colour of the reduced search's steps.
+const STEP: &str = "#c0392b";
+
+/// `T0 A: acquire m[0]`: thread, control point and statement.
+fn transition_label(model: &Model, k: usize) -> String {
+    let tr = &model.transitions[k];
+    let th = &model.threads[tr.thread as usize];
+    format!(
+        "{} {}: {}",
+        th.name,
+        th.points[tr.from as usize].name(),
+        tr.text
+    )
+}
+
+/// The control points of every thread, then the variables that differ from
+/// `before` (all of them for the initial state).
+fn state_label(model: &Model, s: &[i64], before: Option<&[i64]>) -> (String, Vec<String>) {
+    let points: Vec<String> = (0..model.threads.len())
+        .map(|t| format!("{}:{}", model.threads[t].name, model.show_value(t, s[t])))
+        .collect();
+    let changed = (model.first_var()..s.len())
+        .filter(|&k| before.is_none_or(|b| b[k] != s[k]))
+        .map(|k| format!("{}={}", model.slots[k].name, model.show_value(k, s[k])))
+        .collect();
+    (points.join(" "), changed)
+}
+
+fn quote(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Which edges of the full graph some reduced step follows.
+fn on_steps(g: &StateGraph) -> Vec<bool> {
+    let mut on = vec![false; g.edges.len()];
+    if let Some(o) = &g.overlay {
+        for step in &o.steps {
+            for &e in &step.edges {
+                on[e] = true;
+            }
+        }
+    }
+    on
+}
+
+/// One line saying what the picture shows.
+pub fn graph_title(model: &Model, g: &StateGraph) -> String {
+    let mut text = format!(
+        "{}: {} states, {} transitions",
+        model.name,
+        g.states.len(),
+        g.edges.len()
+    );
+    if !g.violations.is_empty() {
+        text += &format!(", {} violating", g.violations.len());
+    }
+    if let Some(o) = &g.overlay {
+        let stored = o.stored.iter().filter(|&&s| s).count();
+        text += &format!(
+            "; {} stores {stored} (filled) in {} steps (red)",
+            o.reduction.name(),
+            o.steps.len()
+        );
+        if o.stopped {
+            text += ", stopped at a violation";
+        }
+    }
+    text
+}
+
+/// The state graph in Graphviz's DOT language.
+pub fn graph_dot(model: &Model, g: &StateGraph) -> String {
+    let mut out = String::new();
+    out += &format!("digraph \"{}\" {{\n", quote(&model.name));
+    out += &format!(
+        "  graph [label=\"{}\", labelloc=t, fontname=\"monospace\"];\n",
+        quote(&graph_title(model, g))
+    );
+    out += "  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
+    out += "  edge [fontname=\"monospace\", fontsize=8];\n";
+    for (k, s) in g.states.iter().enumerate() {
+        let before = g.parent[k].map(|p| g.states[p].as_slice());
+        let (points, changed) = state_label(model, s, before);
+        let mut label = format!("s{k}  {points}");
+        for c in changed {
+            label += &format!("\\n{}", quote(&c));
+        }
+        let stored = g.overlay.as_ref().is_some_and(|o| o.stored[k]);
+        let style = if stored {
+            format!(", style=filled, fillcolor=\"{STORED}\"")
+        } else if k == 0 {
+            ", style=bold".to_string()
+        } else {
+            String::new()
+        };
+        out += &format!("  s{k} [label=\"{}\"{style}];\n", quote_label(&label));
+    }
+    let on = on_steps(g);
+    for (e, edge) in g.edges.iter().enumerate() {
+        let style = if on[e] {
+            format!(", color=\"{STEP}\", fontcolor=\"{STEP}\", penwidth=2")
+        } else {
+            String::new()
+        };
+        out += &format!(
+            "  s{} -> s{} [label=\"{}\"{style}];\n",
+            edge.from,
+            edge.to,
+            quote(&transition_label(model, edge.transition))
+        );
+    }
+    for (n, v) in g.violations.iter().enumerate() {
+        out += &format!(
+            "  bad{n} [label=\"{}\", shape=octagon, color=red, fontcolor=red];\n",
+            violation_kind(v).name()
+        );
+        out += &format!(
+            "  s{} -> bad{n} [label=\"{}\", color=red, fontcolor=red];\n",
+            v.from,
+            quote(&transition_label(model, v.transition))
+        );
+    }
+    out += "}\n";
+    out
+}
+
+/// A label whose `\n` are DOT line breaks and whose quotes are escaped.
+fn quote_label(s: &str) -> String {
+    s.replace('"', "\\\"")
+}
+
+fn violation_kind(v: &crate::explore::GraphViolation) -> Kind {
+    Violation {
+        problem: v.problem.clone(),
+        initial: false,
+        trace: Vec::new(),
+    }
+    .kind()
+}
+
+/// The state graph as an SVG picture, laid out by `layout-rs`.
+pub fn graph_svg(model: &Model, g: &StateGraph) -> String {
+    dot_to_svg(&graph_dot(model, g))
+}
+
+/// Lays out a DOT text and draws it as SVG.
+pub fn dot_to_svg(dot: &str) -> String {
+    use layout::backends::svg::SVGWriter;
+    use layout::gv::{DotParser, GraphBuilder};
+    let mut parser = DotParser::new(dot);
+    let ast = parser
+        .process()
+        .expect("optimist writes DOT that layout-rs reads");
+    let mut builder = GraphBuilder::new();
+    builder.visit_graph(&ast);
+    let mut graph = builder.get();
+    let mut svg = SVGWriter::new();
+    graph.do_it(false, false, false, &mut svg);
+    svg.finalize()
+}
+
+/// The state graph as JSON: states, edges, violations, and the reduced
+/// search's stored states and steps.
+#[derive(Serialize)]
+pub struct GraphReport {
+    model: String,
+    reduction: &'static str,
+    states: usize,
+    transitions: usize,
+    stored: Option<usize>,
+    steps: Option<usize>,
+    nodes: Vec<NodeReport>,
+    edges: Vec<EdgeReport>,
+    violations: Vec<BadReport>,
+}
+
+#[derive(Serialize)]
+struct NodeReport {
+    id: usize,
+    stored: Option<bool>,
+    state: Map<String, Value>,
+}
+
+#[derive(Serialize)]
+struct EdgeReport {
+    from: usize,
+    to: usize,
+    thread: String,
+    label: Option<String>,
+    line: usize,
+    statement: String,
+    /// On a step of the reduced search.
+    reduced: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct BadReport {
+    from: usize,
+    kind: &'static str,
+    thread: String,
+    line: usize,
+    statement: String,
+}
+
+impl GraphReport {
+    /// The report of `g`.
+    pub fn new(model: &Model, g: &StateGraph) -> GraphReport {
+        let on = on_steps(g);
+        let o = g.overlay.as_ref();
+        GraphReport {
+            model: model.name.clone(),
+            reduction: o.map_or("none", |o| o.reduction.name()),
+            states: g.states.len(),
+            transitions: g.edges.len(),
+            stored: o.map(|o| o.stored.iter().filter(|&&s| s).count()),
+            steps: o.map(|o| o.steps.len()),
+            nodes: g
+                .states
+                .iter()
+                .enumerate()
+                .map(|(k, s)| NodeReport {
+                    id: k,
+                    stored: o.map(|o| o.stored[k]),
+                    state: crate::report::json_state(model, s),
+                })
+                .collect(),
+            edges: g
+                .edges
+                .iter()
+                .enumerate()
+                .map(|(e, edge)| {
+                    let tr = &model.transitions[edge.transition];
+                    EdgeReport {
+                        from: edge.from,
+                        to: edge.to,
+                        thread: model.threads[tr.thread as usize].name.clone(),
+                        label: model.threads[tr.thread as usize].points[tr.from as usize]
+                            .label
+                            .clone(),
+                        line: tr.line,
+                        statement: tr.text.clone(),
+                        reduced: o.map(|_| on[e]),
+                    }
+                })
+                .collect(),
+            violations: g
+                .violations
+                .iter()
+                .map(|v| {
+                    let tr = &model.transitions[v.transition];
+                    BadReport {
+                        from: v.from,
+                        kind: violation_kind(v).name(),
+                        thread: model.threads[tr.thread as usize].name.clone(),
+                        line: tr.line,
+                        statement: tr.text.clone(),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Text that is safe inside SVG.
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A counterexample as a message-sequence chart in SVG: one column per
+/// thread, one row per transition (its control point, statement and the
+/// variables it changed), a dashed arrow where control passes from one
+/// thread to another, and the violation in red at the end.
+pub fn chart_svg(model: &Model, v: &Violation, message: &str) -> String {
+    const COL: usize = 250;
+    const ROW: usize = 40;
+    const TOP: usize = 70;
+    let n = model.threads.len();
+    let width = COL * n + 40;
+    let height = TOP + ROW * (v.trace.len() + 1) + 40;
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"monospace\" font-size=\"11\">\n"
+    );
+    out += &format!("<rect width=\"{width}\" height=\"{height}\" fill=\"white\"/>\n");
+    out += &format!(
+        "<text x=\"20\" y=\"20\" font-size=\"13\">{}: counterexample, {} transitions</text>\n",
+        xml(&model.name),
+        v.trace.len()
+    );
+    let x = |t: usize| 20 + COL * t + COL / 2;
+    let bottom = TOP + ROW * (v.trace.len() + 1);
+    for (t, th) in model.threads.iter().enumerate() {
+        out += &format!(
+            "<rect x=\"{}\" y=\"32\" width=\"{}\" height=\"22\" fill=\"#eef\" stroke=\"#446\"/>\n<text x=\"{}\" y=\"47\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>\n",
+            x(t) - 60,
+            120,
+            x(t),
+            xml(&th.name)
+        );
+        out += &format!(
+            "<line x1=\"{0}\" y1=\"54\" x2=\"{0}\" y2=\"{bottom}\" stroke=\"#99a\" stroke-dasharray=\"2,3\"/>\n",
+            x(t)
+        );
+    }
+    let mut before = model.init.clone();
+    let mut last: Option<(usize, usize)> = None;
+    for (i, step) in v.trace.iter().enumerate() {
+        let tr = &model.transitions[step.transition];
+        let t = tr.thread as usize;
+        let y = TOP + ROW * i;
+        let bad = step.state.is_none() || i + 1 == v.trace.len();
+        let (fill, stroke) = if bad {
+            ("#fdd", "#c0392b")
+        } else {
+            ("#fff", "#446")
+        };
+        if let Some((lt, ly)) = last
+            && lt != t
+        {
+            out += &format!(
+                "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\" stroke-dasharray=\"4,3\" marker-end=\"url(#arrow)\"/>\n",
+                x(lt),
+                ly + 26,
+                x(t),
+                y + 2
+            );
+        }
+        let point = model.threads[t].points[tr.from as usize].name();
+        let changes = match &step.state {
+            Some(after) => (model.first_var()..after.len())
+                .filter(|&k| after[k] != before[k])
+                .map(|k| format!("{}={}", model.slots[k].name, model.show_value(k, after[k])))
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => "(does not complete)".to_string(),
+        };
+        out += &format!(
+            "<rect x=\"{}\" y=\"{y}\" width=\"{}\" height=\"30\" rx=\"4\" fill=\"{fill}\" stroke=\"{stroke}\"/>\n",
+            x(t) - COL / 2 + 8,
+            COL - 16
+        );
+        out += &format!(
+            "<text x=\"{}\" y=\"{}\">{}. {}: {}</text>\n",
+            x(t) - COL / 2 + 14,
+            y + 12,
+            i + 1,
+            xml(&point),
+            xml(&tr.text)
+        );
+        out += &format!(
+            "<text x=\"{}\" y=\"{}\" fill=\"#555\">{}</text>\n",
+            x(t) - COL / 2 + 14,
+            y + 25,
+            xml(&changes)
+        );
+        if let Some(after) = &step.state {
+            before = after.clone();
+        }
+        last = Some((t, y));
+    }
+    out += &format!(
+        "<text x=\"20\" y=\"{}\" fill=\"#c0392b\">{}</text>\n",
+        TOP + ROW * v.trace.len() + 16,
+        xml(message)
+    );
+    out += "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#888\"/></marker></defs>\n";
+    out += "</svg>\n";
+    out
+}

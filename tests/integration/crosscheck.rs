@@ -1,0 +1,558 @@
+//! optimist's full state count and verdict, confirmed by SPIN and Rumur on
+//! the exported model: every shipped model, and a few hundred generated
+//! systems per run.
+//!
+//! For a model that holds, the three state counts must be equal. For a
+//! violated model only the verdicts are compared: each checker stops at
+//! the first violation it meets, and SPIN searches depth-first, so how many
+//! states it has stored by then says nothing. A model the export refuses is
+//! counted by the construct it refused.
+//!
+//! Compiling a verifier costs far more than running one on a small model.
+//! SPIN's verifier is mostly the same 14,000 lines for every model, so the
+//! generated systems that hold go to SPIN in batches (`export_batch`): one
+//! file per batch, whose first step chooses the model, and whose count is
+//! one more than the sum of the models' counts. A batch that differs is
+//! checked model by model, to name the one that differs. A violated model
+//! is checked alone, since its violation ends the search. Rumur's verifier
+//! grows with the model (its code for a batch of 24 generated systems is
+//! 290,000 lines) and gcc slows down on its large functions, so Rumur
+//! checks every model alone.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use optimist::{Limits, Model, Options, Reduction, Source, Target, Verdict, compile};
+
+use crate::common::{expectations, rel};
+use crate::generate::{Choices, choices, system};
+use crate::tools;
+
+const TOOLS: &[(&str, &str)] = &[("spin", "-V"), ("rumur", "--version"), ("gcc", "--version")];
+
+/// What a checker found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Found {
+    states: u64,
+    violated: bool,
+}
+
+fn run(dir: &Path, program: &str, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("{program}: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // Rumur's verifier exits 1 when it finds an error; that is an answer.
+    let answered = program == "./model" && out.status.code() == Some(1);
+    if !(out.status.success() || answered) {
+        return Err(format!(
+            "{program} {args:?} failed: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(text)
+}
+
+/// The number before `what` on the line that has it.
+fn number_before(text: &str, what: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.contains(what))?;
+    let head = &line[..line.find(what)?];
+    head.split_whitespace().last()?.parse().ok()
+}
+
+/// SPIN without partial-order reduction; `depth` bounds the depth-first
+/// stack (no search is deeper than the number of states). `optimised`
+/// leaves SPIN's own optimisations on (plain `spin -a`); otherwise they are
+/// off (`-o1 -o2 -o3`). Either way the count must be optimist's.
+fn spin(dir: &Path, text: &str, depth: u64, optimised: bool) -> Result<Found, String> {
+    std::fs::write(dir.join("model.pml"), text).map_err(|e| e.to_string())?;
+    let args: &[&str] = if optimised {
+        &["-a", "model.pml"]
+    } else {
+        &["-a", "-o1", "-o2", "-o3", "model.pml"]
+    };
+    run(dir, "spin", args)?;
+    run(
+        dir,
+        "gcc",
+        &[
+            "-O0",
+            "-w",
+            "-DNOREDUCE",
+            "-DSAFETY",
+            "-DVECTORSZ=65536",
+            "-o",
+            "pan",
+            "pan.c",
+        ],
+    )?;
+    let out = run(dir, "./pan", &[&format!("-m{depth}"), "-w20"])?;
+    if out.contains("max search depth too small") {
+        return Err(format!("SPIN's depth bound {depth} was too small:\n{out}"));
+    }
+    Ok(Found {
+        states: number_before(&out, "states, stored").ok_or(format!("SPIN said: {out}"))?,
+        violated: out
+            .lines()
+            .find_map(|l| l.split("errors: ").nth(1))
+            .and_then(|n| n.trim().parse::<u64>().ok())
+            .ok_or(format!("SPIN said: {out}"))?
+            > 0,
+    })
+}
+
+/// Rumur without symmetry reduction or deadlock detection.
+fn rumur(dir: &Path, text: &str) -> Result<Found, String> {
+    std::fs::write(dir.join("model.m"), text).map_err(|e| e.to_string())?;
+    run(
+        dir,
+        "rumur",
+        &[
+            "--threads",
+            "1",
+            "--symmetry-reduction",
+            "off",
+            "--deadlock-detection",
+            "off",
+            "--value-type",
+            "int32_t",
+            "--colour",
+            "off",
+            "--counterexample-trace",
+            "off",
+            "--output",
+            "model.c",
+            "model.m",
+        ],
+    )?;
+    run(
+        dir,
+        "gcc",
+        &["-O0", "-w", "-o", "model", "model.c", "-lpthread"],
+    )?;
+    let out = run(dir, "./model", &[])?;
+    let violated = if out.contains("No error found") {
+        false
+    } else if out.contains("error(s) found") {
+        true
+    } else {
+        return Err(format!("Rumur said: {out}"));
+    };
+    Ok(Found {
+        states: number_before(&out, "states,").ok_or(format!("Rumur said: {out}"))?,
+        violated,
+    })
+}
+
+/// How one model compared.
+#[derive(Clone, Copy)]
+enum Row {
+    Refused(&'static str),
+    TooLarge,
+    Compared { holds: bool },
+}
+
+/// The most threads in one batch (SPIN runs at most 255 processes).
+const BATCH_THREADS: usize = 200;
+
+/// What optimist says of a model before the other checkers run.
+enum Plan {
+    /// Nothing to compare: refused or too large.
+    Done(Row),
+    /// Holds with this full count: compared in a batch in SPIN.
+    Holds(u64),
+    /// Violated: compared alone, verdicts only.
+    Violated,
+}
+
+fn plan(model: &Model, max_states: u64) -> Plan {
+    let options = Options {
+        reduction: Reduction::None,
+        limits: Limits {
+            max_states: Some(max_states),
+            ..Limits::default()
+        },
+        ..Options::default()
+    };
+    let outcome = optimist::check(model, &options, &mut |_| {});
+    let holds = match outcome.verdict {
+        Verdict::Holds => true,
+        Verdict::Violated => false,
+        Verdict::Inconclusive(_) => return Plan::Done(Row::TooLarge),
+    };
+    for target in [Target::Promela, Target::Murphi] {
+        if let Err(refusal) = optimist::export(model, target) {
+            return Plan::Done(Row::Refused(refusal.kind.name()));
+        }
+    }
+    if holds {
+        Plan::Holds(outcome.stats.states)
+    } else {
+        Plan::Violated
+    }
+}
+
+/// What optimist expects of a text: no error and this many states, or an
+/// error.
+fn expect(theirs: Found, expected: Option<u64>) -> bool {
+    match expected {
+        None => theirs.violated,
+        Some(n) => !theirs.violated && theirs.states == n,
+    }
+}
+
+fn expected_text(expected: Option<u64>) -> String {
+    match expected {
+        Some(n) => format!("holds with {n} states"),
+        None => "violated".to_string(),
+    }
+}
+
+/// Runs SPIN on `text`, with its optimisations and (`both_spins`) without.
+fn spin_agrees(
+    dir: &Path,
+    text: &str,
+    expected: Option<u64>,
+    both_spins: bool,
+) -> Result<(), String> {
+    let depth = expected.map_or(1_000_000, |n| n + 16);
+    let plain = spin(dir, text, depth, true)?;
+    let off = if both_spins {
+        spin(dir, text, depth, false)?
+    } else {
+        plain
+    };
+    if expect(plain, expected) && expect(off, expected) {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected {}, SPIN {plain:?} (-o1 -o2 -o3: {off:?})",
+            expected_text(expected)
+        ))
+    }
+}
+
+fn rumur_agrees(dir: &Path, text: &str, expected: Option<u64>) -> Result<(), String> {
+    let found = rumur(dir, text)?;
+    if expect(found, expected) {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected {}, Rumur {found:?}",
+            expected_text(expected)
+        ))
+    }
+}
+
+/// A unit of work: a model alone, or a batch of models that hold for SPIN
+/// (each still alone for Rumur, whose verifiers grow with the batch).
+enum Work {
+    Batch(Vec<usize>),
+    Alone(usize),
+}
+
+/// Does one unit of work; an error names the model.
+fn work(
+    item: &Work,
+    jobs: &[(String, Model)],
+    counts: &[Option<u64>],
+    dir: &Path,
+    both_spins: bool,
+) -> Result<(), String> {
+    let alone = |k: usize, spin: bool| -> Result<(), String> {
+        let (name, model) = &jobs[k];
+        let [pml, m] = [Target::Promela, Target::Murphi]
+            .map(|target| optimist::export(model, target).expect("translates"));
+        let result = if spin {
+            spin_agrees(dir, &pml, counts[k], both_spins)
+        } else {
+            Ok(())
+        };
+        result
+            .and_then(|()| rumur_agrees(dir, &m, counts[k]))
+            .map_err(|e| format!("{name}: {e}\n--- Promela ---\n{pml}"))
+    };
+    match item {
+        Work::Alone(k) => alone(*k, true),
+        Work::Batch(ks) => {
+            let models: Vec<&Model> = ks.iter().map(|&k| &jobs[k].1).collect();
+            let text = optimist::export_batch(&models, Target::Promela)
+                .expect("each model translates, so the batch does");
+            // SPIN's extra state is the one before the choice of model.
+            let total = ks.iter().map(|&k| counts[k].expect("holds")).sum::<u64>() + 1;
+            let batch = spin_agrees(dir, &text, Some(total), both_spins);
+            let mut errors = Vec::new();
+            for &k in ks {
+                // A batch that differs is checked model by model.
+                if let Err(e) = alone(k, batch.is_err()) {
+                    errors.push(e);
+                }
+            }
+            if let (Err(e), true) = (&batch, errors.is_empty()) {
+                errors.push(format!(
+                    "a batch of {} models differs in SPIN although each agrees alone: {e}",
+                    ks.len()
+                ));
+            }
+            if errors.is_empty() {
+                Ok(())
+            } else {
+                Err(errors.join("\n\n"))
+            }
+        }
+    }
+}
+
+/// What a run did: the rows, the errors, and how many times each checker
+/// ran (SPIN and Rumur once per unit of work).
+struct Ran {
+    rows: Vec<Row>,
+    errors: Vec<String>,
+    units: usize,
+}
+
+/// Plans every job, puts the models that hold into batches, and runs the
+/// units of work on two workers.
+fn run_all(
+    jobs: Vec<(String, Model)>,
+    scratch: &Path,
+    max_states: u64,
+    both_spins: bool,
+    batch_models: usize,
+) -> Ran {
+    let mut rows = Vec::new();
+    // The full count of a model that holds; None for a violated one.
+    let mut counts = vec![None; jobs.len()];
+    let mut units = Vec::new();
+    let mut batch: Vec<usize> = Vec::new();
+    let mut threads = 0;
+    for (k, (_, model)) in jobs.iter().enumerate() {
+        match plan(model, max_states) {
+            Plan::Done(row) => rows.push(row),
+            Plan::Violated => {
+                rows.push(Row::Compared { holds: false });
+                units.push(Work::Alone(k));
+            }
+            Plan::Holds(n) => {
+                counts[k] = Some(n);
+                rows.push(Row::Compared { holds: true });
+                if batch_models <= 1 {
+                    units.push(Work::Alone(k));
+                    continue;
+                }
+                let t = model.threads.len();
+                if batch.len() == batch_models || threads + t > BATCH_THREADS {
+                    units.push(Work::Batch(std::mem::take(&mut batch)));
+                    threads = 0;
+                }
+                batch.push(k);
+                threads += t;
+            }
+        }
+    }
+    if !batch.is_empty() {
+        units.push(Work::Batch(batch));
+    }
+    let next = AtomicUsize::new(0);
+    let errors = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    std::thread::scope(|s| {
+        for w in 0..workers {
+            let (next, errors, jobs, counts, units) = (&next, &errors, &jobs, &counts, &units);
+            let dir = scratch.join(format!("worker{w}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            s.spawn(move || {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = units.get(k) else {
+                        break;
+                    };
+                    if let Err(e) = work(item, jobs, counts, &dir, both_spins) {
+                        errors.lock().unwrap().push(e);
+                    }
+                }
+            });
+        }
+    });
+    Ran {
+        rows,
+        errors: errors.into_inner().unwrap(),
+        units: units.len(),
+    }
+}
+
+/// `compared N (holds H, violated V), refused R [kind: n, ...], too large T`.
+fn summary(rows: &[Row]) -> (String, usize, usize) {
+    let (mut holds, mut violated, mut large) = (0, 0, 0);
+    let mut refused: BTreeMap<&str, usize> = BTreeMap::new();
+    for row in rows {
+        match row {
+            Row::Compared { holds: true } => holds += 1,
+            Row::Compared { holds: false } => violated += 1,
+            Row::TooLarge => large += 1,
+            Row::Refused(kind) => *refused.entry(kind).or_default() += 1,
+        }
+    }
+    let kinds: Vec<String> = refused.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    let text = format!(
+        "compared {} (holds, equal counts: {holds}; violated, equal verdicts: {violated}), refused {} [{}], beyond the state bound {large}",
+        holds + violated,
+        refused.values().sum::<usize>(),
+        kinds.join(", ")
+    );
+    (text, holds, violated)
+}
+
+fn keep_summary(name: &str, text: &str, started: std::time::Instant) {
+    let text = format!("{text}, in {:.0} s", started.elapsed().as_secs_f64());
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.txt"));
+    let _ = std::fs::write(path, format!("{text}\n"));
+    println!("{name}: {text}");
+}
+
+/// Every shipped model, with every `-D` of its header: the same full state
+/// count in optimist, SPIN (with its own optimisations and without them)
+/// and Rumur, or the same verdict when violated.
+#[test]
+fn shipped_models_agree_with_spin_and_rumur() {
+    if !tools::present("shipped_models_agree_with_spin_and_rumur", TOOLS) {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut jobs = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(root.join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
+        .collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut seen = Vec::new();
+        for e in expectations(&text) {
+            // The define sets of the header lines that give a full count
+            // without other flags (`--deadlock` is not exported).
+            if e.full.is_none() || e.flags.iter().any(|f| f.starts_with("--")) {
+                continue;
+            }
+            let defines: Vec<(String, String)> = e
+                .flags
+                .chunks(2)
+                .filter(|c| c[0] == "-D")
+                .map(|c| {
+                    let (k, v) = c[1].split_once('=').unwrap();
+                    (k.to_string(), v.to_string())
+                })
+                .collect();
+            if seen.contains(&defines) {
+                continue;
+            }
+            seen.push(defines.clone());
+            let (_, model) = optimist::load(&path, &defines).unwrap();
+            jobs.push((format!("{} {:?}", rel(&path), defines), model));
+        }
+    }
+    let n = jobs.len();
+    let ran = run_all(
+        jobs,
+        &tools::scratch("crosscheck-models"),
+        1_000_000,
+        true,
+        1,
+    );
+    assert!(ran.errors.is_empty(), "{}", ran.errors.join("\n\n"));
+    let (text, holds, violated) = summary(&ran.rows);
+    let text = format!(
+        "{text}; SPIN ran {} times (batches of models that hold), Rumur once per model",
+        ran.units
+    );
+    keep_summary("crosscheck-models", &text, started);
+    // Every shipped model translates, and each one was compared.
+    assert_eq!(holds + violated, n, "{text}");
+}
+
+/// The number of generated systems per run.
+const GENERATED: usize = 300;
+
+/// Generated systems (the differential test's generator, from a fixed
+/// seed): the same full state count in optimist, SPIN and Rumur, or the
+/// same verdict when violated.
+#[test]
+fn generated_systems_agree_with_spin_and_rumur() {
+    use proptest::strategy::{Strategy, ValueTree};
+    if !tools::present("generated_systems_agree_with_spin_and_rumur", TOOLS) {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut jobs = Vec::new();
+    for k in 0..GENERATED {
+        let data = choices().new_tree(&mut runner).unwrap().current();
+        let text = system(&mut Choices::new(&data));
+        let model = compile(&Source::new("generated.gc", &text).unwrap(), &[]).unwrap();
+        jobs.push((format!("generated system {k}:\n{text}"), model));
+    }
+    let ran = run_all(
+        jobs,
+        &tools::scratch("crosscheck-generated"),
+        20_000,
+        false,
+        24,
+    );
+    assert!(ran.errors.is_empty(), "{}", ran.errors.join("\n\n"));
+    let (text, holds, violated) = summary(&ran.rows);
+    let text = format!(
+        "{text}; SPIN ran {} times (batches of models that hold), Rumur once per model",
+        ran.units
+    );
+    keep_summary("crosscheck-generated", &text, started);
+    // Most systems are small enough, and both verdicts occur often.
+    assert!(holds + violated >= GENERATED * 4 / 5, "{text}");
+    assert!(
+        holds >= GENERATED / 10 && violated >= GENERATED / 10,
+        "{text}"
+    );
+}
+
+/// A batch counts the sum of its models' states: in Rumur exactly, in SPIN
+/// one more (the state before the choice of model); a violation in any
+/// model is a violation of the batch.
+#[test]
+fn a_batch_counts_the_sum_of_its_models() {
+    if !tools::present("a_batch_counts_the_sum_of_its_models", TOOLS) {
+        return;
+    }
+    let dir = tools::scratch("crosscheck-batch");
+    let load = |file: &str| {
+        optimist::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(file),
+            &Vec::new(),
+        )
+        .unwrap()
+        .1
+    };
+    let (barrier, handoff) = (load("models/barrier.gc"), load("models/handoff.gc"));
+    let batch = [&barrier, &handoff];
+    let pml = optimist::export_batch(&batch, Target::Promela).unwrap();
+    let m = optimist::export_batch(&batch, Target::Murphi).unwrap();
+    let by_spin = spin(&dir, &pml, 1_000, true).unwrap();
+    let by_rumur = rumur(&dir, &m).unwrap();
+    assert_eq!((by_spin.states, by_spin.violated), (106 + 5 + 1, false));
+    assert_eq!((by_rumur.states, by_rumur.violated), (106 + 5, false));
+    let racy = load("models/racy-counter.gc");
+    let batch = [&barrier, &racy];
+    let pml = optimist::export_batch(&batch, Target::Promela).unwrap();
+    let m = optimist::export_batch(&batch, Target::Murphi).unwrap();
+    assert!(spin_violated(&dir, &pml));
+    assert!(rumur(&dir, &m).unwrap().violated);
+}
+
+fn spin_violated(dir: &Path, text: &str) -> bool {
+    spin(dir, text, 1_000_000, true).unwrap().violated
+}

@@ -1,0 +1,167 @@
+//! Procedures: what they cost in states, the stack bound, and how traces
+//! show them.
+
+use crate::common::{json, optimist};
+
+fn states(file: &str, reduction: &str) -> serde_json::Value {
+    let (_, v) = json(["check", file, "--reduction", reduction, "--format", "json"]);
+    v["states"].clone()
+}
+
+/// A procedure costs what its inlined body costs once its locals are put
+/// back where it returns: the counter with procedures and the inlined
+/// counter that zeroes its locals there have the same state spaces.
+#[test]
+fn procedures_cost_what_their_inlined_bodies_cost() {
+    for mode in ["none", "sc", "movers"] {
+        assert_eq!(
+            states("models/counter-procs.gc", mode),
+            states("models/counter-reset.gc", mode),
+            "--reduction {mode}"
+        );
+    }
+}
+
+/// Unbounded recursion hits the stack bound: inconclusive, exit 3, in every
+/// mode, and a smaller bound is reached sooner.
+#[test]
+fn the_stack_bound_is_inconclusive() {
+    for mode in ["none", "sc", "movers"] {
+        let run = optimist(["check", "models/summaries-fig4.gc", "--reduction", mode]);
+        assert_eq!(run.code, 3, "{mode}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("inconclusive: stack bound 16 reached"),
+            "{mode}: {}",
+            run.stdout
+        );
+    }
+    let (run, v) = json([
+        "check",
+        "models/summaries-fig4.gc",
+        "--reduction",
+        "none",
+        "--max-stack",
+        "4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 3);
+    assert_eq!(v["limit"], "stack bound 4 reached");
+    assert!(v["states"].as_u64().unwrap() < 1238, "{v}");
+}
+
+/// `--max-stack` takes 1 to 1024.
+#[test]
+fn max_stack_is_checked() {
+    for bad in ["0", "1025", "-1", "many"] {
+        let run = optimist(["check", "models/counter-procs.gc", "--max-stack", bad]);
+        assert_eq!(run.code, 2, "--max-stack {bad}: {}", run.stderr);
+    }
+    let run = optimist(["check", "models/counter-procs.gc", "--max-stack", "1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+/// A trace shows the statements of procedures indented by stack depth, and
+/// each step's depth in JSON.
+#[test]
+fn traces_show_the_stack() {
+    let run = optimist(["check", "models/counter-procs-bug.gc"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("call read()"), "{}", run.stdout);
+    assert!(run.stdout.contains("    ty := y"), "{}", run.stdout);
+    let (_, v) = json(["check", "models/counter-procs-bug.gc", "--format", "json"]);
+    let trace = v["trace"].as_array().unwrap();
+    assert!(trace[0].get("depth").is_none(), "{}", trace[0]);
+    assert_eq!(trace.last().unwrap()["depth"], 1);
+    let state = trace[0]["state"].as_object().unwrap();
+    assert_eq!(state["T0.ret@1"], "line 55");
+    assert!(!state.contains_key("T0.incr@1.tx"), "{state:?}");
+}
+
+/// Seed 004's figure 4: unbounded recursion inside a transaction. With
+/// summaries the search ends and the assertion holds (exit 0); the
+/// recursive call reaches the summary being computed and adds nothing.
+#[test]
+fn summaries_end_unbounded_recursion() {
+    let (run, v) = json([
+        "check",
+        "models/summaries-fig4.gc",
+        "--summaries",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(v["verdict"], "holds");
+    assert!(v["summaries"]["computed"].as_u64().unwrap() > 0, "{v}");
+    assert!(v["summaries"]["reused"].as_u64().unwrap() > 0, "{v}");
+    let text = optimist(["check", "models/summaries-fig4.gc", "--summaries"]);
+    assert!(text.stdout.contains("summaries    "), "{}", text.stdout);
+}
+
+/// `--summaries` reads transactions off summaries, so on every model it
+/// finds what `--reduction sc` finds, with the same stored states, except
+/// where sc stops at the stack bound.
+#[test]
+fn summaries_agree_with_sc_on_every_model() {
+    for entry in std::fs::read_dir("models").unwrap() {
+        let path = entry.unwrap().path();
+        let file = path.to_str().unwrap().to_string();
+        let (_, sc) = json(["check", &file, "--format", "json"]);
+        let (run, sum) = json(["check", &file, "--summaries", "--format", "json"]);
+        if sc["limit"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("stack bound"))
+        {
+            assert_ne!(sum["verdict"], "inconclusive", "{file}");
+            continue;
+        }
+        assert_eq!(sc["verdict"], sum["verdict"], "{file}");
+        assert_eq!(sc["states"], sum["states"], "{file}");
+        assert_eq!(sc["violation"]["kind"], sum["violation"]["kind"], "{file}");
+        assert!(run.stderr.is_empty(), "{file}: {}", run.stderr);
+    }
+}
+
+/// `--summaries` is made of Stoller-Cohen transactions under commit point
+/// completion; other choices are usage errors.
+#[test]
+fn summaries_need_sc_and_cpc() {
+    for args in [
+        ["--reduction", "movers"],
+        ["--reduction", "none"],
+        ["--ignoring", "cycles"],
+    ] {
+        let mut all = vec!["check", "models/summaries-fig4.gc", "--summaries"];
+        all.extend(args);
+        let run = optimist(all);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("--summaries"), "{}", run.stderr);
+    }
+}
+
+/// Summaries run a callee in the shallowest copies of its procedure, so
+/// they can find a violation whose trace needs a deeper stack than
+/// `--max-stack`: that run ends at the stack bound, as it does without
+/// summaries, and with a stack deep enough the trace replays.
+#[test]
+fn summaries_never_go_past_the_stack_bound() {
+    let file = "tests/integration/inputs/procs/dive.gc";
+    for (bound, code) in [("2", 3), ("3", 1), ("16", 1)] {
+        for extra in [&["--summaries"][..], &["--reduction", "none"][..]] {
+            let mut args = vec!["check", file, "--max-stack", bound];
+            args.extend(extra);
+            let run = optimist(&args);
+            assert_eq!(run.code, code, "{args:?}: {}", run.stdout);
+        }
+    }
+    let src = optimist::Source::read(std::path::Path::new(file)).unwrap();
+    let model = optimist::compile(&src, &Vec::new()).unwrap();
+    let options = optimist::Options {
+        summaries: true,
+        ..Default::default()
+    };
+    let v = optimist::check(&model, &options, &mut |_| {})
+        .violation
+        .expect("a violation");
+    crate::differential::replays(&model, &v.trace, &v.problem).unwrap();
+}
