@@ -361,7 +361,8 @@ fn check_property(
             let text = system2(&mut Choices::new(&data));
             let model = compile(&Source::new("generated.gc", text.clone()).unwrap(), &[]).ok();
             // Run it once more for the header (a panic here is the finding itself).
-            let (why2, full) = match model.map(|m| property(&text, &m, other, &RefCell::default())) {
+            let (why2, full) = match model.map(|m| property(&text, &m, other, &RefCell::default()))
+            {
                 Some(Err((w, full))) => (w, full),
                 _ => (why.to_string(), None),
             };
@@ -392,10 +393,16 @@ fn differential(
         if k == 0 {
             tally.borrow_mut().add(&full, &red);
         }
-        let how = format!("--reduction {} --ignoring {}{with}", reduction.name(), ignoring.name());
+        let how = format!(
+            "--reduction {} --ignoring {}{with}",
+            reduction.name(),
+            ignoring.name()
+        );
         if let Some(v) = &red.violation {
             if let Err(e) = replays(model, &v.trace, &v.problem) {
-                return fail(format!("{how}: the counterexample does not replay in the full semantics: {e}"));
+                return fail(format!(
+                    "{how}: the counterexample does not replay in the full semantics: {e}"
+                ));
             }
         }
         if matches!(full.verdict, Verdict::Inconclusive(_))
@@ -414,14 +421,24 @@ fn differential(
             // (WFendExcl) or grants (movers). (WFinitExcl, two owners in
             // the initial state, is a violation in every mode.)
             if ignoring == Ignoring::Forbid
-                || matches!(v.problem, Problem::EndExcl { .. } | Problem::GiveExcl { .. })
+                || matches!(
+                    v.problem,
+                    Problem::EndExcl { .. } | Problem::GiveExcl { .. }
+                )
             {
                 continue;
             }
-            return fail(format!("{how}: a well-formedness violation {:?}", v.problem));
+            return fail(format!(
+                "{how}: a well-formedness violation {:?}",
+                v.problem
+            ));
         }
         if verdict(&full) != verdict(&red) {
-            return fail(format!("{how}: full: {}; reduced: {}", describe(&full), describe(&red)));
+            return fail(format!(
+                "{how}: full: {}; reduced: {}",
+                describe(&full),
+                describe(&red)
+            ));
         }
         if full.verdict == Verdict::Holds && red.stats.states > full.stats.states {
             return fail(format!(

@@ -24,9 +24,6 @@
 //! allocation or a hang then fails the one case, which shrinks like any
 //! other, instead of taking the test process down.
 //!
-//! Mutations that reach bugs issue 10 is fixing right now are listed in
-//! [`DISABLED_UNTIL_MERGE`]; the lead enables them with the fixes.
-//!
 //! Inputs that ever broke are kept in `inputs/fuzz-corpus/` and replayed
 //! through the binary, under the watchdog, by
 //! [`fuzz_corpus_replays_through_the_binary`]. A shrunk failing input is
@@ -170,7 +167,7 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
             }
         }
     }
-    if reducible && (enabled("certify-unbounded") || model.transitions.len() <= CERTIFY_TRANSITIONS) {
+    if reducible {
         for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
             let cert = certify(
                 &model,
@@ -206,8 +203,7 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
         let options = RefineOptions {
             guess,
             max_iterations: 3,
-            incremental: guess == GuessFrom::Locks
-                && (reduction == Reduction::Sc || enabled("movers-incremental-refine")),
+            incremental: guess == GuessFrom::Locks,
             limits: limits(),
             reduction,
         };
@@ -242,30 +238,162 @@ fn run_pipeline(text: &str, defines: &Defines) -> Result<(), TestCaseError> {
 
 /// Every token of the language, and some that are not.
 const TOKENS: &[&str] = &[
-    "system", "threads", "thread", "lock", "sem", "shared", "protected", "local", "const",
-    "invariant", "excl", "by", "unprotected", "bool", "init", "repeat", "acquire", "release",
-    "down", "up", "await", "assert", "atomic", "if", "else", "while", "either", "or", "goto",
-    "skip", "any", "self", "free", "true", "false", "at", "exists", "forall", "in", "x", "y",
-    "m", "s", "t", "j", "T", "L", "L0", "a", "N", "0", "1", "2", "-1", "65536", "99999999999",
-    "9223372036854775807", "-9223372036854775808", "18446744073709551616", ";", ":", ",", ".",
-    "..", "=", ":=", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "!", "&&", "||",
-    "(", ")", "[", "]", "{", "}", "//", "/*", "*/", "\n", "\t", "\r", "\"", "'", "#", "@", "$",
-    "\u{0}", "\u{feff}", "\u{200b}", "\u{202e}", "é", "\u{301}", "ß", "𝕩", "😀", "\u{2028}",
-    "\u{ff11}", "ℕ",
+    "system",
+    "threads",
+    "thread",
+    "lock",
+    "sem",
+    "shared",
+    "protected",
+    "local",
+    "const",
+    "invariant",
+    "excl",
+    "by",
+    "unprotected",
+    "bool",
+    "init",
+    "repeat",
+    "acquire",
+    "release",
+    "down",
+    "up",
+    "await",
+    "assert",
+    "atomic",
+    "if",
+    "else",
+    "while",
+    "either",
+    "or",
+    "goto",
+    "skip",
+    "any",
+    "self",
+    "free",
+    "true",
+    "false",
+    "at",
+    "exists",
+    "forall",
+    "in",
+    "x",
+    "y",
+    "m",
+    "s",
+    "t",
+    "j",
+    "T",
+    "L",
+    "L0",
+    "a",
+    "N",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "65536",
+    "99999999999",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "18446744073709551616",
+    ";",
+    ":",
+    ",",
+    ".",
+    "..",
+    "=",
+    ":=",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "!",
+    "&&",
+    "||",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "//",
+    "/*",
+    "*/",
+    "\n",
+    "\t",
+    "\r",
+    "\"",
+    "'",
+    "#",
+    "@",
+    "$",
+    "\u{0}",
+    "\u{feff}",
+    "\u{200b}",
+    "\u{202e}",
+    "é",
+    "\u{301}",
+    "ß",
+    "𝕩",
+    "😀",
+    "\u{2028}",
+    "\u{ff11}",
+    "ℕ",
 ];
 
 /// Strange text to insert: odd Unicode, control characters, line endings.
 const WEIRD: &[&str] = &[
-    "\u{0}", "\u{feff}", "\u{200b}", "\u{202e}", "\u{2028}", "\u{2029}", "\u{85}", "\r", "\r\n",
-    "\t", "\u{b}", "\u{c}", "é", "e\u{301}", "𝕩", "😀", "\u{ff11}", "\u{1f}", "\u{7f}",
-    "\u{10ffff}", "ﬀ", "İ", "\\", "\"", "'''",
+    "\u{0}",
+    "\u{feff}",
+    "\u{200b}",
+    "\u{202e}",
+    "\u{2028}",
+    "\u{2029}",
+    "\u{85}",
+    "\r",
+    "\r\n",
+    "\t",
+    "\u{b}",
+    "\u{c}",
+    "é",
+    "e\u{301}",
+    "𝕩",
+    "😀",
+    "\u{ff11}",
+    "\u{1f}",
+    "\u{7f}",
+    "\u{10ffff}",
+    "ﬀ",
+    "İ",
+    "\\",
+    "\"",
+    "'''",
 ];
 
 /// Extreme numbers to put where a number was.
 const NUMBERS: &[&str] = &[
-    "0", "-1", "65535", "65536", "65537", "1048576", "4294967296", "1000000000000",
-    "9223372036854775807", "9223372036854775808", "-9223372036854775808",
-    "18446744073709551615", "99999999999999999999999999999", "00000000000000000000001",
+    "0",
+    "-1",
+    "65535",
+    "65536",
+    "65537",
+    "1048576",
+    "4294967296",
+    "1000000000000",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "18446744073709551615",
+    "99999999999999999999999999999",
+    "00000000000000000000001",
 ];
 
 /// The texts mutations start from: the shipped models, the soundness
@@ -319,39 +447,8 @@ fn floor(s: &str, k: usize) -> usize {
     k
 }
 
-/// Mutations that reach known open bugs of issue 10 (section 2), off until
-/// the fixes are merged:
-/// - `long-line`: a line past column 65,535 makes the error renderer panic
-///   (`Formatting argument out of range` in miette);
-/// - `repeat-blowup`: nested `repeat 2` unrolls to 2^64 statements and
-///   exhausts memory (nested blocks use `repeat 1` meanwhile);
-/// - `quantifier-range`: a quantifier over 10^12 values hangs (extreme
-///   numbers are not put in quantifier ranges meanwhile);
-/// - `movers-incremental-refine`: `refine --guess locks --incremental
-///   --reduction movers` panics on `barrier-k -D K=1` (found by this
-///   harness; `inputs/fuzz-corpus/pending/refine-movers-incremental`), so
-///   refine with movers runs without `--incremental` meanwhile;
-/// - `certify-unbounded`: certify takes no time limit yet, and takes 20 s
-///   on 2,000 transitions in a debug build (`barrier-k -D K=1025`) and
-///   hours on 130,000, so it runs only on models of at most
-///   [`CERTIFY_TRANSITIONS`] transitions meanwhile.
-pub const DISABLED_UNTIL_MERGE: &[&str] = &[];
-
 /// Above this many transitions a model gets a lighter pipeline.
 const BIG_MODEL: usize = 5_000;
-
-/// See `certify-unbounded` in [`DISABLED_UNTIL_MERGE`].
-const CERTIFY_TRANSITIONS: usize = 200;
-
-fn enabled(mutation: &str) -> bool {
-    !DISABLED_UNTIL_MERGE.contains(&mutation)
-}
-
-/// Whether the number at `pos` bounds a quantifier's range.
-fn in_quantifier_range(text: &str, pos: usize) -> bool {
-    let before = &text[floor(text, pos.saturating_sub(40))..pos];
-    (before.contains("exists") || before.contains("forall")) && !before.contains(':')
-}
 
 /// One mutation, `op` selecting which and `a`, `b`, `c` its parameters.
 fn mutate(text: &mut String, op: u8, a: u32, b: u32, c: u32, other: &str) {
@@ -387,10 +484,10 @@ fn mutate(text: &mut String, op: u8, a: u32, b: u32, c: u32, other: &str) {
             // Replace the next number with an extreme one.
             if let Some(k) = text[at..].find(|ch: char| ch.is_ascii_digit()) {
                 let s = at + k;
-                let e = s + text[s..].find(|ch: char| !ch.is_ascii_digit()).unwrap_or(text.len() - s);
-                if enabled("quantifier-range") || !in_quantifier_range(text, s) {
-                    text.replace_range(s..e, NUMBERS[b as usize % NUMBERS.len()]);
-                }
+                let e = s + text[s..]
+                    .find(|ch: char| !ch.is_ascii_digit())
+                    .unwrap_or(text.len() - s);
+                text.replace_range(s..e, NUMBERS[b as usize % NUMBERS.len()]);
             }
         }
         5 => {
@@ -416,8 +513,13 @@ fn mutate(text: &mut String, op: u8, a: u32, b: u32, c: u32, other: &str) {
                 let e = s + text[s..]
                     .find(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_')
                     .unwrap_or(text.len() - s);
-                let (open, close) = [("(", ")"), ("a[", "]"), ("-(", ")"), ("!(", ")"), ("at(", ", L)")]
-                    [b as usize % 5];
+                let (open, close) = [
+                    ("(", ")"),
+                    ("a[", "]"),
+                    ("-(", ")"),
+                    ("!(", ")"),
+                    ("at(", ", L)"),
+                ][b as usize % 5];
                 text.insert_str(e, &close.repeat(depth));
                 text.insert_str(s, &open.repeat(depth));
             }
@@ -431,11 +533,7 @@ fn mutate(text: &mut String, op: u8, a: u32, b: u32, c: u32, other: &str) {
                 ("while false { ", " }"),
                 ("atomic { ", " }"),
                 ("either { ", " } or { skip; }"),
-                if enabled("repeat-blowup") {
-                    ("repeat 2 { ", " }")
-                } else {
-                    ("repeat 1 { ", " }")
-                },
+                ("repeat 2 { ", " }"),
             ][b as usize % 5];
             let d = 1 + depth % 200;
             text.insert_str(e, &close.repeat(d));
@@ -471,7 +569,7 @@ fn mutate(text: &mut String, op: u8, a: u32, b: u32, c: u32, other: &str) {
         }
         _ => {
             // A long line: pad to past column 65,535 at this point.
-            if c % 8 == 0 && enabled("long-line") {
+            if c % 8 == 0 {
                 text.insert_str(at, &" ".repeat(65_536 + b as usize % 1000));
             } else {
                 text.insert_str(at, &"x".repeat(1 + b as usize % 300));
@@ -483,7 +581,10 @@ fn mutate(text: &mut String, op: u8, a: u32, b: u32, c: u32, other: &str) {
 type Ops = Vec<(u8, u32, u32, u32)>;
 
 fn ops() -> impl Strategy<Value = Ops> {
-    prop::collection::vec((any::<u8>(), any::<u32>(), any::<u32>(), any::<u32>()), 0..4)
+    prop::collection::vec(
+        (any::<u8>(), any::<u32>(), any::<u32>(), any::<u32>()),
+        0..4,
+    )
 }
 
 fn apply(mut text: String, ops: &Ops, other: &str) -> String {
@@ -495,16 +596,20 @@ fn apply(mut text: String, ops: &Ops, other: &str) -> String {
 
 /// Writes a failing input to `inputs/fuzz-corpus/pending/`.
 fn keep(name: &str, text: &str, defines: &Defines) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration/inputs/fuzz-corpus/pending");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/integration/inputs/fuzz-corpus/pending");
     let _ = std::fs::create_dir_all(&dir);
-    let hash = text
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
     let path = dir.join(format!("{name}-{:08x}.gc", hash as u32));
     let _ = std::fs::write(&path, text);
     if !defines.is_empty() {
         // Replay it with the defines (which `-D` may reject as a whole word).
-        let d: String = defines.iter().map(|(k, v)| format!(" -D {k}={v}")).collect();
+        let d: String = defines
+            .iter()
+            .map(|(k, v)| format!(" -D {k}={v}"))
+            .collect();
         let lines: Vec<String> = DEFAULT_COMMANDS.iter().map(|c| format!("{c}{d}")).collect();
         let _ = std::fs::write(path.with_extension("args"), lines.join("\n") + "\n");
     }
@@ -565,7 +670,10 @@ fn fuzz<S>(
                 Err(TestError::Fail(why, v)) => {
                     let (text, defines) = input(&v);
                     let path = keep(name, &text, &defines);
-                    Err(format!("{name}: {why}\nshrunk input kept in {}", path.display()))
+                    Err(format!(
+                        "{name}: {why}\nshrunk input kept in {}",
+                        path.display()
+                    ))
                 }
                 Err(e) => Err(format!("{name}: {e}")),
             }
@@ -583,14 +691,22 @@ fn no_defines() -> Defines {
 type SeedCase = (u8, prop::sample::Index, prop::sample::Index, Ops);
 
 fn seed_strategy() -> impl Strategy<Value = SeedCase> {
-    (any::<u8>(), any::<prop::sample::Index>(), any::<prop::sample::Index>(), ops())
+    (
+        any::<u8>(),
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+        ops(),
+    )
 }
 
 /// Three times in four a model that compiles, else a bad input.
 fn seed_input((bad, k, j, ops): &SeedCase) -> (String, Defines) {
     let (good, errors) = seeds();
     let from = if bad % 4 == 0 { errors } else { good };
-    (apply(k.get(from).clone(), ops, j.get::<String>(good)), no_defines())
+    (
+        apply(k.get(from).clone(), ops, j.get::<String>(good)),
+        no_defines(),
+    )
 }
 
 #[test]
@@ -661,7 +777,11 @@ fn fuzz_token_soup() {
 type DefinesCase = (bool, prop::sample::Index, prop::sample::Index);
 
 fn defines_strategy() -> impl Strategy<Value = DefinesCase> {
-    (any::<bool>(), any::<prop::sample::Index>(), any::<prop::sample::Index>())
+    (
+        any::<bool>(),
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+    )
 }
 
 fn defines_input((which, name, value): &DefinesCase) -> (String, Defines) {
@@ -673,11 +793,27 @@ fn defines_input((which, name, value): &DefinesCase) -> (String, Defines) {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
     let names = [constant, constant, constant, "M", "", " ", "N=1", "self"];
     let values = [
-        "0", "1", "2", "4", "-1", "1025", "65536", "1000000000000", "true", "",
-        "9223372036854775807", "-9223372036854775808", "99999999999999999999", "1e3", "0x10",
+        "0",
+        "1",
+        "2",
+        "4",
+        "-1",
+        "1025",
+        "65536",
+        "1000000000000",
+        "true",
+        "",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "99999999999999999999",
+        "1e3",
+        "0x10",
         " 3 ",
     ];
-    (text, vec![(name.get(&names).to_string(), value.get(&values).to_string())])
+    (
+        text,
+        vec![(name.get(&names).to_string(), value.get(&values).to_string())],
+    )
 }
 
 #[test]
@@ -699,7 +835,10 @@ fn fuzz_extreme_defines() {
 #[test]
 fn fuzz_inputs_reach_every_stage() {
     use proptest::strategy::ValueTree;
-    fn sample<S: Strategy>(strategy: S, input: fn(&S::Value) -> (String, Defines)) -> (u32, u32, u32) {
+    fn sample<S: Strategy>(
+        strategy: S,
+        input: fn(&S::Value) -> (String, Defines),
+    ) -> (u32, u32, u32) {
         let mut runner = TestRunner::new_with_rng(Config::default(), rng(99));
         let (mut bad_syntax, mut compiled, n) = (0, 0, 200);
         for _ in 0..n {
@@ -724,11 +863,22 @@ fn fuzz_inputs_reach_every_stage() {
         ("defines", sample(defines_strategy(), defines_input)),
     ];
     // The share (in percent) that must compile, and that must not parse.
-    let want = [("seed", 25, 20), ("generated", 25, 20), ("soup", 0, 90), ("defines", 5, 0)];
+    let want = [
+        ("seed", 25, 20),
+        ("generated", 25, 20),
+        ("soup", 0, 90),
+        ("defines", 5, 0),
+    ];
     for ((name, (bad, ok, n)), (_, ok_pct, bad_pct)) in shares.into_iter().zip(want) {
         eprintln!("{name}: {bad} of {n} fail to parse, {ok} compile");
-        assert!(100 * ok >= ok_pct * n, "{name}: only {ok} of {n} inputs compile");
-        assert!(100 * bad >= bad_pct * n, "{name}: only {bad} of {n} inputs fail to parse");
+        assert!(
+            100 * ok >= ok_pct * n,
+            "{name}: only {ok} of {n} inputs compile"
+        );
+        assert!(
+            100 * bad >= bad_pct * n,
+            "{name}: only {bad} of {n} inputs fail to parse"
+        );
     }
 }
 
@@ -795,7 +945,10 @@ fn fuzz_corpus_replays_through_the_binary() {
             if why.is_none() {
                 if let (Some(codes), Some(code)) = (&codes, run.code) {
                     if !codes.split(',').any(|k| k.trim() == code.to_string()) {
-                        why = Some(format!("exit {code}, expected one of {codes}: {}", watchdog::tail(&run.stderr)));
+                        why = Some(format!(
+                            "exit {code}, expected one of {codes}: {}",
+                            watchdog::tail(&run.stderr)
+                        ));
                     }
                 }
             }
@@ -804,5 +957,10 @@ fn fuzz_corpus_replays_through_the_binary() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} corpus runs failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} corpus runs failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

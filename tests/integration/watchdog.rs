@@ -64,10 +64,7 @@ impl Finished {
     /// panic, no abort, no hang), if it is not.
     pub fn unclean(&self) -> Option<String> {
         if self.killed {
-            return Some(format!(
-                "hung: killed after {} s",
-                TIMEOUT.as_secs()
-            ));
+            return Some(format!("hung: killed after {} s", TIMEOUT.as_secs()));
         }
         if let Some(s) = self.signal {
             let name = match s {
@@ -76,9 +73,17 @@ impl Finished {
                 libc::SIGKILL => " (SIGKILL: out of memory?)",
                 _ => "",
             };
-            return Some(format!("killed by signal {s}{name}: {}", tail(&self.stderr)));
+            return Some(format!(
+                "killed by signal {s}{name}: {}",
+                tail(&self.stderr)
+            ));
         }
-        for marker in ["panicked", "stack overflow", "RUST_BACKTRACE", "memory allocation of"] {
+        for marker in [
+            "panicked",
+            "stack overflow",
+            "RUST_BACKTRACE",
+            "memory allocation of",
+        ] {
             if self.stderr.contains(marker) || self.stdout.contains(marker) {
                 return Some(format!("`{marker}` in the output: {}", tail(&self.stderr)));
             }
