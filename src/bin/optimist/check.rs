@@ -157,9 +157,9 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
     ExitCode::from(report.exit_code())
 }
 
-/// The progress line on stderr, once a run has lasted a second: a spinner
-/// on a terminal; with `--progress` elsewhere, a plain line every few
-/// seconds. stdout stays deterministic.
+/// The progress line on stderr: a spinner on a terminal once a run has
+/// lasted a second; with `--progress` elsewhere, a plain line at the first
+/// report and then every few seconds. stdout stays deterministic.
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
     start: Instant,
@@ -184,7 +184,11 @@ impl Progress {
     }
 
     fn update(&mut self, s: &optimist::Stats) {
-        if !(self.terminal || self.forced) || self.start.elapsed() < Duration::from_secs(1) {
+        // A spinner only once a run has lasted a second; a log gets its
+        // first line at the first report (every 65,536 states).
+        if !(self.terminal || self.forced)
+            || (self.terminal && self.start.elapsed() < Duration::from_secs(1))
+        {
             return;
         }
         let rate = s.states as f64 / s.elapsed.as_secs_f64().max(1e-9);
