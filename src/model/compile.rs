@@ -183,6 +183,8 @@ struct Compiler {
     /// Per thread: variable -> the control points of its `init` blocks.
     init_points: Vec<HashMap<String, (Vec<i64>, Span)>>,
     thread_names: Vec<String>,
+    /// Per thread: its copy number, for the copies of `thread NAME[n]`.
+    copy_index: Vec<Option<i64>>,
 }
 
 /// Compiles a parsed model. `fallback_name` names a model without `system`;
@@ -206,6 +208,7 @@ pub fn compile_with(
         proc_labels: Vec::new(),
         init_points: Vec::new(),
         thread_names: Vec::new(),
+        copy_index: Vec::new(),
     };
     c.consts(m, defines)?;
     let bodies = c.threads(m)?;
@@ -296,6 +299,22 @@ pub fn compile_with(
     let mut threads = Vec::new();
     for (id, (decl, name)) in bodies.iter().enumerate() {
         let first_local = c.slots.len() as u32;
+        if c.copy_index[id].is_some() {
+            let clash = decl
+                .locals
+                .iter()
+                .find(|d| d.name.name == "index")
+                .map(|d| d.name.span)
+                .or_else(|| c.globals.get("index").map(Sym::span));
+            if let Some(span) = clash {
+                return Err(CompileError::at(
+                    span,
+                    "`index` is declared, but it names the copy number in a `thread NAME[n]` body",
+                )
+                .related(decl.name.span, "copies declared here")
+                .help("give the variable another name"));
+            }
+        }
         let mut locals = IndexMap::new();
         for d in &decl.locals {
             let var = c.declare_local(d, name, id, &locals)?;
@@ -473,6 +492,7 @@ fn unroll_bodies<'m>(
             e.insert(if unroll::needed(&d.body) {
                 Cow::Owned(ast::ThreadDecl {
                     name: d.name.clone(),
+                    copies: d.copies.clone(),
                     locals: d.locals.clone(),
                     body: unroll::unroll(&d.body, &count)?,
                     span: d.span,
@@ -740,6 +760,14 @@ impl Compiler {
                         .help("use either `threads N` with a single body, or one `thread NAME { }` per thread"))
                 }
             };
+            if let Some(c) = &body.copies {
+                return Err(CompileError::at(
+                    c.span,
+                    "both `threads N` and `thread NAME[n]` in one model",
+                )
+                .related(span, "`threads N` declared here")
+                .help("drop `threads N` and write `thread NAME[N] { ... }`, or drop the `[n]`"));
+            }
             let count = self.const_int(n, "the number of threads")?;
             if !(1..=MAX_THREADS).contains(&count) {
                 return Err(CompileError::at(
@@ -749,9 +777,15 @@ impl Compiler {
                     ),
                 ));
             }
-            self.thread_names = (0..count)
-                .map(|i| format!("{}{i}", body.name.name))
-                .collect();
+            for k in 0..count {
+                let name = ast::Ident {
+                    name: format!("{}{k}", body.name.name),
+                    span: body.name.span,
+                };
+                self.define(&name, Sym::Thread(k, body.name.span))?;
+                self.thread_names.push(name.name);
+                self.copy_index.push(None);
+            }
             return Ok(self
                 .thread_names
                 .iter()
@@ -767,10 +801,43 @@ impl Compiler {
             });
         }
         let mut out = Vec::new();
-        for (id, t) in bodies.iter().enumerate() {
-            self.define(&t.name, Sym::Thread(id as i64, t.name.span))?;
-            self.thread_names.push(t.name.name.clone());
-            out.push((*t, t.name.name.clone()));
+        for t in &bodies {
+            let Some(n) = &t.copies else {
+                let id = self.thread_names.len() as i64;
+                self.define(&t.name, Sym::Thread(id, t.name.span))?;
+                self.thread_names.push(t.name.name.clone());
+                self.copy_index.push(None);
+                out.push((*t, t.name.name.clone()));
+                continue;
+            };
+            let count = self.const_int(n, "the number of copies of a thread")?;
+            let total = self.thread_names.len() as i64 + count;
+            if count < 1 || total > MAX_THREADS {
+                return Err(CompileError::at(
+                    n.span,
+                    format!(
+                        "a thread needs between 1 and {} copies here (at most {MAX_THREADS} threads in all), not {count}",
+                        (MAX_THREADS - self.thread_names.len() as i64).max(1)
+                    ),
+                ));
+            }
+            for k in 0..count {
+                let id = self.thread_names.len() as i64;
+                let name = ast::Ident {
+                    name: format!("{}{k}", t.name.name),
+                    span: t.name.span,
+                };
+                self.define(&name, Sym::Thread(id, t.name.span))?;
+                self.thread_names.push(name.name.clone());
+                self.copy_index.push(Some(k));
+                out.push((*t, name.name));
+            }
+        }
+        if out.len() as i64 > MAX_THREADS {
+            return Err(CompileError::at(
+                bodies[bodies.len() - 1].name.span,
+                format!("more than {MAX_THREADS} threads"),
+            ));
         }
         Ok(out)
     }

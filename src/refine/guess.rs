@@ -253,13 +253,28 @@ fn index_of(e: ast::Expr) -> ast::Expr {
 /// The source with the declarations that differ between `old` and `new`
 /// rewritten in place, so comments and statement lines stay where they were.
 pub fn splice(text: &str, old: &ast::Model, new: &ast::Model) -> String {
+    // A list (`shared p, q : 0..3;`) is one declaration per name, all with
+    // the span of the list: when one of them changes, the whole list is
+    // written back, one declaration per line.
     let mut edits: Vec<(Span, String)> = Vec::new();
+    let mut group: Option<(Span, Vec<String>, bool)> = None;
     for (a, b) in old.items.iter().zip(&new.items) {
         if let (Item::Var(a), Item::Var(b)) = (a, b) {
-            if a != b {
-                edits.push((a.span, pretty::var_decl(b)));
+            if group
+                .as_ref()
+                .is_some_and(|g| (g.0.start, g.0.end) != (a.span.start, a.span.end))
+            {
+                if let Some((span, texts, true)) = group.take() {
+                    edits.push((span, texts.join("\n")));
+                }
             }
+            let g = group.get_or_insert((a.span, Vec::new(), false));
+            g.1.push(pretty::var_decl(b));
+            g.2 |= a != b;
         }
+    }
+    if let Some((span, texts, true)) = group {
+        edits.push((span, texts.join("\n")));
     }
     let mut out = text.to_string();
     for (span, new) in edits.into_iter().rev() {

@@ -160,6 +160,9 @@ pub enum Init {
 pub struct ThreadDecl {
     /// The thread's name (the body's name under `threads N`).
     pub name: Ident,
+    /// `thread NAME[n]`: the number of copies of the body (a constant);
+    /// the copies are named `NAME0` .. `NAME{n-1}`.
+    pub copies: Option<Expr>,
     /// `local` declarations.
     pub locals: Vec<VarDecl>,
     /// The body.

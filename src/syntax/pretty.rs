@@ -138,7 +138,11 @@ impl Printer {
                 self.line("}");
             }
             Item::Thread(t) => {
-                self.line(&format!("thread {} {{", t.name.name));
+                let copies = t
+                    .copies
+                    .as_ref()
+                    .map_or(String::new(), |n| format!("[{}]", expr(n)));
+                self.line(&format!("thread {}{copies} {{", t.name.name));
                 self.indent += 1;
                 for d in &t.locals {
                     self.line(&var_decl(d));

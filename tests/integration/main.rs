@@ -10,6 +10,7 @@ mod errors;
 mod export;
 mod generate;
 mod graph;
+mod lang;
 mod models;
 mod procs;
 mod properties;

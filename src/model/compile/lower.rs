@@ -76,10 +76,16 @@ impl Lower<'_, '_> {
     }
 
     fn scope(&self) -> Scope<'_> {
+        // In the body of `thread NAME[n]`, `index` is the copy number.
+        let params = match (self.frame, self.c.copy_index[self.thread]) {
+            (None, Some(k)) => vec![("index".to_string(), k)],
+            _ => Vec::new(),
+        };
         Scope {
             locals: Some(self.locals),
             self_id: Some(self.thread as i64),
             in_proc: self.frame.is_some(),
+            params,
             ..Scope::default()
         }
     }
