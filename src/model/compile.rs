@@ -185,6 +185,8 @@ struct Compiler {
     thread_names: Vec<String>,
     /// Per thread: its copy number, for the copies of `thread NAME[n]`.
     copy_index: Vec<Option<i64>>,
+    /// Per thread: its locals, for `t.r` in predicates and invariants.
+    thread_locals: Vec<IndexMap<String, Var>>,
 }
 
 /// Compiles a parsed model. `fallback_name` names a model without `system`;
@@ -209,6 +211,7 @@ pub fn compile_with(
         init_points: Vec::new(),
         thread_names: Vec::new(),
         copy_index: Vec::new(),
+        thread_locals: Vec::new(),
     };
     c.consts(m, defines)?;
     let bodies = c.threads(m)?;
@@ -278,23 +281,6 @@ pub fn compile_with(
             }
         }
     }
-    let mut protected = Vec::new();
-    let mut protected_index = vec![None; c.slots.len()];
-    for (d, var, excl) in protected_decls {
-        // One predicate per thread and element, each at least one node:
-        // too many is known before compiling any.
-        let elements = var.prot.iter().filter(|&&p| p).count() as u64;
-        c.budget.charge(
-            elements * nthreads as u64,
-            d.span,
-            "this declaration, which has a predicate for every thread and element",
-        )?;
-        for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
-            let slot = var.base + k;
-            protected_index[slot as usize] = Some(protected.len() as u32);
-            protected.push(c.excl(d, &var, excl, k, nthreads)?);
-        }
-    }
     let mut transitions = Vec::new();
     let mut threads = Vec::new();
     for (id, (decl, name)) in bodies.iter().enumerate() {
@@ -321,6 +307,7 @@ pub fn compile_with(
             locals.insert(d.name.name.clone(), var);
         }
         let local_slots = first_local..c.slots.len() as u32;
+        c.thread_locals.push(locals.clone());
         let layout = &layouts[id];
         let (ret, frames, frame_vars) = procs.declare_frames(&mut c, layout, name, id)?;
         let n = &numbered[id];
@@ -387,6 +374,25 @@ pub fn compile_with(
             ret,
             locals: local_slots,
         });
+    }
+    // Predicates are compiled once every thread's locals are declared:
+    // they may read them (`t.r`).
+    let mut protected = Vec::new();
+    let mut protected_index = vec![None; c.slots.len()];
+    for (d, var, excl) in protected_decls {
+        // One predicate per thread and element, each at least one node:
+        // too many is known before compiling any.
+        let elements = var.prot.iter().filter(|&&p| p).count() as u64;
+        c.budget.charge(
+            elements * nthreads as u64,
+            d.span,
+            "this declaration, which has a predicate for every thread and element",
+        )?;
+        for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
+            let slot = var.base + k;
+            protected_index[slot as usize] = Some(protected.len() as u32);
+            protected.push(c.excl(d, &var, excl, k, nthreads)?);
+        }
     }
     let mut invariants = Vec::new();
     for item in &m.items {
@@ -1389,6 +1395,7 @@ impl Compiler {
                 self.quantifier(e.span, *q, v, [lo, hi], body, sc)?,
                 Ty::Bool,
             ),
+            ExprKind::Local(t, r) => self.thread_local(e, t, r, sc)?,
             ExprKind::InitPhase(t, x) => {
                 if sc.consts_only {
                     return Err(CompileError::at(e.span, "`init(...)` is not a constant"));
@@ -1489,6 +1496,69 @@ impl Compiler {
                 })))
             }
         }
+    }
+
+    /// `t.r`: the local `r` of thread `t`, which must be known at compile
+    /// time (a thread name, `self`, or the thread parameter of a predicate).
+    fn thread_local(
+        &self,
+        e: &ast::Expr,
+        t: &ast::Expr,
+        r: &ast::Ident,
+        sc: &mut Scope,
+    ) -> Result<(CExpr, Ty)> {
+        if sc.consts_only {
+            return Err(CompileError::at(e.span, "`t.r` is not a constant"));
+        }
+        if sc.locals.is_some() {
+            return Err(CompileError::at(
+                e.span,
+                "another thread's local can be read only in exclusive access predicates and invariants",
+            )
+            .help("threads communicate through shared variables; make it `shared`"));
+        }
+        let (thread, ty) = self.expr(t, sc)?;
+        if ty != Ty::Int {
+            return Err(CompileError::at(
+                t.span,
+                format!("a thread is an int, not {}", ty.name()),
+            ));
+        }
+        let CExpr::Const(k) = fold(thread) else {
+            return Err(CompileError::at(
+                t.span,
+                "the thread of `t.r` must be known at compile time",
+            )
+            .help("name the thread (`T0.r`, `writer.r`) or use the thread parameter of `excl(t)`; for a quantified thread write the cases out"));
+        };
+        let Some(locals) = usize::try_from(k)
+            .ok()
+            .and_then(|k| self.thread_locals.get(k))
+        else {
+            return Err(CompileError::at(t.span, format!("there is no thread {k}")));
+        };
+        let Some(v) = locals.get(&r.name) else {
+            return Err(CompileError::at(
+                r.span,
+                format!(
+                    "thread `{}` has no local `{}`",
+                    self.thread_names[k as usize], r.name
+                ),
+            ));
+        };
+        if v.len.is_some() {
+            return Err(CompileError::at(
+                r.span,
+                format!("`{}` is an array; `t.r` reads scalar locals only", r.name),
+            ));
+        }
+        Ok((
+            CExpr::Var {
+                slot: v.base,
+                shared: false,
+            },
+            v.ty(),
+        ))
     }
 
     /// `exists`/`forall v in lo..hi: body`, with its cost bounded before it

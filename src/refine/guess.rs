@@ -128,6 +128,7 @@ fn subst(e: &ast::Expr, map: &HashMap<String, ast::Expr>) -> ast::Expr {
         ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, go(a), go(b)),
         ExprKind::At(t, l) => ExprKind::At(go(t), l.clone()),
         ExprKind::InitPhase(t, x) => ExprKind::InitPhase(t.as_deref().map(go), x.clone()),
+        ExprKind::Local(t, r) => ExprKind::Local(go(t), r.clone()),
         ExprKind::Quant(q, v, lo, hi, body) => {
             // The bound name hides a parameter of the same name.
             let mut inner = map.clone();

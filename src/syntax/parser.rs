@@ -1017,7 +1017,10 @@ impl<'a> Parser<'a> {
         match word {
             "true" => self.leaf(after, start, ExprKind::Bool(true)),
             "false" => self.leaf(after, start, ExprKind::Bool(false)),
-            "self" => self.leaf(after, start, ExprKind::SelfId),
+            "self" => {
+                let (r, e) = self.leaf(after, start, ExprKind::SelfId)?;
+                self.opt_local(r, start, e)
+            }
             "free" => self.leaf(after, start, ExprKind::Free),
             "at" => self.at(after, start),
             "init" => self.init_phase(after, start),
@@ -1045,13 +1048,11 @@ impl<'a> Parser<'a> {
             let (r, e) = self.expr(r)?;
             let (r, _) = self.sym(r, ")")?;
             // Keep the inner node; the span grows to cover the parentheses.
-            Ok((
-                r,
-                Expr {
-                    kind: e.kind,
-                    span: self.span_from(start, r),
-                },
-            ))
+            let e = Expr {
+                kind: e.kind,
+                span: self.span_from(start, r),
+            };
+            self.opt_local(r, start, e)
         })
     }
 
@@ -1119,7 +1120,19 @@ impl<'a> Parser<'a> {
             let (r, _) = self.sym(r, "]")?;
             return self.leaf(r, start, ExprKind::Index(name, Box::new(idx)));
         }
-        self.leaf(r, start, ExprKind::Name(name))
+        let (r, e) = self.leaf(r, start, ExprKind::Name(name))?;
+        self.opt_local(r, start, e)
+    }
+
+    /// `.r` after a thread `t`: `t.r`, the local `r` of thread t (`..` is
+    /// a range, not this).
+    fn opt_local(&self, r: &'a str, start: usize, t: Expr) -> Res<'a, Expr> {
+        let r0 = self.skip(r)?;
+        let Some(after) = r0.strip_prefix('.').filter(|a| !a.starts_with('.')) else {
+            return Ok((r, t));
+        };
+        let (r, local) = self.ident(after)?;
+        self.leaf(r, start, ExprKind::Local(Box::new(t), local))
     }
 
     #[cold]
@@ -1148,7 +1161,8 @@ pub fn depth(e: &Expr) -> usize {
             ExprKind::Index(_, a)
             | ExprKind::Unary(_, a)
             | ExprKind::At(a, _)
-            | ExprKind::InitPhase(Some(a), _) => stack.push((a, d + 1)),
+            | ExprKind::InitPhase(Some(a), _)
+            | ExprKind::Local(a, _) => stack.push((a, d + 1)),
             ExprKind::InitPhase(None, _) => {}
             ExprKind::Binary(_, a, b) | ExprKind::Any(a, b) => {
                 stack.push((a, d + 1));
@@ -1468,5 +1482,21 @@ mod tests {
             panic!()
         };
         assert!(t.copies.is_some());
+    }
+
+    #[test]
+    fn locals_of_other_threads_round_trip() {
+        let m = parse("invariant reader0.r + self.r + (1).r <= 1;\nconst A = B..C;").err();
+        assert!(m.is_some(), "`B..C` is not an expression");
+        let e = parse_expr("reader0.r + self.r + (1).r").unwrap();
+        assert_eq!(
+            crate::syntax::pretty::expr(&e),
+            "reader0.r + self.r + (1).r"
+        );
+        assert!(
+            matches!(&e.kind, ExprKind::Binary(_, a, _) if matches!(&a.kind, ExprKind::Binary(_, l, _) if matches!(&l.kind, ExprKind::Local(..))))
+        );
+        let m = parse("shared y : 0..N = 0;\nshared z : N..M = N;").unwrap();
+        assert_eq!(m.items.len(), 2, "`N..M` is still a range");
     }
 }

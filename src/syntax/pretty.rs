@@ -421,6 +421,16 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
             }
             let _ = write!(out, "{})", x.name);
         }
+        ExprKind::Local(t, r) => {
+            if matches!(t.kind, ExprKind::Name(_) | ExprKind::SelfId) {
+                write_expr(out, t, 0);
+            } else {
+                out.push('(');
+                write_expr(out, t, 0);
+                out.push(')');
+            }
+            let _ = write!(out, ".{}", r.name);
+        }
         ExprKind::Any(lo, hi) => {
             out.push_str("any ");
             write_expr(out, lo, 0);
