@@ -63,3 +63,39 @@ fn thread_names_under_threads_n_are_constants() {
     assert!(run.stderr.contains("unknown name `T2`"), "{}", run.stderr);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A thread that ends holding a lock, and a `release` by a thread that does
+/// not hold the lock, are warnings in the report, text and JSON, in every
+/// mode; the verdict stays `holds`.
+#[test]
+fn lock_misuses_are_warnings() {
+    let file = "tests/integration/inputs/lang/lock-misuse.gc";
+    for mode in ["none", "sc", "stubborn", "sc+stubborn"] {
+        let (run, v) = json(["check", file, "--reduction", mode, "--format", "json"]);
+        assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
+        let kinds: Vec<&str> = v["warnings"]
+            .as_array()
+            .expect("warnings")
+            .iter()
+            .map(|w| w["kind"].as_str().unwrap())
+            .collect();
+        assert!(kinds.contains(&"ended-holding-lock"), "{mode}: {v}");
+        assert!(kinds.contains(&"release-not-owner"), "{mode}: {v}");
+    }
+    let run = optimist(["check", file, "--reduction", "none"]);
+    assert!(
+        run.stdout
+            .contains("warning      ended-holding-lock: 1 state, first: a ended holding m"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("b waits at `release m` (line 8), a lock it does not hold"),
+        "{}",
+        run.stdout
+    );
+    // A model without misuses has no `warnings` in its JSON.
+    let (_, v) = json(["check", "models/barrier.gc", "--format", "json"]);
+    assert!(v.get("warnings").is_none(), "{v}");
+}
