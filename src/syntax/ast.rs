@@ -1,4 +1,4 @@
-//! The abstract syntax of the system language (`shared/gcl.md`).
+//! The abstract syntax of the system language (reference: `src/syntax/README.md`).
 //!
 //! Every node carries the [`Span`] it was parsed from; spans do not take part
 //! in equality.

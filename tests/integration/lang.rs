@@ -99,3 +99,40 @@ fn lock_misuses_are_warnings() {
     let (_, v) = json(["check", "models/barrier.gc", "--format", "json"]);
     assert!(v.get("warnings").is_none(), "{v}");
 }
+
+/// Every example of the language reference compiles: the reference cannot
+/// drift from the language.
+#[test]
+fn the_reference_examples_compile() {
+    let text = std::fs::read_to_string("src/syntax/README.md").unwrap();
+    let dir = std::env::temp_dir().join(format!("optimist-ref-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut n = 0;
+    let mut block: Option<String> = None;
+    let mut other = false;
+    for line in text.lines() {
+        // Blocks tagged with a language (the grammar) are not models.
+        if other || (block.is_none() && line.starts_with("```") && line != "```") {
+            other = other != (line.starts_with("```"));
+            continue;
+        }
+        match (&mut block, line) {
+            (None, "```") => block = Some(String::new()),
+            (Some(b), "```") => {
+                let file = dir.join(format!("example{n}.gc"));
+                std::fs::write(&file, &b).unwrap();
+                let run = optimist(["classify", file.to_str().unwrap()]);
+                assert_eq!(run.code, 0, "example {n}:\n{b}\n{}", run.stderr);
+                n += 1;
+                block = None;
+            }
+            (Some(b), l) => {
+                b.push_str(l);
+                b.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    assert!(n >= 5, "{n} examples");
+    std::fs::remove_dir_all(&dir).ok();
+}
