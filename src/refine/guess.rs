@@ -300,3 +300,40 @@ pub fn declared_text(d: &ast::VarDecl) -> String {
         _ => "unprotected".to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parser::parse;
+
+    /// A declaration list is one declaration per name with the span of the
+    /// list: when one of its names changes, the list is written back whole,
+    /// one declaration per line, and the rest of the text stays.
+    #[test]
+    fn splice_writes_a_changed_list_back_whole() {
+        let text =
+            "lock m;\nshared a, b : 0..1 = 0; // data\nshared c : 0..1;\nthread T {\n  skip;\n}\n";
+        let old = parse(text).unwrap();
+        let mut new = old.clone();
+        let Item::Var(d) = &mut new.items[2] else {
+            panic!()
+        };
+        let Item::Var(m) = &old.items[0] else {
+            panic!()
+        };
+        d.class = Class::Protected {
+            excl: Excl::By(ast::LValue {
+                name: m.name.clone(),
+                index: None,
+                span: m.span,
+            }),
+            unprotected: Vec::new(),
+        };
+        let out = splice(text, &old, &new);
+        assert_eq!(
+            out,
+            "lock m;\nshared a : 0..1 = 0;\nprotected b : 0..1 = 0 by m; // data\nshared c : 0..1;\nthread T {\n  skip;\n}\n"
+        );
+        assert_eq!(splice(text, &old, &old), text);
+    }
+}
