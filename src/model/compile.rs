@@ -1032,9 +1032,15 @@ impl Compiler {
     }
 
     fn init_value(&self, e: &ast::Expr, kind: SlotKind, thread: Option<i64>) -> Result<i64> {
+        // A local of a copy of `thread NAME[n]` may start at `index`.
+        let params = thread
+            .and_then(|t| self.copy_index.get(t as usize).copied().flatten())
+            .map(|k| vec![("index".to_string(), k)])
+            .unwrap_or_default();
         let mut sc = Scope {
             consts_only: true,
             self_id: thread,
+            params,
             ..Scope::default()
         };
         let (v, ty) = self.const_value_in(e, &mut sc)?;

@@ -136,3 +136,19 @@ fn the_reference_examples_compile() {
     assert!(n >= 5, "{n} examples");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A copy's locals may start at `index`, and `index` is each copy's number.
+#[test]
+fn locals_of_copies_may_start_at_index() {
+    let dir = std::env::temp_dir().join(format!("optimist-index-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("index.gc");
+    std::fs::write(
+        &file,
+        "shared sum : 0..3 = 0;\nthread r[3] {\n  local k : 0..2 = index;\n  assert k == index && self == index;\n  atomic { sum := sum + k; }\n}\nthread last {\n  await sum == 3;\n  assert self == 3 && r2 == 2;\n}\n",
+    )
+    .unwrap();
+    let run = optimist(["check", file.to_str().unwrap(), "--reduction", "none"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    std::fs::remove_dir_all(&dir).ok();
+}
