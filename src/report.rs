@@ -45,6 +45,11 @@ pub struct CheckReport {
     pub depth: u64,
     /// Deadlocked states.
     pub deadlocks: u64,
+    /// Misuses of locks met in stored states (a thread that ended holding
+    /// a lock, a `release` by a thread that does not hold the lock):
+    /// warnings, not violations. Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<WarningRow>,
     /// Wall-clock time in milliseconds.
     pub elapsed_ms: f64,
     /// Bytes of state storage per stored state.
@@ -58,6 +63,17 @@ pub struct CheckReport {
     /// The last state of the counterexample: after its last transition
     /// that completed (the one before a failing step).
     pub final_state: Option<Map<String, Value>>,
+}
+
+/// A kind of lock misuse met during the search.
+#[derive(Clone, Debug, Serialize)]
+pub struct WarningRow {
+    /// `ended-holding-lock` or `release-not-owner`.
+    pub kind: &'static str,
+    /// Stored states where it holds.
+    pub states: u64,
+    /// The first one met, described.
+    pub first: String,
 }
 
 /// What `--summaries` computed and reused.
@@ -246,6 +262,15 @@ impl CheckReport {
             original_transitions: (reduction != Reduction::None).then_some(s.fired),
             depth: s.depth,
             deadlocks: s.deadlocks,
+            warnings: s
+                .lock_misuses
+                .iter()
+                .map(|(k, n, first)| WarningRow {
+                    kind: k.name(),
+                    states: *n,
+                    first: first.clone(),
+                })
+                .collect(),
             elapsed_ms: (s.elapsed.as_secs_f64() * 1e5).round() / 100.0,
             bytes_per_state: (s.bytes_per_state() * 10.0).round() / 10.0,
             limit,
@@ -716,6 +741,14 @@ impl fmt::Display for CheckReport {
                 f,
                 "summaries    {} computed edges from {} entries, {} reused",
                 m.computed, m.entries, m.reused
+            )?;
+        }
+        for w in &self.warnings {
+            let s = if w.states == 1 { "" } else { "s" };
+            writeln!(
+                f,
+                "warning      {}: {} state{s}, first: {}",
+                w.kind, w.states, w.first
             )?;
         }
         if self.deadlocks > 0 && self.violation.is_none() {

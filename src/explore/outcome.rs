@@ -56,6 +56,9 @@ pub struct Stats {
     pub depth: u64,
     /// Stored states where some thread has not ended and no thread can move.
     pub deadlocks: u64,
+    /// Misuses of locks met in stored states: per kind, the number of
+    /// states and the first one met, described.
+    pub lock_misuses: Vec<(crate::model::LockMisuse, u64, String)>,
     /// Wall-clock time.
     pub elapsed: Duration,
     /// Bytes of the search's structures: the state store (states, hash

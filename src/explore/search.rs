@@ -328,6 +328,7 @@ pub fn search<E: Expand>(
     let words = model.layout.words();
     let mut store = Store::new(words);
     let mut packed = vec![0u64; words];
+    let mut misuses = Vec::new();
     model.layout.pack(&model.init, &mut packed);
     let first = budget.check_start().and_then(|()| {
         let room = budget.room();
@@ -389,6 +390,17 @@ pub fn search<E: Expand>(
                 Err(full) => Err(budget.full(full)),
             }
         });
+        misuses.clear();
+        model.lock_misuses(&s, &mut misuses);
+        // Counted once per state and kind; the first description is kept.
+        misuses.sort_by_key(|m| m.0);
+        misuses.dedup_by_key(|m| m.0);
+        for (kind, text) in misuses.drain(..) {
+            match stats.lock_misuses.iter_mut().find(|m| m.0 == kind) {
+                Some(m) => m.1 += 1,
+                None => stats.lock_misuses.push((kind, 1, text)),
+            }
+        }
         match result {
             // Not a violation of the model: the stack the checker can
             // represent ends here, so nothing can be concluded.

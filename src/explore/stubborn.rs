@@ -419,6 +419,15 @@ impl<'m> Por<'m> {
         let (r, _) = crate::classify::slots(model, k);
         reads.extend(r.iter().filter(|&&x| (x as usize) < model.threads.len()));
         writes.push(tr.thread);
+        // The recorder does not see locals either: the thread's own locals
+        // it writes may be read by other threads' predicates and
+        // invariants (`t.r`), which the footprints of their accesses hold.
+        let own = SlotClass::Local(tr.thread);
+        writes.extend(
+            self.writes[k]
+                .iter()
+                .filter(|&&x| model.slots[x as usize].class == own),
+        );
         for &(x, write) in &touched.0 {
             reads.push(x);
             if write {

@@ -1,7 +1,7 @@
 //! From AST to [`Model`]: constants, name resolution, type checking, and the
 //! lowering of each thread body into control points and transitions.
 //!
-//! The lowering fixes the state counts, so it follows `gcl.md` exactly:
+//! The lowering fixes the state counts, so it follows the reference (`src/syntax/README.md`) exactly:
 //! every statement is one control point; an `if`/`while` test is one
 //! transition with two successors; `atomic` is one transition; an `either`
 //! point's transitions are copies of its branches' first transitions; and
@@ -183,6 +183,10 @@ struct Compiler {
     /// Per thread: variable -> the control points of its `init` blocks.
     init_points: Vec<HashMap<String, (Vec<i64>, Span)>>,
     thread_names: Vec<String>,
+    /// Per thread: its copy number, for the copies of `thread NAME[n]`.
+    copy_index: Vec<Option<i64>>,
+    /// Per thread: its locals, for `t.r` in predicates and invariants.
+    thread_locals: Vec<IndexMap<String, Var>>,
 }
 
 /// Compiles a parsed model. `fallback_name` names a model without `system`;
@@ -206,6 +210,8 @@ pub fn compile_with(
         proc_labels: Vec::new(),
         init_points: Vec::new(),
         thread_names: Vec::new(),
+        copy_index: Vec::new(),
+        thread_locals: Vec::new(),
     };
     c.consts(m, defines)?;
     let bodies = c.threads(m)?;
@@ -275,33 +281,33 @@ pub fn compile_with(
             }
         }
     }
-    let mut protected = Vec::new();
-    let mut protected_index = vec![None; c.slots.len()];
-    for (d, var, excl) in protected_decls {
-        // One predicate per thread and element, each at least one node:
-        // too many is known before compiling any.
-        let elements = var.prot.iter().filter(|&&p| p).count() as u64;
-        c.budget.charge(
-            elements * nthreads as u64,
-            d.span,
-            "this declaration, which has a predicate for every thread and element",
-        )?;
-        for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
-            let slot = var.base + k;
-            protected_index[slot as usize] = Some(protected.len() as u32);
-            protected.push(c.excl(d, &var, excl, k, nthreads)?);
-        }
-    }
     let mut transitions = Vec::new();
     let mut threads = Vec::new();
     for (id, (decl, name)) in bodies.iter().enumerate() {
         let first_local = c.slots.len() as u32;
+        if c.copy_index[id].is_some() {
+            let clash = decl
+                .locals
+                .iter()
+                .find(|d| d.name.name == "index")
+                .map(|d| d.name.span)
+                .or_else(|| c.globals.get("index").map(Sym::span));
+            if let Some(span) = clash {
+                return Err(CompileError::at(
+                    span,
+                    "`index` is declared, but it names the copy number in a `thread NAME[n]` body",
+                )
+                .related(decl.name.span, "copies declared here")
+                .help("give the variable another name"));
+            }
+        }
         let mut locals = IndexMap::new();
         for d in &decl.locals {
             let var = c.declare_local(d, name, id, &locals)?;
             locals.insert(d.name.name.clone(), var);
         }
         let local_slots = first_local..c.slots.len() as u32;
+        c.thread_locals.push(locals.clone());
         let layout = &layouts[id];
         let (ret, frames, frame_vars) = procs.declare_frames(&mut c, layout, name, id)?;
         let n = &numbered[id];
@@ -368,6 +374,25 @@ pub fn compile_with(
             ret,
             locals: local_slots,
         });
+    }
+    // Predicates are compiled once every thread's locals are declared:
+    // they may read them (`t.r`).
+    let mut protected = Vec::new();
+    let mut protected_index = vec![None; c.slots.len()];
+    for (d, var, excl) in protected_decls {
+        // One predicate per thread and element, each at least one node:
+        // too many is known before compiling any.
+        let elements = var.prot.iter().filter(|&&p| p).count() as u64;
+        c.budget.charge(
+            elements * nthreads as u64,
+            d.span,
+            "this declaration, which has a predicate for every thread and element",
+        )?;
+        for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
+            let slot = var.base + k;
+            protected_index[slot as usize] = Some(protected.len() as u32);
+            protected.push(c.excl(d, &var, excl, k, nthreads)?);
+        }
     }
     let mut invariants = Vec::new();
     for item in &m.items {
@@ -473,6 +498,7 @@ fn unroll_bodies<'m>(
             e.insert(if unroll::needed(&d.body) {
                 Cow::Owned(ast::ThreadDecl {
                     name: d.name.clone(),
+                    copies: d.copies.clone(),
                     locals: d.locals.clone(),
                     body: unroll::unroll(&d.body, &count)?,
                     span: d.span,
@@ -740,6 +766,14 @@ impl Compiler {
                         .help("use either `threads N` with a single body, or one `thread NAME { }` per thread"))
                 }
             };
+            if let Some(c) = &body.copies {
+                return Err(CompileError::at(
+                    c.span,
+                    "both `threads N` and `thread NAME[n]` in one model",
+                )
+                .related(span, "`threads N` declared here")
+                .help("drop `threads N` and write `thread NAME[N] { ... }`, or drop the `[n]`"));
+            }
             let count = self.const_int(n, "the number of threads")?;
             if !(1..=MAX_THREADS).contains(&count) {
                 return Err(CompileError::at(
@@ -749,9 +783,15 @@ impl Compiler {
                     ),
                 ));
             }
-            self.thread_names = (0..count)
-                .map(|i| format!("{}{i}", body.name.name))
-                .collect();
+            for k in 0..count {
+                let name = ast::Ident {
+                    name: format!("{}{k}", body.name.name),
+                    span: body.name.span,
+                };
+                self.define(&name, Sym::Thread(k, body.name.span))?;
+                self.thread_names.push(name.name);
+                self.copy_index.push(None);
+            }
             return Ok(self
                 .thread_names
                 .iter()
@@ -767,10 +807,43 @@ impl Compiler {
             });
         }
         let mut out = Vec::new();
-        for (id, t) in bodies.iter().enumerate() {
-            self.define(&t.name, Sym::Thread(id as i64, t.name.span))?;
-            self.thread_names.push(t.name.name.clone());
-            out.push((*t, t.name.name.clone()));
+        for t in &bodies {
+            let Some(n) = &t.copies else {
+                let id = self.thread_names.len() as i64;
+                self.define(&t.name, Sym::Thread(id, t.name.span))?;
+                self.thread_names.push(t.name.name.clone());
+                self.copy_index.push(None);
+                out.push((*t, t.name.name.clone()));
+                continue;
+            };
+            let count = self.const_int(n, "the number of copies of a thread")?;
+            let total = self.thread_names.len() as i64 + count;
+            if count < 1 || total > MAX_THREADS {
+                return Err(CompileError::at(
+                    n.span,
+                    format!(
+                        "a thread needs between 1 and {} copies here (at most {MAX_THREADS} threads in all), not {count}",
+                        (MAX_THREADS - self.thread_names.len() as i64).max(1)
+                    ),
+                ));
+            }
+            for k in 0..count {
+                let id = self.thread_names.len() as i64;
+                let name = ast::Ident {
+                    name: format!("{}{k}", t.name.name),
+                    span: t.name.span,
+                };
+                self.define(&name, Sym::Thread(id, t.name.span))?;
+                self.thread_names.push(name.name.clone());
+                self.copy_index.push(Some(k));
+                out.push((*t, name.name));
+            }
+        }
+        if out.len() as i64 > MAX_THREADS {
+            return Err(CompileError::at(
+                bodies[bodies.len() - 1].name.span,
+                format!("more than {MAX_THREADS} threads"),
+            ));
         }
         Ok(out)
     }
@@ -959,9 +1032,15 @@ impl Compiler {
     }
 
     fn init_value(&self, e: &ast::Expr, kind: SlotKind, thread: Option<i64>) -> Result<i64> {
+        // A local of a copy of `thread NAME[n]` may start at `index`.
+        let params = thread
+            .and_then(|t| self.copy_index.get(t as usize).copied().flatten())
+            .map(|k| vec![("index".to_string(), k)])
+            .unwrap_or_default();
         let mut sc = Scope {
             consts_only: true,
             self_id: thread,
+            params,
             ..Scope::default()
         };
         let (v, ty) = self.const_value_in(e, &mut sc)?;
@@ -1322,6 +1401,7 @@ impl Compiler {
                 self.quantifier(e.span, *q, v, [lo, hi], body, sc)?,
                 Ty::Bool,
             ),
+            ExprKind::Local(t, r) => self.thread_local(e, t, r, sc)?,
             ExprKind::InitPhase(t, x) => {
                 if sc.consts_only {
                     return Err(CompileError::at(e.span, "`init(...)` is not a constant"));
@@ -1422,6 +1502,69 @@ impl Compiler {
                 })))
             }
         }
+    }
+
+    /// `t.r`: the local `r` of thread `t`, which must be known at compile
+    /// time (a thread name, `self`, or the thread parameter of a predicate).
+    fn thread_local(
+        &self,
+        e: &ast::Expr,
+        t: &ast::Expr,
+        r: &ast::Ident,
+        sc: &mut Scope,
+    ) -> Result<(CExpr, Ty)> {
+        if sc.consts_only {
+            return Err(CompileError::at(e.span, "`t.r` is not a constant"));
+        }
+        if sc.locals.is_some() {
+            return Err(CompileError::at(
+                e.span,
+                "another thread's local can be read only in exclusive access predicates and invariants",
+            )
+            .help("threads communicate through shared variables; make it `shared`"));
+        }
+        let (thread, ty) = self.expr(t, sc)?;
+        if ty != Ty::Int {
+            return Err(CompileError::at(
+                t.span,
+                format!("a thread is an int, not {}", ty.name()),
+            ));
+        }
+        let CExpr::Const(k) = fold(thread) else {
+            return Err(CompileError::at(
+                t.span,
+                "the thread of `t.r` must be known at compile time",
+            )
+            .help("name the thread (`T0.r`, `writer.r`) or use the thread parameter of `excl(t)`; for a quantified thread write the cases out"));
+        };
+        let Some(locals) = usize::try_from(k)
+            .ok()
+            .and_then(|k| self.thread_locals.get(k))
+        else {
+            return Err(CompileError::at(t.span, format!("there is no thread {k}")));
+        };
+        let Some(v) = locals.get(&r.name) else {
+            return Err(CompileError::at(
+                r.span,
+                format!(
+                    "thread `{}` has no local `{}`",
+                    self.thread_names[k as usize], r.name
+                ),
+            ));
+        };
+        if v.len.is_some() {
+            return Err(CompileError::at(
+                r.span,
+                format!("`{}` is an array; `t.r` reads scalar locals only", r.name),
+            ));
+        }
+        Ok((
+            CExpr::Var {
+                slot: v.base,
+                shared: false,
+            },
+            v.ty(),
+        ))
     }
 
     /// `exists`/`forall v in lo..hi: body`, with its cost bounded before it

@@ -149,6 +149,26 @@ pub struct Slot {
     pub span: Span,
 }
 
+/// A misuse of a lock, reported as a warning by `check` (see
+/// [`Model::lock_misuses`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LockMisuse {
+    /// A thread ended while holding a lock.
+    EndedHolding,
+    /// A thread waits at `release m` while it does not hold m.
+    ReleaseNotOwner,
+}
+
+impl LockMisuse {
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            LockMisuse::EndedHolding => "ended-holding-lock",
+            LockMisuse::ReleaseNotOwner => "release-not-owner",
+        }
+    }
+}
+
 /// The kind of value a slot holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotKind {
@@ -401,6 +421,43 @@ impl Model {
             .iter()
             .enumerate()
             .all(|(t, th)| s[t] == th.end())
+    }
+
+    /// Misuses of locks in `s`, each with a description: a thread that has
+    /// ended holding a lock, and a thread waiting at `release m` of a lock
+    /// it does not own (that `release` blocks for good unless m's owner
+    /// is the thread itself, which it is not).
+    pub fn lock_misuses(&self, s: &[i64], out: &mut Vec<(LockMisuse, String)>) {
+        for (t, th) in self.threads.iter().enumerate() {
+            if s[t] == th.end() {
+                for (k, slot) in self.slots.iter().enumerate() {
+                    if slot.kind == SlotKind::Lock && s[k] == t as i64 {
+                        out.push((
+                            LockMisuse::EndedHolding,
+                            format!("{} ended holding {}", th.name, slot.name),
+                        ));
+                    }
+                }
+                continue;
+            }
+            for tr in self.enabled_candidates(s, t) {
+                if !tr.text.starts_with("release ") {
+                    continue;
+                }
+                let Some(g) = &tr.guard else { continue };
+                if g.holds(s, &mut expr::NoAccess) == Ok(false) {
+                    out.push((
+                        LockMisuse::ReleaseNotOwner,
+                        format!(
+                            "{} waits at `{}` (line {}), a lock it does not hold",
+                            th.name,
+                            tr.text.trim_end_matches(';'),
+                            tr.line
+                        ),
+                    ));
+                }
+            }
+        }
     }
 
     /// A value as the user wrote it: `free`, `true`, a thread's point name.

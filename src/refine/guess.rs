@@ -128,6 +128,7 @@ fn subst(e: &ast::Expr, map: &HashMap<String, ast::Expr>) -> ast::Expr {
         ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, go(a), go(b)),
         ExprKind::At(t, l) => ExprKind::At(go(t), l.clone()),
         ExprKind::InitPhase(t, x) => ExprKind::InitPhase(t.as_deref().map(go), x.clone()),
+        ExprKind::Local(t, r) => ExprKind::Local(go(t), r.clone()),
         ExprKind::Quant(q, v, lo, hi, body) => {
             // The bound name hides a parameter of the same name.
             let mut inner = map.clone();
@@ -253,13 +254,28 @@ fn index_of(e: ast::Expr) -> ast::Expr {
 /// The source with the declarations that differ between `old` and `new`
 /// rewritten in place, so comments and statement lines stay where they were.
 pub fn splice(text: &str, old: &ast::Model, new: &ast::Model) -> String {
+    // A list (`shared p, q : 0..3;`) is one declaration per name, all with
+    // the span of the list: when one of them changes, the whole list is
+    // written back, one declaration per line.
     let mut edits: Vec<(Span, String)> = Vec::new();
+    let mut group: Option<(Span, Vec<String>, bool)> = None;
     for (a, b) in old.items.iter().zip(&new.items) {
         if let (Item::Var(a), Item::Var(b)) = (a, b) {
-            if a != b {
-                edits.push((a.span, pretty::var_decl(b)));
+            if group
+                .as_ref()
+                .is_some_and(|g| (g.0.start, g.0.end) != (a.span.start, a.span.end))
+            {
+                if let Some((span, texts, true)) = group.take() {
+                    edits.push((span, texts.join("\n")));
+                }
             }
+            let g = group.get_or_insert((a.span, Vec::new(), false));
+            g.1.push(pretty::var_decl(b));
+            g.2 |= a != b;
         }
+    }
+    if let Some((span, texts, true)) = group {
+        edits.push((span, texts.join("\n")));
     }
     let mut out = text.to_string();
     for (span, new) in edits.into_iter().rev() {
@@ -282,5 +298,42 @@ pub fn declared_text(d: &ast::VarDecl) -> String {
             format!("excl({}) = {}", ps.join(", "), pretty::expr(body))
         }
         _ => "unprotected".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parser::parse;
+
+    /// A declaration list is one declaration per name with the span of the
+    /// list: when one of its names changes, the list is written back whole,
+    /// one declaration per line, and the rest of the text stays.
+    #[test]
+    fn splice_writes_a_changed_list_back_whole() {
+        let text =
+            "lock m;\nshared a, b : 0..1 = 0; // data\nshared c : 0..1;\nthread T {\n  skip;\n}\n";
+        let old = parse(text).unwrap();
+        let mut new = old.clone();
+        let Item::Var(d) = &mut new.items[2] else {
+            panic!()
+        };
+        let Item::Var(m) = &old.items[0] else {
+            panic!()
+        };
+        d.class = Class::Protected {
+            excl: Excl::By(ast::LValue {
+                name: m.name.clone(),
+                index: None,
+                span: m.span,
+            }),
+            unprotected: Vec::new(),
+        };
+        let out = splice(text, &old, &new);
+        assert_eq!(
+            out,
+            "lock m;\nshared a : 0..1 = 0;\nprotected b : 0..1 = 0 by m; // data\nshared c : 0..1;\nthread T {\n  skip;\n}\n"
+        );
+        assert_eq!(splice(text, &old, &old), text);
     }
 }

@@ -1,4 +1,4 @@
-//! The abstract syntax of the system language (`shared/gcl.md`).
+//! The abstract syntax of the system language (reference: `src/syntax/README.md`).
 //!
 //! Every node carries the [`Span`] it was parsed from; spans do not take part
 //! in equality.
@@ -160,6 +160,9 @@ pub enum Init {
 pub struct ThreadDecl {
     /// The thread's name (the body's name under `threads N`).
     pub name: Ident,
+    /// `thread NAME[n]`: the number of copies of the body (a constant);
+    /// the copies are named `NAME0` .. `NAME{n-1}`.
+    pub copies: Option<Expr>,
     /// `local` declarations.
     pub locals: Vec<VarDecl>,
     /// The body.
@@ -272,6 +275,9 @@ pub enum ExprKind {
     Any(Box<Expr>, Box<Expr>),
     /// `init(t, x)`: thread t is in an `init x` block; `init(x)`: some thread is.
     InitPhase(Option<Box<Expr>>, Ident),
+    /// `t.r`: the local `r` of thread `t` (a thread known at compile time),
+    /// in exclusive access predicates and invariants.
+    Local(Box<Expr>, Ident),
 }
 
 /// Unary operators.

@@ -376,8 +376,8 @@ impl<'a> Parser<'a> {
         }
         for kw in ["shared", "protected", "sem"] {
             if let Some((r, _)) = self.try_kw(i, kw) {
-                let (r, d) = self.var_decl(r, start, kw)?;
-                return Ok((r, vec![Item::Var(d)]));
+                let (r, decls) = self.var_decl(r, start, kw)?;
+                return Ok((r, decls.into_iter().map(Item::Var).collect()));
             }
         }
         if let Some((_, _)) = self.try_kw(i, "local") {
@@ -409,7 +409,7 @@ impl<'a> Parser<'a> {
                 },
             ))
         })?;
-        let (r, _) = self.sym(r, ";")?;
+        let (r, _) = self.semi(r)?;
         let span = self.span_from(start, r);
         for d in &mut decls {
             d.span = span;
@@ -428,10 +428,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `shared|protected|sem|local NAME[n]? : TYPE (= INIT)? (excl ... | by m)? ;`
-    fn var_decl(&self, i: &'a str, start: usize, kw: &'static str) -> Res<'a, VarDecl> {
-        let (r, name) = self.ident(i)?;
-        let (r, size) = self.opt_size(r)?;
+    /// `shared|protected|sem|local NAME[n]? {, NAME[n]?} : TYPE (= INIT)?
+    /// (excl ... | by m)? ;`: one declaration per name, each with the same
+    /// type, initial value and predicate, all with the span of the whole
+    /// declaration.
+    fn var_decl(&self, i: &'a str, start: usize, kw: &'static str) -> Res<'a, Vec<VarDecl>> {
+        let (r, names) = self.comma_list(i, |r| {
+            let (r, name) = self.ident(r)?;
+            let (r, size) = self.opt_size(r)?;
+            Ok((r, (name, size)))
+        })?;
         let (r, _) = self.sym(r, ":")?;
         let (r, ty) = if kw == "sem" {
             let (r, (lo, hi)) = self.range(r)?;
@@ -466,19 +472,20 @@ impl<'a> Parser<'a> {
             "local" => (r, Class::Local),
             _ => (r, Class::Shared),
         };
-        let (r, _) = self.sym(r, ";")?;
+        let (r, _) = self.semi(r)?;
         let span = self.span_from(start, r);
-        Ok((
-            r,
-            VarDecl {
-                class,
+        let decls = names
+            .into_iter()
+            .map(|(name, size)| VarDecl {
+                class: class.clone(),
                 name,
                 size,
-                ty,
-                init,
+                ty: ty.clone(),
+                init: init.clone(),
                 span,
-            },
-        ))
+            })
+            .collect();
+        Ok((r, decls))
     }
 
     fn range(&self, i: &'a str) -> Res<'a, (Expr, Expr)> {
@@ -523,11 +530,13 @@ impl<'a> Parser<'a> {
 
     fn thread(&self, i: &'a str, start: usize) -> Res<'a, ThreadDecl> {
         let (r, name) = self.ident(i)?;
+        let (r, copies) = self.opt_size(r)?;
         let (r, (locals, body, end)) = self.body(r, "thread")?;
         Ok((
             r,
             ThreadDecl {
                 name,
+                copies,
                 locals,
                 body,
                 span: self.span_from(start, r),
@@ -594,8 +603,8 @@ impl<'a> Parser<'a> {
             let Some((r2, _)) = self.try_kw(r0, "local") else {
                 break;
             };
-            let (r2, d) = self.var_decl(r2, self.off(r0), "local")?;
-            locals.push(d);
+            let (r2, mut d) = self.var_decl(r2, self.off(r0), "local")?;
+            locals.append(&mut d);
             r = r2;
         }
         let (r, body) = self.stmts(r)?;
@@ -736,7 +745,7 @@ impl<'a> Parser<'a> {
         for (kw, make) in lock_ops {
             if let Some((r, _)) = self.try_kw(i, kw) {
                 let (r, lv) = self.lvalue(r)?;
-                let (r, _) = self.sym(r, ";")?;
+                let (r, _) = self.semi(r)?;
                 return Ok((r, make(lv)));
             }
         }
@@ -745,26 +754,30 @@ impl<'a> Parser<'a> {
             return Ok((r, StmtKind::Call(None, name, args)));
         }
         if let Some((r, _)) = self.try_kw(i, "return") {
+            let r0 = self.skip(r)?;
             if let Some((r, _)) = self.try_sym(r, ";") {
                 return Ok((r, StmtKind::Return(None)));
             }
+            if r0.starts_with('}') {
+                return Ok((r, StmtKind::Return(None)));
+            }
             let (r, e) = self.expr(r)?;
-            let (r, _) = self.sym(r, ";")?;
+            let (r, _) = self.semi(r)?;
             return Ok((r, StmtKind::Return(Some(e))));
         }
         if let Some((r, _)) = self.try_kw(i, "skip") {
-            let (r, _) = self.sym(r, ";")?;
+            let (r, _) = self.semi(r)?;
             return Ok((r, StmtKind::Skip));
         }
         if let Some((r, _)) = self.try_kw(i, "goto") {
             let (r, l) = self.ident(r)?;
-            let (r, _) = self.sym(r, ";")?;
+            let (r, _) = self.semi(r)?;
             return Ok((r, StmtKind::Goto(l)));
         }
         for kw in ["assert", "await"] {
             if let Some((r, _)) = self.try_kw(i, kw) {
                 let (r, e) = self.expr(r)?;
-                let (r, _) = self.sym(r, ";")?;
+                let (r, _) = self.semi(r)?;
                 let k = if kw == "assert" {
                     StmtKind::Assert(e)
                 } else {
@@ -781,6 +794,18 @@ impl<'a> Parser<'a> {
 
     fn opt_semi(&self, i: &'a str) -> &'a str {
         self.try_sym(i, ";").map_or(i, |(r, _)| r)
+    }
+
+    /// The `;` that ends a statement or a declaration, optional before `}`.
+    fn semi(&self, i: &'a str) -> Res<'a, ()> {
+        if let Some((r, _)) = self.try_sym(i, ";") {
+            return Ok((r, ()));
+        }
+        let r = self.skip(i)?;
+        if r.starts_with('}') {
+            return Ok((i, ()));
+        }
+        self.sym(i, ";").map(|(r, _)| (r, ()))
     }
 
     fn if_rest(&self, i: &'a str) -> Res<'a, StmtKind> {
@@ -816,7 +841,7 @@ impl<'a> Parser<'a> {
                 (r, args)
             }
         };
-        let (r, _) = self.sym(r, ";")?;
+        let (r, _) = self.semi(r)?;
         Ok((r, (name, args)))
     }
 
@@ -840,7 +865,7 @@ impl<'a> Parser<'a> {
             return Ok((r, StmtKind::Call(targets.pop(), name, args)));
         }
         let (r, values) = self.comma_list(r, |r| self.rhs(r))?;
-        let (r, _) = self.sym(r, ";")?;
+        let (r, _) = self.semi(r)?;
         Ok((r, StmtKind::Assign(targets, values)))
     }
 
@@ -992,7 +1017,10 @@ impl<'a> Parser<'a> {
         match word {
             "true" => self.leaf(after, start, ExprKind::Bool(true)),
             "false" => self.leaf(after, start, ExprKind::Bool(false)),
-            "self" => self.leaf(after, start, ExprKind::SelfId),
+            "self" => {
+                let (r, e) = self.leaf(after, start, ExprKind::SelfId)?;
+                self.opt_local(r, start, e)
+            }
             "free" => self.leaf(after, start, ExprKind::Free),
             "at" => self.at(after, start),
             "init" => self.init_phase(after, start),
@@ -1020,13 +1048,11 @@ impl<'a> Parser<'a> {
             let (r, e) = self.expr(r)?;
             let (r, _) = self.sym(r, ")")?;
             // Keep the inner node; the span grows to cover the parentheses.
-            Ok((
-                r,
-                Expr {
-                    kind: e.kind,
-                    span: self.span_from(start, r),
-                },
-            ))
+            let e = Expr {
+                kind: e.kind,
+                span: self.span_from(start, r),
+            };
+            self.opt_local(r, start, e)
         })
     }
 
@@ -1094,7 +1120,19 @@ impl<'a> Parser<'a> {
             let (r, _) = self.sym(r, "]")?;
             return self.leaf(r, start, ExprKind::Index(name, Box::new(idx)));
         }
-        self.leaf(r, start, ExprKind::Name(name))
+        let (r, e) = self.leaf(r, start, ExprKind::Name(name))?;
+        self.opt_local(r, start, e)
+    }
+
+    /// `.r` after a thread `t`: `t.r`, the local `r` of thread t (`..` is
+    /// a range, not this).
+    fn opt_local(&self, r: &'a str, start: usize, t: Expr) -> Res<'a, Expr> {
+        let r0 = self.skip(r)?;
+        let Some(after) = r0.strip_prefix('.').filter(|a| !a.starts_with('.')) else {
+            return Ok((r, t));
+        };
+        let (r, local) = self.ident(after)?;
+        self.leaf(r, start, ExprKind::Local(Box::new(t), local))
     }
 
     #[cold]
@@ -1123,7 +1161,8 @@ pub fn depth(e: &Expr) -> usize {
             ExprKind::Index(_, a)
             | ExprKind::Unary(_, a)
             | ExprKind::At(a, _)
-            | ExprKind::InitPhase(Some(a), _) => stack.push((a, d + 1)),
+            | ExprKind::InitPhase(Some(a), _)
+            | ExprKind::Local(a, _) => stack.push((a, d + 1)),
             ExprKind::InitPhase(None, _) => {}
             ExprKind::Binary(_, a, b) | ExprKind::Any(a, b) => {
                 stack.push((a, d + 1));
@@ -1392,5 +1431,72 @@ mod tests {
             err("shared x : 0..1 = 0; invariant init(x + 1);"),
             "`init(x)` takes a variable name"
         );
+    }
+
+    #[test]
+    fn declaration_lists_are_one_declaration_per_name() {
+        let src = "lock a, b[2];\nshared p, q[2] : 0..3 = 0;\nprotected x, y : 0..1 = 0 by a;\nsem s, t : 0..2 = 1;\nthread T {\n  local r, u : bool = true;\n  skip\n}\n";
+        let m = parse(src).unwrap();
+        let names: Vec<&str> = m
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Var(d) => Some(d.name.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names, ["a", "b", "p", "q", "x", "y", "s", "t"]);
+        let printed = crate::syntax::pretty::model(&m);
+        assert_eq!(
+            printed,
+            "lock a;\nlock b[2];\nshared p : 0..3 = 0;\nshared q[2] : 0..3 = 0;\nprotected x : 0..1 = 0 by a;\nprotected y : 0..1 = 0 by a;\nsem s : 0..2 = 1;\nsem t : 0..2 = 1;\n\nthread T {\n  local r : bool = true;\n  local u : bool = true;\n  skip;\n}\n"
+        );
+        assert_eq!(parse(&printed).unwrap(), m);
+    }
+
+    #[test]
+    fn semicolon_before_a_closing_brace_is_optional() {
+        let short = parse("thread T { if a { x := 1 } else { return } await c await d }");
+        assert_eq!(
+            short.unwrap_err().message,
+            "expected `;`, found `await`",
+            "only before `}}`"
+        );
+        let short = parse(
+            "thread T { if a { x := 1 } else if b { release m } else { goto L } L: await c }",
+        )
+        .unwrap();
+        let long = parse(
+            "thread T { if a { x := 1; } else { if b { release m; } else { goto L; } } L: await c; }",
+        )
+        .unwrap();
+        assert_eq!(short, long);
+    }
+
+    #[test]
+    fn thread_copies_round_trip() {
+        let src = "const N = 2;\n\nthread reader[N] {\n  local r : 0..3 = 0;\n  r := index;\n}\n\nthread writer {\n  skip;\n}\n";
+        let m = parse(src).unwrap();
+        assert_eq!(crate::syntax::pretty::model(&m), src);
+        let Item::Thread(t) = &m.items[1] else {
+            panic!()
+        };
+        assert!(t.copies.is_some());
+    }
+
+    #[test]
+    fn locals_of_other_threads_round_trip() {
+        let m = parse("invariant reader0.r + self.r + (1).r <= 1;\nconst A = B..C;").err();
+        assert!(m.is_some(), "`B..C` is not an expression");
+        let e = parse_expr("reader0.r + self.r + (1).r").unwrap();
+        assert_eq!(
+            crate::syntax::pretty::expr(&e),
+            "reader0.r + self.r + (1).r"
+        );
+        assert!(
+            matches!(&e.kind, ExprKind::Binary(_, a, _) if matches!(&a.kind, ExprKind::Binary(_, l, _) if matches!(&l.kind, ExprKind::Local(..))))
+        );
+        let m = parse("shared y : 0..N = 0;\nshared z : N..M = N;").unwrap();
+        assert_eq!(m.items.len(), 2, "`N..M` is still a range");
     }
 }

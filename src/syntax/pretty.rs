@@ -138,7 +138,11 @@ impl Printer {
                 self.line("}");
             }
             Item::Thread(t) => {
-                self.line(&format!("thread {} {{", t.name.name));
+                let copies = t
+                    .copies
+                    .as_ref()
+                    .map_or(String::new(), |n| format!("[{}]", expr(n)));
+                self.line(&format!("thread {}{copies} {{", t.name.name));
                 self.indent += 1;
                 for d in &t.locals {
                     self.line(&var_decl(d));
@@ -416,6 +420,16 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
                 out.push_str(", ");
             }
             let _ = write!(out, "{})", x.name);
+        }
+        ExprKind::Local(t, r) => {
+            if matches!(t.kind, ExprKind::Name(_) | ExprKind::SelfId) {
+                write_expr(out, t, 0);
+            } else {
+                out.push('(');
+                write_expr(out, t, 0);
+                out.push(')');
+            }
+            let _ = write!(out, ".{}", r.name);
         }
         ExprKind::Any(lo, hi) => {
             out.push_str("any ");

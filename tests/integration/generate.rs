@@ -96,6 +96,9 @@ pub fn system(c: &mut Choices) -> String {
     let nprot = c.below(4);
     let mut prots = Vec::new();
     let (mut turn, mut owner) = (false, false);
+    // Hand-offs name w0's point (`at(w0, HD)`) or, in some systems, a
+    // local that w0 sets just before it (`w0.gone`), decided once.
+    let mut local_pc: Option<bool> = None;
     let handoff = named && nthreads >= 2;
     for k in 0..nprot {
         let name = format!("x{k}");
@@ -124,6 +127,9 @@ pub fn system(c: &mut Choices) -> String {
                 owner = true;
                 format!("protected {name} : 0..2 = 0 excl(t) = own == t;\n")
             }
+            Guard::Pc if *local_pc.get_or_insert_with(|| c.chance(50)) => format!(
+                "protected {name} : 0..2 = 0\n    excl(t) = (t == w0 && !w0.gone) || (t == w1 && w0.gone);\n"
+            ),
             Guard::Pc => format!(
                 "protected {name} : 0..2 = 0\n    excl(t) = (t == w0 && !at(w0, HD)) || (t == w1 && at(w0, HD));\n"
             ),
@@ -154,6 +160,7 @@ pub fn system(c: &mut Choices) -> String {
         named,
         prots,
         flag: out.contains("shared flag"),
+        local_pc: local_pc == Some(true),
         callable: std::cell::Cell::new(procs.len()),
         procs,
     };
@@ -170,7 +177,12 @@ pub fn system(c: &mut Choices) -> String {
         } else {
             "T".to_string()
         };
-        out += &format!("\nthread {name} {{\n  local r : 0..2 = 0;\n{b}}}\n");
+        let gone = if world.local_pc {
+            "  local gone : bool = false;\n"
+        } else {
+            ""
+        };
+        out += &format!("\nthread {name} {{\n  local r : 0..2 = 0;\n{gone}{b}}}\n");
     }
     if c.chance(20) {
         out += "\ninvariant y >= 0;\n";
@@ -182,6 +194,8 @@ struct World {
     nlocks: usize,
     nthreads: usize,
     named: bool,
+    /// Hand-offs are predicates on w0's local `gone` (else on its point).
+    local_pc: bool,
     prots: Vec<Prot>,
     flag: bool,
     /// The procedures `p0`, `p1`, ...: whether each returns a value.
@@ -266,6 +280,9 @@ fn body(c: &mut Choices, w: &World, thread: usize, hands_off: bool) -> String {
         out += "  goto L0;\n";
     }
     if hands_off {
+        if w.local_pc {
+            out += "  gone := true;\n";
+        }
         out += "  HD: await false;\n";
     }
     out

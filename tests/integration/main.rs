@@ -14,6 +14,7 @@ mod generate;
 mod generate2;
 mod graph;
 mod hostile;
+mod lang;
 mod models;
 mod procs;
 mod properties;

@@ -105,6 +105,7 @@ fn summaries_end_unbounded_recursion() {
 fn summaries_agree_with_sc_on_every_model() {
     for entry in std::fs::read_dir("models").unwrap() {
         let path = entry.unwrap().path();
+        // models/pictures holds images, not models.
         if path.extension().is_none_or(|e| e != "gc") {
             continue;
         }

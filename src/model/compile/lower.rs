@@ -1,5 +1,5 @@
 //! Lowering of thread bodies and of the copies of procedures: every
-//! statement is one control point, and its transitions follow `gcl.md`
+//! statement is one control point, and its transitions follow the reference (`src/syntax/README.md`)
 //! (see the parent module); calls and returns are described in
 //! [`super::procs`].
 
@@ -76,10 +76,16 @@ impl Lower<'_, '_> {
     }
 
     fn scope(&self) -> Scope<'_> {
+        // In the body of `thread NAME[n]`, `index` is the copy number.
+        let params = match (self.frame, self.c.copy_index[self.thread]) {
+            (None, Some(k)) => vec![("index".to_string(), k)],
+            _ => Vec::new(),
+        };
         Scope {
             locals: Some(self.locals),
             self_id: Some(self.thread as i64),
             in_proc: self.frame.is_some(),
+            params,
             ..Scope::default()
         }
     }
