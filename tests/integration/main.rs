@@ -14,4 +14,5 @@ mod models;
 mod procs;
 mod properties;
 mod refine;
+mod stepping;
 mod tools;
