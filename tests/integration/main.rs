@@ -7,6 +7,7 @@ mod common;
 mod crosscheck;
 mod differential;
 mod errors;
+mod explore;
 mod export;
 mod generate;
 mod graph;
