@@ -715,7 +715,7 @@ impl Session {
     }
 
     /// Takes the next transition of the loaded counterexample.
-    pub fn next(&mut self) -> Result<(), String> {
+    pub fn follow(&mut self) -> Result<(), String> {
         match self.script_next() {
             Some(k) => self.step(k),
             None => Err(match &self.script {

@@ -96,7 +96,7 @@ fn simulate_finds_violations_that_replay() {
             "--format",
             "json",
         ]);
-        (run.code == 1).then(|| (run.stdout, v))
+        (run.code == 1).then_some((run.stdout, v))
     });
     let (text, v) = found.expect("a seed below 20 finds the violation");
     assert_eq!(v["end"], "violation");

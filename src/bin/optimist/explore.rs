@@ -105,7 +105,7 @@ fn answer(session: &mut Session, request: &mut tiny_http::Request) -> (u16, &'st
             session.reset();
             Ok(())
         }
-        (Post, "/next") => session.next(),
+        (Post, "/next") => session.follow(),
         (Post, "/load") => match serde_json::from_str::<Value>(&body) {
             Ok(v) => session.load(&v),
             Err(e) => Err(format!("the report is not JSON: {e}")),
