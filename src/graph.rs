@@ -173,7 +173,29 @@ pub fn dot_to_svg(dot: &str) -> String {
     let mut graph = builder.get();
     let mut svg = SVGWriter::new();
     graph.do_it(false, false, false, &mut svg);
-    svg.finalize()
+    sorted_style(svg.finalize())
+}
+
+/// layout-rs writes its font classes in hash-map order; sorting the lines
+/// of the `<style>` block makes the SVG the same on every run.
+fn sorted_style(svg: String) -> String {
+    let (Some(a), Some(b)) = (svg.find("<style>\n"), svg.find("</style>")) else {
+        return svg;
+    };
+    let a = a + "<style>\n".len();
+    if b < a {
+        return svg;
+    }
+    let mut lines: Vec<&str> = svg[a..b].lines().collect();
+    lines.sort_unstable();
+    let mut out = String::with_capacity(svg.len());
+    out.push_str(&svg[..a]);
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out.push_str(&svg[b..]);
+    out
 }
 
 /// The state graph as JSON: states, edges, violations, and the reduced

@@ -25,6 +25,7 @@ pub struct CertifyArgs {
 
 pub fn run(args: CertifyArgs) -> ExitCode {
     set_format(args.format);
+    args.limits.watch(args.format);
     args.models.each(args.format, |model| one(&args, model))
 }
 

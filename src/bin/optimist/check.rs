@@ -78,6 +78,7 @@ enum IgnoringArg {
 
 pub fn run(args: CheckArgs) -> ExitCode {
     set_format(args.format);
+    args.limits.watch(args.format);
     if args.reduction == ReductionArg::Movers && args.deadlock {
         return refuse(
             "`--deadlock` cannot be used with `--reduction movers`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",

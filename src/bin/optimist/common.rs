@@ -124,6 +124,57 @@ pub struct LimitArgs {
 pub const MAX_SECONDS: f64 = 1e9;
 
 impl LimitArgs {
+    /// Starts the backstop that holds `--max-memory` and `--max-time` in
+    /// every phase of the run, also where the library has no budget to
+    /// consult (reading, parsing, compiling and classifying a huge model).
+    ///
+    /// The library stops its searches itself, a little below the memory
+    /// limit and at the time limit, with the statistics of what was done;
+    /// this thread only acts when that did not happen: past the memory
+    /// limit, or half a second past the time limit. It then prints the
+    /// inconclusive verdict (text or JSON) and exits with code 3.
+    pub fn watch(&self, format: Format) {
+        if self.max_memory.is_none() && self.max_time.is_none() {
+            return;
+        }
+        let (memory, time) = (self.max_memory, self.max_time);
+        let started = std::time::Instant::now();
+        let _ = std::thread::Builder::new()
+            .name("limits".into())
+            .spawn(move || {
+                loop {
+                    std::thread::sleep(Duration::from_millis(2));
+                    let limit = if let Some(max) = memory
+                        && resident_bytes().is_some_and(|b| b > max)
+                    {
+                        format!("memory limit of {} MB reached", max >> 20)
+                    } else if let Some(max) = time
+                        && started.elapsed() > max + Duration::from_millis(500)
+                    {
+                        format!("time limit of {} s reached", max.as_secs_f64())
+                    } else {
+                        continue;
+                    };
+                    let limit = format!(
+                        "{limit} outside the search (reading, compiling or classifying the model)"
+                    );
+                    match format {
+                        Format::Text => write_out(&format!(
+                            "verdict      inconclusive\nlimit        {limit}\n"
+                        )),
+                        Format::Json => write_out(
+                            &(serde_json::to_string_pretty(
+                                &json!({"verdict": "inconclusive", "limit": limit}),
+                            )
+                            .expect("JSON values serialise")
+                                + "\n"),
+                        ),
+                    }
+                    std::process::exit(3);
+                }
+            });
+    }
+
     /// The limits, for the library.
     pub fn limits(&self) -> optimist::Limits {
         optimist::Limits {
@@ -132,6 +183,14 @@ impl LimitArgs {
             max_memory: self.max_memory,
         }
     }
+}
+
+/// This process's resident set in bytes (Linux; elsewhere unknown, and
+/// the library's own accounting is all there is).
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = status.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
 }
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {

@@ -67,6 +67,7 @@ enum GuessArg {
 
 pub fn run(args: RefineArgs) -> ExitCode {
     set_format(args.format);
+    args.limits.watch(args.format);
     if let Some(out) = &args.write {
         if same_file(&args.model.file, out) {
             return refuse(&format!(
