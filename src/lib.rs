@@ -19,6 +19,7 @@ mod graph;
 mod model;
 mod refine;
 mod report;
+mod stepping;
 mod syntax;
 
 pub use certify::{
@@ -27,6 +28,10 @@ pub use certify::{
 };
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, ErrorPlace, Source};
+pub use explore::{
+    Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,
+    simulate,
+};
 pub use explore::{
     GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Kind, Limit, Limits, Options, Outcome,
     Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, SummaryStats,
@@ -45,7 +50,13 @@ pub use model::{
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
-pub use report::{CheckReport, ClassRow, ClassifyReport, LoopRow, RegionRow};
+pub use report::{
+    CheckReport, ClassRow, ClassifyReport, LoopRow, RegionRow, StepReport, ViolationReport,
+};
+pub use stepping::{
+    ChoiceView, Difference, Divergence, NotATrace, ReplayReport, ScriptView, Session, SessionView,
+    SimulateReport, ThreadView,
+};
 pub use syntax::parser::{MAX_EXPR_DEPTH, MAX_NESTING, SyntaxError, parse_expr};
 pub use syntax::span::{LineIndex, Span, line_col};
 pub use syntax::{ast, pretty};

@@ -318,7 +318,7 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
+pub(crate) fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
     let mut before = model.init.clone();
     let mut out = Vec::new();
     for (n, st) in v.trace.iter().enumerate() {
@@ -793,7 +793,7 @@ impl fmt::Display for CheckReport {
     }
 }
 
-fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result {
+pub(crate) fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> fmt::Result {
     let reduced = trace.iter().any(|s| s.starts_step.is_some());
     let mut rows = vec![vec![
         "#".to_string(),

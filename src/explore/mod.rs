@@ -11,6 +11,7 @@ mod search;
 mod store;
 mod stubborn;
 mod summaries;
+mod walk;
 
 pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use commit::Ignoring;
@@ -22,6 +23,10 @@ pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 pub(crate) use store::{Full, Insert, Room, Store};
 pub use summaries::SummaryStats;
+pub use walk::{
+    Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, end_excl, initial_problem,
+    match_step, simulate,
+};
 
 use crate::model::Model;
 use search::Expand as _;

@@ -7,10 +7,13 @@ mod certify;
 mod check;
 mod classify;
 mod common;
+mod explore;
 mod export;
 mod graph;
 mod prove;
 mod refine;
+mod replay;
+mod simulate;
 
 use std::process::ExitCode;
 
@@ -121,6 +124,49 @@ Examples:
     /// states the reduced search stores are filled and its steps are red.
     /// Above --max-states states it refuses (exit 3).
     Graph(graph::GraphArgs),
+    /// Walk the model at random from the initial state, printed as a trace.
+    ///
+    /// The same seed gives the same walk. It stops at a violation (exit 1),
+    /// a deadlock or the end of every thread (exit 0), or after --steps
+    /// steps (exit 0, saying so).
+    #[command(after_help = "\
+Examples:
+  optimist simulate models/racy-counter.gc --seed 3
+  optimist simulate models/barrier.gc --steps 20 --reduction sc --format json
+
+Exit codes:
+  0  no violation on the walk   1  a violation   2  input or usage error
+  3  inconclusive (a call past --max-stack)")]
+    Simulate(simulate::SimulateArgs),
+    /// Re-run a saved counterexample against a model, step by step.
+    ///
+    /// Each saved step is matched by thread and statement, and the state
+    /// after it is compared. Reports whether the violation reproduces, or
+    /// where the model diverges from the trace.
+    #[command(after_help = "\
+Examples:
+  optimist check models/counter-bug.gc --format json > trace.json
+  optimist replay models/counter-bug.gc trace.json
+
+Exit codes:
+  1  the violation reproduces   3  the trace diverges from the model
+  2  input or usage error (the report is not JSON, or has no counterexample)")]
+    Replay(replay::ReplayArgs),
+    /// Serve a local web page to step through the state space.
+    ///
+    /// The page shows each thread's transitions at its current point
+    /// (visible or invisible), the state, the path so far, with undo, and
+    /// can load a counterexample from a JSON report and follow it. A JSON
+    /// API is behind it: GET /state, POST /step {"transition": K}, /undo,
+    /// /reset, /load (a report), /next.
+    #[command(after_help = "\
+Examples:
+  optimist explore models/barrier.gc                 then open http://127.0.0.1:7878/
+  optimist explore models/counter-bug.gc --port 0    any free port, printed
+
+Exit codes:
+  2  input or usage error (or the port cannot be opened)")]
+    Explore(explore::ExploreArgs),
 }
 
 fn main() -> ExitCode {
@@ -161,6 +207,9 @@ fn main() -> ExitCode {
             }
             Command::Export(args) => export::run(args),
             Command::Graph(args) => graph::run(args),
+            Command::Simulate(args) => simulate::run(args),
+            Command::Replay(args) => replay::run(args),
+            Command::Explore(args) => explore::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {
         Ok(Ok(code)) => code,

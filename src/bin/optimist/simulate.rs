@@ -1,0 +1,57 @@
+//! `optimist simulate`: a seeded random walk, printed as a trace.
+
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use optimist::{Reduction, SimulateReport};
+
+use crate::common::{Format, ModelArgs, print, set_format};
+
+/// Arguments of `optimist simulate`.
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    model: ModelArgs,
+    /// The seed of the walk: the same seed gives the same walk.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Stop after K steps (transitions; reduced steps under `sc`).
+    #[arg(long, value_name = "K", default_value_t = 1000)]
+    steps: usize,
+    /// Walk the original system (one transition at a time) or the reduced
+    /// one (one reduced step at a time).
+    #[arg(long, value_enum, default_value_t = WalkReduction::None)]
+    reduction: WalkReduction,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum WalkReduction {
+    /// The original system: a random enabled transition at each step.
+    None,
+    /// Stoller-Cohen: a random reduced step at each step.
+    Sc,
+}
+
+pub fn run(args: SimulateArgs) -> ExitCode {
+    set_format(args.format);
+    let (src, model) = match args.model.load() {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let reduction = match args.reduction {
+        WalkReduction::None => Reduction::None,
+        WalkReduction::Sc => Reduction::Sc,
+    };
+    if reduction == Reduction::Sc {
+        if let Err(e) = optimist::check_reducible(&src, &model) {
+            return crate::common::fail(e);
+        }
+    }
+    let walk = optimist::simulate(&model, reduction, args.seed, args.steps);
+    let report = SimulateReport::new(&model, &src.name, reduction, args.seed, args.steps, &walk);
+    print(&report, args.format);
+    ExitCode::from(report.exit_code())
+}

@@ -1,0 +1,808 @@
+//! Reports of stepping through a model: a random walk
+//! ([`SimulateReport`]), the replay of a saved counterexample
+//! ([`ReplayReport`]), and the explorer's session ([`Session`]), each as
+//! text in the trace format of `check` and as JSON.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::classify::Classification;
+use crate::explore::{
+    Effect, Mismatch, Problem, Reduction, Step, Violation, Walk, WalkEnd, choices, match_step,
+};
+use crate::model::Model;
+use crate::report::{StepReport, ViolationReport, describe, json_state, steps, write_trace};
+
+fn trace_reports(model: &Model, trace: &[Step], reduced: bool) -> Vec<StepReport> {
+    let v = Violation {
+        problem: Problem::Deadlock,
+        initial: false,
+        trace: trace.to_vec(),
+    };
+    steps(model, &v, reduced)
+}
+
+fn write_state(f: &mut fmt::Formatter<'_>, which: &str, state: &Map<String, Value>) -> fmt::Result {
+    let values: Vec<String> = state
+        .iter()
+        .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
+        .collect();
+    writeln!(f, "{which}:")?;
+    for chunk in values.chunks(6) {
+        writeln!(f, "  {}", chunk.join(", "))?;
+    }
+    Ok(())
+}
+
+/// The report of `optimist simulate`: a random walk, in the trace format of
+/// a counterexample.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimulateReport {
+    /// The model's name.
+    pub model: String,
+    /// The file it was read from.
+    pub file: String,
+    /// `none` (transitions) or `sc` (reduced steps).
+    pub reduction: &'static str,
+    /// The seed of the walk.
+    pub seed: u64,
+    /// The most steps it could take.
+    pub max_steps: usize,
+    /// Why it ended: `violation`, `deadlock`, `ended` (every thread),
+    /// `step-limit` or `stack-bound`.
+    pub end: &'static str,
+    /// Steps taken (reduced steps under `sc`).
+    pub steps: usize,
+    /// The violation, when it ended in one.
+    pub violation: Option<ViolationReport>,
+    /// One sentence on how it ended.
+    pub message: String,
+    /// The walk, one entry per transition.
+    pub trace: Vec<StepReport>,
+    /// The state where it ended (before a failing last step).
+    pub final_state: Map<String, Value>,
+}
+
+impl SimulateReport {
+    /// The report of `walk`.
+    pub fn new(
+        model: &Model,
+        file: &str,
+        reduction: Reduction,
+        seed: u64,
+        max_steps: usize,
+        walk: &Walk,
+    ) -> SimulateReport {
+        let last = walk
+            .trace
+            .iter()
+            .rev()
+            .find_map(|s| s.state.as_ref())
+            .unwrap_or(&model.init);
+        let violation = walk.violation.as_ref().map(|v| describe(model, v));
+        let (end, message) = match &walk.end {
+            WalkEnd::Violation => (
+                "violation",
+                format!("violated ({})", violation.as_ref().map_or("?", |v| v.kind)),
+            ),
+            WalkEnd::Deadlock => {
+                let v = Violation {
+                    problem: Problem::Deadlock,
+                    initial: false,
+                    trace: walk.trace.clone(),
+                };
+                ("deadlock", describe(model, &v).message)
+            }
+            WalkEnd::Ended => ("ended", "every thread has ended".to_string()),
+            WalkEnd::StepLimit(n) => (
+                "step-limit",
+                format!("stopped after {n} steps (--steps); nothing went wrong on the way"),
+            ),
+            WalkEnd::StackBound(b) => (
+                "stack-bound",
+                format!("inconclusive: a call went deeper than the stack bound of {b} frames"),
+            ),
+        };
+        SimulateReport {
+            model: model.name.clone(),
+            file: file.to_string(),
+            reduction: reduction.name(),
+            seed,
+            max_steps,
+            end,
+            steps: walk.steps,
+            violation,
+            message,
+            trace: trace_reports(model, &walk.trace, reduction != Reduction::None),
+            final_state: json_state(model, last),
+        }
+    }
+
+    /// 1 for a violation, 3 for the stack bound, else 0.
+    pub fn exit_code(&self) -> u8 {
+        match self.end {
+            "violation" => 1,
+            "stack-bound" => 3,
+            _ => 0,
+        }
+    }
+}
+
+impl fmt::Display for SimulateReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "model        {} ({})", self.model, self.file)?;
+        writeln!(f, "reduction    {}", self.reduction)?;
+        writeln!(f, "seed         {}", self.seed)?;
+        let unit = if self.reduction == "none" {
+            "transitions"
+        } else {
+            "reduced steps"
+        };
+        writeln!(
+            f,
+            "steps        {} {unit} (at most {})",
+            self.steps, self.max_steps
+        )?;
+        writeln!(f, "end          {}", self.message)?;
+        if let Some(v) = &self.violation {
+            writeln!(f)?;
+            writeln!(f, "violation    {}", v.message)?;
+            if let Some(p) = &v.predicate {
+                writeln!(f, "predicate    {p}")?;
+            }
+        }
+        if !self.trace.is_empty() {
+            writeln!(f)?;
+            let s = if self.trace.len() == 1 { "" } else { "s" };
+            writeln!(f, "trace ({} transition{s}):", self.trace.len())?;
+            write_trace(f, &self.trace)?;
+        }
+        writeln!(f)?;
+        let failed = self.trace.last().is_some_and(|s| s.state.is_none());
+        let which = if failed {
+            "state before the failing step"
+        } else {
+            "final state"
+        };
+        write_state(f, which, &self.final_state)
+    }
+}
+
+/// Where a replayed counterexample stops matching the model.
+#[derive(Clone, Debug, Serialize)]
+pub struct Divergence {
+    /// The 1-based step of the saved trace (0: the initial state).
+    pub step: usize,
+    /// The thread the saved step names.
+    pub thread: Option<String>,
+    /// The statement the saved step names.
+    pub expected_statement: Option<String>,
+    /// The statements of that thread's transitions at its current point in
+    /// the model, with `(disabled)` after those whose guard is false.
+    pub found_statements: Vec<String>,
+    /// The variables whose value after the step differs:
+    /// `{variable, expected, found}`.
+    pub differences: Vec<Difference>,
+    /// One sentence saying what differs.
+    pub message: String,
+}
+
+/// A variable whose value differs from the saved trace.
+#[derive(Clone, Debug, Serialize)]
+pub struct Difference {
+    /// The variable (or control point).
+    pub variable: String,
+    /// Its value in the saved trace.
+    pub expected: String,
+    /// Its value in the model now.
+    pub found: String,
+}
+
+/// The report of `optimist replay`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayReport {
+    /// The model's name.
+    pub model: String,
+    /// The model file.
+    pub file: String,
+    /// The saved report.
+    pub trace_file: String,
+    /// `reproduced` or `diverged`.
+    pub outcome: &'static str,
+    /// Steps of the saved trace that matched the model.
+    pub replayed: usize,
+    /// Steps in the saved trace.
+    pub saved_steps: usize,
+    /// The saved violation's kind.
+    pub expected_kind: String,
+    /// The saved violation's message.
+    pub expected_message: String,
+    /// The violation the model shows at the end of the replay (or earlier).
+    pub found: Option<ViolationReport>,
+    /// Where it diverged.
+    pub divergence: Option<Divergence>,
+    /// The steps replayed, as the model takes them now.
+    pub trace: Vec<StepReport>,
+    /// The transitions replayed (indices into `Model::transitions`).
+    #[serde(skip)]
+    pub transitions: Vec<usize>,
+}
+
+/// Why a saved report cannot be replayed at all (exit 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotATrace(pub String);
+
+impl ReplayReport {
+    /// Replays the counterexample of `saved` (a JSON report of `check`,
+    /// `simulate` or `graph --trace`) against `model`, step by step.
+    pub fn new(
+        model: &Model,
+        file: &str,
+        trace_file: &str,
+        saved: &Value,
+    ) -> Result<ReplayReport, NotATrace> {
+        let saved = match saved {
+            Value::Array(items) if items.len() == 1 => &items[0],
+            Value::Array(items) => {
+                return Err(NotATrace(format!(
+                    "the report holds {} reports; replay takes one",
+                    items.len()
+                )));
+            }
+            v => v,
+        };
+        let violation = saved.get("violation").filter(|v| v.is_object());
+        let Some(violation) = violation else {
+            let verdict = saved
+                .get("verdict")
+                .or_else(|| saved.get("end"))
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
+            return Err(NotATrace(format!(
+                "the report has no counterexample to replay (its verdict is {verdict}); save one with `optimist check --format json`"
+            )));
+        };
+        let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let expected_kind = text(violation, "kind").unwrap_or_default();
+        let expected_variable = text(violation, "variable");
+        let saved_trace = saved
+            .get("trace")
+            .and_then(Value::as_array)
+            .ok_or_else(|| NotATrace("the report has no `trace` array".into()))?;
+        let mut r = ReplayReport {
+            model: model.name.clone(),
+            file: file.to_string(),
+            trace_file: trace_file.to_string(),
+            outcome: "diverged",
+            replayed: 0,
+            saved_steps: saved_trace.len(),
+            expected_kind: expected_kind.clone(),
+            expected_message: text(violation, "message").unwrap_or_default(),
+            found: None,
+            divergence: None,
+            trace: Vec::new(),
+            transitions: Vec::new(),
+        };
+        let mut s = model.init.clone();
+        let mut taken: Vec<Step> = Vec::new();
+        let mut problem: Option<(Problem, usize)> = None;
+        for (n, st) in saved_trace.iter().enumerate() {
+            let (Some(thread), Some(statement)) = (text(st, "thread"), text(st, "statement"))
+            else {
+                return Err(NotATrace(format!(
+                    "step {} of the trace has no `thread` or `statement`",
+                    n + 1
+                )));
+            };
+            let expected = st.get("state").and_then(Value::as_object);
+            match match_step(model, &s, &thread, &statement, expected) {
+                Err(m) => {
+                    r.divergence = Some(diverge(model, &s, n + 1, &thread, &statement, m));
+                    break;
+                }
+                Ok((k, effect)) => {
+                    r.replayed = n + 1;
+                    r.transitions.push(k);
+                    let after = match effect {
+                        // The reduced search checks WFendExcl too.
+                        Effect::Ok(a) if expected_kind == "well-formedness" => {
+                            if let Some(p) = crate::explore::end_excl(model, k, &s, &a) {
+                                problem = Some((p, n + 1));
+                            }
+                            Some(a)
+                        }
+                        Effect::Ok(a) => Some(a),
+                        Effect::Bad(p, a) => {
+                            problem = Some((p, n + 1));
+                            a
+                        }
+                        Effect::Disabled => unreachable!("match_step takes enabled ones"),
+                    };
+                    taken.push(Step {
+                        transition: k,
+                        state: after.clone(),
+                        starts_step: true,
+                    });
+                    if problem.is_some() {
+                        break;
+                    }
+                    if let Some(a) = after {
+                        s = a;
+                    }
+                }
+            }
+        }
+        r.trace = trace_reports(model, &taken, false);
+        if r.divergence.is_some() {
+            return Ok(r);
+        }
+        // The violation the model shows where the saved trace ends.
+        let initial = saved_trace.is_empty();
+        let at = problem.as_ref().map_or(saved_trace.len(), |p| p.1);
+        let found = match problem {
+            Some((p, _)) => Some(p),
+            None if initial => crate::explore::initial_problem(model),
+            None if expected_kind == "deadlock"
+                && !model.all_ended(&s)
+                && choices(model, &s)
+                    .iter()
+                    .all(|(_, e)| *e == Effect::Disabled) =>
+            {
+                Some(Problem::Deadlock)
+            }
+            None => None,
+        };
+        let found = found.map(|p| {
+            describe(
+                model,
+                &Violation {
+                    problem: p,
+                    initial,
+                    trace: taken.clone(),
+                },
+            )
+        });
+        let same = found.as_ref().is_some_and(|f| {
+            f.kind == expected_kind
+                && (expected_variable.is_none() || f.variable == expected_variable)
+        });
+        if same && at == saved_trace.len() {
+            r.outcome = "reproduced";
+        } else {
+            let message = match &found {
+                Some(f) if at < saved_trace.len() => format!(
+                    "the model goes wrong earlier, at step {at} of {}: {}",
+                    saved_trace.len(),
+                    f.message
+                ),
+                Some(f) => format!(
+                    "the trace replays, but ends in a different violation: expected {expected_kind}{}, found {}: {}",
+                    expected_variable
+                        .as_ref()
+                        .map_or(String::new(), |v| format!(" on {v}")),
+                    f.kind,
+                    f.message
+                ),
+                None => format!(
+                    "the trace replays to its end, but the {expected_kind} violation does not occur there"
+                ),
+            };
+            let last = saved_trace.get(at.max(1) - 1);
+            r.divergence = Some(Divergence {
+                step: at,
+                thread: last.and_then(|st| text(st, "thread")),
+                expected_statement: last.and_then(|st| text(st, "statement")),
+                found_statements: Vec::new(),
+                differences: Vec::new(),
+                message,
+            });
+        }
+        r.found = found;
+        Ok(r)
+    }
+
+    /// 1 when the violation reproduces, 3 when the replay diverges.
+    pub fn exit_code(&self) -> u8 {
+        if self.outcome == "reproduced" { 1 } else { 3 }
+    }
+}
+
+fn diverge(
+    model: &Model,
+    s: &[i64],
+    step: usize,
+    thread: &str,
+    statement: &str,
+    m: Mismatch,
+) -> Divergence {
+    let t = model.threads.iter().position(|th| th.name == thread);
+    let found_statements: Vec<String> = t
+        .map(|t| {
+            model.threads[t].points[s[t] as usize]
+                .transitions
+                .clone()
+                .map(|k| {
+                    let text = model.transitions[k].text.clone();
+                    match crate::explore::effect(model, k, s) {
+                        Effect::Disabled => format!("{text} (disabled)"),
+                        _ => text,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let at = t.map_or(String::new(), |t| {
+        let pc = s[t];
+        let p = &model.threads[t].points[pc as usize];
+        if pc == model.threads[t].end() {
+            " (it has ended)".to_string()
+        } else {
+            format!(" at {}", p.name())
+        }
+    });
+    let (differences, message) = match m {
+        Mismatch::NoThread => (
+            Vec::new(),
+            format!("step {step}: the model has no thread {thread}"),
+        ),
+        Mismatch::NoStatement => (
+            Vec::new(),
+            format!(
+                "step {step}: {thread}{at} has no statement `{statement}`; it has: {}",
+                if found_statements.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    found_statements
+                        .iter()
+                        .map(|s| format!("`{s}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ),
+        ),
+        Mismatch::Disabled => (
+            Vec::new(),
+            format!("step {step}: {thread}{at} cannot take `{statement}`: it is disabled"),
+        ),
+        Mismatch::State(d) => {
+            let text: Vec<String> = d
+                .iter()
+                .map(|(v, e, f)| format!("{v} expected {e}, found {f}"))
+                .collect();
+            (
+                d.into_iter()
+                    .map(|(variable, expected, found)| Difference {
+                        variable,
+                        expected,
+                        found,
+                    })
+                    .collect(),
+                format!(
+                    "step {step}: {thread}{at} takes `{statement}`, but the state after it differs: {}",
+                    text.join("; ")
+                ),
+            )
+        }
+    };
+    Divergence {
+        step,
+        thread: Some(thread.to_string()),
+        expected_statement: Some(statement.to_string()),
+        found_statements,
+        differences,
+        message,
+    }
+}
+
+impl fmt::Display for ReplayReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "model        {} ({})", self.model, self.file)?;
+        writeln!(f, "trace        {}", self.trace_file)?;
+        writeln!(
+            f,
+            "expected     {} violation: {}",
+            self.expected_kind, self.expected_message
+        )?;
+        match &self.divergence {
+            None => writeln!(
+                f,
+                "outcome      reproduced: all {} steps replay and end in the same violation",
+                self.saved_steps
+            )?,
+            Some(d) => {
+                writeln!(
+                    f,
+                    "outcome      diverged at step {} of {} ({} replayed)",
+                    d.step, self.saved_steps, self.replayed
+                )?;
+                writeln!(f, "divergence   {}", d.message)?;
+                for x in &d.differences {
+                    writeln!(
+                        f,
+                        "  {}: expected {}, found {}",
+                        x.variable, x.expected, x.found
+                    )?;
+                }
+            }
+        }
+        if let Some(v) = &self.found {
+            writeln!(f, "found        {} violation: {}", v.kind, v.message)?;
+        }
+        if !self.trace.is_empty() {
+            writeln!(f)?;
+            let s = if self.trace.len() == 1 { "" } else { "s" };
+            writeln!(f, "replayed ({} transition{s}):", self.trace.len())?;
+            write_trace(f, &self.trace)?;
+        }
+        Ok(())
+    }
+}
+
+/// The explorer's session: a path from the initial state that grows by
+/// one transition at a time and shrinks by undo, and optionally a loaded
+/// counterexample to follow.
+#[derive(Clone, Debug)]
+pub struct Session {
+    model: Model,
+    file: String,
+    class: Classification,
+    trace: Vec<Step>,
+    bad: Option<Problem>,
+    script: Option<Script>,
+}
+
+#[derive(Clone, Debug)]
+struct Script {
+    transitions: Vec<usize>,
+    message: String,
+}
+
+/// What the explorer shows: serialised as the `/state` JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionView {
+    /// The model's name.
+    pub model: String,
+    /// The model file.
+    pub file: String,
+    /// Transitions taken so far.
+    pub position: usize,
+    /// The current state.
+    pub state: Map<String, Value>,
+    /// Each thread with its control point and transitions there.
+    pub threads: Vec<ThreadView>,
+    /// The path so far, in the trace format of `check`.
+    pub path: Vec<StepReport>,
+    /// The violation the last step ran into (no step is possible until undo).
+    pub violation: Option<ViolationReport>,
+    /// No transition is enabled and some thread has not ended.
+    pub deadlock: bool,
+    /// Every thread has ended.
+    pub ended: bool,
+    /// The loaded counterexample, when there is one.
+    pub script: Option<ScriptView>,
+}
+
+/// A thread in the explorer.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreadView {
+    /// Its name.
+    pub name: String,
+    /// Its control point.
+    pub point: String,
+    /// Whether it has ended.
+    pub ended: bool,
+    /// The transitions at its control point.
+    pub transitions: Vec<ChoiceView>,
+}
+
+/// A transition in the explorer.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChoiceView {
+    /// Its index, for `POST /step`.
+    pub id: usize,
+    /// The label of its point.
+    pub label: Option<String>,
+    /// Source line.
+    pub line: usize,
+    /// The statement.
+    pub statement: String,
+    /// `visible`, `invisible` or `invisible*` (invisible, at a point where
+    /// the reduction stops), as `optimist classify` says.
+    pub visibility: &'static str,
+    /// `ok`, `disabled` or `violation` (taking it goes wrong).
+    pub effect: &'static str,
+}
+
+/// The loaded counterexample.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScriptView {
+    /// Its transitions.
+    pub steps: usize,
+    /// The next of its transitions, when the path so far follows it.
+    pub next: Option<usize>,
+    /// Its violation, in words.
+    pub message: String,
+}
+
+impl Session {
+    /// A session at the initial state of `model`.
+    pub fn new(model: Model, file: &str) -> Session {
+        let class = crate::classify::classify(&model);
+        Session {
+            model,
+            file: file.to_string(),
+            class,
+            trace: Vec::new(),
+            bad: None,
+            script: None,
+        }
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    fn current(&self) -> &[i64] {
+        self.trace
+            .iter()
+            .rev()
+            .find_map(|s| s.state.as_deref())
+            .unwrap_or(&self.model.init)
+    }
+
+    /// Takes transition `k` from the current state.
+    pub fn step(&mut self, k: usize) -> Result<(), String> {
+        if self.bad.is_some() {
+            return Err("the path ends in a violation; undo first".into());
+        }
+        let Some(tr) = self.model.transitions.get(k) else {
+            return Err(format!("there is no transition {k}"));
+        };
+        let t = tr.thread as usize;
+        if self.current()[t] != tr.from {
+            return Err(format!(
+                "transition {k} (`{}`) is not at {}'s current point",
+                tr.text, self.model.threads[t].name
+            ));
+        }
+        let (state, bad) = match crate::explore::effect(&self.model, k, self.current()) {
+            Effect::Disabled => {
+                return Err(format!("transition {k} (`{}`) is disabled", tr.text));
+            }
+            Effect::Ok(a) => (Some(a), None),
+            Effect::Bad(p, a) => (a, Some(p)),
+        };
+        self.trace.push(Step {
+            transition: k,
+            state,
+            starts_step: true,
+        });
+        self.bad = bad;
+        Ok(())
+    }
+
+    /// Takes back the last transition.
+    pub fn undo(&mut self) -> Result<(), String> {
+        if self.trace.pop().is_none() {
+            return Err("nothing to undo: the path is empty".into());
+        }
+        self.bad = None;
+        Ok(())
+    }
+
+    /// Back to the initial state (the loaded counterexample stays).
+    pub fn reset(&mut self) {
+        self.trace.clear();
+        self.bad = None;
+    }
+
+    /// Loads a counterexample from a JSON report and goes back to the
+    /// initial state to follow it; an error says where it diverges.
+    pub fn load(&mut self, saved: &Value) -> Result<(), String> {
+        let r = ReplayReport::new(&self.model, &self.file, "(loaded)", saved).map_err(|e| e.0)?;
+        if let Some(d) = &r.divergence {
+            return Err(format!("the counterexample does not replay: {}", d.message));
+        }
+        self.script = Some(Script {
+            transitions: r.transitions,
+            message: r.expected_message,
+        });
+        self.reset();
+        Ok(())
+    }
+
+    /// Takes the next transition of the loaded counterexample.
+    pub fn follow(&mut self) -> Result<(), String> {
+        match self.script_next() {
+            Some(k) => self.step(k),
+            None => Err(match &self.script {
+                None => "no counterexample is loaded".into(),
+                Some(_) => {
+                    "the path does not follow the loaded counterexample here (undo or reset)".into()
+                }
+            }),
+        }
+    }
+
+    fn script_next(&self) -> Option<usize> {
+        let script = self.script.as_ref()?;
+        let n = self.trace.len();
+        let follows = self
+            .trace
+            .iter()
+            .zip(&script.transitions)
+            .all(|(s, &k)| s.transition == k);
+        (follows && n < script.transitions.len()).then(|| script.transitions[n])
+    }
+
+    /// What the explorer shows.
+    pub fn view(&self) -> SessionView {
+        let m = &self.model;
+        let s = self.current();
+        let effects: std::collections::HashMap<usize, Effect> = choices(m, s).into_iter().collect();
+        let threads: Vec<ThreadView> = m
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(t, th)| ThreadView {
+                name: th.name.clone(),
+                point: m.show_value(t, s[t]),
+                ended: s[t] == th.end(),
+                transitions: th.points[s[t] as usize]
+                    .transitions
+                    .clone()
+                    .map(|k| {
+                        let tr = &m.transitions[k];
+                        let c = &self.class.transitions[k];
+                        ChoiceView {
+                            id: k,
+                            label: th.points[tr.from as usize].label.clone(),
+                            line: tr.line,
+                            statement: tr.text.clone(),
+                            visibility: match (c.own, c.visible) {
+                                (true, _) => "visible",
+                                (false, true) => "invisible*",
+                                (false, false) => "invisible",
+                            },
+                            effect: match effects.get(&k) {
+                                Some(Effect::Ok(_)) => "ok",
+                                Some(Effect::Bad(..)) => "violation",
+                                _ => "disabled",
+                            },
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        let none_enabled = effects.values().all(|e| *e == Effect::Disabled);
+        let violation = self.bad.clone().map(|problem| {
+            describe(
+                m,
+                &Violation {
+                    problem,
+                    initial: false,
+                    trace: self.trace.clone(),
+                },
+            )
+        });
+        SessionView {
+            model: m.name.clone(),
+            file: self.file.clone(),
+            position: self.trace.len(),
+            state: json_state(m, s),
+            threads,
+            path: trace_reports(m, &self.trace, false),
+            deadlock: self.bad.is_none() && none_enabled && !m.all_ended(s),
+            ended: m.all_ended(s),
+            violation,
+            script: self.script.as_ref().map(|sc| ScriptView {
+                steps: sc.transitions.len(),
+                next: self.script_next(),
+                message: sc.message.clone(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! `optimist explore`: the JSON API behind the page, driven over HTTP, and
+//! the page itself in a headless Chromium.
+
+use std::io::{BufRead, Read, Write};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::tools::{present, scratch};
+
+/// `optimist explore MODEL --port 0`, stopped when dropped.
+struct Server {
+    child: Child,
+    /// `127.0.0.1:PORT`
+    addr: String,
+}
+
+impl Server {
+    fn start(model: &str) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_optimist"))
+            .args(["explore", model, "--port", "0", "--format", "json"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the binary runs");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).expect("a JSON start line");
+        let url = v["url"].as_str().unwrap();
+        let addr = url
+            .trim_start_matches("http://")
+            .trim_end_matches('/')
+            .to_string();
+        Server { child, addr }
+    }
+
+    fn url(&self, rest: &str) -> String {
+        format!("http://{}/{rest}", self.addr)
+    }
+
+    /// One request: the status and the body.
+    fn raw(&self, method: &str, path: &str, body: &str) -> (u16, String) {
+        let mut s = std::net::TcpStream::connect(&self.addr).unwrap();
+        write!(
+            s,
+            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        (status, body.to_string())
+    }
+
+    fn call(&self, method: &str, path: &str, body: &str) -> (u16, Value) {
+        let (status, body) = self.raw(method, path, body);
+        (status, serde_json::from_str(&body).expect("a JSON answer"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn counterexample() -> String {
+    let run = crate::common::optimist(["check", "models/racy-counter.gc", "--format", "json"]);
+    assert_eq!(run.code, 1);
+    run.stdout
+}
+
+#[test]
+fn explore_api_steps_undoes_and_follows_a_counterexample() {
+    let server = Server::start("models/racy-counter.gc");
+    let (status, page) = server.raw("GET", "/", "");
+    assert_eq!(status, 200);
+    assert!(page.contains("optimist explore"));
+    let (status, v) = server.call("GET", "/state", "");
+    assert_eq!(status, 200);
+    assert_eq!(v["position"], 0);
+    assert_eq!(v["state"]["c"], 0);
+    let t0 = &v["threads"][0];
+    assert_eq!(t0["name"], "T0");
+    assert_eq!(t0["point"], "R");
+    assert_eq!(t0["transitions"][0]["statement"], "t := c");
+    assert_eq!(t0["transitions"][0]["visibility"], "visible");
+    assert_eq!(t0["transitions"][0]["effect"], "ok");
+    let k = t0["transitions"][0]["id"].as_u64().unwrap();
+    // A step, then one that is not at the thread's point, then undo.
+    let (status, v) = server.call("POST", "/step", &json!({"transition": k}).to_string());
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["position"], 1);
+    assert_eq!(v["path"][0]["thread"], "T0");
+    assert_eq!(v["path"][0]["statement"], "t := c");
+    assert_eq!(v["threads"][0]["point"], "W");
+    let (status, v) = server.call("POST", "/step", &json!({"transition": k}).to_string());
+    assert_eq!(status, 400);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("not at T0's current point")
+    );
+    let (status, v) = server.call("POST", "/undo", "");
+    assert_eq!((status, v["position"].as_u64()), (200, Some(0)));
+    let (status, v) = server.call("POST", "/undo", "");
+    assert_eq!(status, 400);
+    assert!(v["error"].as_str().unwrap().contains("nothing to undo"));
+    // Load the counterexample and follow it to the violation.
+    let (status, v) = server.call("POST", "/load", &counterexample());
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["script"]["steps"], 8);
+    for n in 1..=8 {
+        let (status, v) = server.call("POST", "/next", "");
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["position"], n);
+    }
+    let (_, v) = server.call("GET", "/state", "");
+    assert_eq!(v["violation"]["kind"], "assertion");
+    assert!(v["script"]["next"].is_null());
+    let (status, _) = server.call("POST", "/next", "");
+    assert_eq!(status, 400);
+    // Malformed requests are answered, not fatal.
+    let (status, v) = server.call("POST", "/load", "{not json");
+    assert_eq!(status, 400);
+    assert!(v["error"].as_str().unwrap().contains("not JSON"));
+    let (status, _) = server.call("POST", "/step", "{}");
+    assert_eq!(status, 400);
+    let (status, _) = server.call("GET", "/nowhere", "");
+    assert_eq!(status, 404);
+    let (status, v) = server.call("POST", "/reset", "");
+    assert_eq!((status, v["position"].as_u64()), (200, Some(0)));
+}
+
+#[test]
+fn explore_refuses_a_counterexample_of_another_model() {
+    let server = Server::start("models/barrier.gc");
+    let (status, v) = server.call("POST", "/load", &counterexample());
+    assert_eq!(status, 400);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("does not replay: step 1"),
+        "{v}"
+    );
+}
+
+/// The page in a real browser: a loaded counterexample followed to its
+/// violation through the page's own buttons' actions (`?do=...`), then
+/// what the page shows read back from the DOM. The screenshot is kept in
+/// Cargo's test directory (target/tmp/explore_browser/explore.png).
+#[test]
+fn explore_page_in_headless_chromium() {
+    if !present(
+        "explore_page_in_headless_chromium",
+        &[("chromium", "--version")],
+    ) {
+        return;
+    }
+    let dir = scratch("explore_browser");
+    let server = Server::start("models/racy-counter.gc");
+    let (status, _) = server.call("POST", "/load", &counterexample());
+    assert_eq!(status, 200);
+    let chromium = |extra: &[&str], url: &str| {
+        let out = Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--hide-scrollbars",
+                "--virtual-time-budget=10000",
+            ])
+            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            .args(extra)
+            .arg(url)
+            .current_dir(&dir)
+            .output()
+            .expect("chromium runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // Seven steps of the counterexample, a step of T1 off it (its await,
+    // transition 8) undone, the eighth.
+    let dom = chromium(
+        &["--dump-dom"],
+        &server.url("?do=next,next,next,next,next,next,next,step:8,undo,next"),
+    );
+    assert!(dom.contains("data-ready=\"1\""), "{dom}");
+    assert!(dom.contains("<span id=\"position\">8</span>"), "{dom}");
+    assert!(
+        dom.contains("Violation (assertion): T0 at line 19: assertion `c == 2` fails: c = 1"),
+        "{dom}"
+    );
+    assert!(dom.contains("Counterexample loaded: 8 steps"), "{dom}");
+    // The path table: eight rows, the lost update at row 5.
+    assert_eq!(dom.matches("<tr><td>").count(), 8, "{dom}");
+    assert!(dom.contains("<td>5</td><td>T1</td><td>W</td><td>16</td><td>c := t + 1</td>"));
+    // Both threads, their transitions marked visible.
+    assert!(dom.contains("data-thread=\"T0\"") && dom.contains("data-thread=\"T1\""));
+    assert!(dom.contains("class=\"transition visible"), "{dom}");
+    // Back at the start after reset, and a screenshot of the page there
+    // after two steps.
+    let screenshot = dir.join("explore.png");
+    chromium(
+        &[
+            &format!("--screenshot={}", screenshot.display()),
+            "--window-size=1200,900",
+        ],
+        &server.url("?do=reset,next,next"),
+    );
+    let png = std::fs::read(&screenshot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 2_000,
+        "{} bytes",
+        png.len()
+    );
+    let (_, v) = server.call("GET", "/state", "");
+    assert_eq!(v["position"], 2);
+}
