@@ -34,6 +34,7 @@ fn one(args: &CertifyArgs, model: &ModelArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
+    crate::common::LimitArgs::disarm();
     // The reduction, and so the theorem, covers only invariants over
     // unprotected shared variables.
     if let Err(e) = optimist::check_reducible(&src, &model) {

@@ -102,6 +102,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
+    crate::common::LimitArgs::disarm();
     // Transactions hide intermediate states from other threads' view;
     // stubborn sets on the original system do not (their footprints read
     // the invariants).

@@ -137,7 +137,13 @@ impl LimitArgs {
         if self.max_memory.is_none() && self.max_time.is_none() {
             return;
         }
-        let (memory, time) = (self.max_memory, self.max_time);
+        // A limit the process is already past when it starts (such as
+        // zero) is the library's to report, at once and with its
+        // statistics; watching it here would race with that report.
+        let memory = self
+            .max_memory
+            .filter(|&max| resident_bytes().is_some_and(|b| b <= max));
+        let time = self.max_time;
         let started = std::time::Instant::now();
         let _ = std::thread::Builder::new()
             .name("limits".into())
@@ -155,6 +161,12 @@ impl LimitArgs {
                     } else {
                         continue;
                     };
+                    // Holding the lock until exit: once the command has
+                    // disarmed the backstop, nothing more is printed here.
+                    let armed = ARMED.lock().unwrap_or_else(|e| e.into_inner());
+                    if !*armed {
+                        return;
+                    }
                     let limit = format!(
                         "{limit} outside the search (reading, compiling or classifying the model)"
                     );
@@ -175,6 +187,12 @@ impl LimitArgs {
             });
     }
 
+    /// Ends the backstop's watch: the library's budget takes over from
+    /// here, and reports a limit itself with its statistics.
+    pub fn disarm() {
+        *ARMED.lock().unwrap_or_else(|e| e.into_inner()) = false;
+    }
+
     /// The limits, for the library.
     pub fn limits(&self) -> optimist::Limits {
         optimist::Limits {
@@ -184,6 +202,9 @@ impl LimitArgs {
         }
     }
 }
+
+/// Whether the limits backstop may still end the run (see [`LimitArgs::watch`]).
+static ARMED: Mutex<bool> = Mutex::new(true);
 
 /// This process's resident set in bytes (Linux; elsewhere unknown, and
 /// the library's own accounting is all there is).
