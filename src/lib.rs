@@ -35,7 +35,7 @@ pub use explore::{
 pub use explore::{
     GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Kind, Limit, Limits, Options, Outcome,
     Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, SummaryStats,
-    Verdict, Violation, check, replay, state_graph, step,
+    Verdict, Violation, check, replay, resident_bytes, state_graph, step,
 };
 pub use export::{
     MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::explore::{Outcome, Problem, Reduction, Verdict, Violation};
+use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
 use crate::model::{Fault, Model, SlotKind};
 
 /// Everything a check reports; serialises to the documented JSON schema and
@@ -275,8 +275,9 @@ impl CheckReport {
             bytes_per_state: (s.bytes_per_state() * 10.0).round() / 10.0,
             limit,
             violation: violation.map(|v| describe(model, v)),
-            trace: violation
-                .map_or_else(Vec::new, |v| steps(model, v, reduction != Reduction::None)),
+            trace: violation.map_or_else(Vec::new, |v| {
+                steps(model, &v.trace, reduction != Reduction::None)
+            }),
             final_state: violation.map(|v| {
                 let last = v.trace.iter().rev().find_map(|st| st.state.as_ref());
                 json_state(model, last.unwrap_or(&model.init))
@@ -318,65 +319,95 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-pub(crate) fn steps(model: &Model, v: &Violation, reduced: bool) -> Vec<StepReport> {
-    let mut before = model.init.clone();
-    let mut out = Vec::new();
-    for (n, st) in v.trace.iter().enumerate() {
-        let tr = &model.transitions[st.transition];
-        let t = tr.thread as usize;
-        let (mut changes, mut unchanged) = (Map::new(), Vec::new());
-        let mut took = None;
+/// The trace's rows: what each transition changed, which way it went, and
+/// the state after it.
+pub(crate) fn steps(model: &Model, trace: &[Step], reduced: bool) -> Vec<StepReport> {
+    let mut before = &model.init;
+    let mut out = Vec::with_capacity(trace.len());
+    for (n, st) in trace.iter().enumerate() {
+        out.push(step_report(model, n + 1, st, before, reduced));
         if let Some(after) = &st.state {
-            // A frame that a return puts back to its initial values is
-            // gone: what changed there is not shown.
-            let live = model.live(after);
-            let written = written_scalars(tr);
-            for k in model.first_var()..after.len() {
-                if !live[k] {
-                    continue;
-                }
-                let name = model.slots[k].name.clone();
-                if after[k] != before[k] {
-                    changes.insert(name, json_value(model, k, after[k]));
-                } else if written.contains(&(k as u32)) {
-                    unchanged.push(name);
-                }
-            }
-            took = match &tr.next {
-                crate::model::Next::Branch(_, yes, _) => {
-                    let taken = after[t] == *yes;
-                    Some(match (tr.text.starts_with("while"), taken) {
-                        (true, true) => "loops",
-                        (true, false) => "exits",
-                        (false, true) => "then",
-                        (false, false) => "else",
-                    })
-                    .map(str::to_string)
-                }
-                _ if tr.text.contains(" any ") => written
-                    .first()
-                    .map(|&k| format!("chose {}", model.show_value(k as usize, after[k as usize]))),
-                _ => None,
-            };
-        }
-        out.push(StepReport {
-            step: n + 1,
-            starts_step: reduced.then_some(st.starts_step),
-            thread: model.threads[t].name.clone(),
-            label: model.threads[t].points[tr.from as usize].label.clone(),
-            line: tr.line,
-            statement: tr.text.clone(),
-            depth: model.threads[t].points[tr.from as usize].depth,
-            changes,
-            unchanged,
-            took,
-            state: st.state.as_ref().map(|s| json_state(model, s)),
-        });
-        if let Some(after) = &st.state {
-            before.clone_from(after);
+            before = after;
         }
     }
     out
+}
+
+/// Row `number` of a trace: transition `st` taken from state `before`.
+pub(crate) fn step_report(
+    model: &Model,
+    number: usize,
+    st: &Step,
+    before: &[i64],
+    reduced: bool,
+) -> StepReport {
+    let tr = &model.transitions[st.transition];
+    let t = tr.thread as usize;
+    let (mut changes, mut unchanged) = (Map::new(), Vec::new());
+    let mut took = None;
+    if let Some(after) = &st.state {
+        // A frame that a return puts back to its initial values is
+        // gone: what changed there is not shown.
+        let live = model.live(after);
+        let written = written_scalars(tr);
+        for k in model.first_var()..after.len() {
+            if !live[k] {
+                continue;
+            }
+            let name = model.slots[k].name.clone();
+            if after[k] != before[k] {
+                changes.insert(name, json_value(model, k, after[k]));
+            } else if written.contains(&(k as u32)) {
+                unchanged.push(name);
+            }
+        }
+        took = match &tr.next {
+            crate::model::Next::Branch(_, yes, _) => {
+                let taken = after[t] == *yes;
+                Some(match (tr.text.starts_with("while"), taken) {
+                    (true, true) => "loops",
+                    (true, false) => "exits",
+                    (false, true) => "then",
+                    (false, false) => "else",
+                })
+                .map(str::to_string)
+            }
+            _ if tr.text.contains(" any ") => written
+                .first()
+                .map(|&k| format!("chose {}", model.show_value(k as usize, after[k as usize]))),
+            _ => None,
+        };
+    }
+    StepReport {
+        step: number,
+        starts_step: reduced.then_some(st.starts_step),
+        thread: model.threads[t].name.clone(),
+        label: model.threads[t].points[tr.from as usize].label.clone(),
+        line: tr.line,
+        statement: tr.text.clone(),
+        depth: model.threads[t].points[tr.from as usize].depth,
+        changes,
+        unchanged,
+        took,
+        state: st.state.as_ref().map(|s| json_state(model, s)),
+    }
+}
+
+/// A whole state under a heading, six variables to a line.
+pub(crate) fn write_state(
+    f: &mut fmt::Formatter<'_>,
+    which: &str,
+    state: &Map<String, Value>,
+) -> fmt::Result {
+    let values: Vec<String> = state
+        .iter()
+        .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
+        .collect();
+    writeln!(f, "{which}:")?;
+    for chunk in values.chunks(6) {
+        writeln!(f, "  {}", chunk.join(", "))?;
+    }
+    Ok(())
 }
 
 /// The scalar variables a transition's top-level assignments write (array
@@ -780,14 +811,7 @@ impl fmt::Display for CheckReport {
             } else {
                 "final state"
             };
-            let values: Vec<String> = state
-                .iter()
-                .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
-                .collect();
-            writeln!(f, "{which}:")?;
-            for chunk in values.chunks(6) {
-                writeln!(f, "  {}", chunk.join(", "))?;
-            }
+            write_state(f, which, state)?;
         }
         Ok(())
     }

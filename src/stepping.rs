@@ -13,28 +13,9 @@ use crate::explore::{
     Effect, Mismatch, Problem, Reduction, Step, Violation, Walk, WalkEnd, choices, match_step,
 };
 use crate::model::Model;
-use crate::report::{StepReport, ViolationReport, describe, json_state, steps, write_trace};
-
-fn trace_reports(model: &Model, trace: &[Step], reduced: bool) -> Vec<StepReport> {
-    let v = Violation {
-        problem: Problem::Deadlock,
-        initial: false,
-        trace: trace.to_vec(),
-    };
-    steps(model, &v, reduced)
-}
-
-fn write_state(f: &mut fmt::Formatter<'_>, which: &str, state: &Map<String, Value>) -> fmt::Result {
-    let values: Vec<String> = state
-        .iter()
-        .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
-        .collect();
-    writeln!(f, "{which}:")?;
-    for chunk in values.chunks(6) {
-        writeln!(f, "  {}", chunk.join(", "))?;
-    }
-    Ok(())
-}
+use crate::report::{
+    StepReport, ViolationReport, describe, json_state, step_report, steps, write_state, write_trace,
+};
 
 /// The report of `optimist simulate`: a random walk, in the trace format of
 /// a counterexample.
@@ -115,7 +96,7 @@ impl SimulateReport {
             steps: walk.steps,
             violation,
             message,
-            trace: trace_reports(model, &walk.trace, reduction != Reduction::None),
+            trace: steps(model, &walk.trace, reduction != Reduction::None),
             final_state: json_state(model, last),
         }
     }
@@ -334,7 +315,7 @@ impl ReplayReport {
                 }
             }
         }
-        r.trace = trace_reports(model, &taken, false);
+        r.trace = steps(model, &taken, false);
         if r.divergence.is_some() {
             return Ok(r);
         }
@@ -549,6 +530,8 @@ pub struct Session {
     file: String,
     class: Classification,
     trace: Vec<Step>,
+    /// The trace's rows, kept with it: a view does not redo the path.
+    path: Vec<StepReport>,
     bad: Option<Problem>,
     script: Option<Script>,
 }
@@ -635,6 +618,7 @@ impl Session {
             file: file.to_string(),
             class,
             trace: Vec::new(),
+            path: Vec::new(),
             bad: None,
             script: None,
         }
@@ -668,18 +652,22 @@ impl Session {
                 tr.text, self.model.threads[t].name
             ));
         }
-        let (state, bad) = match crate::explore::effect(&self.model, k, self.current()) {
+        let before = self.current();
+        let (state, bad) = match crate::explore::effect(&self.model, k, before) {
             Effect::Disabled => {
                 return Err(format!("transition {k} (`{}`) is disabled", tr.text));
             }
             Effect::Ok(a) => (Some(a), None),
             Effect::Bad(p, a) => (a, Some(p)),
         };
-        self.trace.push(Step {
+        let st = Step {
             transition: k,
             state,
             starts_step: true,
-        });
+        };
+        let row = step_report(&self.model, self.trace.len() + 1, &st, before, false);
+        self.path.push(row);
+        self.trace.push(st);
         self.bad = bad;
         Ok(())
     }
@@ -689,6 +677,7 @@ impl Session {
         if self.trace.pop().is_none() {
             return Err("nothing to undo: the path is empty".into());
         }
+        self.path.pop();
         self.bad = None;
         Ok(())
     }
@@ -696,6 +685,7 @@ impl Session {
     /// Back to the initial state (the loaded counterexample stays).
     pub fn reset(&mut self) {
         self.trace.clear();
+        self.path.clear();
         self.bad = None;
     }
 
@@ -742,7 +732,6 @@ impl Session {
     pub fn view(&self) -> SessionView {
         let m = &self.model;
         let s = self.current();
-        let effects: std::collections::HashMap<usize, Effect> = choices(m, s).into_iter().collect();
         let threads: Vec<ThreadView> = m
             .threads
             .iter()
@@ -767,17 +756,20 @@ impl Session {
                                 (false, true) => "invisible*",
                                 (false, false) => "invisible",
                             },
-                            effect: match effects.get(&k) {
-                                Some(Effect::Ok(_)) => "ok",
-                                Some(Effect::Bad(..)) => "violation",
-                                _ => "disabled",
+                            effect: match crate::explore::effect(m, k, s) {
+                                Effect::Disabled => "disabled",
+                                Effect::Ok(_) => "ok",
+                                Effect::Bad(..) => "violation",
                             },
                         }
                     })
                     .collect(),
             })
             .collect();
-        let none_enabled = effects.values().all(|e| *e == Effect::Disabled);
+        let none_enabled = threads
+            .iter()
+            .flat_map(|t| &t.transitions)
+            .all(|c| c.effect == "disabled");
         let violation = self.bad.clone().map(|problem| {
             describe(
                 m,
@@ -794,7 +786,7 @@ impl Session {
             position: self.trace.len(),
             state: json_state(m, s),
             threads,
-            path: trace_reports(m, &self.trace, false),
+            path: self.path.clone(),
             deadlock: self.bad.is_none() && none_enabled && !m.all_ended(s),
             ended: m.all_ended(s),
             violation,

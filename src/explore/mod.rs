@@ -13,6 +13,7 @@ mod stubborn;
 mod summaries;
 mod walk;
 
+pub use budget::resident_bytes;
 pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use commit::Ignoring;
 pub use graph::{
@@ -20,12 +21,13 @@ pub use graph::{
 };
 pub use movers::mover_kind;
 pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
+pub(crate) use reduced::end_excl;
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 pub(crate) use store::{Full, Insert, Room, Store};
 pub use summaries::SummaryStats;
 pub use walk::{
-    Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, end_excl, initial_problem,
-    match_step, simulate,
+    Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,
+    simulate,
 };
 
 use crate::model::Model;

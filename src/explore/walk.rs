@@ -132,11 +132,15 @@ pub fn simulate(model: &Model, reduction: Reduction, seed: u64, max_steps: usize
             violation,
         }
     };
-    if let Some(p) = check_state(model, &model.init) {
+    if let Some(p) = initial_problem(model) {
         return finish(&[], 0, WalkEnd::Violation, Some((p, true)));
     }
-    let class = crate::classify::classify(model);
-    let mut red = reduced::Reduced::new(model, &class, Ignoring::Cpc);
+    // Classification is the costly part of a small model: only a reduced
+    // walk needs it.
+    let class = (reduction != Reduction::None).then(|| crate::classify::classify(model));
+    let mut red = class
+        .as_ref()
+        .map(|class| reduced::Reduced::new(model, class, Ignoring::Cpc));
     let mut s = model.init.clone();
     let mut segments: Vec<Vec<u32>> = Vec::new();
     loop {
@@ -150,8 +154,8 @@ pub fn simulate(model: &Model, reduction: Reduction, seed: u64, max_steps: usize
         }
         // The successors, each with the transitions that reach it.
         let mut next: Vec<(Vec<i64>, Vec<u32>)> = Vec::new();
-        let bad: Option<Found> = match reduction {
-            Reduction::None => {
+        let bad: Option<Found> = match &mut red {
+            None => {
                 let enabled: Vec<(usize, Effect)> = choices(model, &s)
                     .into_iter()
                     .filter(|(_, e)| *e != Effect::Disabled)
@@ -173,7 +177,7 @@ pub fn simulate(model: &Model, reduction: Reduction, seed: u64, max_steps: usize
                     }
                 }
             }
-            _ => {
+            Some(red) => {
                 let r = red.expand(&s, &mut Budget::unlimited(), &mut |succ, path, _| {
                     next.push((succ.to_vec(), path.to_vec()));
                     Ok(())
@@ -206,10 +210,12 @@ pub fn simulate(model: &Model, reduction: Reduction, seed: u64, max_steps: usize
             };
             return finish(&segments, n, end, None);
         }
-        let pick = if reduction == Reduction::None {
-            0
-        } else {
+        // Unreduced, the one successor was drawn above, among the enabled
+        // transitions (some of which may go wrong).
+        let pick = if red.is_some() {
             rng.below(next.len())
+        } else {
+            0
         };
         let (succ, path) = next.swap_remove(pick);
         segments.push(path);
@@ -315,11 +321,4 @@ fn differences(
 /// What is wrong with the initial state itself, if anything.
 pub fn initial_problem(model: &Model) -> Option<Problem> {
     check_state(model, &model.init)
-}
-
-/// WFendExcl, which the reduced search checks after every transition:
-/// whether transition `k` from `before` to `after` falsifies another
-/// thread's exclusive access predicate.
-pub fn end_excl(model: &Model, k: usize, before: &[i64], after: &[i64]) -> Option<Problem> {
-    reduced::end_excl(model, k, before, after)
 }

@@ -402,6 +402,23 @@ struct Disc {
 }
 
 impl Program {
+    /// The control points that program-counter variable `v` takes, as
+    /// `0 = name, 1 = name, ...`, for a comment beside its declaration.
+    pub fn points_of(&self, v: usize) -> String {
+        let t = self
+            .threads
+            .iter()
+            .find(|t| t.pc == v)
+            .expect("a pc has a thread");
+        let points: Vec<String> = t
+            .points
+            .iter()
+            .enumerate()
+            .map(|(k, name)| format!("{k} = {name}"))
+            .collect();
+        points.join(", ")
+    }
+
     /// Translates `model` for `target`.
     pub fn new(model: &Model, target: Target) -> Result<Program, Refusal> {
         let mut names = Names::default();

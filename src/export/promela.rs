@@ -161,20 +161,7 @@ pub fn render(p: &Program) -> String {
     );
     for (v, var) in p.vars.iter().enumerate() {
         let note = match var.kind {
-            VarKind::Pc => {
-                let t = p
-                    .threads
-                    .iter()
-                    .find(|t| t.pc == v)
-                    .expect("a pc has a thread");
-                let points: Vec<String> = t
-                    .points
-                    .iter()
-                    .enumerate()
-                    .map(|(k, name)| format!("{k} = {name}"))
-                    .collect();
-                format!("{}: {}", var.source, points.join(", "))
-            }
+            VarKind::Pc => format!("{}: {}", var.source, p.points_of(v)),
             _ => format!("{}: {}..{}", var.source, var.lo, var.hi),
         };
         match var.len {

@@ -6,8 +6,7 @@
 use std::time::Duration;
 
 use optimist::{
-    Ignoring, Kind, Limits, Model, Options, Outcome, Problem, Reduction, Source, Step, StepResult,
-    Verdict, compile,
+    Ignoring, Kind, Limits, Model, Options, Outcome, Problem, Reduction, Source, Verdict, compile,
 };
 use proptest::prelude::*;
 
@@ -38,89 +37,8 @@ fn run_with(
     optimist::check(model, &options, &mut |_| {})
 }
 
-/// Replays a trace in the full semantics: every transition but the last
-/// completes without violation and yields the recorded state; the last one
-/// yields the reported problem (or, for a deadlock, a state where no thread
-/// can move).
-pub fn replays(model: &Model, trace: &[Step], problem: &Problem) -> Result<(), String> {
-    let mut s = model.init.clone();
-    let mut out = Vec::new();
-    for (n, st) in trace.iter().enumerate() {
-        let tr = &model.transitions[st.transition];
-        if tr.from != s[tr.thread as usize] {
-            return Err(format!(
-                "step {}: thread {} is not at the transition's point",
-                n + 1,
-                tr.thread
-            ));
-        }
-        let last = n + 1 == trace.len();
-        match optimist::step(model, st.transition, &s, &mut out) {
-            StepResult::Disabled => return Err(format!("step {}: disabled", n + 1)),
-            StepResult::Ok
-                if !last
-                    || matches!(
-                        problem,
-                        Problem::Deadlock
-                            | Problem::InvisibleCycle { .. }
-                            | Problem::EndExcl { .. }
-                            | Problem::GiveExcl { .. }
-                    ) =>
-            {
-                if st.state.as_deref() != Some(out.as_slice()) {
-                    return Err(format!("step {}: a different state", n + 1));
-                }
-                s.clone_from(&out);
-            }
-            StepResult::Ok => return Err(format!("step {}: no violation at the end", n + 1)),
-            StepResult::Bad(p)
-                if last
-                    && matches!(
-                        problem,
-                        Problem::Fault(_) | Problem::Overlap { .. } | Problem::Invariant(_)
-                    ) =>
-            {
-                if &p != problem {
-                    return Err(format!(
-                        "replay ends in {p:?}, the checker said {problem:?}"
-                    ));
-                }
-            }
-            StepResult::Bad(p) => return Err(format!("step {}: unexpected {p:?}", n + 1)),
-        }
-    }
-    match problem {
-        Problem::Deadlock => {
-            let moves = (0..model.transitions.len()).any(|k| {
-                let tr = &model.transitions[k];
-                tr.from == s[tr.thread as usize]
-                    && !matches!(optimist::step(model, k, &s, &mut out), StepResult::Disabled)
-            });
-            if moves
-                || model
-                    .threads
-                    .iter()
-                    .enumerate()
-                    .all(|(t, th)| s[t] == th.end())
-            {
-                return Err("the trace does not end in a deadlock".into());
-            }
-        }
-        Problem::InvisibleCycle { length, .. } => {
-            let start = trace.len() - length;
-            let before = if start == 0 {
-                model.init.clone()
-            } else {
-                trace[start - 1].state.clone().unwrap()
-            };
-            if trace.last().unwrap().state.as_ref() != Some(&before) {
-                return Err("the lasso does not close".into());
-            }
-        }
-        _ => {}
-    }
-    Ok(())
-}
+/// Replays a trace in the full semantics (one definition for every test).
+pub use crate::differential2::replays;
 
 /// Keeps a failing model as a regression file. Shrinking only ever replaces a
 /// failing case by a smaller failing one, so the file ends up holding the

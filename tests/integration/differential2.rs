@@ -184,9 +184,8 @@ fn keep(property: &str, text: &str, why: &str, full: Option<&Outcome>) -> String
 /// yields the reported problem (for a deadlock, a state where no thread can
 /// move; for a lasso, the state it started from).
 ///
-/// `differential::replays` predates `Problem::ExclFault` (a predicate that
-/// cannot be evaluated after the last transition) and rejects it; this one
-/// accepts it like any other fault of the last transition.
+/// A fault of the last transition, `Problem::ExclFault` included (a
+/// predicate that cannot be evaluated after it), must be the one reported.
 pub fn replays(model: &Model, trace: &[Step], problem: &Problem) -> Result<(), String> {
     let mut s = model.init.clone();
     let mut out = Vec::new();

@@ -142,7 +142,7 @@ impl LimitArgs {
         // statistics; watching it here would race with that report.
         let memory = self
             .max_memory
-            .filter(|&max| resident_bytes().is_some_and(|b| b <= max));
+            .filter(|&max| optimist::resident_bytes().is_some_and(|b| b <= max));
         let time = self.max_time;
         let started = std::time::Instant::now();
         let _ = std::thread::Builder::new()
@@ -151,7 +151,7 @@ impl LimitArgs {
                 loop {
                     std::thread::sleep(Duration::from_millis(2));
                     let limit = if let Some(max) = memory
-                        && resident_bytes().is_some_and(|b| b > max)
+                        && optimist::resident_bytes().is_some_and(|b| b > max)
                     {
                         format!("memory limit of {} MB reached", max >> 20)
                     } else if let Some(max) = time
@@ -205,14 +205,6 @@ impl LimitArgs {
 
 /// Whether the limits backstop may still end the run (see [`LimitArgs::watch`]).
 static ARMED: Mutex<bool> = Mutex::new(true);
-
-/// This process's resident set in bytes (Linux; elsewhere unknown, and
-/// the library's own accounting is all there is).
-fn resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = status.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
-}
 
 fn parse_seconds(s: &str) -> Result<Duration, String> {
     let t: f64 = s
