@@ -6,6 +6,7 @@ mod full;
 mod graph;
 mod movers;
 mod outcome;
+mod persistent;
 mod reduced;
 mod search;
 mod store;
@@ -80,6 +81,37 @@ pub struct Options {
     /// Read transactions off procedure summaries (seed 004); with
     /// [`Reduction::Sc`] only.
     pub summaries: bool,
+    /// How the stubborn-set modes judge interference.
+    pub interference: Interference,
+}
+
+/// How the stubborn-set modes (`stubborn`, `sc+stubborn`) decide that one
+/// thread's operation cannot interfere with another's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Interference {
+    /// Footprints of the whole transitions, whatever the state: every slot
+    /// an expression or a check may read, every index possible. The
+    /// closest to the paper's CSSA.
+    Static,
+    /// Footprints taken in the state: indices evaluated, and a condition
+    /// read only as far as `||` and `&&` evaluate it.
+    State,
+    /// [`Interference::State`], then single threads checked against what
+    /// the other threads can really do from the state (a bounded
+    /// exploration; see `persistent.rs`).
+    #[default]
+    Semantic,
+}
+
+impl Interference {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Interference::Static => "static",
+            Interference::State => "state",
+            Interference::Semantic => "semantic",
+        }
+    }
 }
 
 /// Checks `model`, calling `progress` now and then during long runs.
@@ -129,17 +161,20 @@ fn run(
             (o, exp.into_watch())
         }
         Reduction::Stubborn => {
-            let mut exp = stubborn::Stubborn::new(model);
+            let mut exp = stubborn::Stubborn::new(model, options.interference);
             *exp.watch_mut() = watch;
-            let o = search::search(model, &mut exp, limits, deadlock, progress);
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.interference = Some(options.interference);
             let watch = exp.watch().map(std::mem::take).unwrap_or_default();
             (o, watch)
         }
         Reduction::ScStubborn => {
             let class = crate::classify::classify(model);
-            let mut exp = stubborn::ScStubborn::new(model, &class, options.ignoring);
+            let mut exp =
+                stubborn::ScStubborn::new(model, &class, options.ignoring, options.interference);
             *exp.reduced().watch_mut() = watch;
             let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.interference = Some(options.interference);
             let red = exp.reduced();
             o.stats.forced = red.run.forced.len() as u64;
             o.ignoring = Some(options.ignoring);
