@@ -34,7 +34,7 @@ use std::collections::{HashMap, HashSet};
 use super::budget::{Budget, Halt};
 
 /// Operations computed per candidate before giving up on it.
-pub const WORK: usize = 1024;
+pub const WORK: usize = 64;
 
 /// Cached operations held before the cache is emptied.
 const CACHE: usize = 1 << 16;

@@ -42,6 +42,14 @@
 //! Every start thread is tried and the set with the fewest enabled
 //! transitions is taken; ties go to the lowest thread index.
 //!
+//! # Interference
+//!
+//! [`Interference`] picks the footprints: static (every slot a transition
+//! and its checks may touch), taken in the state (above), or those and then
+//! the semantic check of [`super::persistent`], which challenges a set of
+//! several threads with single threads, each shown persistent or not by
+//! exploring what the others can really do (the default).
+//!
 //! # The ignoring proviso
 //!
 //! A transition whose target point is not after its source point in the
