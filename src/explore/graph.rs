@@ -156,7 +156,12 @@ fn overlay(model: &Model, reduction: Reduction, ignoring: Ignoring, graph: &Stat
         ),
         Reduction::ScStubborn => {
             let mut exp =
-                super::stubborn::ScStubborn::new(model, &class, ignoring, Default::default());
+                super::stubborn::ScStubborn::sc(model, &class, ignoring, Default::default());
+            walk(&mut exp, reduction, graph)
+        }
+        Reduction::MoversStubborn => {
+            let txs = || super::movers::Movers::new(model, &class, ignoring);
+            let mut exp = super::stubborn::OverSteps::new(model, txs(), txs, Default::default());
             walk(&mut exp, reduction, graph)
         }
         Reduction::Movers => {

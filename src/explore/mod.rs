@@ -51,6 +51,9 @@ pub enum Reduction {
     Stubborn,
     /// Stubborn sets over the Stoller-Cohen reduced steps.
     ScStubborn,
+    /// Stubborn sets over the mover transactions. Does not preserve
+    /// deadlocks.
+    MoversStubborn,
 }
 
 impl Reduction {
@@ -62,6 +65,7 @@ impl Reduction {
             Reduction::Movers => "movers",
             Reduction::Stubborn => "stubborn",
             Reduction::ScStubborn => "sc+stubborn",
+            Reduction::MoversStubborn => "movers+stubborn",
         }
     }
 }
@@ -112,6 +116,26 @@ impl Interference {
             Interference::Semantic => "semantic",
         }
     }
+}
+
+/// Stubborn sets over the transactions `make` makes.
+fn over_steps<'m, R: stubborn::Transactions>(
+    model: &'m Model,
+    options: &Options,
+    watch: Watch,
+    progress: &mut dyn FnMut(&Stats),
+    make: impl Fn() -> R,
+) -> (Outcome, Watch) {
+    let mut exp = stubborn::OverSteps::new(model, make(), &make, options.interference);
+    *exp.steps().watching() = watch;
+    let mut o = search::search(model, &mut exp, &options.limits, options.deadlock, progress);
+    o.interference = Some(options.interference);
+    o.ignoring = Some(options.ignoring);
+    let run = exp.steps().parts().1;
+    o.stats.forced = run.forced.len() as u64;
+    o.boundaries = run.starts.iter().copied().collect();
+    let watch = std::mem::take(exp.steps().watching());
+    (o, watch)
 }
 
 /// Checks `model`, calling `progress` now and then during long runs.
@@ -170,17 +194,13 @@ fn run(
         }
         Reduction::ScStubborn => {
             let class = crate::classify::classify(model);
-            let mut exp =
-                stubborn::ScStubborn::new(model, &class, options.ignoring, options.interference);
-            *exp.reduced().watch_mut() = watch;
-            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
-            o.interference = Some(options.interference);
-            let red = exp.reduced();
-            o.stats.forced = red.run.forced.len() as u64;
-            o.ignoring = Some(options.ignoring);
-            o.boundaries = red.run.starts.iter().copied().collect();
-            let watch = std::mem::take(red.watch_mut());
-            (o, watch)
+            let steps = || reduced::Reduced::new(model, &class, options.ignoring);
+            over_steps(model, options, watch, progress, steps)
+        }
+        Reduction::MoversStubborn => {
+            let class = crate::classify::classify(model);
+            let txs = || movers::Movers::new(model, &class, options.ignoring);
+            over_steps(model, options, watch, progress, txs)
         }
         Reduction::Movers => {
             let class = crate::classify::classify(model);

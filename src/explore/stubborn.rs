@@ -65,7 +65,7 @@ use super::budget::{Budget, Halt};
 use super::commit::{Fired, Ignoring, Run, Transaction};
 use super::full::Full;
 use super::persistent::{Ops, Persistent};
-use super::reduced::{Reduced, Steps as ReducedSteps};
+use super::reduced::Reduced;
 use super::search::{Emit, Expand, StepResult, Stop, Watch, step_watched};
 use crate::classify::Classification;
 use crate::model::{CExpr, FREE, Model, Next, SlotClass, SlotKind};
@@ -625,15 +625,24 @@ impl Ops for Transitions<'_> {
     }
 }
 
-/// A thread's operation in the reduced system: its reduced step, run by a
-/// run of its own so the search's run and its logs are untouched.
-struct Steps<'m> {
-    model: &'m Model,
-    steps: ReducedSteps<'m>,
-    run: Run,
+/// A reduction made of transactions (Stoller-Cohen steps, mover
+/// transactions): what the selective search runs each operation with.
+pub trait Transactions {
+    /// The transactions and the run that explores one.
+    fn parts(&mut self) -> (&mut dyn Transaction, &mut Run);
+    /// What the search watches besides the semantics.
+    fn watching(&mut self) -> &mut Watch;
 }
 
-impl Ops for Steps<'_> {
+/// A thread's operation in a system of transactions: one transaction, run
+/// by transactions of their own so the search's run and its logs are
+/// untouched.
+struct Private<'m, R> {
+    model: &'m Model,
+    steps: R,
+}
+
+impl<R: Transactions> Ops for Private<'_, R> {
     fn successors(
         &mut self,
         t: usize,
@@ -643,13 +652,12 @@ impl Ops for Steps<'_> {
         let mut succ = Vec::new();
         // The search's run keeps its own count of the bytes it holds.
         let held = budget.exp_bytes;
-        let got = self
-            .run
-            .explore(self.model, &mut self.steps, t, s, budget, &mut |x, _, _| {
-                succ.push(x.to_vec());
-                Ok(())
-            });
-        self.run.take_call();
+        let (tx, run) = self.steps.parts();
+        let got = run.explore(self.model, tx, t, s, budget, &mut |x, _, _| {
+            succ.push(x.to_vec());
+            Ok(())
+        });
+        run.take_call();
         budget.exp_bytes = held;
         match got {
             Ok(_) => {
@@ -663,61 +671,88 @@ impl Ops for Steps<'_> {
     }
 }
 
-/// `--reduction sc+stubborn`: selective search on the reduced system.
+/// `--reduction sc+stubborn` and `movers+stubborn`: selective search on a
+/// system of transactions.
 ///
-/// Each thread's step is run first, into a buffer, by a transaction that
-/// records the footprint of every transition the run tries, in the state it
-/// tries it from; that footprint is exact for the step, so independence is
-/// judged on what the step really touches. Then the stubborn set is chosen
-/// and only its threads' successors are emitted.
-pub struct ScStubborn<'m> {
-    reduced: Reduced<'m>,
+/// Each thread's transaction is run first, into a buffer, by a transaction
+/// that records the footprint of every transition the run tries, in the
+/// state it tries it from; that footprint is exact for the transaction, so
+/// independence is judged on what it really touches. Then the stubborn set
+/// is chosen and only its threads' successors are emitted.
+pub struct OverSteps<'m, R> {
+    steps: R,
     /// The stubborn sets.
     pub por: Por<'m>,
     /// The semantic check of single threads, under `--interference semantic`.
-    semantic: Option<(Persistent, Steps<'m>)>,
+    semantic: Option<(Persistent, Private<'m, R>)>,
 }
 
-impl<'m> ScStubborn<'m> {
-    /// The selective search of `model`'s reduced system under `class`.
+/// `--reduction sc+stubborn`.
+pub type ScStubborn<'m> = OverSteps<'m, Reduced<'m>>;
+
+impl<'m, R: Transactions> OverSteps<'m, R> {
+    /// The selective search of `model`'s system of transactions `steps`;
+    /// `fresh` makes another copy of them for the semantic check.
     pub fn new(
         model: &'m Model,
-        class: &'m Classification,
-        ignoring: Ignoring,
+        steps: R,
+        fresh: impl FnOnce() -> R,
         interference: Interference,
-    ) -> ScStubborn<'m> {
-        ScStubborn {
-            reduced: Reduced::new(model, class, ignoring),
+    ) -> OverSteps<'m, R> {
+        OverSteps {
+            steps,
             por: Por::new(model, interference),
             semantic: (interference == Interference::Semantic).then(|| {
                 (
                     Persistent::default(),
-                    Steps {
+                    Private {
                         model,
-                        steps: ReducedSteps::new(model, class),
-                        run: Run::new(ignoring),
+                        steps: fresh(),
                     },
                 )
             }),
         }
     }
 
-    /// The reduced expander underneath.
-    pub fn reduced(&mut self) -> &mut Reduced<'m> {
-        &mut self.reduced
+    /// The transactions underneath.
+    pub fn steps(&mut self) -> &mut R {
+        &mut self.steps
+    }
+}
+
+impl<'m> ScStubborn<'m> {
+    /// The selective search of `model`'s reduced system under `class`.
+    pub fn sc(
+        model: &'m Model,
+        class: &'m Classification,
+        ignoring: Ignoring,
+        interference: Interference,
+    ) -> ScStubborn<'m> {
+        let reduced = || Reduced::new(model, class, ignoring);
+        OverSteps::new(model, reduced(), reduced, interference)
+    }
+}
+
+impl Transactions for Reduced<'_> {
+    fn parts(&mut self) -> (&mut dyn Transaction, &mut Run) {
+        (&mut self.steps, &mut self.run)
+    }
+
+    fn watching(&mut self) -> &mut Watch {
+        self.watch_mut()
     }
 }
 
 /// A transaction that records the footprint of everything it tries.
-struct Recording<'a, 'm, T: Transaction> {
-    inner: &'a mut T,
+struct Recording<'a, 'm> {
+    inner: &'a mut dyn Transaction,
     por: &'a Por<'m>,
     reads: Vec<u32>,
     writes: Vec<u32>,
     back: bool,
 }
 
-impl<T: Transaction> Transaction for Recording<'_, '_, T> {
+impl Transaction for Recording<'_, '_> {
     fn node(&self, s: &[i64], out: &mut Vec<i64>) {
         self.inner.node(s, out);
     }
@@ -741,9 +776,9 @@ impl<T: Transaction> Transaction for Recording<'_, '_, T> {
     }
 }
 
-impl Expand for ScStubborn<'_> {
+impl<R: Transactions> Expand for OverSteps<'_, R> {
     fn watch(&mut self) -> Option<&mut Watch> {
-        Some(self.reduced.watch_mut())
+        Some(self.steps.watching())
     }
 
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
@@ -756,7 +791,7 @@ impl Expand for ScStubborn<'_> {
     }
 }
 
-impl ScStubborn<'_> {
+impl<R: Transactions> OverSteps<'_, R> {
     /// [`Expand::expand`], counting the bytes of the buffered successors in
     /// `buffered` (and in the budget).
     fn buffer(
@@ -772,24 +807,22 @@ impl ScStubborn<'_> {
         let mut enabled = false;
         for t in 0..n {
             let mut succ: Vec<(Vec<i64>, Vec<u32>)> = Vec::new();
-            let red = &mut self.reduced;
+            let (inner, run) = self.steps.parts();
             let mut rec = Recording {
-                inner: &mut red.steps,
+                inner,
                 por: &self.por,
                 reads: Vec::new(),
                 writes: Vec::new(),
                 back: false,
             };
-            enabled |= red
-                .run
-                .explore(model, &mut rec, t, s, budget, &mut |x, p, budget| {
-                    let bytes = (48 + 8 * x.len() + 4 * p.len()) as u64;
-                    budget.afford(bytes)?;
-                    budget.other_bytes += bytes;
-                    *buffered += bytes;
-                    succ.push((x.to_vec(), p.to_vec()));
-                    Ok(())
-                })?;
+            enabled |= run.explore(model, &mut rec, t, s, budget, &mut |x, p, budget| {
+                let bytes = (48 + 8 * x.len() + 4 * p.len()) as u64;
+                budget.afford(bytes)?;
+                budget.other_bytes += bytes;
+                *buffered += bytes;
+                succ.push((x.to_vec(), p.to_vec()));
+                Ok(())
+            })?;
             let first = model.threads[t].points[s[t] as usize]
                 .transitions
                 .clone()
@@ -802,14 +835,14 @@ impl ScStubborn<'_> {
                 back: rec.back,
             });
             steps.push(succ);
-            logs.push(red.run.take_call());
+            logs.push(run.take_call());
         }
-        let watch = self.reduced.watch_mut();
+        let watch = self.steps.watching();
         let enforce = watch.enforce;
         let chosen = match semantic(&mut self.semantic, watch) {
-            Some((check, steps)) => {
-                steps.steps.watch_mut().enforce = enforce;
-                let alone = &mut |i| check.alone(steps, s, i, n, budget);
+            Some((check, private)) => {
+                private.steps.watching().enforce = enforce;
+                let alone = &mut |i| check.alone(private, s, i, n, budget);
                 self.por.choose(s, &ops, Some(alone))
             }
             None => self.por.choose(s, &ops, None),
@@ -817,7 +850,7 @@ impl ScStubborn<'_> {
         let set = chosen?;
         for (t, (succ, log)) in steps.into_iter().zip(logs).enumerate() {
             if set[t] {
-                self.reduced.run.keep(log, budget)?;
+                self.steps.parts().1.keep(log, budget)?;
                 for (x, p) in &succ {
                     emit(x, p, budget)?;
                 }

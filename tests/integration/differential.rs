@@ -91,8 +91,10 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     let mut reduced_states = None;
     // Last, Stoller-Cohen transactions read off procedure summaries.
     // Stubborn sets under every way of judging interference.
+    let over_movers = (!deadlock).then_some(Reduction::MoversStubborn);
     let stubborn = [Reduction::Stubborn, Reduction::ScStubborn]
         .into_iter()
+        .chain(over_movers)
         .flat_map(|r| {
             [
                 Interference::Semantic,

@@ -67,6 +67,23 @@ pub(crate) enum ReductionArg {
     /// Stubborn sets over the Stoller-Cohen reduced steps.
     #[value(name = "sc+stubborn")]
     ScStubborn,
+    /// Stubborn sets over the mover transactions.
+    #[value(name = "movers+stubborn")]
+    MoversStubborn,
+}
+
+impl ReductionArg {
+    /// The library's reduction.
+    pub(crate) fn reduction(self) -> Reduction {
+        match self {
+            ReductionArg::None => Reduction::None,
+            ReductionArg::Sc => Reduction::Sc,
+            ReductionArg::Movers => Reduction::Movers,
+            ReductionArg::Stubborn => Reduction::Stubborn,
+            ReductionArg::ScStubborn => Reduction::ScStubborn,
+            ReductionArg::MoversStubborn => Reduction::MoversStubborn,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -97,9 +114,13 @@ enum IgnoringArg {
 pub fn run(args: CheckArgs) -> ExitCode {
     set_format(args.format);
     args.limits.watch(args.format);
-    if args.reduction == ReductionArg::Movers && args.deadlock {
+    let movers = matches!(
+        args.reduction,
+        ReductionArg::Movers | ReductionArg::MoversStubborn
+    );
+    if movers && args.deadlock {
         return refuse(
-            "`--deadlock` cannot be used with `--reduction movers`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",
+            "`--deadlock` cannot be used with `--reduction movers` or `movers+stubborn`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",
         );
     }
     if args.summaries && args.reduction != ReductionArg::Sc {
@@ -130,13 +151,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         }
     }
     let options = Options {
-        reduction: match args.reduction {
-            ReductionArg::None => Reduction::None,
-            ReductionArg::Sc => Reduction::Sc,
-            ReductionArg::Movers => Reduction::Movers,
-            ReductionArg::Stubborn => Reduction::Stubborn,
-            ReductionArg::ScStubborn => Reduction::ScStubborn,
-        },
+        reduction: args.reduction.reduction(),
         limits: args.limits.limits(),
         deadlock: args.deadlock,
         ignoring: match args.ignoring {
