@@ -37,7 +37,7 @@ use super::budget::{Budget, Halt};
 pub const WORK: usize = 64;
 
 /// Cached operations held before the cache is emptied.
-const CACHE: usize = 1 << 16;
+const CACHE: usize = 1 << 12;
 
 /// The successors of one thread's operation in a state, without effects on
 /// the search: `None` when it meets a violation.
