@@ -79,7 +79,8 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     // Movers do not preserve deadlocks, and refuse `--deadlock`.
     let movers = (!deadlock).then_some((Reduction::Movers, Ignoring::Cpc));
     let mut reduced_states = None;
-    // Last, Stoller-Cohen transactions read off procedure summaries.
+    // Last, Stoller-Cohen and mover transactions read off procedure
+    // summaries.
     for (reduction, ignoring, summaries) in [
         (Reduction::Sc, Ignoring::Cpc, false),
         (Reduction::Sc, Ignoring::Cycles, false),
@@ -90,6 +91,7 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     .into_iter()
     .chain(movers.map(|(r, i)| (r, i, false)))
     .chain([(Reduction::Sc, Ignoring::Cpc, true)])
+    .chain(movers.map(|(r, i)| (r, i, true)))
     {
         let red = run_with(&model, reduction, ignoring, deadlock, summaries);
         if matches!(red.verdict, Verdict::Inconclusive(_)) {
