@@ -233,3 +233,18 @@ fn movers_summaries_end_unbounded_recursion() {
     let plain = optimist(["check", file, "--reduction", "movers"]);
     assert_eq!(plain.code, 3, "{}", plain.stdout);
 }
+
+/// certify's local level grows with the stack bound (every copy of a
+/// procedure has its own points): at figure 4's default bound it ends at
+/// `--max-time`, exit 3, "not checked", never with a verdict it did not
+/// reach.
+#[test]
+fn certify_on_deep_recursion_ends_at_its_limits() {
+    let file = "models/summaries-fig4.gc";
+    let (run, v) = json(["certify", file, "--max-time", "1", "--format", "json"]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert_eq!(v["verdict"], "not checked", "{v}");
+    assert!(v["limit"].as_str().unwrap().contains("time limit"), "{v}");
+    let small = optimist(["certify", file, "--max-stack", "2"]);
+    assert_eq!(small.code, 0, "{}", small.stdout);
+}
