@@ -1,5 +1,6 @@
 //! `--summaries`: the two-level algorithm of Qadeer, Rajamani and Rehof
-//! (seed 004, sections 4 and 5) on the Stoller-Cohen transactions.
+//! (seed 004, sections 4 and 5) on the Stoller-Cohen transactions or on
+//! the mover transactions of Flanagan and Qadeer ([`Stepper`]).
 //!
 //! # The two levels
 //!
