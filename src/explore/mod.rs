@@ -83,7 +83,7 @@ pub struct Options {
     /// go on forever.
     pub ignoring: Ignoring,
     /// Read transactions off procedure summaries (seed 004); with
-    /// [`Reduction::Sc`] only.
+    /// [`Reduction::Sc`] and [`Reduction::Movers`] only.
     pub summaries: bool,
     /// How the stubborn-set modes judge interference.
     pub interference: Interference,
@@ -166,6 +166,18 @@ fn run(
         Reduction::Sc if options.summaries => {
             let class = summaries::uniform(model, crate::classify::classify(model));
             let mut exp = summaries::Summaries::new(model, &class);
+            *exp.watch_mut() = watch;
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.stats.forced = exp.stats.forced;
+            o.ignoring = Some(options.ignoring);
+            o.summaries = Some(exp.stats);
+            let watch = std::mem::take(exp.watch_mut());
+            (o, watch)
+        }
+        Reduction::Movers if options.summaries => {
+            let class = crate::classify::classify(model);
+            let txs = movers::Txs::for_summaries(model, &class);
+            let mut exp = summaries::Summaries::with(model, txs);
             *exp.watch_mut() = watch;
             let mut o = search::search(model, &mut exp, limits, deadlock, progress);
             o.stats.forced = exp.stats.forced;

@@ -83,23 +83,8 @@ impl<'m> Movers<'m> {
     /// The expander of `model`, with `class` telling which transitions
     /// observe control points.
     pub fn new(model: &'m Model, class: &Classification, ignoring: Ignoring) -> Movers<'m> {
-        let observes = class
-            .transitions
-            .iter()
-            .map(|c| {
-                matches!(
-                    c.reason,
-                    Reason::OtherControlPoint(_) | Reason::ObservedPoint(_)
-                )
-            })
-            .collect();
         Movers {
-            txs: Txs {
-                model,
-                observes,
-                watch: Watch::default(),
-                probe: Vec::new(),
-            },
+            txs: Txs::new(model, class),
             run: Run::new(ignoring),
         }
     }
@@ -142,14 +127,19 @@ impl Expand for Movers<'_> {
     }
 }
 
-/// The mover transactions of a model.
-struct Txs<'m> {
+/// The mover transactions of a model: what [`Movers`] runs one by one,
+/// and what `--summaries --reduction movers` summarizes.
+pub(super) struct Txs<'m> {
     model: &'m Model,
     /// Per transition: it reads another thread's control point or moves its
     /// thread in or out of one that others read, so it is never a mover.
     observes: Vec<bool>,
     watch: Watch,
     probe: Vec<i64>,
+    /// Fired on the nodes of summaries, where the frames below the top one
+    /// are forgotten: a return cannot be fired there to see whether it is
+    /// a left mover, and is judged by what it may touch instead.
+    summarizing: bool,
 }
 
 /// Records the shared slots an evaluation touches.
@@ -160,6 +150,66 @@ impl Access for Touched {
     fn access(&mut self, slot: u32, _: bool) -> Result<(), Fault> {
         self.0.push(slot);
         Ok(())
+    }
+}
+
+impl<'m> Txs<'m> {
+    /// The transactions of `model`, with `class` telling which transitions
+    /// observe control points.
+    pub(super) fn new(model: &'m Model, class: &Classification) -> Txs<'m> {
+        let observes = class
+            .transitions
+            .iter()
+            .map(|c| {
+                matches!(
+                    c.reason,
+                    Reason::OtherControlPoint(_) | Reason::ObservedPoint(_)
+                )
+            })
+            .collect();
+        Txs {
+            model,
+            observes,
+            watch: Watch::default(),
+            probe: Vec::new(),
+            summarizing: false,
+        }
+    }
+
+    /// The transactions `--summaries` summarizes: a transition observes in
+    /// every copy of its procedure if it does in one, because a summary
+    /// runs a callee in the shallowest copy and is used at every depth (see
+    /// [`super::summaries::uniform`]); fewer movers only end transactions
+    /// earlier. Returns are judged without the stack (`summarizing`).
+    pub(super) fn for_summaries(model: &'m Model, class: &Classification) -> Txs<'m> {
+        let mut txs = Txs::new(model, class);
+        txs.summarizing = true;
+        for th in &model.threads {
+            for f in &th.frames {
+                let len = (f.points.end - f.points.start) as usize;
+                for o in 0..len {
+                    let copies = || {
+                        th.frames.iter().filter(|g| g.proc == f.proc).map(move |g| {
+                            th.points[g.points.start as usize + o].transitions.clone()
+                        })
+                    };
+                    let width = copies().map(|r| r.len()).min().unwrap_or(0);
+                    for i in 0..width {
+                        let any = copies().any(|r| txs.observes[r.start + i]);
+                        for r in copies() {
+                            txs.observes[r.start + i] = any;
+                        }
+                    }
+                }
+            }
+        }
+        txs
+    }
+}
+
+impl super::summaries::Stepper for Txs<'_> {
+    fn watch_mut(&mut self) -> &mut Watch {
+        &mut self.watch
     }
 }
 
@@ -226,6 +276,23 @@ impl Txs<'_> {
         Some((left, enabled))
     }
 
+    /// Whether return `k` of thread `t` is a left mover from `s` whatever
+    /// the stack under it: it observes no control point, changes no
+    /// exclusive access predicate, and t has exclusive access to every
+    /// slot it may touch (its value, its target).
+    fn left_return(&self, t: usize, k: usize, s: &[i64]) -> bool {
+        let model = self.model;
+        let (reads, writes) = crate::classify::slots(model, k);
+        !self.observes[k]
+            && model.transitions[k].stack == crate::model::StackOp::Return
+            && model.transitions[k].touches_excl.is_empty()
+            && reads
+                .iter()
+                .chain(&writes)
+                .filter(|&&x| x as usize != t)
+                .all(|&x| self.exclusive(t, x, s))
+    }
+
     /// Whether `t`, in post-commit phase at `s`, is in `L(t)`: something is
     /// enabled and everything it can do is a left mover.
     fn in_left(&mut self, t: usize, s: &[i64]) -> bool {
@@ -234,8 +301,18 @@ impl Txs<'_> {
         if pc == 0 || pc == model.threads[t].end() {
             return false;
         }
+        let range = model.threads[t].points[pc as usize].transitions.clone();
+        if self.summarizing
+            && range
+                .clone()
+                .any(|k| model.transitions[k].stack == crate::model::StackOp::Return)
+        {
+            // With the real stack exactly one return is enabled; which one
+            // is forgotten, so every one must be a left mover.
+            return range.into_iter().all(|k| self.left_return(t, k, s));
+        }
         let mut enabled = false;
-        for k in model.threads[t].points[pc as usize].transitions.clone() {
+        for k in range {
             match self.left_from(t, k, s) {
                 Some((true, on)) => enabled |= on,
                 _ => return false,

@@ -1,5 +1,6 @@
 //! `--summaries`: the two-level algorithm of Qadeer, Rajamani and Rehof
-//! (seed 004, sections 4 and 5) on the Stoller-Cohen transactions.
+//! (seed 004, sections 4 and 5) on the Stoller-Cohen transactions or on
+//! the mover transactions of Flanagan and Qadeer ([`Stepper`]).
 //!
 //! # The two levels
 //!
@@ -186,10 +187,28 @@ struct Summary {
     edges: u64,
 }
 
+/// The transactions a summary is made of: Stoller-Cohen's steps
+/// ([`Steps`]) or Flanagan-Qadeer's mover transactions
+/// ([`super::movers::Txs`]). A node of either is a state followed by what
+/// the reduction keeps per transaction (the movers' phase bit), and the
+/// summaries treat those extra words as part of the frame-free node: the
+/// phase is what tells a callee's pre-commit summary from its post-commit
+/// one (seed 004, figure 5).
+pub trait Stepper: Transaction {
+    /// What the steps watch besides the semantics.
+    fn watch_mut(&mut self) -> &mut Watch;
+}
+
+impl Stepper for Steps<'_> {
+    fn watch_mut(&mut self) -> &mut Watch {
+        Steps::watch_mut(self)
+    }
+}
+
 /// The expander of `--summaries`.
-pub struct Summaries<'m> {
+pub struct Summaries<'m, X: Stepper> {
     model: &'m Model,
-    steps: Steps<'m>,
+    steps: X,
     /// Per thread, per frame: the shallowest copy of the same procedure.
     shallow: Vec<Vec<usize>>,
     /// Per thread: the slots of its frames and its return points, and the
@@ -208,9 +227,17 @@ pub struct Summaries<'m> {
     pub stats: SummaryStats,
 }
 
-impl<'m> Summaries<'m> {
-    /// The expander of `model` under `class` (made [`uniform`]).
-    pub fn new(model: &'m Model, class: &'m Classification) -> Summaries<'m> {
+impl<'m> Summaries<'m, Steps<'m>> {
+    /// The expander of `model` on Stoller-Cohen transactions under `class`
+    /// (made [`uniform`]).
+    pub fn new(model: &'m Model, class: &'m Classification) -> Summaries<'m, Steps<'m>> {
+        Summaries::with(model, Steps::new(model, class))
+    }
+}
+
+impl<'m, X: Stepper> Summaries<'m, X> {
+    /// The expander of `model` on the transactions of `steps`.
+    pub fn with(model: &'m Model, steps: X) -> Summaries<'m, X> {
         let shallow = model
             .threads
             .iter()
@@ -272,7 +299,7 @@ impl<'m> Summaries<'m> {
             .collect();
         Summaries {
             model,
-            steps: Steps::new(model, class),
+            steps,
             shallow,
             stack,
             index: HashMap::new(),
@@ -464,6 +491,8 @@ impl<'m> Summaries<'m> {
     /// deeper than `--max-stack`: that path cannot be shown or replayed,
     /// and the run ends at the stack bound, as it would without summaries.
     fn concrete(&self, t: usize, s: &[i64], moves: &[u32]) -> Result<Vec<u32>, Stop> {
+        // The replay runs in the full semantics, on the state alone.
+        let s = &s[..self.model.slots.len()];
         let (mut cur, mut out, mut path) = (s.to_vec(), Vec::new(), Vec::new());
         for (n, &m) in moves.iter().enumerate() {
             let range = self.model.threads[t].points[cur[t] as usize]
@@ -675,8 +704,13 @@ impl<'m> Summaries<'m> {
             .map_or(self.nodes.len(), |s| s.entry);
         loop {
             for n in first..self.nodes.len() {
+                // A transaction that comes back to the stored state it
+                // started from completes there, as in [`super::commit`]:
+                // every thread is scheduled at a stored state.
+                let sum = &self.sums[self.nodes[n].sum];
+                let root = sum.start && sum.entry == n;
                 let node = &mut self.nodes[n];
-                node.inner = node.end;
+                node.inner = node.end || root;
                 node.reaches_ret = node.ret;
             }
             let mut changed = true;
@@ -805,7 +839,7 @@ impl<'m> Summaries<'m> {
         for n in members {
             if self.nodes[n].end {
                 let s = self.decanon(t, &self.nodes[n].state, c);
-                emit(&s, &path_to(self, n)?, budget)?;
+                emit(self.steps.state(&s), &path_to(self, n)?, budget)?;
             }
             if returns && self.nodes[n].ret {
                 // POP, with the real stack.
@@ -822,7 +856,7 @@ impl<'m> Summaries<'m> {
                     match fired {
                         Fired::Disabled => continue,
                         Fired::Bad(problem) => return Err(Stop::Found(Found { problem, path })),
-                        Fired::Ends => emit(&out, &path, budget)?,
+                        Fired::Ends => emit(self.steps.state(&out), &path, budget)?,
                         Fired::Continues { .. } => {
                             let next = self
                                 .ensure(t, Kind::Commit, &out, budget)
@@ -852,7 +886,7 @@ impl<'m> Summaries<'m> {
                 match self.steps.fire(t, k, &at, &mut out) {
                     Fired::Disabled => {}
                     Fired::Bad(problem) => return Err(Stop::Found(Found { problem, path })),
-                    Fired::Ends => emit(&out, &path, budget)?,
+                    Fired::Ends => emit(self.steps.state(&out), &path, budget)?,
                     Fired::Continues { .. } => {
                         self.apply(callee, t, &out, &path, false, budget, emit)?;
                     }
@@ -878,7 +912,7 @@ fn prepend(e: Stop, prefix: &[u32]) -> Stop {
     }
 }
 
-impl Expand for Summaries<'_> {
+impl<X: Stepper> Expand for Summaries<'_, X> {
     fn watch(&mut self) -> Option<&mut Watch> {
         Some(self.steps.watch_mut())
     }
@@ -886,9 +920,11 @@ impl Expand for Summaries<'_> {
     /// Every thread takes its transaction from `s`, read off its summary.
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let mut enabled = false;
+        let mut node = Vec::new();
+        self.steps.node(s, &mut node);
         for t in 0..self.model.threads.len() {
-            let sum = self.ensure(t, Kind::Start, s, budget)?;
-            enabled |= self.apply(sum, t, s, &[], true, budget, emit)?;
+            let sum = self.ensure(t, Kind::Start, &node, budget)?;
+            enabled |= self.apply(sum, t, &node, &[], true, budget, emit)?;
         }
         Ok(enabled)
     }

@@ -89,8 +89,8 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     // Movers do not preserve deadlocks, and refuse `--deadlock`.
     let movers = (!deadlock).then_some((Reduction::Movers, Ignoring::Cpc));
     let mut reduced_states = None;
-    // Last, Stoller-Cohen transactions read off procedure summaries.
-    // Stubborn sets under every way of judging interference.
+    // Last, Stoller-Cohen and mover transactions read off procedure
+    // summaries, and stubborn sets under every way of judging interference.
     let over_movers = (!deadlock).then_some(Reduction::MoversStubborn);
     let stubborn = [Reduction::Stubborn, Reduction::ScStubborn]
         .into_iter()
@@ -111,6 +111,7 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     .into_iter()
     .chain(movers.map(|(r, i)| (r, i, false)))
     .chain([(Reduction::Sc, Ignoring::Cpc, true)])
+    .chain(movers.map(|(r, i)| (r, i, true)))
     .map(|(r, i, s)| (r, i, s, Interference::default()))
     .chain(stubborn)
     {

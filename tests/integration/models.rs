@@ -104,6 +104,11 @@ fn check_outputs() {
                 insta::assert_snapshot!("check_summaries", text.stdout);
                 let json = optimist(["check", &file, "--summaries", "--format", "json"]);
                 insta::assert_snapshot!("check_summaries_json", json.stdout);
+                let movers = ["check", &file, "--summaries", "--reduction", "movers"];
+                let text = optimist(movers);
+                insta::assert_snapshot!("check_summaries_movers", text.stdout);
+                let json = optimist([&movers[..], &["--format", "json"]].concat());
+                insta::assert_snapshot!("check_summaries_movers_json", json.stdout);
             }
         });
     });

@@ -126,13 +126,14 @@ fn summaries_agree_with_sc_on_every_model() {
     }
 }
 
-/// `--summaries` is made of Stoller-Cohen transactions under commit point
-/// completion; other choices are usage errors.
+/// `--summaries` is made of Stoller-Cohen or mover transactions under
+/// commit point completion; other choices are usage errors.
 #[test]
-fn summaries_need_sc_and_cpc() {
+fn summaries_need_transactions_and_cpc() {
     for args in [
-        ["--reduction", "movers"],
         ["--reduction", "none"],
+        ["--reduction", "stubborn"],
+        ["--reduction", "sc+stubborn"],
         ["--ignoring", "cycles"],
     ] {
         let mut all = vec!["check", "models/summaries-fig4.gc", "--summaries"];
@@ -168,4 +169,82 @@ fn summaries_never_go_past_the_stack_bound() {
         .violation
         .expect("a violation");
     crate::differential::replays(&model, &v.trace, &v.problem).unwrap();
+}
+
+/// `--summaries --reduction movers` summarizes Flanagan-Qadeer
+/// transactions: on every model it gives the verdict and the kind of
+/// violation of `--reduction movers` (or ends where movers hit the stack
+/// bound), its counterexamples replay in the full semantics, and where the
+/// model holds it stores exactly the states movers store.
+#[test]
+fn movers_summaries_agree_with_movers_on_every_model() {
+    for entry in std::fs::read_dir("models").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "gc") {
+            continue;
+        }
+        let file = path.to_str().unwrap().to_string();
+        let movers = ["check", &file, "--reduction", "movers", "--format", "json"];
+        let (_, m) = json(movers);
+        let (run, sum) = json([&movers[..], &["--summaries"]].concat());
+        assert!(run.stderr.is_empty(), "{file}: {}", run.stderr);
+        if m["limit"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("stack bound"))
+        {
+            assert_eq!(sum["verdict"], "holds", "{file}");
+            continue;
+        }
+        assert_eq!(m["verdict"], sum["verdict"], "{file}");
+        assert_eq!(m["violation"]["kind"], sum["violation"]["kind"], "{file}");
+        if m["verdict"] == "holds" {
+            assert_eq!(m["states"], sum["states"], "{file}");
+        }
+        let (_, model) = optimist::load(&path, &[]).unwrap();
+        let options = optimist::Options {
+            reduction: optimist::Reduction::Movers,
+            summaries: true,
+            ..Default::default()
+        };
+        if let Some(v) = optimist::check(&model, &options, &mut |_| {}).violation {
+            crate::differential::replays(&model, &v.trace, &v.problem)
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+    }
+}
+
+/// Figure 4 under movers: summaries end the recursion inside the
+/// transaction (exit 0), where movers alone hit the stack bound (exit 3).
+#[test]
+fn movers_summaries_end_unbounded_recursion() {
+    let file = "models/summaries-fig4.gc";
+    let (run, v) = json([
+        "check",
+        file,
+        "--reduction",
+        "movers",
+        "--summaries",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(v["verdict"], "holds");
+    assert!(v["summaries"]["computed"].as_u64().unwrap() > 0, "{v}");
+    let plain = optimist(["check", file, "--reduction", "movers"]);
+    assert_eq!(plain.code, 3, "{}", plain.stdout);
+}
+
+/// certify's local level grows with the stack bound (every copy of a
+/// procedure has its own points): at figure 4's default bound it ends at
+/// `--max-time`, exit 3, "not checked", never with a verdict it did not
+/// reach.
+#[test]
+fn certify_on_deep_recursion_ends_at_its_limits() {
+    let file = "models/summaries-fig4.gc";
+    let (run, v) = json(["certify", file, "--max-time", "1", "--format", "json"]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert_eq!(v["verdict"], "not checked", "{v}");
+    assert!(v["limit"].as_str().unwrap().contains("time limit"), "{v}");
+    let small = optimist(["certify", file, "--max-stack", "2"]);
+    assert_eq!(small.code, 0, "{}", small.stdout);
 }

@@ -41,7 +41,8 @@ pub struct CheckArgs {
     #[arg(long)]
     transactions: bool,
     /// Read each transaction off procedure summaries, computed once and
-    /// reused across call sites (seed 004); with `--reduction sc`.
+    /// reused across call sites and threads (seed 004); with `--reduction
+    /// sc` or `movers`.
     #[arg(long)]
     summaries: bool,
     /// Also check the reduction theorem's hypotheses (as `optimist
@@ -123,9 +124,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
             "`--deadlock` cannot be used with `--reduction movers` or `movers+stubborn`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",
         );
     }
-    if args.summaries && args.reduction != ReductionArg::Sc {
+    if args.summaries && !matches!(args.reduction, ReductionArg::Sc | ReductionArg::Movers) {
         return refuse(
-            "`--summaries` works with `--reduction sc` only: summaries are made of its transactions",
+            "`--summaries` works with `--reduction sc` or `--reduction movers`: summaries are made of their transactions",
         );
     }
     if args.summaries && args.ignoring != IgnoringArg::Cpc {
