@@ -74,9 +74,11 @@ fn settings() -> Settings {
         .contains("--threads")
         .then(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    // The target directory this bench was built in (CARGO_TARGET_TMPDIR is
+    // its tmp/), whether or not CARGO_TARGET_DIR is set when it runs.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .map_or_else(|| root.join("target"), Path::to_path_buf);
     Settings {
         runs,
         sizes,
@@ -194,6 +196,14 @@ fn measure_row(s: &Settings, family: &'static Family, params: Params) -> Row {
             "{} {size}: the counts differ, row not reported: {m}",
             family.name
         );
+    } else {
+        // The tables come at the end; a long run shows each row as it ends.
+        let times: Vec<String> = COLUMNS
+            .iter()
+            .zip(&full)
+            .map(|(c, o)| format!("{c}: {}", cell_time(o)))
+            .collect();
+        eprintln!("  {} states; {}", states.unwrap_or(0), times.join("; "));
     }
     Row {
         family: family.name,
