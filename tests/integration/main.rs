@@ -17,6 +17,7 @@ mod graph;
 mod hostile;
 mod lang;
 mod models;
+mod peers;
 mod procs;
 mod properties;
 mod refine;
