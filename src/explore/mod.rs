@@ -6,11 +6,13 @@ mod full;
 mod graph;
 mod movers;
 mod outcome;
+mod parallel;
 mod reduced;
 mod search;
 mod store;
 mod stubborn;
 mod summaries;
+mod table;
 mod walk;
 
 pub use budget::resident_bytes;
@@ -80,11 +82,127 @@ pub struct Options {
     /// Read transactions off procedure summaries (seed 004); with
     /// [`Reduction::Sc`] only.
     pub summaries: bool,
+    /// Worker threads of the search; 0 takes the available cores. The
+    /// output is the same for every number (see `parallel.rs`).
+    pub threads: usize,
+    /// States per block of work of the parallel search; 0 for the default.
+    /// Only the state limit's partial counts depend on it. For tests, which
+    /// need several workers on small models (a level of fewer than four
+    /// blocks runs on one thread).
+    #[doc(hidden)]
+    pub block: usize,
+}
+
+impl Options {
+    /// The worker threads a check uses.
+    pub fn workers(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
+    }
 }
 
 /// Checks `model`, calling `progress` now and then during long runs.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
-    run(model, options, Watch::default(), progress).0
+    run_parallel(model, options, progress)
+}
+
+/// The forced states of every worker's run, counted once.
+fn forced<'a>(model: &Model, runs: impl Iterator<Item = &'a commit::Run>) -> u64 {
+    let mut all: Store<u8> = Store::new(model.layout.words());
+    for run in runs {
+        for id in 0..run.forced.len() as u32 {
+            let _ = all.insert(run.forced.get(id), 0, || Room {
+                states: u64::MAX,
+                bytes: u64::MAX,
+            });
+        }
+    }
+    all.len() as u64
+}
+
+/// [`check`] on [`Options::workers`] threads: one expander per worker,
+/// their findings merged (sets, so the order does not matter).
+fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
+    let (limits, deadlock) = (&options.limits, options.deadlock);
+    let workers = options.workers().max(1);
+    let ignoring = options.ignoring;
+    match options.reduction {
+        Reduction::None => {
+            let mut exps: Vec<_> = (0..workers).map(|_| full::Full::new(model)).collect();
+            parallel::search(model, &mut exps, limits, deadlock, options.block, progress)
+        }
+        Reduction::Sc if options.summaries => {
+            // One worker: summaries are a cache shared by the whole run, and
+            // what it computes and reuses depends on the order of work.
+            let class = summaries::uniform(model, crate::classify::classify(model));
+            let mut exps = [summaries::Summaries::new(model, &class)];
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.stats.forced = exps[0].stats.forced;
+            o.ignoring = Some(ignoring);
+            o.summaries = Some(exps[0].stats);
+            o
+        }
+        Reduction::Sc => {
+            let class = crate::classify::classify(model);
+            let mut exps: Vec<_> = (0..workers)
+                .map(|_| reduced::Reduced::new(model, &class, ignoring))
+                .collect();
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.stats.forced = forced(model, exps.iter().map(|e| &e.run));
+            o.ignoring = Some(ignoring);
+            o.boundaries = exps
+                .iter()
+                .flat_map(|e| e.run.starts.iter().copied())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            o
+        }
+        Reduction::Stubborn => {
+            let mut exps: Vec<_> = (0..workers)
+                .map(|_| stubborn::Stubborn::new(model))
+                .collect();
+            parallel::search(model, &mut exps, limits, deadlock, options.block, progress)
+        }
+        Reduction::ScStubborn => {
+            let class = crate::classify::classify(model);
+            let mut exps: Vec<_> = (0..workers)
+                .map(|_| stubborn::ScStubborn::new(model, &class, ignoring))
+                .collect();
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.stats.forced = forced(model, exps.iter_mut().map(|e| &e.reduced().run));
+            o.ignoring = Some(ignoring);
+            o.boundaries = exps
+                .iter_mut()
+                .flat_map(|e| e.reduced().run.starts.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            o
+        }
+        Reduction::Movers => {
+            let class = crate::classify::classify(model);
+            let mut exps: Vec<_> = (0..workers)
+                .map(|_| movers::Movers::new(model, &class, ignoring))
+                .collect();
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.stats.forced = forced(model, exps.iter().map(|e| &e.run));
+            o.ignoring = Some(ignoring);
+            o.boundaries = exps
+                .iter()
+                .flat_map(|e| e.run.starts.iter().copied())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            o
+        }
+    }
 }
 
 /// [`check`] with a [`Watch`]: records accesses, or explores without

@@ -21,5 +21,6 @@ mod procs;
 mod properties;
 mod refine;
 mod stepping;
+mod threads;
 mod tools;
 mod watchdog;
