@@ -108,22 +108,8 @@ pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats))
     run_parallel(model, options, progress)
 }
 
-/// The forced states of every worker's run, counted once.
-fn forced<'a>(model: &Model, runs: impl Iterator<Item = &'a commit::Run>) -> u64 {
-    let mut all: Store<u8> = Store::new(model.layout.words());
-    for run in runs {
-        for id in 0..run.forced.len() as u32 {
-            let _ = all.insert(run.forced.get(id), 0, || Room {
-                states: u64::MAX,
-                bytes: u64::MAX,
-            });
-        }
-    }
-    all.len() as u64
-}
-
 /// [`check`] on [`Options::workers`] threads: one expander per worker,
-/// their findings merged (sets, so the order does not matter).
+/// what they find besides successors merged by the search up to its cut.
 fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
     let (limits, deadlock) = (&options.limits, options.deadlock);
     let workers = options.workers().max(1);
@@ -152,14 +138,7 @@ fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stat
                 .collect();
             let mut o =
                 parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
-            o.stats.forced = forced(model, exps.iter().map(|e| &e.run));
             o.ignoring = Some(ignoring);
-            o.boundaries = exps
-                .iter()
-                .flat_map(|e| e.run.starts.iter().copied())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect();
             o
         }
         Reduction::Stubborn => {
@@ -175,14 +154,7 @@ fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stat
                 .collect();
             let mut o =
                 parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
-            o.stats.forced = forced(model, exps.iter_mut().map(|e| &e.reduced().run));
             o.ignoring = Some(ignoring);
-            o.boundaries = exps
-                .iter_mut()
-                .flat_map(|e| e.reduced().run.starts.clone())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect();
             o
         }
         Reduction::Movers => {
@@ -192,14 +164,7 @@ fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stat
                 .collect();
             let mut o =
                 parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
-            o.stats.forced = forced(model, exps.iter().map(|e| &e.run));
             o.ignoring = Some(ignoring);
-            o.boundaries = exps
-                .iter()
-                .flat_map(|e| e.run.starts.iter().copied())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect();
             o
         }
     }

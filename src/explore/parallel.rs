@@ -28,8 +28,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use super::budget::{Budget, TICK};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
-use super::search::{Expand, Found, Limits, Stop, check_state, replay};
-use super::store::{Full, hash};
+use super::search::{Expand, Findings, Found, Limits, Stop, check_state, replay};
+use super::store::{Full, Room, Store, hash};
 use super::table::{self, Links, Pending, SHARDS, Shard, shard_of};
 use crate::model::{LockMisuse, Model};
 
@@ -58,6 +58,8 @@ struct Block {
     end: Option<(u32, End)>,
     /// The block's successors took the pending states past the state limit.
     over: bool,
+    /// What its expansions found besides successors.
+    findings: Findings,
 }
 
 /// What the workers of a level share.
@@ -98,7 +100,8 @@ impl Level<'_> {
             if lock(&self.blocks[b]).is_some() {
                 continue;
             }
-            let block = self.block(b, exp, budget);
+            let mut block = self.block(b, exp, budget);
+            exp.take_findings(&mut block.findings);
             if block.end.is_some() || block.over {
                 self.stop_at.fetch_min(b, Relaxed);
             }
@@ -221,6 +224,17 @@ fn slack(bytes: u64) -> u64 {
     bytes + bytes / 16
 }
 
+/// The outcome with what the counted blocks found: the control points
+/// where transactions began, and the distinct states ended by force.
+fn done(found: &mut Findings, forced: &Store<u8>, mut o: Outcome) -> Outcome {
+    let mut starts = std::mem::take(&mut found.starts);
+    starts.sort_unstable();
+    starts.dedup();
+    o.boundaries = starts;
+    o.stats.forced = forced.len() as u64;
+    o
+}
+
 /// A worker's share of the settling: its shards, their pending states,
 /// and the keys and copies of the states it moved.
 type Part<'a> = (
@@ -265,6 +279,9 @@ pub fn search<E: Expand + Send>(
     let mut stats = Stats::default();
     let store_bytes =
         |settled: &[Shard], links: &Links| table::table_bytes(settled) + links.bytes();
+    // The findings of the blocks counted so far (none past a cut).
+    let mut found = Findings::default();
+    let mut forced: Store<u8> = Store::new(words);
     let finish = |mut stats: Stats, budget: &Budget, verdict, violation| {
         stats.elapsed = budget.elapsed();
         Outcome {
@@ -280,7 +297,11 @@ pub fn search<E: Expand + Send>(
     let mut frontier = vec![0u64; words];
     model.layout.pack(&model.init, &mut frontier);
     if budget.check_start().is_err() {
-        return finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None);
+        return done(
+            &mut found,
+            &forced,
+            finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None),
+        );
     }
     {
         let h = hash(&frontier);
@@ -302,7 +323,11 @@ pub fn search<E: Expand + Send>(
     budget.store_bytes = stats.memory;
     if budget.room().bytes == 0 {
         let l = Limit::Memory(limits.max_memory.unwrap_or(0));
-        return finish(stats, &budget, Verdict::Inconclusive(l), None);
+        return done(
+            &mut found,
+            &forced,
+            finish(stats, &budget, Verdict::Inconclusive(l), None),
+        );
     }
     if let Some(problem) = check_state(model, &model.init) {
         let v = Violation {
@@ -310,7 +335,11 @@ pub fn search<E: Expand + Send>(
             initial: true,
             trace: Vec::new(),
         };
-        return finish(stats, &budget, Verdict::Violated, Some(v));
+        return done(
+            &mut found,
+            &forced,
+            finish(stats, &budget, Verdict::Violated, Some(v)),
+        );
     }
     let mut budgets = vec![budget.clone(); exps.len()];
     let mut first = 0u32;
@@ -417,6 +446,13 @@ pub fn search<E: Expand + Send>(
         let mut end = None;
         for b in &lv.blocks[..upto] {
             let blk = lock(b).take().expect("blocks up to the cut are done");
+            found.starts.extend(blk.findings.starts);
+            for w in blk.findings.forced.chunks_exact(words) {
+                let _ = forced.insert(w, 0, || Room {
+                    states: u64::MAX,
+                    bytes: u64::MAX,
+                });
+            }
             stats.transitions += blk.transitions;
             stats.fired += blk.fired;
             stats.deadlocks += blk.deadlocks;
@@ -431,7 +467,11 @@ pub fn search<E: Expand + Send>(
                 stats.depth = level + 1;
             }
             let l = Limit::States(budget.max_states());
-            return finish(stats, &budget, Verdict::Inconclusive(l), None);
+            return done(
+                &mut found,
+                &forced,
+                finish(stats, &budget, Verdict::Inconclusive(l), None),
+            );
         }
         if let Some((p, end)) = end {
             stats.states += count;
@@ -480,7 +520,11 @@ pub fn search<E: Expand + Send>(
                     (Verdict::Inconclusive(hit), None)
                 }
             };
-            return finish(stats, &budget, verdict, violation);
+            return done(
+                &mut found,
+                &forced,
+                finish(stats, &budget, verdict, violation),
+            );
         }
         // Settle the level: grow the table within the memory limit, move
         // the pending states in, number them by key.
@@ -495,7 +539,11 @@ pub fn search<E: Expand + Send>(
         drop(lv);
         if slack(need) > budget.room().bytes {
             let l = Limit::Memory(limits.max_memory.unwrap_or(0));
-            return finish(stats, &budget, Verdict::Inconclusive(l), None);
+            return done(
+                &mut found,
+                &forced,
+                finish(stats, &budget, Verdict::Inconclusive(l), None),
+            );
         }
         let workers = if total < SMALL_LEVEL * block {
             1
@@ -547,12 +595,20 @@ pub fn search<E: Expand + Send>(
         budget.stored = stats.states;
         budget.store_bytes = stats.memory;
         if budget.check_time().is_err() {
-            return finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None);
+            return done(
+                &mut found,
+                &forced,
+                finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None),
+            );
         }
         frontier = next;
         level += 1;
     }
-    finish(stats, &budget, Verdict::Holds, None)
+    done(
+        &mut found,
+        &forced,
+        finish(stats, &budget, Verdict::Holds, None),
+    )
 }
 
 /// The trace to state `id`, followed by `tail`: each step is found again

@@ -581,6 +581,10 @@ impl Expand for ScStubborn<'_> {
         Some(self.reduced.watch_mut())
     }
 
+    fn take_findings(&mut self, out: &mut super::search::Findings) {
+        self.reduced.take_findings(out);
+    }
+
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let model = self.por.model;
         let n = model.threads.len();
