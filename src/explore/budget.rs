@@ -125,6 +125,11 @@ impl Budget {
         self.hit.unwrap_or(Limit::States(self.max_states))
     }
 
+    /// The state limit (`u64::MAX` when there is none).
+    pub fn max_states(&self) -> u64 {
+        self.max_states
+    }
+
     /// Time since the run started.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()

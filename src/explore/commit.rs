@@ -233,6 +233,15 @@ impl Run {
         }
     }
 
+    /// Moves the starts and the forced states kept so far into `out`.
+    pub fn take_findings(&mut self, out: &mut super::search::Findings) {
+        out.starts.extend(std::mem::take(&mut self.starts));
+        for id in 0..self.forced.len() as u32 {
+            out.forced.extend_from_slice(self.forced.get(id));
+        }
+        self.forced.clear();
+    }
+
     /// Takes what the last call found, to keep it later or not.
     pub fn take_call(&mut self) -> CallLog {
         std::mem::take(&mut self.call)

@@ -6,12 +6,14 @@ mod full;
 mod graph;
 mod movers;
 mod outcome;
+mod parallel;
 mod persistent;
 mod reduced;
 mod search;
 mod store;
 mod stubborn;
 mod summaries;
+mod table;
 mod walk;
 
 pub use budget::resident_bytes;
@@ -87,6 +89,25 @@ pub struct Options {
     pub summaries: bool,
     /// How the stubborn-set modes judge interference.
     pub interference: Interference,
+    /// Worker threads of the search; 0 takes the available cores. The
+    /// output is the same for every number (see `parallel.rs`).
+    pub threads: usize,
+    /// States per block of work of the parallel search; 0 for the default.
+    /// Only the state limit's partial counts depend on it. For tests, which
+    /// need several workers on small models (a level of fewer than four
+    /// blocks runs on one thread).
+    #[doc(hidden)]
+    pub block: usize,
+}
+
+impl Options {
+    /// The worker threads a check uses.
+    pub fn workers(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
+    }
 }
 
 /// How the stubborn-set modes (`stubborn`, `sc+stubborn`) decide that one
@@ -138,9 +159,104 @@ fn over_steps<'m, R: stubborn::Transactions>(
     (o, watch)
 }
 
+/// [`over_steps`] on `workers` threads.
+fn over_steps_parallel<'m, R: stubborn::Transactions + Send>(
+    model: &'m Model,
+    options: &Options,
+    workers: usize,
+    progress: &mut dyn FnMut(&Stats),
+    make: impl Fn() -> R,
+) -> Outcome {
+    let mut exps: Vec<_> = (0..workers)
+        .map(|_| stubborn::OverSteps::new(model, make(), &make, options.interference))
+        .collect();
+    let (limits, deadlock) = (&options.limits, options.deadlock);
+    let mut o = parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+    o.interference = Some(options.interference);
+    o.ignoring = Some(options.ignoring);
+    o
+}
+
 /// Checks `model`, calling `progress` now and then during long runs.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
-    run(model, options, Watch::default(), progress).0
+    run_parallel(model, options, progress)
+}
+
+/// [`check`] on [`Options::workers`] threads: one expander per worker,
+/// what they find besides successors merged by the search up to its cut.
+fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
+    let (limits, deadlock) = (&options.limits, options.deadlock);
+    let workers = options.workers().max(1);
+    let ignoring = options.ignoring;
+    match options.reduction {
+        Reduction::None => {
+            let mut exps: Vec<_> = (0..workers).map(|_| full::Full::new(model)).collect();
+            parallel::search(model, &mut exps, limits, deadlock, options.block, progress)
+        }
+        Reduction::Sc if options.summaries => {
+            // One worker: summaries are a cache shared by the whole run, and
+            // what it computes and reuses depends on the order of work.
+            let class = summaries::uniform(model, crate::classify::classify(model));
+            let mut exps = [summaries::Summaries::new(model, &class)];
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.stats.forced = exps[0].stats.forced;
+            o.ignoring = Some(ignoring);
+            o.summaries = Some(exps[0].stats);
+            o
+        }
+        Reduction::Sc => {
+            let class = crate::classify::classify(model);
+            let mut exps: Vec<_> = (0..workers)
+                .map(|_| reduced::Reduced::new(model, &class, ignoring))
+                .collect();
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.ignoring = Some(ignoring);
+            o
+        }
+        Reduction::Movers if options.summaries => {
+            // One worker, as for sc.
+            let class = crate::classify::classify(model);
+            let txs = movers::Txs::for_summaries(model, &class);
+            let mut exps = [summaries::Summaries::with(model, txs)];
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.stats.forced = exps[0].stats.forced;
+            o.ignoring = Some(ignoring);
+            o.summaries = Some(exps[0].stats);
+            o
+        }
+        Reduction::Stubborn => {
+            let mut exps: Vec<_> = (0..workers)
+                .map(|_| stubborn::Stubborn::new(model, options.interference))
+                .collect();
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.interference = Some(options.interference);
+            o
+        }
+        Reduction::ScStubborn => {
+            let class = crate::classify::classify(model);
+            let steps = || reduced::Reduced::new(model, &class, ignoring);
+            over_steps_parallel(model, options, workers, progress, steps)
+        }
+        Reduction::MoversStubborn => {
+            let class = crate::classify::classify(model);
+            let txs = || movers::Movers::new(model, &class, ignoring);
+            over_steps_parallel(model, options, workers, progress, txs)
+        }
+        Reduction::Movers => {
+            let class = crate::classify::classify(model);
+            let mut exps: Vec<_> = (0..workers)
+                .map(|_| movers::Movers::new(model, &class, ignoring))
+                .collect();
+            let mut o =
+                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            o.ignoring = Some(ignoring);
+            o
+        }
+    }
 }
 
 /// [`check`] with a [`Watch`]: records accesses, or explores without

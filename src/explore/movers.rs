@@ -115,6 +115,10 @@ impl Expand for Movers<'_> {
         Some(&mut self.txs.watch)
     }
 
+    fn take_findings(&mut self, out: &mut super::search::Findings) {
+        self.run.take_findings(out);
+    }
+
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let model = self.txs.model;
         let mut enabled = false;

@@ -140,6 +140,10 @@ impl Expand for Reduced<'_> {
         Some(&mut self.steps.watch)
     }
 
+    fn take_findings(&mut self, out: &mut super::search::Findings) {
+        self.run.take_findings(out);
+    }
+
     /// Every thread takes its step from `s`: a thread at a visible point
     /// starts one, and a thread at an invisible point (its step was ended
     /// here by force, see [`super::commit`]) resumes its run. Its invisible

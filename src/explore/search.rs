@@ -64,6 +64,21 @@ pub trait Expand {
     fn watch(&mut self) -> Option<&mut Watch> {
         None
     }
+
+    /// Moves what the expansions since the last call found besides their
+    /// successors into `out`, so that a parallel search keeps only what
+    /// lies before its cut (see `parallel.rs`).
+    fn take_findings(&mut self, _out: &mut Findings) {}
+}
+
+/// What expansions find besides successors: the control points where a
+/// transaction began, and the packed states where one was ended by force.
+#[derive(Default)]
+pub struct Findings {
+    /// `(thread, point)` where a transaction began.
+    pub starts: Vec<(usize, i64)>,
+    /// Packed states (the model's words each) ended by force.
+    pub forced: Vec<u64>,
 }
 
 /// Checks a state: `disjoint(ex)` and the invariants.

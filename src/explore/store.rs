@@ -102,7 +102,7 @@ enum Table {
 /// bits, which pick the shard and the control byte, and the low bits,
 /// which pick the bucket.
 #[inline]
-fn hash(words: &[u64]) -> u64 {
+pub(super) fn hash(words: &[u64]) -> u64 {
     const SEED: [u64; 4] = [
         0x243f_6a88_85a3_08d3,
         0x1319_8a2e_0370_7344,

@@ -781,6 +781,10 @@ impl<R: Transactions> Expand for OverSteps<'_, R> {
         Some(self.steps.watching())
     }
 
+    fn take_findings(&mut self, out: &mut super::search::Findings) {
+        self.steps.parts().1.take_findings(out);
+    }
+
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         // The successors wait in buffers until the set is chosen; their
         // bytes count against the memory limit until they are emitted.

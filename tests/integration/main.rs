@@ -22,5 +22,6 @@ mod procs;
 mod properties;
 mod refine;
 mod stepping;
+mod threads;
 mod tools;
 mod watchdog;

@@ -49,6 +49,10 @@ pub struct CheckArgs {
     /// certify`) and conclude for the original system.
     #[arg(long)]
     certify: bool,
+    /// Worker threads of the search (default: the available cores). The
+    /// output is the same for every number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
     /// Show the progress line also when stderr is not a terminal (as a
     /// plain line every few seconds, for logs).
     #[arg(long)]
@@ -167,6 +171,14 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
             InterferenceArg::State => Interference::State,
             InterferenceArg::Semantic => Interference::Semantic,
         },
+        threads: args.threads.map_or(0, |n| n as usize),
+        // For tests only: blocks small enough that tiny models use every
+        // worker (the output is the same for any block size that does not
+        // stop at the state limit).
+        block: std::env::var("OPTIMIST_BLOCK")
+            .ok()
+            .and_then(|b| b.parse().ok())
+            .unwrap_or(0),
     };
     let started = Instant::now();
     let mut progress = Progress::new(args.progress);

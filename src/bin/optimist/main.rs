@@ -169,7 +169,23 @@ Exit codes:
     Explore(explore::ExploreArgs),
 }
 
+/// One malloc arena for every thread. The search's workers free what
+/// other workers allocated (a table shard regrown by whoever settles it,
+/// a pending set grown by whoever found its state), and with an arena per
+/// thread each keeps the others' freed blocks: the resident set grew by a
+/// third with two threads. The workers allocate rarely, so sharing one
+/// arena costs no measurable time.
+fn one_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tunable of the allocator; it is called
+    // before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
 fn main() -> ExitCode {
+    one_arena();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -1,0 +1,663 @@
+//! Level-synchronous breadth-first search on any number of threads, with
+//! the same output for every number.
+//!
+//! Each level is expanded in blocks of [`BLOCK`] consecutive states, taken
+//! by the workers in increasing order; each worker has its own expander
+//! (expanders keep per-run scratch and caches). A successor that is not in
+//! the settled table goes to the pending set of the next level with the
+//! smallest `(parent id, emit index)` that reached it (see
+//! [`super::table`]). Between levels the pending states are numbered in
+//! that order: exactly the ids, parent links and shortest traces a
+//! sequential breadth-first search gives.
+//!
+//! Where a block ends early (a violation, a deadlock reported as one, a
+//! limit inside an expansion) or the next level would pass the state limit,
+//! the block is a *cut*: every block before it is finished, blocks after it
+//! are skipped, and the report counts what lies at or before the cut only,
+//! so it does not depend on which worker got there first:
+//! - a violation at parent `p`: the states numbered before `p`'s expansion
+//!   ended, as a sequential search would have stored them;
+//! - the state limit: exactly `max_states` states, and the transitions of
+//!   the blocks up to the one whose successors passed the limit;
+//! - the time limit, and the memory limit inside an expansion, depend on
+//!   timing by nature: the verdict (inconclusive, which limit) is the same,
+//!   the partial counts may differ from run to run.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+use super::budget::{Budget, TICK};
+use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
+use super::search::{Expand, Findings, Found, Limits, Stop, check_state, replay};
+use super::store::{Full, Room, Store, hash};
+use super::table::{self, Links, Pending, SHARDS, Shard, shard_of};
+use crate::model::{LockMisuse, Model};
+
+/// States per block of work.
+pub const BLOCK: usize = 256;
+
+/// Levels of fewer blocks than this are expanded on the calling thread
+/// alone: starting threads would cost more than it saves.
+const SMALL_LEVEL: usize = 4;
+
+/// How a block ended early, at parent `at`.
+enum End {
+    Found(Found),
+    Deadlock,
+    Stack(u32, u64, usize),
+    Halt { run_states: u64, run_thread: usize },
+}
+
+/// What expanding a block found.
+#[derive(Default)]
+struct Block {
+    transitions: u64,
+    fired: u64,
+    deadlocks: u64,
+    misuses: Vec<(LockMisuse, u64, String)>,
+    end: Option<(u32, End)>,
+    /// The block's successors took the pending states past the state limit.
+    over: bool,
+    /// What its expansions found besides successors.
+    findings: Findings,
+}
+
+/// What the workers of a level share.
+struct Level<'a> {
+    model: &'a Model,
+    words: usize,
+    frontier: &'a [u64],
+    first: u32,
+    settled: &'a [Shard],
+    pending: &'a [Mutex<Pending>],
+    blocks: Vec<Mutex<Option<Block>>>,
+    next: AtomicUsize,
+    stop_at: AtomicUsize,
+    pending_states: AtomicU64,
+    pending_bytes: AtomicU64,
+    /// New states the state limit allows.
+    room: u64,
+    /// Bytes held by the store when the level began.
+    store_bytes: u64,
+    deadlock: bool,
+    /// States per block.
+    block: usize,
+}
+
+impl Level<'_> {
+    fn len(&self) -> usize {
+        self.frontier.len() / self.words
+    }
+
+    /// Takes blocks until none is left before the cut.
+    fn work<E: Expand>(&self, exp: &mut E, budget: &mut Budget) {
+        let n = self.len().div_ceil(self.block);
+        loop {
+            let b = self.next.fetch_add(1, Relaxed);
+            if b >= n || b > self.stop_at.load(Relaxed) {
+                return;
+            }
+            if lock(&self.blocks[b]).is_some() {
+                continue;
+            }
+            let mut block = self.block(b, exp, budget);
+            exp.take_findings(&mut block.findings);
+            if block.end.is_some() || block.over {
+                self.stop_at.fetch_min(b, Relaxed);
+            }
+            *lock(&self.blocks[b]) = Some(block);
+        }
+    }
+
+    fn block<E: Expand>(&self, b: usize, exp: &mut E, budget: &mut Budget) -> Block {
+        let model = self.model;
+        let words = self.words;
+        let mut blk = Block::default();
+        let mut s = vec![0i64; model.slots.len()];
+        let mut packed = vec![0u64; words];
+        let mut misuses = Vec::new();
+        let end = ((b + 1) * self.block).min(self.len());
+        for i in b * self.block..end {
+            let p = self.first + i as u32;
+            if budget.tick().is_err() {
+                blk.end = Some((p, halt(budget)));
+                return blk;
+            }
+            model
+                .layout
+                .unpack(&self.frontier[i * words..(i + 1) * words], &mut s);
+            let mut seq = 0u32;
+            let over = &mut blk.over;
+            let (transitions, fired) = (&mut blk.transitions, &mut blk.fired);
+            let result = exp.expand(&s, budget, &mut |succ, path, budget| {
+                *transitions += 1;
+                *fired += path.len() as u64;
+                if *transitions % u64::from(TICK) == 0 {
+                    budget.check_time()?;
+                }
+                model.layout.pack(succ, &mut packed);
+                let key = (u64::from(p) << 32) | u64::from(seq);
+                seq += 1;
+                let h = hash(&packed);
+                let shard = shard_of(h);
+                if self.settled[shard].contains(h, &packed) {
+                    return Ok(());
+                }
+                let grew = lock(&self.pending[shard]).offer(h, &packed, key);
+                if let Some(bytes) = grew {
+                    if self.pending_states.fetch_add(1, Relaxed) >= self.room {
+                        *over = true;
+                    }
+                    let held = self.pending_bytes.fetch_add(bytes, Relaxed) + bytes;
+                    budget.store_bytes = slack(self.store_bytes + held);
+                    if budget.room().bytes == 0 {
+                        return Err(budget.full(Full::Memory));
+                    }
+                }
+                Ok(())
+            });
+            misuses.clear();
+            model.lock_misuses(&s, &mut misuses);
+            // Counted once per state and kind; the first description is kept.
+            misuses.sort_by_key(|m| m.0);
+            misuses.dedup_by_key(|m| m.0);
+            merge_misuses(
+                &mut blk.misuses,
+                misuses.drain(..).map(|(k, text)| (k, 1, text)),
+            );
+            let stop = match result {
+                Err(Stop::Found(Found {
+                    problem: Problem::Fault(crate::model::Fault::StackBound { bound }),
+                    ..
+                })) => End::Stack(bound, budget.run_states, budget.run_thread),
+                Err(Stop::Found(found)) => End::Found(found),
+                Err(Stop::Halt) => halt(budget),
+                Ok(false) if !model.all_ended(&s) => {
+                    blk.deadlocks += 1;
+                    if !self.deadlock {
+                        continue;
+                    }
+                    End::Deadlock
+                }
+                Ok(_) => continue,
+            };
+            blk.end = Some((p, stop));
+            return blk;
+        }
+        blk
+    }
+}
+
+fn halt(budget: &mut Budget) -> End {
+    let end = End::Halt {
+        run_states: budget.run_states,
+        run_thread: budget.run_thread,
+    };
+    budget.run_states = 0;
+    end
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A worker that panicked has already ended the search; its data is
+    // not read again.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Adds misuse counts, keeping the first description of each kind.
+fn merge_misuses(
+    into: &mut Vec<(LockMisuse, u64, String)>,
+    from: impl IntoIterator<Item = (LockMisuse, u64, String)>,
+) {
+    for (kind, n, text) in from {
+        match into.iter_mut().find(|m| m.0 == kind) {
+            Some(m) => m.1 += n,
+            None => into.push((kind, n, text)),
+        }
+    }
+}
+
+/// Bytes counted against the memory limit for `bytes` of the search's own
+/// structures: a sixteenth more for the allocator's overhead on them (its
+/// headers, the free space its per-thread arenas keep), which the resident
+/// set shows and the capacities do not.
+fn slack(bytes: u64) -> u64 {
+    bytes + bytes / 16
+}
+
+/// The outcome with what the counted blocks found: the control points
+/// where transactions began, and the distinct states ended by force.
+fn done(found: &mut Findings, forced: &Store<u8>, mut o: Outcome) -> Outcome {
+    let mut starts = std::mem::take(&mut found.starts);
+    starts.sort_unstable();
+    starts.dedup();
+    o.boundaries = starts;
+    o.stats.forced = forced.len() as u64;
+    o
+}
+
+/// A worker's share of the settling: its shards, their pending states,
+/// and the keys and copies of the states it moved.
+type Part<'a> = (
+    &'a mut [Shard],
+    &'a mut [Mutex<Pending>],
+    Vec<(u64, u32)>,
+    Vec<u64>,
+);
+
+/// Runs `f(i, &mut items[i])` for every item, on a thread each when there
+/// is more than one.
+fn each<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
+    if items.len() == 1 {
+        f(0, &mut items[0]);
+        return;
+    }
+    std::thread::scope(|scope| {
+        for (i, item) in items.iter_mut().enumerate() {
+            let f = &f;
+            scope.spawn(move || f(i, item));
+        }
+    });
+}
+
+/// Breadth-first search from the initial state with one worker per
+/// expander in `exps` (at least one), in blocks of `block` states (0 for
+/// [`BLOCK`]).
+pub fn search<E: Expand + Send>(
+    model: &Model,
+    exps: &mut [E],
+    limits: &Limits,
+    deadlock: bool,
+    block: usize,
+    progress: &mut dyn FnMut(&Stats),
+) -> Outcome {
+    let block = if block == 0 { BLOCK } else { block };
+    let mut budget = Budget::new(limits);
+    let words = model.layout.words();
+    let mut settled: Vec<Shard> = (0..SHARDS).map(|_| Shard::default()).collect();
+    let mut pending: Vec<Mutex<Pending>> = (0..SHARDS).map(|_| Mutex::default()).collect();
+    let mut links = Links::default();
+    let mut stats = Stats::default();
+    let store_bytes =
+        |settled: &[Shard], links: &Links| table::table_bytes(settled) + links.bytes();
+    // The findings of the blocks counted so far (none past a cut).
+    let mut found = Findings::default();
+    let mut forced: Store<u8> = Store::new(words);
+    let finish = |mut stats: Stats, budget: &Budget, verdict, violation| {
+        stats.elapsed = budget.elapsed();
+        Outcome {
+            verdict,
+            stats,
+            violation,
+            ignoring: None,
+            interference: None,
+            boundaries: Vec::new(),
+            summaries: None,
+        }
+    };
+
+    let mut frontier = vec![0u64; words];
+    model.layout.pack(&model.init, &mut frontier);
+    if budget.check_start().is_err() {
+        return done(
+            &mut found,
+            &forced,
+            finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None),
+        );
+    }
+    {
+        let h = hash(&frontier);
+        let mut p = Pending::default();
+        p.offer(h, &frontier, 0);
+        let (mut keys, mut states) = (Vec::new(), Vec::new());
+        table::settle(
+            &mut settled[shard_of(h)],
+            &mut p,
+            words,
+            &mut keys,
+            &mut states,
+        );
+        links.push(0, 0);
+    }
+    stats.states = 1;
+    stats.memory = store_bytes(&settled, &links);
+    budget.stored = 1;
+    budget.store_bytes = stats.memory;
+    if budget.room().bytes == 0 {
+        let l = Limit::Memory(limits.max_memory.unwrap_or(0));
+        return done(
+            &mut found,
+            &forced,
+            finish(stats, &budget, Verdict::Inconclusive(l), None),
+        );
+    }
+    if let Some(problem) = check_state(model, &model.init) {
+        let v = Violation {
+            problem,
+            initial: true,
+            trace: Vec::new(),
+        };
+        return done(
+            &mut found,
+            &forced,
+            finish(stats, &budget, Verdict::Violated, Some(v)),
+        );
+    }
+    let mut budgets = vec![budget.clone(); exps.len()];
+    let mut first = 0u32;
+    let mut level = 0u64;
+    let mut reported = 0u64;
+    while !frontier.is_empty() {
+        if stats.states / (1 << 16) > reported {
+            reported = stats.states / (1 << 16);
+            stats.elapsed = budget.elapsed();
+            progress(&stats);
+        }
+        let n = frontier.len() / words;
+        // What the run holds against the memory limit: the store, and the
+        // level being expanded (the frontier and the blocks' results).
+        let held = stats.memory
+            + pending.iter_mut().map(|p| lock(p).bytes()).sum::<u64>()
+            + (frontier.capacity() * 8) as u64
+            + (n.div_ceil(block) * std::mem::size_of::<Mutex<Option<Block>>>()) as u64;
+        let lv = Level {
+            model,
+            words,
+            frontier: &frontier,
+            first,
+            settled: &settled,
+            pending: &pending,
+            blocks: (0..n.div_ceil(block)).map(|_| Mutex::default()).collect(),
+            next: AtomicUsize::new(0),
+            stop_at: AtomicUsize::new(usize::MAX),
+            pending_states: AtomicU64::new(0),
+            pending_bytes: AtomicU64::new(0),
+            room: budget.max_states().saturating_sub(stats.states),
+            store_bytes: held,
+            deadlock,
+            block,
+        };
+        for b in &mut budgets {
+            b.stored = stats.states;
+            b.store_bytes = slack(held);
+        }
+        // Passes until the level is done or cut: a pass stops at the first
+        // block that went past the state limit, and that may turn out to be
+        // no cut once the blocks before it are done (their states, not
+        // those of later blocks, count).
+        let (cut, count) = loop {
+            let workers = if n < SMALL_LEVEL * block {
+                1
+            } else {
+                exps.len()
+            };
+            let mut both: Vec<(&mut E, &mut Budget)> = exps
+                .iter_mut()
+                .zip(budgets.iter_mut())
+                .take(workers)
+                .collect();
+            each(&mut both, |_, (exp, budget)| lv.work(*exp, budget));
+            let stop = lv.stop_at.load(Relaxed);
+            if stop == usize::MAX {
+                break (None, lv.pending_states.load(Relaxed));
+            }
+            let blk = lock(&lv.blocks[stop]);
+            let blk = blk.as_ref().expect("blocks up to the cut are done");
+            let last = match &blk.end {
+                Some((p, _)) => *p,
+                None => first + (((stop + 1) * block).min(n) - 1) as u32,
+            };
+            let key = (u64::from(last) << 32) | u64::from(u32::MAX);
+            let count: u64 = pending
+                .iter()
+                .map(|p| lock(p).keys().iter().filter(|&&k| k <= key).count() as u64)
+                .sum();
+            if count > lv.room {
+                // The first block whose successors pass the limit: the one
+                // of the parent of the first state that does not fit (the
+                // block that saw the pending count pass it may be later).
+                let mut keys: Vec<u64> = pending
+                    .iter()
+                    .flat_map(|p| {
+                        lock(p)
+                            .keys()
+                            .iter()
+                            .copied()
+                            .filter(|&k| k <= key)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let (_, &mut k, _) = keys.select_nth_unstable(lv.room as usize);
+                let cut = ((k >> 32) as u32 - first) as usize / block;
+                break (Some(cut), count);
+            }
+            if blk.end.is_some() {
+                break (Some(stop), count);
+            }
+            // No cut here after all: go on from the next block, keeping as
+            // the cut any later block that ended early in this pass.
+            let ended = lv.blocks[stop + 1..]
+                .iter()
+                .position(|b| lock(b).as_ref().is_some_and(|b| b.end.is_some()))
+                .map_or(usize::MAX, |i| stop + 1 + i);
+            lv.stop_at.store(ended, Relaxed);
+            lv.next.store(stop, Relaxed);
+        };
+        // The counts of every block up to the cut, in order.
+        let upto = cut.map_or(lv.blocks.len(), |c| c + 1);
+        let mut end = None;
+        for b in &lv.blocks[..upto] {
+            let blk = lock(b).take().expect("blocks up to the cut are done");
+            found.starts.extend(blk.findings.starts);
+            for w in blk.findings.forced.chunks_exact(words) {
+                let _ = forced.insert(w, 0, || Room {
+                    states: u64::MAX,
+                    bytes: u64::MAX,
+                });
+            }
+            stats.transitions += blk.transitions;
+            stats.fired += blk.fired;
+            stats.deadlocks += blk.deadlocks;
+            merge_misuses(&mut stats.lock_misuses, blk.misuses);
+            if end.is_none() {
+                end = blk.end;
+            }
+        }
+        if stats.states + count > budget.max_states() {
+            stats.states = budget.max_states();
+            if count > 0 {
+                stats.depth = level + 1;
+            }
+            let l = Limit::States(budget.max_states());
+            return done(
+                &mut found,
+                &forced,
+                finish(stats, &budget, Verdict::Inconclusive(l), None),
+            );
+        }
+        if let Some((p, end)) = end {
+            stats.states += count;
+            if count > 0 {
+                stats.depth = level + 1;
+            }
+            let (verdict, violation) = match end {
+                End::Found(found) => {
+                    let trace = trace_to(model, &mut exps[0], &links, p, found.path);
+                    let v = Violation {
+                        problem: found.problem,
+                        initial: false,
+                        trace,
+                    };
+                    (Verdict::Violated, Some(v))
+                }
+                End::Deadlock => {
+                    let trace = trace_to(model, &mut exps[0], &links, p, Vec::new());
+                    let v = Violation {
+                        problem: Problem::Deadlock,
+                        initial: p == 0,
+                        trace,
+                    };
+                    (Verdict::Violated, Some(v))
+                }
+                End::Stack(bound, run_states, run_thread) => {
+                    // The reduced step under way when the bound was met.
+                    if run_states > 0 {
+                        stats.run_states = run_states;
+                        stats.run_thread = Some(run_thread);
+                    }
+                    (Verdict::Inconclusive(Limit::Stack(bound)), None)
+                }
+                End::Halt {
+                    run_states,
+                    run_thread,
+                } => {
+                    let hit = budgets
+                        .iter()
+                        .find_map(|b| b.hit)
+                        .unwrap_or(Limit::States(budget.max_states()));
+                    if run_states > 0 {
+                        stats.run_states = run_states;
+                        stats.run_thread = Some(run_thread);
+                    }
+                    (Verdict::Inconclusive(hit), None)
+                }
+            };
+            return done(
+                &mut found,
+                &forced,
+                finish(stats, &budget, verdict, violation),
+            );
+        }
+        // Settle the level: grow the table within the memory limit, move
+        // the pending states in, number them by key.
+        let extra: Vec<usize> = pending.iter().map(|p| lock(p).len()).collect();
+        let total: usize = extra.iter().sum();
+        let (grow, peak) = table::growth(&settled, &extra, words);
+        // The new table and links, and the numbering: each new state's key
+        // and copy, sorted, then copied into the next frontier.
+        let need = grow + peak + links.growth(total) + (total * (16 + 2 * words * 8)) as u64;
+        let lv_pb = lv.pending_bytes.load(Relaxed);
+        budget.store_bytes = slack(held + lv_pb);
+        drop(lv);
+        if slack(need) > budget.room().bytes {
+            let l = Limit::Memory(limits.max_memory.unwrap_or(0));
+            return done(
+                &mut found,
+                &forced,
+                finish(stats, &budget, Verdict::Inconclusive(l), None),
+            );
+        }
+        let workers = if total < SMALL_LEVEL * block {
+            1
+        } else {
+            exps.len()
+        };
+        let per = SHARDS.div_ceil(workers);
+        let mut parts: Vec<Part> = settled
+            .chunks_mut(per)
+            .zip(pending.chunks_mut(per))
+            .zip(extra.chunks(per))
+            .map(|((s, p), e)| {
+                // Exact sizes: no doubling past what was planned.
+                let n: usize = e.iter().sum();
+                (s, p, Vec::with_capacity(n), Vec::with_capacity(n * words))
+            })
+            .collect();
+        each(&mut parts, |_, (shards, pend, keys, states)| {
+            for (s, p) in shards.iter_mut().zip(pend.iter_mut()) {
+                let p = p
+                    .get_mut()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                table::settle(s, p, words, keys, states);
+            }
+            keys.sort_unstable();
+        });
+        let mut next = Vec::with_capacity(total * words);
+        let mut heads = vec![0usize; parts.len()];
+        for _ in 0..total {
+            let (w, _) = parts
+                .iter()
+                .enumerate()
+                .filter_map(|(w, part)| part.2.get(heads[w]).map(|k| (w, k.0)))
+                .min_by_key(|&(_, k)| k)
+                .expect("as many keys as states");
+            let (key, at) = parts[w].2[heads[w]];
+            heads[w] += 1;
+            links.push((key >> 32) as u32, key as u32);
+            let at = at as usize * words;
+            next.extend_from_slice(&parts[w].3[at..at + words]);
+        }
+        drop(parts);
+        first += n as u32;
+        stats.states += total as u64;
+        if total > 0 {
+            stats.depth = level + 1;
+        }
+        stats.memory = store_bytes(&settled, &links);
+        budget.stored = stats.states;
+        budget.store_bytes = stats.memory;
+        if budget.check_time().is_err() {
+            return done(
+                &mut found,
+                &forced,
+                finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None),
+            );
+        }
+        frontier = next;
+        level += 1;
+    }
+    done(
+        &mut found,
+        &forced,
+        finish(stats, &budget, Verdict::Holds, None),
+    )
+}
+
+/// The trace to state `id`, followed by `tail`: each step is found again
+/// by re-expanding its parent and taking the successor with the recorded
+/// emit index (expansion is deterministic).
+fn trace_to<E: Expand>(
+    model: &Model,
+    exp: &mut E,
+    links: &Links,
+    id: u32,
+    tail: Vec<u32>,
+) -> Vec<crate::explore::Step> {
+    let mut seqs = Vec::new();
+    let mut cur = id;
+    while cur != 0 {
+        let (parent, seq) = links.get(cur);
+        seqs.push(seq);
+        cur = parent;
+    }
+    seqs.reverse();
+    if let Some(w) = exp.watch() {
+        w.tracing = true;
+    }
+    let mut s = model.init.clone();
+    let mut segments = Vec::new();
+    for seq in seqs {
+        let mut found = None;
+        let mut at = 0u32;
+        // The search took this step within its limits, and re-expansion
+        // retraces it exactly, so it needs no limit of its own.
+        let _ = exp.expand(&s, &mut Budget::unlimited(), &mut |succ, path, _| {
+            if at == seq {
+                found = Some((succ.to_vec(), path.to_vec()));
+            }
+            at += 1;
+            Ok(())
+        });
+        let Some((next, path)) = found else {
+            break;
+        };
+        segments.push(path);
+        s = next;
+    }
+    if !tail.is_empty() {
+        segments.push(tail);
+    }
+    if let Some(w) = exp.watch() {
+        w.tracing = false;
+    }
+    replay(model, &segments)
+}

@@ -1,0 +1,466 @@
+//! The visited set of the level-synchronous search ([`super::parallel`]):
+//! packed states kept once, in an open-addressing table split into shards
+//! by hash, plus the states found for the next level while it is being
+//! discovered, and a parent link per state for traces.
+//!
+//! Why this shape:
+//! - While a level is expanded, the settled table (every state of the
+//!   levels before) is only read, so workers look states up without locks
+//!   or atomics; a successor not found there goes to the shard's
+//!   [`Pending`] set, behind that shard's lock, with the smallest
+//!   `(parent id, emit index)` that reached it. Between levels the pending
+//!   states are moved into the table (shard by shard, in parallel) and
+//!   numbered in the order of those keys, which is the order a sequential
+//!   breadth-first search would number them: ids, parent links and traces
+//!   do not depend on the number of threads or on timing.
+//! - The table keeps the packed words themselves (no id, no arena of
+//!   states): per state it costs `8 * words / load` bytes, load kept
+//!   between 0.64 and 0.8 by growing a shard by a quarter (positions are
+//!   taken by multiply-shift, so any capacity works). A shard is small (one
+//!   of [`SHARDS`]), so growing one holds its old and new copy only.
+//! - A state's id is never looked up: traces re-expand each ancestor and
+//!   take the successor with the recorded emit index, so the store needs no
+//!   state-to-id or id-to-state map; the link is a 32-bit parent and an
+//!   emit index, two bytes together (see [`Links`]).
+//! - The all-zero state is kept as a flag, so an all-zero slot means empty.
+
+use std::collections::HashMap;
+
+use hashbrown::HashTable;
+
+use super::store::hash;
+
+/// Shards of the table, as bits of the hash (its top bits pick the shard).
+pub const SHARD_BITS: u32 = 6;
+/// Shards of the table.
+pub const SHARDS: usize = 1 << SHARD_BITS;
+
+/// The shard of a hash.
+#[inline]
+pub fn shard_of(h: u64) -> usize {
+    (h >> (64 - SHARD_BITS)) as usize
+}
+
+/// The slot a hash starts probing at, in a shard of `cap` slots: the low
+/// 32 bits scaled to the capacity (independent of the shard's bits).
+#[inline]
+fn home(h: u64, cap: usize) -> usize {
+    ((u64::from(h as u32) * cap as u64) >> 32) as usize
+}
+
+/// Words per segment of a shard, at most.
+const SEGMENT_WORDS: usize = 1 << 13;
+
+/// One shard of settled states: linear probing over inline packed states.
+///
+/// The slots live in segments of one size (a power of two of slots), so
+/// that the segments a regrown shard frees are the very blocks the next
+/// regrowth of any shard asks for: the allocator reuses them instead of
+/// keeping holes of every size (which the resident set would show).
+#[derive(Default)]
+pub struct Shard {
+    segments: Vec<Box<[u64]>>,
+    /// Slots per full segment, as a power of two.
+    shift: u32,
+    cap: usize,
+    len: usize,
+    zero: bool,
+}
+
+/// Slots per segment for states of `words` words, as a power of two.
+fn segment_shift(words: usize) -> u32 {
+    let per = (SEGMENT_WORDS / words).max(1);
+    usize::BITS - 1 - per.leading_zeros()
+}
+
+impl Shard {
+    /// The slot `i`.
+    #[inline]
+    fn slot(&self, i: usize, words: usize) -> &[u64] {
+        let seg = &self.segments[i >> self.shift];
+        let o = (i & ((1 << self.shift) - 1)) * words;
+        &seg[o..o + words]
+    }
+
+    /// Whether packed state `w` (with hash `h`) is in the shard.
+    #[inline]
+    pub fn contains(&self, h: u64, w: &[u64]) -> bool {
+        let words = w.len();
+        if (words == 1 && w[0] == 0) || (words > 1 && w.iter().all(|&x| x == 0)) {
+            return self.zero;
+        }
+        if self.cap == 0 {
+            return false;
+        }
+        let mut i = home(h, self.cap);
+        if words == 1 {
+            let (x, mask) = (w[0], (1 << self.shift) - 1);
+            loop {
+                let y = self.segments[i >> self.shift][i & mask];
+                if y == x {
+                    return true;
+                }
+                if y == 0 {
+                    return false;
+                }
+                i += 1;
+                if i == self.cap {
+                    i = 0;
+                }
+            }
+        }
+        loop {
+            let s = self.slot(i, words);
+            if s == w {
+                return true;
+            }
+            if s.iter().all(|&x| x == 0) {
+                return false;
+            }
+            i += 1;
+            if i == self.cap {
+                i = 0;
+            }
+        }
+    }
+
+    /// Inserts a state known to be absent, with room for it.
+    fn put(&mut self, h: u64, w: &[u64]) {
+        let words = w.len();
+        self.len += 1;
+        if w.iter().all(|&x| x == 0) {
+            self.zero = true;
+            return;
+        }
+        let mut i = home(h, self.cap);
+        while self.slot(i, words).iter().any(|&x| x != 0) {
+            i += 1;
+            if i == self.cap {
+                i = 0;
+            }
+        }
+        let seg = &mut self.segments[i >> self.shift];
+        let o = (i & ((1 << self.shift) - 1)) * words;
+        seg[o..o + words].copy_from_slice(w);
+    }
+
+    /// The capacity that holds `n` states at a load of at most 0.8:
+    /// the current one, or a quarter more until it does.
+    fn cap_for(&self, n: usize) -> usize {
+        let mut cap = self.cap;
+        while n * 5 > cap * 4 {
+            cap = (cap + cap / 4).max(16);
+        }
+        cap
+    }
+
+    /// Bytes of the shard's slots.
+    fn bytes(&self) -> u64 {
+        self.segments.iter().map(|s| s.len() * 8).sum::<usize>() as u64
+    }
+
+    /// Bytes of `cap` slots.
+    fn bytes_for(cap: usize, words: usize) -> u64 {
+        (cap * words * 8) as u64
+    }
+
+    /// Regrows to `cap` slots, moving every state.
+    fn regrow(&mut self, cap: usize, words: usize) {
+        if cap == self.cap {
+            return;
+        }
+        let shift = segment_shift(words);
+        let per = 1usize << shift;
+        let mut segments = Vec::with_capacity(cap.div_ceil(per));
+        let mut left = cap;
+        while left > 0 {
+            let n = left.min(per);
+            segments.push(vec![0u64; n * words].into_boxed_slice());
+            left -= n;
+        }
+        let old = std::mem::replace(&mut self.segments, segments);
+        self.shift = shift;
+        self.cap = cap;
+        let (len, zero) = (self.len, self.zero);
+        for seg in old {
+            for w in seg.chunks_exact(words) {
+                if w.iter().any(|&x| x != 0) {
+                    self.put(hash(w), w);
+                }
+            }
+        }
+        (self.len, self.zero) = (len, zero);
+    }
+}
+
+/// The states found for the next level in one shard, each with the
+/// smallest key (`parent id << 32 | emit index`) that reached it.
+#[derive(Default)]
+pub struct Pending {
+    states: Vec<u64>,
+    keys: Vec<u64>,
+    index: HashTable<u32>,
+}
+
+impl Pending {
+    /// Offers packed state `w` (hash `h`) reached with `key`; returns the
+    /// bytes the set grew by when the state is new to it, else `None`.
+    #[inline]
+    pub fn offer(&mut self, h: u64, w: &[u64], key: u64) -> Option<u64> {
+        let words = w.len();
+        let Pending {
+            states,
+            keys,
+            index,
+        } = self;
+        let found = if words == 1 {
+            index.find(h, |&i| states[i as usize] == w[0])
+        } else {
+            index.find(h, |&i| {
+                &states[i as usize * words..(i as usize + 1) * words] == w
+            })
+        };
+        if let Some(&i) = found {
+            let k = &mut keys[i as usize];
+            *k = (*k).min(key);
+            return None;
+        }
+        let before = self.bytes();
+        let Pending {
+            states,
+            keys,
+            index,
+        } = self;
+        let i = keys.len() as u32;
+        states.extend_from_slice(w);
+        keys.push(key);
+        index.insert_unique(h, i, |&j| {
+            hash(&states[j as usize * words..(j as usize + 1) * words])
+        });
+        Some(self.bytes() - before)
+    }
+
+    /// States held.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Bytes allocated.
+    pub fn bytes(&self) -> u64 {
+        (self.states.capacity() * 8 + self.keys.capacity() * 8 + self.index.allocation_size())
+            as u64
+    }
+
+    /// Keys of the states held.
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// Forgets every state, keeping the memory for the next level.
+    pub fn clear(&mut self) {
+        self.states.clear();
+        self.keys.clear();
+        self.index.clear();
+    }
+}
+
+/// Moves the pending states of a shard into it; appends `(key, state)` of
+/// each to `out`. The shard must have room (see [`Shard::cap_for`]).
+pub fn settle(
+    shard: &mut Shard,
+    pending: &mut Pending,
+    words: usize,
+    keys: &mut Vec<(u64, u32)>,
+    states: &mut Vec<u64>,
+) {
+    let cap = shard.cap_for(shard.len + pending.len());
+    shard.regrow(cap, words);
+    for (i, &key) in pending.keys.iter().enumerate() {
+        let w = &pending.states[i * words..(i + 1) * words];
+        shard.put(hash(w), w);
+        keys.push((key, (states.len() / words.max(1)) as u32));
+        states.extend_from_slice(w);
+    }
+    pending.clear();
+}
+
+/// Bytes the table must add to take `extra[i]` more states in shard `i`,
+/// and the largest single regrowth (old and new copy live at once).
+pub fn growth(shards: &[Shard], extra: &[usize], words: usize) -> (u64, u64) {
+    let (mut total, mut peak) = (0u64, 0u64);
+    for (s, &n) in shards.iter().zip(extra) {
+        let cap = s.cap_for(s.len + n);
+        if cap != s.cap {
+            let add = Shard::bytes_for(cap - s.cap, words);
+            total += add;
+            peak = peak.max(s.bytes());
+        }
+    }
+    (total, peak)
+}
+
+/// Bytes of every shard's slots.
+pub fn table_bytes(shards: &[Shard]) -> u64 {
+    shards.iter().map(Shard::bytes).sum()
+}
+
+/// Links per chunk of [`Links`].
+const LINK_CHUNK: usize = 1 << 16;
+
+/// Links between two checkpoints of [`Links`].
+const CHECK: usize = 64;
+
+/// Per state: its parent's id and the index of the emit of the parent's
+/// expansion that reached it.
+///
+/// States are numbered by (parent, emit index), so parents never decrease
+/// along the ids: a link keeps the parent as the difference from the
+/// previous state's parent, in a byte, with the parent itself every
+/// [`CHECK`] states; and the emit index in a byte. Values of 255 and more
+/// (rare) go to side maps. Two bytes a state, plus 4 per [`CHECK`].
+#[derive(Default)]
+pub struct Links {
+    deltas: Vec<Vec<u8>>,
+    seqs: Vec<Vec<u8>>,
+    checks: Vec<u32>,
+    /// Parent differences of 255 and more.
+    over_delta: HashMap<u32, u32>,
+    /// Emit indices of 255 and more.
+    over_seq: HashMap<u32, u32>,
+    last: u32,
+    len: usize,
+}
+
+impl Links {
+    /// Appends the link of the next state; `parent` is at least that of
+    /// the state before.
+    pub fn push(&mut self, parent: u32, seq: u32) {
+        let c = self.len / LINK_CHUNK;
+        if c == self.deltas.len() {
+            self.deltas.push(Vec::new());
+            self.seqs.push(Vec::new());
+        }
+        let (d, s) = (&mut self.deltas[c], &mut self.seqs[c]);
+        if d.len() == d.capacity() {
+            // The first chunk grows by doubling, so a small search stays
+            // small; later chunks are allocated whole and never move.
+            let want = if c == 0 {
+                (d.capacity() * 2).clamp(16, LINK_CHUNK)
+            } else {
+                LINK_CHUNK
+            };
+            d.reserve_exact(want - d.len());
+            s.reserve_exact(want - s.len());
+        }
+        let id = self.len as u32;
+        if self.len % CHECK == 0 {
+            self.checks.push(parent);
+        }
+        let delta = parent - self.last;
+        self.last = parent;
+        for (v, bytes, over) in [
+            (delta, &mut *d, &mut self.over_delta),
+            (seq, &mut *s, &mut self.over_seq),
+        ] {
+            if v >= 255 {
+                bytes.push(255);
+                over.insert(id, v);
+            } else {
+                bytes.push(v as u8);
+            }
+        }
+        self.len += 1;
+    }
+
+    fn byte(&self, which: &[Vec<u8>], over: &HashMap<u32, u32>, id: usize) -> u32 {
+        match which[id / LINK_CHUNK][id % LINK_CHUNK] {
+            255 => over[&(id as u32)],
+            v => u32::from(v),
+        }
+    }
+
+    /// The parent and emit index of state `id`.
+    pub fn get(&self, id: u32) -> (u32, u32) {
+        let id = id as usize;
+        let base = id - id % CHECK;
+        let mut parent = self.checks[id / CHECK];
+        for i in base + 1..=id {
+            parent += self.byte(&self.deltas, &self.over_delta, i);
+        }
+        (parent, self.byte(&self.seqs, &self.over_seq, id))
+    }
+
+    /// Bytes allocated (the side maps at their entries' size).
+    pub fn bytes(&self) -> u64 {
+        let chunks: usize = self.deltas.iter().map(|p| p.capacity() * 2).sum();
+        let side = (self.over_delta.len() + self.over_seq.len()) * 16;
+        (chunks + side + self.checks.capacity() * 4) as u64
+    }
+
+    /// Bytes the next `n` links may add (and the checkpoints' copy).
+    pub fn growth(&self, n: usize) -> u64 {
+        let have: usize = self.deltas.iter().map(Vec::capacity).sum();
+        let need = self.len + n;
+        let checks = (need.div_ceil(CHECK) * 4 * 2) as u64;
+        checks
+            + if need <= have {
+                0
+            } else {
+                ((need - have).next_multiple_of(LINK_CHUNK) * 2) as u64
+            }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settles_and_finds_every_state() {
+        for words in [1usize, 2] {
+            let mut shards: Vec<Shard> = (0..SHARDS).map(|_| Shard::default()).collect();
+            let mut pending: Vec<Pending> = (0..SHARDS).map(|_| Pending::default()).collect();
+            let state = |k: u64| -> Vec<u64> { (0..words as u64).map(|j| k * (j + 3)).collect() };
+            for k in 0..50_000u64 {
+                let w = state(k);
+                let h = hash(&w);
+                pending[shard_of(h)].offer(h, &w, k + 10);
+                // A second offer keeps the smaller key.
+                pending[shard_of(h)].offer(h, &w, k + 5);
+            }
+            let (mut keys, mut states) = (Vec::new(), Vec::new());
+            for (s, p) in shards.iter_mut().zip(&mut pending) {
+                settle(s, p, words, &mut keys, &mut states);
+            }
+            assert_eq!(keys.len(), 50_000);
+            keys.sort_unstable();
+            assert_eq!(keys[0].0, 5);
+            for k in 0..60_000u64 {
+                let w = state(k);
+                let h = hash(&w);
+                assert_eq!(shards[shard_of(h)].contains(h, &w), k < 50_000, "{k}");
+            }
+            let bytes = table_bytes(&shards);
+            assert!(bytes <= 50_000 * 8 * words as u64 * 2, "{bytes}");
+        }
+    }
+
+    #[test]
+    fn links_round_trip() {
+        let mut l = Links::default();
+        let parent = |i: u32| {
+            if i < 1000 {
+                i / 3
+            } else {
+                i / 3 + 700 * (i / 1000)
+            }
+        };
+        for i in 0..200_000u32 {
+            l.push(parent(i), i % 300);
+        }
+        for i in [0, 1, 63, 64, 65, 299, 999, 1000, 1001, 150_001, 199_999] {
+            assert_eq!(l.get(i), (parent(i), i % 300), "{i}");
+        }
+        assert_eq!(l.len, 200_000);
+    }
+}

@@ -1,0 +1,151 @@
+//! `--threads`: the same output, byte for byte, for every number of
+//! worker threads, on every shipped model in every mode.
+
+use std::process::Command;
+
+use crate::common::{Run, expectations, rel};
+
+/// `optimist args...` with blocks of `block` states (the environment knob
+/// for tests: blocks of one state give tiny models every worker).
+fn run(args: &[String], block: usize) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_optimist"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env("OPTIMIST_BLOCK", block.to_string())
+        .output()
+        .expect("the binary runs");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The output without its wall-clock time, the one thing that may differ.
+fn untimed(s: &str) -> String {
+    s.lines()
+        .filter(|l| !l.starts_with("time ") && !l.trim_start().starts_with("\"elapsed_ms\""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs `args` with 1, 2 and 4 threads, text and JSON, and compares.
+fn same_for_every_thread_count(args: &[String], block: usize) -> Run {
+    let mut first: Option<Run> = None;
+    for format in ["text", "json"] {
+        let mut base: Option<(i32, String)> = None;
+        for threads in [1, 2, 4] {
+            let mut a = args.to_vec();
+            a.extend(["--format".into(), format.into()]);
+            a.extend(["--threads".into(), threads.to_string()]);
+            let r = run(&a, block);
+            let got = (r.code, untimed(&r.stdout));
+            match &base {
+                None => base = Some(got),
+                Some(b) => assert_eq!(
+                    b, &got,
+                    "{args:?} --format {format}: --threads {threads} differs from --threads 1"
+                ),
+            }
+            if first.is_none() {
+                first = Some(r);
+            }
+        }
+    }
+    first.expect("ran")
+}
+
+#[test]
+fn every_model_every_mode_every_thread_count() {
+    let mut runs = 0;
+    let mut violations = 0;
+    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let file = rel(&path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The flags of the model's headers (deadlock, ignoring policies,
+        // summaries, defines), each set once, and none.
+        let mut flag_sets: Vec<Vec<String>> = vec![Vec::new()];
+        for e in expectations(&text) {
+            let mut flags = e.flags.clone();
+            if let Some(k) = flags.iter().position(|f| f == "--reduction") {
+                flags.drain(k..k + 2);
+            }
+            if !flag_sets.contains(&flags) {
+                flag_sets.push(flags);
+            }
+        }
+        for flags in &flag_sets {
+            for mode in [
+                "none",
+                "sc",
+                "movers",
+                "stubborn",
+                "sc+stubborn",
+                "movers+stubborn",
+            ] {
+                let mut args = vec!["check".to_string(), file.clone()];
+                args.extend(["--reduction".into(), mode.into()]);
+                args.extend(flags.iter().cloned());
+                let r = same_for_every_thread_count(&args, 1);
+                runs += 1;
+                violations += usize::from(r.code == 1);
+            }
+        }
+    }
+    // The comparison saw real work: many runs, counterexamples among them.
+    assert!(runs > 100, "{runs} runs");
+    assert!(violations > 20, "{violations} violations");
+}
+
+#[test]
+fn a_larger_model_with_the_default_blocks() {
+    // Levels of thousands of states: several blocks, every worker busy.
+    for mode in ["none", "sc", "stubborn"] {
+        let args: Vec<String> = [
+            "check",
+            "tests/benches/lock-family.gc",
+            "-D",
+            "N=5",
+            "-D",
+            "K=2",
+            "--reduction",
+            mode,
+        ]
+        .map(String::from)
+        .to_vec();
+        let r = same_for_every_thread_count(&args, 0);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+}
+
+#[test]
+fn the_state_limit_cuts_at_the_same_state() {
+    // The state limit is met inside a level; which states are kept, and
+    // the counts reported, follow the sequential order.
+    for (mode, block) in [("none", 0), ("sc", 0), ("none", 1), ("stubborn", 3)] {
+        let args: Vec<String> = [
+            "check",
+            "tests/benches/lock-family.gc",
+            "-D",
+            "N=5",
+            "-D",
+            "K=2",
+            "--reduction",
+            mode,
+            "--max-states",
+            "1000",
+        ]
+        .map(String::from)
+        .to_vec();
+        let r = same_for_every_thread_count(&args, block);
+        assert_eq!(r.code, 3, "{}", r.stdout);
+        assert!(r.stdout.contains("states       1000"), "{}", r.stdout);
+    }
+}
