@@ -22,4 +22,5 @@ mod properties;
 mod refine;
 mod stepping;
 mod tools;
+mod tutorial;
 mod watchdog;
