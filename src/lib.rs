@@ -33,9 +33,9 @@ pub use explore::{
     simulate,
 };
 pub use explore::{
-    GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Kind, Limit, Limits, Options, Outcome,
-    Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, SummaryStats,
-    Verdict, Violation, check, replay, resident_bytes, state_graph, step,
+    GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Interference, Kind, Limit, Limits, Options,
+    Outcome, Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult,
+    SummaryStats, Verdict, Violation, check, replay, resident_bytes, state_graph, step,
 };
 pub use export::{
     MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,

@@ -23,6 +23,10 @@ pub struct CheckReport {
     /// Reduced mode: `cpc`, `cycles`, `forbid` or `unsound`, what the search
     /// did where a run of invisible transitions could go on forever.
     pub ignoring: Option<&'static str>,
+    /// Stubborn sets: `static`, `state` or `semantic`, how interference was
+    /// judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interference: Option<&'static str>,
     /// Reduced mode: states where a transaction was ended by force.
     pub forced_states: Option<u64>,
     /// `--summaries`: summaries made, summary edges computed and reused.
@@ -247,6 +251,7 @@ impl CheckReport {
             verdict,
             reduction: reduction.name(),
             ignoring: outcome.ignoring.map(|i| i.name()),
+            interference: outcome.interference.map(|i| i.name()),
             forced_states: outcome.ignoring.map(|_| s.forced),
             summaries: outcome.summaries.map(|m| SummariesRow {
                 entries: m.entries,
@@ -720,9 +725,13 @@ impl fmt::Display for CheckReport {
             (None, None) => self.verdict.to_string(),
         };
         writeln!(f, "model        {} ({})", self.model, self.file)?;
-        match self.ignoring {
-            Some(i) => writeln!(f, "reduction    {}, ignoring {i}", self.reduction)?,
-            None => writeln!(f, "reduction    {}", self.reduction)?,
+        write!(f, "reduction    {}", self.reduction)?;
+        if let Some(i) = self.ignoring {
+            write!(f, ", ignoring {i}")?;
+        }
+        match self.interference {
+            Some(i) => writeln!(f, ", interference {i}")?,
+            None => writeln!(f)?,
         }
         writeln!(f, "verdict      {verdict}")?;
         match self.original_transitions {

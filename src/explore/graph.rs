@@ -149,9 +149,19 @@ fn overlay(model: &Model, reduction: Reduction, ignoring: Ignoring, graph: &Stat
             let mut exp = super::reduced::Reduced::new(model, &class, ignoring);
             walk(&mut exp, reduction, graph)
         }
-        Reduction::Stubborn => walk(&mut super::stubborn::Stubborn::new(model), reduction, graph),
+        Reduction::Stubborn => walk(
+            &mut super::stubborn::Stubborn::new(model, Default::default()),
+            reduction,
+            graph,
+        ),
         Reduction::ScStubborn => {
-            let mut exp = super::stubborn::ScStubborn::new(model, &class, ignoring);
+            let mut exp =
+                super::stubborn::ScStubborn::sc(model, &class, ignoring, Default::default());
+            walk(&mut exp, reduction, graph)
+        }
+        Reduction::MoversStubborn => {
+            let txs = || super::movers::Movers::new(model, &class, ignoring);
+            let mut exp = super::stubborn::OverSteps::new(model, txs(), txs, Default::default());
             walk(&mut exp, reduction, graph)
         }
         Reduction::Movers => {

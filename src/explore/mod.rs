@@ -6,6 +6,7 @@ mod full;
 mod graph;
 mod movers;
 mod outcome;
+mod persistent;
 mod reduced;
 mod search;
 mod store;
@@ -50,6 +51,9 @@ pub enum Reduction {
     Stubborn,
     /// Stubborn sets over the Stoller-Cohen reduced steps.
     ScStubborn,
+    /// Stubborn sets over the mover transactions. Does not preserve
+    /// deadlocks.
+    MoversStubborn,
 }
 
 impl Reduction {
@@ -61,6 +65,7 @@ impl Reduction {
             Reduction::Movers => "movers",
             Reduction::Stubborn => "stubborn",
             Reduction::ScStubborn => "sc+stubborn",
+            Reduction::MoversStubborn => "movers+stubborn",
         }
     }
 }
@@ -80,6 +85,57 @@ pub struct Options {
     /// Read transactions off procedure summaries (seed 004); with
     /// [`Reduction::Sc`] only.
     pub summaries: bool,
+    /// How the stubborn-set modes judge interference.
+    pub interference: Interference,
+}
+
+/// How the stubborn-set modes (`stubborn`, `sc+stubborn`) decide that one
+/// thread's operation cannot interfere with another's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Interference {
+    /// Footprints of the whole transitions, whatever the state: every slot
+    /// an expression or a check may read, every index possible. The
+    /// closest to the paper's CSSA.
+    Static,
+    /// Footprints taken in the state: indices evaluated, and a condition
+    /// read only as far as `||` and `&&` evaluate it.
+    State,
+    /// [`Interference::State`], then single threads checked against what
+    /// the other threads can really do from the state (a bounded
+    /// exploration; see `persistent.rs`).
+    #[default]
+    Semantic,
+}
+
+impl Interference {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Interference::Static => "static",
+            Interference::State => "state",
+            Interference::Semantic => "semantic",
+        }
+    }
+}
+
+/// Stubborn sets over the transactions `make` makes.
+fn over_steps<'m, R: stubborn::Transactions>(
+    model: &'m Model,
+    options: &Options,
+    watch: Watch,
+    progress: &mut dyn FnMut(&Stats),
+    make: impl Fn() -> R,
+) -> (Outcome, Watch) {
+    let mut exp = stubborn::OverSteps::new(model, make(), &make, options.interference);
+    *exp.steps().watching() = watch;
+    let mut o = search::search(model, &mut exp, &options.limits, options.deadlock, progress);
+    o.interference = Some(options.interference);
+    o.ignoring = Some(options.ignoring);
+    let run = exp.steps().parts().1;
+    o.stats.forced = run.forced.len() as u64;
+    o.boundaries = run.starts.iter().copied().collect();
+    let watch = std::mem::take(exp.steps().watching());
+    (o, watch)
 }
 
 /// Checks `model`, calling `progress` now and then during long runs.
@@ -129,23 +185,22 @@ fn run(
             (o, exp.into_watch())
         }
         Reduction::Stubborn => {
-            let mut exp = stubborn::Stubborn::new(model);
+            let mut exp = stubborn::Stubborn::new(model, options.interference);
             *exp.watch_mut() = watch;
-            let o = search::search(model, &mut exp, limits, deadlock, progress);
+            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
+            o.interference = Some(options.interference);
             let watch = exp.watch().map(std::mem::take).unwrap_or_default();
             (o, watch)
         }
         Reduction::ScStubborn => {
             let class = crate::classify::classify(model);
-            let mut exp = stubborn::ScStubborn::new(model, &class, options.ignoring);
-            *exp.reduced().watch_mut() = watch;
-            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
-            let red = exp.reduced();
-            o.stats.forced = red.run.forced.len() as u64;
-            o.ignoring = Some(options.ignoring);
-            o.boundaries = red.run.starts.iter().copied().collect();
-            let watch = std::mem::take(red.watch_mut());
-            (o, watch)
+            let steps = || reduced::Reduced::new(model, &class, options.ignoring);
+            over_steps(model, options, watch, progress, steps)
+        }
+        Reduction::MoversStubborn => {
+            let class = crate::classify::classify(model);
+            let txs = || movers::Movers::new(model, &class, options.ignoring);
+            over_steps(model, options, watch, progress, txs)
         }
         Reduction::Movers => {
             let class = crate::classify::classify(model);

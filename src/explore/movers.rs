@@ -115,6 +115,16 @@ impl<'m> Movers<'m> {
     }
 }
 
+impl super::stubborn::Transactions for Movers<'_> {
+    fn parts(&mut self) -> (&mut dyn super::commit::Transaction, &mut Run) {
+        (&mut self.txs, &mut self.run)
+    }
+
+    fn watching(&mut self) -> &mut Watch {
+        &mut self.txs.watch
+    }
+}
+
 impl Expand for Movers<'_> {
     fn watch(&mut self) -> Option<&mut Watch> {
         Some(&mut self.txs.watch)

@@ -219,6 +219,8 @@ pub struct Outcome {
     /// Reduced mode: what the search did where a run of invisible
     /// transitions could go on forever.
     pub ignoring: Option<super::Ignoring>,
+    /// Stubborn sets: how interference was judged.
+    pub interference: Option<super::Interference>,
     /// Reduced mode: the control points `(thread, point)` where a reduced
     /// step (a transaction) began.
     pub boundaries: Vec<(usize, i64)>,

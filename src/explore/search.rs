@@ -321,6 +321,7 @@ pub fn search<E: Expand>(
             stats,
             violation,
             ignoring: None,
+            interference: None,
             boundaries: Vec::new(),
             summaries: None,
         }

@@ -42,6 +42,14 @@
 //! Every start thread is tried and the set with the fewest enabled
 //! transitions is taken; ties go to the lowest thread index.
 //!
+//! # Interference
+//!
+//! [`Interference`] picks the footprints: static (every slot a transition
+//! and its checks may touch), taken in the state (above), or those and then
+//! the semantic check of [`super::persistent`], which challenges a set of
+//! several threads with single threads, each shown persistent or not by
+//! exploring what the others can really do (the default).
+//!
 //! # The ignoring proviso
 //!
 //! A transition whose target point is not after its source point in the
@@ -52,11 +60,13 @@
 //! thread is ignored forever. Stubborn sets preserve deadlocks without
 //! this, so `--deadlock` is exact.
 
-use super::budget::Budget;
-use super::commit::{Fired, Ignoring, Transaction};
+use super::Interference;
+use super::budget::{Budget, Halt};
+use super::commit::{Fired, Ignoring, Run, Transaction};
 use super::full::Full;
+use super::persistent::{Ops, Persistent};
 use super::reduced::Reduced;
-use super::search::{Emit, Expand, Stop, Watch};
+use super::search::{Emit, Expand, StepResult, Stop, Watch, step_watched};
 use crate::classify::Classification;
 use crate::model::{CExpr, FREE, Model, Next, SlotClass, SlotKind};
 use crate::syntax::ast::BinOp;
@@ -88,6 +98,8 @@ pub struct Por<'m> {
     pub chosen: u64,
     /// States fully expanded by the proviso.
     pub full: u64,
+    /// How interference is judged.
+    interference: Interference,
 }
 
 /// What one thread does in a state, for the closure.
@@ -129,7 +141,7 @@ fn meets(a: &[u32], b: &[u32]) -> bool {
 
 impl<'m> Por<'m> {
     /// The footprints of `model`'s transitions.
-    pub fn new(model: &'m Model) -> Por<'m> {
+    pub fn new(model: &'m Model, interference: Interference) -> Por<'m> {
         let pred_slots =
             |p: usize, threads: &mut dyn Iterator<Item = usize>, out: &mut Vec<u32>| {
                 for t in threads {
@@ -221,6 +233,7 @@ impl<'m> Por<'m> {
             back,
             chosen: 0,
             full: 0,
+            interference,
         }
     }
 
@@ -329,7 +342,17 @@ impl<'m> Por<'m> {
     /// set with as few enabled transitions as possible, or every thread
     /// when the set would take a back edge (the proviso) or nothing is
     /// enabled.
-    pub fn choose(&mut self, s: &[i64], ops: &[Op]) -> Vec<bool> {
+    ///
+    /// With `alone` (`--por semantic`), a set of more than one thread is
+    /// then challenged by single threads, fewest enabled transitions first:
+    /// `alone(i)` says whether i's operation alone is persistent (see
+    /// [`super::persistent`]).
+    pub fn choose(
+        &mut self,
+        s: &[i64],
+        ops: &[Op],
+        alone: Option<&mut dyn FnMut(usize) -> Result<bool, Halt>>,
+    ) -> Result<Vec<bool>, Halt> {
         let n = ops.len();
         let mut best: Option<(usize, Vec<bool>)> = None;
         for start in (0..n).filter(|&i| ops[i].enabled() > 0) {
@@ -339,16 +362,32 @@ impl<'m> Por<'m> {
                 best = Some((size, set));
             }
         }
-        let Some((_, set)) = best else {
-            return vec![true; n];
+        let Some((size, mut set)) = best else {
+            return Ok(vec![true; n]);
         };
+        if let Some(alone) = alone {
+            let threads = set.iter().filter(|&&x| x).count();
+            let mut single: Vec<usize> = (0..n)
+                .filter(|&i| {
+                    let e = ops[i].enabled();
+                    e > 0 && (e < size || (e == size && threads > 1))
+                })
+                .collect();
+            single.sort_by_key(|&i| (ops[i].enabled(), i));
+            for i in single {
+                if alone(i)? {
+                    set = (0..n).map(|j| j == i).collect();
+                    break;
+                }
+            }
+        }
         let backs = (0..n).filter(|&i| set[i]).any(|i| ops[i].back);
         if backs {
             self.full += 1;
-            return vec![true; n];
+            return Ok(vec![true; n]);
         }
         self.chosen += 1;
-        set
+        Ok(set)
     }
 
     /// Whether transition `k` is enabled in `s` (its guard holds; a guard
@@ -373,7 +412,7 @@ impl<'m> Por<'m> {
             .map(|k| {
                 let on = self.enabled(k, s);
                 if on {
-                    self.footprint_in(k, s, &mut reads, &mut writes);
+                    self.footprint(k, s, &mut reads, &mut writes);
                 }
                 back |= self.back[k];
                 (k, on)
@@ -389,6 +428,17 @@ impl<'m> Por<'m> {
             reads: sorted(reads),
             writes: sorted(writes),
             back,
+        }
+    }
+
+    /// The footprint of transition `k` fired from `s`: the static one under
+    /// [`Interference::Static`], else the one taken in `s`.
+    fn footprint(&self, k: usize, s: &[i64], reads: &mut Vec<u32>, writes: &mut Vec<u32>) {
+        if self.interference == Interference::Static {
+            reads.extend_from_slice(&self.reads[k]);
+            writes.extend_from_slice(&self.writes[k]);
+        } else {
+            self.footprint_in(k, s, reads, writes);
         }
     }
 
@@ -484,14 +534,26 @@ pub struct Stubborn<'m> {
     full: Full<'m>,
     /// The stubborn sets.
     pub por: Por<'m>,
+    /// The semantic check of single threads, under `--interference semantic`.
+    semantic: Option<(Persistent, Transitions<'m>)>,
 }
 
 impl<'m> Stubborn<'m> {
     /// The selective search of `model`.
-    pub fn new(model: &'m Model) -> Stubborn<'m> {
+    pub fn new(model: &'m Model, interference: Interference) -> Stubborn<'m> {
         Stubborn {
             full: Full::new(model),
-            por: Por::new(model),
+            por: Por::new(model, interference),
+            semantic: (interference == Interference::Semantic).then(|| {
+                (
+                    Persistent::default(),
+                    Transitions {
+                        model,
+                        watch: Watch::default(),
+                        out: Vec::new(),
+                    },
+                )
+            }),
         }
     }
 
@@ -509,49 +571,188 @@ impl Expand for Stubborn<'_> {
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let threads = self.por.model.threads.len();
         let ops: Vec<Op> = (0..threads).map(|t| self.por.op(s, t, &[])).collect();
-        let set = self.por.choose(s, &ops);
+        let set = match semantic(&mut self.semantic, &self.full.watch) {
+            Some((check, trans)) => {
+                trans.watch.enforce = self.full.watch.enforce;
+                let alone = &mut |i| check.alone(trans, s, i, threads, budget);
+                self.por.choose(s, &ops, Some(alone))?
+            }
+            None => self.por.choose(s, &ops, None)?,
+        };
         self.full.expand_threads(s, Some(&set), budget, emit)
     }
 }
 
-/// `--reduction sc+stubborn`: selective search on the reduced system.
+/// The semantic check, unless the watch records or narrows (a refinement
+/// pass), whose effects the check's private watch would not reproduce.
+fn semantic<'a, T>(
+    sem: &'a mut Option<(Persistent, T)>,
+    watch: &Watch,
+) -> Option<&'a mut (Persistent, T)> {
+    sem.as_mut()
+        .filter(|_| watch.log.is_none() && watch.narrowing.is_none())
+}
+
+/// A thread's operation in the original system: its transitions at its
+/// point, each with every check of the semantics.
+struct Transitions<'m> {
+    model: &'m Model,
+    watch: Watch,
+    out: Vec<i64>,
+}
+
+impl Ops for Transitions<'_> {
+    fn successors(
+        &mut self,
+        t: usize,
+        s: &[i64],
+        _budget: &mut Budget,
+    ) -> Result<Option<Vec<Vec<i64>>>, Halt> {
+        let mut succ = Vec::new();
+        for k in self.model.threads[t].points[s[t] as usize]
+            .transitions
+            .clone()
+        {
+            match step_watched(self.model, k, s, &mut self.out, &mut self.watch) {
+                StepResult::Disabled => {}
+                StepResult::Ok => succ.push(self.out.clone()),
+                StepResult::Bad(_) => return Ok(None),
+            }
+        }
+        succ.sort_unstable();
+        succ.dedup();
+        Ok(Some(succ))
+    }
+}
+
+/// A reduction made of transactions (Stoller-Cohen steps, mover
+/// transactions): what the selective search runs each operation with.
+pub trait Transactions {
+    /// The transactions and the run that explores one.
+    fn parts(&mut self) -> (&mut dyn Transaction, &mut Run);
+    /// What the search watches besides the semantics.
+    fn watching(&mut self) -> &mut Watch;
+}
+
+/// A thread's operation in a system of transactions: one transaction, run
+/// by transactions of their own so the search's run and its logs are
+/// untouched.
+struct Private<'m, R> {
+    model: &'m Model,
+    steps: R,
+}
+
+impl<R: Transactions> Ops for Private<'_, R> {
+    fn successors(
+        &mut self,
+        t: usize,
+        s: &[i64],
+        budget: &mut Budget,
+    ) -> Result<Option<Vec<Vec<i64>>>, Halt> {
+        let mut succ = Vec::new();
+        // The search's run keeps its own count of the bytes it holds.
+        let held = budget.exp_bytes;
+        let (tx, run) = self.steps.parts();
+        let got = run.explore(self.model, tx, t, s, budget, &mut |x, _, _| {
+            succ.push(x.to_vec());
+            Ok(())
+        });
+        run.take_call();
+        budget.exp_bytes = held;
+        match got {
+            Ok(_) => {
+                succ.sort_unstable();
+                succ.dedup();
+                Ok(Some(succ))
+            }
+            Err(Stop::Found(_)) => Ok(None),
+            Err(Stop::Halt) => Err(Halt),
+        }
+    }
+}
+
+/// `--reduction sc+stubborn` and `movers+stubborn`: selective search on a
+/// system of transactions.
 ///
-/// Each thread's step is run first, into a buffer, by a transaction that
-/// records the footprint of every transition the run tries, in the state it
-/// tries it from; that footprint is exact for the step, so independence is
-/// judged on what the step really touches. Then the stubborn set is chosen
-/// and only its threads' successors are emitted.
-pub struct ScStubborn<'m> {
-    reduced: Reduced<'m>,
+/// Each thread's transaction is run first, into a buffer, by a transaction
+/// that records the footprint of every transition the run tries, in the
+/// state it tries it from; that footprint is exact for the transaction, so
+/// independence is judged on what it really touches. Then the stubborn set
+/// is chosen and only its threads' successors are emitted.
+pub struct OverSteps<'m, R> {
+    steps: R,
     /// The stubborn sets.
     pub por: Por<'m>,
+    /// The semantic check of single threads, under `--interference semantic`.
+    semantic: Option<(Persistent, Private<'m, R>)>,
+}
+
+/// `--reduction sc+stubborn`.
+pub type ScStubborn<'m> = OverSteps<'m, Reduced<'m>>;
+
+impl<'m, R: Transactions> OverSteps<'m, R> {
+    /// The selective search of `model`'s system of transactions `steps`;
+    /// `fresh` makes another copy of them for the semantic check.
+    pub fn new(
+        model: &'m Model,
+        steps: R,
+        fresh: impl FnOnce() -> R,
+        interference: Interference,
+    ) -> OverSteps<'m, R> {
+        OverSteps {
+            steps,
+            por: Por::new(model, interference),
+            semantic: (interference == Interference::Semantic).then(|| {
+                (
+                    Persistent::default(),
+                    Private {
+                        model,
+                        steps: fresh(),
+                    },
+                )
+            }),
+        }
+    }
+
+    /// The transactions underneath.
+    pub fn steps(&mut self) -> &mut R {
+        &mut self.steps
+    }
 }
 
 impl<'m> ScStubborn<'m> {
     /// The selective search of `model`'s reduced system under `class`.
-    pub fn new(model: &'m Model, class: &'m Classification, ignoring: Ignoring) -> ScStubborn<'m> {
-        ScStubborn {
-            reduced: Reduced::new(model, class, ignoring),
-            por: Por::new(model),
-        }
+    pub fn sc(
+        model: &'m Model,
+        class: &'m Classification,
+        ignoring: Ignoring,
+        interference: Interference,
+    ) -> ScStubborn<'m> {
+        let reduced = || Reduced::new(model, class, ignoring);
+        OverSteps::new(model, reduced(), reduced, interference)
+    }
+}
+
+impl Transactions for Reduced<'_> {
+    fn parts(&mut self) -> (&mut dyn Transaction, &mut Run) {
+        (&mut self.steps, &mut self.run)
     }
 
-    /// The reduced expander underneath.
-    pub fn reduced(&mut self) -> &mut Reduced<'m> {
-        &mut self.reduced
+    fn watching(&mut self) -> &mut Watch {
+        self.watch_mut()
     }
 }
 
 /// A transaction that records the footprint of everything it tries.
-struct Recording<'a, 'm, T: Transaction> {
-    inner: &'a mut T,
+struct Recording<'a, 'm> {
+    inner: &'a mut dyn Transaction,
     por: &'a Por<'m>,
     reads: Vec<u32>,
     writes: Vec<u32>,
     back: bool,
 }
 
-impl<T: Transaction> Transaction for Recording<'_, '_, T> {
+impl Transaction for Recording<'_, '_> {
     fn node(&self, s: &[i64], out: &mut Vec<i64>) {
         self.inner.node(s, out);
     }
@@ -567,8 +768,7 @@ impl<T: Transaction> Transaction for Recording<'_, '_, T> {
             // What made it disabled decides where the run goes.
             Fired::Disabled => self.reads.extend_from_slice(&self.por.guard_reads[k]),
             _ => {
-                self.por
-                    .footprint_in(k, s, &mut self.reads, &mut self.writes);
+                self.por.footprint(k, s, &mut self.reads, &mut self.writes);
                 self.back |= self.por.back[k];
             }
         }
@@ -576,46 +776,53 @@ impl<T: Transaction> Transaction for Recording<'_, '_, T> {
     }
 }
 
-impl Expand for ScStubborn<'_> {
+impl<R: Transactions> Expand for OverSteps<'_, R> {
     fn watch(&mut self) -> Option<&mut Watch> {
-        Some(self.reduced.watch_mut())
+        Some(self.steps.watching())
     }
 
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        // The successors wait in buffers until the set is chosen; their
+        // bytes count against the memory limit until they are emitted.
+        let mut buffered = 0;
+        let result = self.buffer(s, budget, &mut buffered, emit);
+        budget.other_bytes -= buffered;
+        result
+    }
+}
+
+impl<R: Transactions> OverSteps<'_, R> {
+    /// [`Expand::expand`], counting the bytes of the buffered successors in
+    /// `buffered` (and in the budget).
+    fn buffer(
+        &mut self,
+        s: &[i64],
+        budget: &mut Budget,
+        buffered: &mut u64,
+        emit: &mut Emit,
+    ) -> Result<bool, Stop> {
         let model = self.por.model;
         let n = model.threads.len();
         let (mut ops, mut steps, mut logs) = (Vec::new(), Vec::new(), Vec::new());
         let mut enabled = false;
-        // The successors wait in buffers until the set is chosen; their
-        // bytes count against the memory limit until they are emitted.
-        let before = budget.other_bytes;
         for t in 0..n {
             let mut succ: Vec<(Vec<i64>, Vec<u32>)> = Vec::new();
-            let red = &mut self.reduced;
+            let (inner, run) = self.steps.parts();
             let mut rec = Recording {
-                inner: &mut red.steps,
+                inner,
                 por: &self.por,
                 reads: Vec::new(),
                 writes: Vec::new(),
                 back: false,
             };
-            let explored = red
-                .run
-                .explore(model, &mut rec, t, s, budget, &mut |x, p, budget| {
-                    let bytes = (48 + 8 * x.len() + 4 * p.len()) as u64;
-                    budget.afford(bytes)?;
-                    budget.other_bytes += bytes;
-                    succ.push((x.to_vec(), p.to_vec()));
-                    Ok(())
-                });
-            let explored = match explored {
-                Ok(e) => e,
-                Err(stop) => {
-                    budget.other_bytes = before;
-                    return Err(stop);
-                }
-            };
-            enabled |= explored;
+            enabled |= run.explore(model, &mut rec, t, s, budget, &mut |x, p, budget| {
+                let bytes = (48 + 8 * x.len() + 4 * p.len()) as u64;
+                budget.afford(bytes)?;
+                budget.other_bytes += bytes;
+                *buffered += bytes;
+                succ.push((x.to_vec(), p.to_vec()));
+                Ok(())
+            })?;
             let first = model.threads[t].points[s[t] as usize]
                 .transitions
                 .clone()
@@ -628,26 +835,28 @@ impl Expand for ScStubborn<'_> {
                 back: rec.back,
             });
             steps.push(succ);
-            logs.push(red.run.take_call());
+            logs.push(run.take_call());
         }
-        let set = self.por.choose(s, &ops);
-        let mut result = Ok(enabled);
+        let watch = self.steps.watching();
+        let enforce = watch.enforce;
+        let chosen = match semantic(&mut self.semantic, watch) {
+            Some((check, private)) => {
+                private.steps.watching().enforce = enforce;
+                let alone = &mut |i| check.alone(private, s, i, n, budget);
+                self.por.choose(s, &ops, Some(alone))
+            }
+            None => self.por.choose(s, &ops, None),
+        };
+        let set = chosen?;
         for (t, (succ, log)) in steps.into_iter().zip(logs).enumerate() {
-            if set[t] && result.is_ok() {
-                if let Err(halt) = self.reduced.run.keep(log, budget) {
-                    result = Err(halt.into());
-                    continue;
-                }
+            if set[t] {
+                self.steps.parts().1.keep(log, budget)?;
                 for (x, p) in &succ {
-                    if let Err(halt) = emit(x, p, budget) {
-                        result = Err(halt.into());
-                        break;
-                    }
+                    emit(x, p, budget)?;
                 }
             }
         }
-        budget.other_bytes = before;
-        result
+        Ok(enabled)
     }
 }
 
@@ -678,14 +887,50 @@ mod tests {
     }
 
     fn chosen(file: &str, at: &[&str], values: &[(&str, i64)]) -> Vec<bool> {
+        chosen_by(Interference::State, file, at, values)
+    }
+
+    fn chosen_by(
+        interference: Interference,
+        file: &str,
+        at: &[&str],
+        values: &[(&str, i64)],
+    ) -> Vec<bool> {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
         let (_, model) = crate::load(&path, &Vec::new()).unwrap();
-        let mut por = Por::new(&model);
+        let mut por = Por::new(&model, interference);
         let s = state(&model, at, values);
-        let ops: Vec<Op> = (0..model.threads.len())
-            .map(|t| por.op(&s, t, &[]))
-            .collect();
-        por.choose(&s, &ops)
+        let n = model.threads.len();
+        let ops: Vec<Op> = (0..n).map(|t| por.op(&s, t, &[])).collect();
+        let mut budget = Budget::unlimited();
+        let mut check = Persistent::default();
+        let mut trans = Transitions {
+            model: &model,
+            watch: Watch::default(),
+            out: Vec::new(),
+        };
+        let alone = &mut |i| check.alone(&mut trans, &s, i, n, &mut budget);
+        let semantic = interference == Interference::Semantic;
+        por.choose(&s, &ops, semantic.then_some(alone as _))
+            .unwrap()
+    }
+
+    /// The barrier with T0 past m[0] and about to take m[1], and T1 about
+    /// to take m[0]: T1's acquire checks T0's predicate for x[0], `m[0] ==
+    /// 0 || y == 2`, which reads y, and T0's future writes y, so footprints
+    /// keep both threads. But T0 cannot make y 2 alone, and nothing else it
+    /// can do touches m[0] or x[0]: the semantic check takes T1 alone. Where
+    /// both are about to take m[0], they really conflict, and both stay.
+    #[test]
+    fn the_semantic_check_sees_what_footprints_cannot() {
+        let barrier = "models/barrier.gc";
+        let at = ["D", "A"];
+        assert_eq!(chosen(barrier, &at, &[]), [true, true]);
+        let semantic = chosen_by(Interference::Semantic, barrier, &at, &[]);
+        assert_eq!(semantic, [false, true]);
+        let both = ["A", "A"];
+        let semantic = chosen_by(Interference::Semantic, barrier, &both, &[]);
+        assert_eq!(semantic, [true, true]);
     }
 
     /// Seed 001, figure 1: with T1 at 3a holding lk and T2 at 1b, T2 must

@@ -130,9 +130,9 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let have_spin = Command::new("spin").arg("-V").output().is_ok();
     println!(
-        "| model | full | time | sc | time | movers | time | stubborn | time | sc+stubborn | time | SPIN (POR) | SPIN (no POR) |"
+        "| model | full | time | sc | time | movers | time | stubborn | time | sc+stubborn | time | movers+stubborn | time | SPIN (POR) | SPIN (no POR) |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for case in CASES {
         let defines: Vec<(String, String)> = case
             .defines
@@ -148,6 +148,7 @@ fn main() {
             Reduction::Movers,
             Reduction::Stubborn,
             Reduction::ScStubborn,
+            Reduction::MoversStubborn,
         ] {
             let options = Options {
                 reduction,

@@ -59,7 +59,7 @@ pub fn settings() -> insta::Settings {
     s
 }
 
-/// One `// expect[ FLAGS]: VERDICT [KIND][, full N][, sc N][, movers N][, stubborn N][, sc+stubborn N]`
+/// One `// expect[ FLAGS]: VERDICT [KIND][, full N][, sc N][, movers N][, stubborn N][, sc+stubborn N][, movers+stubborn N]`
 /// header line.
 #[derive(Clone, Debug)]
 pub struct Expect {
@@ -71,6 +71,7 @@ pub struct Expect {
     pub movers: Option<u64>,
     pub stubborn: Option<u64>,
     pub sc_stubborn: Option<u64>,
+    pub movers_stubborn: Option<u64>,
 }
 
 pub fn expectations(text: &str) -> Vec<Expect> {
@@ -85,7 +86,7 @@ pub fn expectations(text: &str) -> Vec<Expect> {
         let verdict = head.next().expect("a verdict").to_string();
         let kind = head.next().map(str::to_string);
         let (mut full, mut sc, mut movers) = (None, None, None);
-        let (mut stubborn, mut sc_stubborn) = (None, None);
+        let (mut stubborn, mut sc_stubborn, mut movers_stubborn) = (None, None, None);
         for p in parts {
             match p.split_once(' ') {
                 Some(("full", n)) => full = Some(n.trim().parse().expect("a count")),
@@ -93,6 +94,9 @@ pub fn expectations(text: &str) -> Vec<Expect> {
                 Some(("movers", n)) => movers = Some(n.trim().parse().expect("a count")),
                 Some(("stubborn", n)) => stubborn = Some(n.trim().parse().expect("a count")),
                 Some(("sc+stubborn", n)) => sc_stubborn = Some(n.trim().parse().expect("a count")),
+                Some(("movers+stubborn", n)) => {
+                    movers_stubborn = Some(n.trim().parse().expect("a count"))
+                }
                 _ => panic!("unknown expectation `{p}`"),
             }
         }
@@ -105,6 +109,7 @@ pub fn expectations(text: &str) -> Vec<Expect> {
             movers,
             stubborn,
             sc_stubborn,
+            movers_stubborn,
         });
     }
     out

@@ -6,14 +6,22 @@
 use std::time::Duration;
 
 use optimist::{
-    Ignoring, Kind, Limits, Model, Options, Outcome, Problem, Reduction, Source, Verdict, compile,
+    Ignoring, Interference, Kind, Limits, Model, Options, Outcome, Problem, Reduction, Source,
+    Verdict, compile,
 };
 use proptest::prelude::*;
 
 use crate::generate::{Choices, choices, system};
 
 fn run(model: &Model, reduction: Reduction, ignoring: Ignoring, deadlock: bool) -> Outcome {
-    run_with(model, reduction, ignoring, deadlock, false)
+    run_with(
+        model,
+        reduction,
+        ignoring,
+        deadlock,
+        false,
+        Interference::default(),
+    )
 }
 
 fn run_with(
@@ -22,6 +30,7 @@ fn run_with(
     ignoring: Ignoring,
     deadlock: bool,
     summaries: bool,
+    interference: Interference,
 ) -> Outcome {
     let options = Options {
         reduction,
@@ -33,6 +42,7 @@ fn run_with(
         deadlock,
         ignoring,
         summaries,
+        interference,
     };
     optimist::check(model, &options, &mut |_| {})
 }
@@ -80,26 +90,47 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     let movers = (!deadlock).then_some((Reduction::Movers, Ignoring::Cpc));
     let mut reduced_states = None;
     // Last, Stoller-Cohen transactions read off procedure summaries.
-    for (reduction, ignoring, summaries) in [
+    // Stubborn sets under every way of judging interference.
+    let over_movers = (!deadlock).then_some(Reduction::MoversStubborn);
+    let stubborn = [Reduction::Stubborn, Reduction::ScStubborn]
+        .into_iter()
+        .chain(over_movers)
+        .flat_map(|r| {
+            [
+                Interference::Semantic,
+                Interference::State,
+                Interference::Static,
+            ]
+            .map(|i| (r, Ignoring::Cpc, false, i))
+        });
+    for (reduction, ignoring, summaries, interference) in [
         (Reduction::Sc, Ignoring::Cpc, false),
         (Reduction::Sc, Ignoring::Cycles, false),
         (Reduction::Sc, Ignoring::Forbid, false),
-        (Reduction::Stubborn, Ignoring::Cpc, false),
-        (Reduction::ScStubborn, Ignoring::Cpc, false),
     ]
     .into_iter()
     .chain(movers.map(|(r, i)| (r, i, false)))
     .chain([(Reduction::Sc, Ignoring::Cpc, true)])
+    .map(|(r, i, s)| (r, i, s, Interference::default()))
+    .chain(stubborn)
     {
-        let red = run_with(&model, reduction, ignoring, deadlock, summaries);
+        let red = run_with(
+            &model,
+            reduction,
+            ignoring,
+            deadlock,
+            summaries,
+            interference,
+        );
         if matches!(red.verdict, Verdict::Inconclusive(_)) {
             continue;
         }
         let how = format!(
-            "{} {}{}",
+            "{} {}{} --interference {}",
             reduction.name(),
             ignoring.name(),
-            if summaries { " --summaries" } else { "" }
+            if summaries { " --summaries" } else { "" },
+            interference.name()
         );
         if let Some(v) = &red.violation {
             if let Err(e) = replays(&model, &v.trace, &v.problem) {

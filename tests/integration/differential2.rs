@@ -76,6 +76,7 @@ fn reductions(deadlock: bool, other: usize) -> Vec<(Reduction, Ignoring)> {
     ];
     if !deadlock {
         others.push((Reduction::Movers, Ignoring::Cpc));
+        others.push((Reduction::MoversStubborn, Ignoring::Cpc));
     }
     vec![(Reduction::Sc, Ignoring::Cpc), others[other % others.len()]]
 }

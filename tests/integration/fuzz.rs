@@ -120,6 +120,7 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
         (Reduction::Movers, Ignoring::Cpc),
         (Reduction::Stubborn, Ignoring::Cpc),
         (Reduction::ScStubborn, Ignoring::Cpc),
+        (Reduction::MoversStubborn, Ignoring::Cpc),
     ];
     // A model of thousands of transitions (`-D K=65536` unrolls 131,072)
     // takes seconds per check in a debug build, so it gets a lighter
@@ -135,7 +136,9 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
         }
         for deadlock in [false, true] {
             // Movers do not preserve deadlocks; the binary refuses the pair.
-            if deadlock && (big || reduction == Reduction::Movers) {
+            if deadlock
+                && (big || matches!(reduction, Reduction::Movers | Reduction::MoversStubborn))
+            {
                 continue;
             }
             let options = Options {

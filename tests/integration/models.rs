@@ -41,15 +41,20 @@ pub fn check_headers(path: &Path) {
             ("movers", e.movers),
             ("stubborn", e.stubborn),
             ("sc+stubborn", e.sc_stubborn),
+            ("movers+stubborn", e.movers_stubborn),
         ] {
             let Some(count) = count else { continue };
-            // A line for one mode (`// expect --reduction sc: ...`) names it in its flags.
+            // A line for one mode (`// expect --reduction sc: ...`) names it
+            // in its flags; it holds for stubborn sets over that mode too.
             let only = e
                 .flags
                 .iter()
                 .position(|f| f == "--reduction")
                 .map(|k| e.flags[k + 1].clone());
-            if only.as_deref().is_some_and(|m| m != mode) {
+            if only
+                .as_deref()
+                .is_some_and(|m| m != mode && mode != format!("{m}+stubborn"))
+            {
                 continue;
             }
             let mut flags = e.flags.clone();

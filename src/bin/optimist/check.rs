@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{CheckReport, Ignoring, Options, Reduction};
+use optimist::{CheckReport, Ignoring, Interference, Options, Reduction};
 
 use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
 
@@ -22,6 +22,12 @@ pub struct CheckArgs {
     /// (WFfiniteInvis), or cut it (unsound, for measurement only).
     #[arg(long, value_enum, default_value_t = IgnoringArg::Cpc)]
     ignoring: IgnoringArg,
+    /// How `stubborn` and `sc+stubborn` judge interference: footprints of
+    /// whole transitions (static, the closest to the paper's CSSA),
+    /// footprints taken in the state, or those and then single threads
+    /// checked against what the others can really do (semantic).
+    #[arg(long, value_enum, default_value_t = InterferenceArg::Semantic)]
+    interference: InterferenceArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -61,6 +67,35 @@ pub(crate) enum ReductionArg {
     /// Stubborn sets over the Stoller-Cohen reduced steps.
     #[value(name = "sc+stubborn")]
     ScStubborn,
+    /// Stubborn sets over the mover transactions.
+    #[value(name = "movers+stubborn")]
+    MoversStubborn,
+}
+
+impl ReductionArg {
+    /// The library's reduction.
+    pub(crate) fn reduction(self) -> Reduction {
+        match self {
+            ReductionArg::None => Reduction::None,
+            ReductionArg::Sc => Reduction::Sc,
+            ReductionArg::Movers => Reduction::Movers,
+            ReductionArg::Stubborn => Reduction::Stubborn,
+            ReductionArg::ScStubborn => Reduction::ScStubborn,
+            ReductionArg::MoversStubborn => Reduction::MoversStubborn,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum InterferenceArg {
+    /// Every slot a transition or its checks may touch, whatever the state.
+    Static,
+    /// What a transition touches in the state: indices evaluated, `||` and
+    /// `&&` read as far as they evaluate.
+    State,
+    /// `state`, then single threads checked against a bounded exploration
+    /// of what the other threads can do.
+    Semantic,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -79,9 +114,13 @@ enum IgnoringArg {
 pub fn run(args: CheckArgs) -> ExitCode {
     set_format(args.format);
     args.limits.watch(args.format);
-    if args.reduction == ReductionArg::Movers && args.deadlock {
+    let movers = matches!(
+        args.reduction,
+        ReductionArg::Movers | ReductionArg::MoversStubborn
+    );
+    if movers && args.deadlock {
         return refuse(
-            "`--deadlock` cannot be used with `--reduction movers`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",
+            "`--deadlock` cannot be used with `--reduction movers` or `movers+stubborn`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",
         );
     }
     if args.summaries && args.reduction != ReductionArg::Sc {
@@ -112,13 +151,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         }
     }
     let options = Options {
-        reduction: match args.reduction {
-            ReductionArg::None => Reduction::None,
-            ReductionArg::Sc => Reduction::Sc,
-            ReductionArg::Movers => Reduction::Movers,
-            ReductionArg::Stubborn => Reduction::Stubborn,
-            ReductionArg::ScStubborn => Reduction::ScStubborn,
-        },
+        reduction: args.reduction.reduction(),
         limits: args.limits.limits(),
         deadlock: args.deadlock,
         ignoring: match args.ignoring {
@@ -128,6 +161,11 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
             IgnoringArg::Unsound => Ignoring::Unsound,
         },
         summaries: args.summaries,
+        interference: match args.interference {
+            InterferenceArg::Static => Interference::Static,
+            InterferenceArg::State => Interference::State,
+            InterferenceArg::Semantic => Interference::Semantic,
+        },
     };
     let started = Instant::now();
     let mut progress = Progress::new(args.progress);

@@ -60,13 +60,7 @@ pub fn run(args: GraphArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let reduction = match args.reduction {
-        ReductionArg::None => Reduction::None,
-        ReductionArg::Sc => Reduction::Sc,
-        ReductionArg::Movers => Reduction::Movers,
-        ReductionArg::Stubborn => Reduction::Stubborn,
-        ReductionArg::ScStubborn => Reduction::ScStubborn,
-    };
+    let reduction = args.reduction.reduction();
     if args.trace {
         return trace(&args, &src, &model, reduction);
     }
