@@ -662,6 +662,21 @@ fn fault_text(model: &Model, f: &Fault) -> (String, Option<String>) {
             let text = format!("indexes {name}[{index}], but {name} has {len} elements");
             (text, Some(name))
         }
+        Fault::NoLocal { thread, local } => {
+            let slot = &model.slots[*local as usize].name;
+            let r = slot.split_once('.').map_or(slot.as_str(), |(_, r)| r);
+            let text = match usize::try_from(*thread)
+                .ok()
+                .and_then(|t| model.threads.get(t))
+            {
+                Some(th) => format!(
+                    "reads {}.{r}, but thread {} has no local {r}",
+                    th.name, th.name
+                ),
+                None => format!("reads t.{r} with t = {thread}, which is no thread"),
+            };
+            (text, None)
+        }
         Fault::DivZero => ("divides by zero".into(), None),
         Fault::Overflow => ("overflows 64-bit integer arithmetic".into(), None),
         Fault::Assert => ("fails an assertion".into(), None),

@@ -628,7 +628,7 @@ fn indexed_arrays(model: &Model) -> BTreeSet<(u32, u32)> {
                 out.insert((*base, *len));
                 expr(index, out);
             }
-            CExpr::At { thread, .. } => expr(thread, out),
+            CExpr::At { thread, .. } | CExpr::LocalOf { thread, .. } => expr(thread, out),
             CExpr::Not(a) | CExpr::Neg(a) => expr(a, out),
             CExpr::Bin(_, a, b) => {
                 expr(a, out);
@@ -971,6 +971,53 @@ impl Builder<'_> {
                             alts.into_iter().fold(first, |a, b| bin(BinOp::Or, a, b))
                         }
                     }
+                }
+            }
+            CExpr::LocalOf { thread, slots } => {
+                let t = self.lower(thread, env, here)?;
+                let owners: Vec<(usize, u32)> = slots
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, s)| s.map(|s| (k, s)))
+                    .collect();
+                if let X::Int(k) = t {
+                    match usize::try_from(k)
+                        .ok()
+                        .and_then(|k| slots.get(k).copied().flatten())
+                    {
+                        Some(slot) => self.read_slot(slot, false),
+                        // optimist faults here; `1 / 0` makes the rule
+                        // assert false first, as it does.
+                        None => X::Seq(
+                            vec![bin(BinOp::Div, X::Int(1), X::Int(0))],
+                            Box::new(X::Int(0)),
+                        ),
+                    }
+                } else {
+                    // `t == k0 ? r0 : t == k1 ? r1 : ... : rn`, evaluated only
+                    // where t is one of the threads with a local r: `1 / ok`
+                    // is there for its fault condition only (see `ok`).
+                    let is = |k: usize| bin(BinOp::Eq, t.clone(), X::Int(k as i64));
+                    let valid = owners
+                        .iter()
+                        .map(|&(k, _)| is(k))
+                        .reduce(|a, b| bin(BinOp::Or, a, b))
+                        .unwrap_or(X::Int(0));
+                    let mut rest = owners.iter().rev();
+                    let last = rest
+                        .next()
+                        .map_or(X::Int(0), |&(_, s)| self.read_slot(s, false));
+                    let value = rest.fold(last, |acc, &(k, s)| {
+                        X::Ite(
+                            Box::new(is(k)),
+                            Box::new(self.read_slot(s, false)),
+                            Box::new(acc),
+                        )
+                    });
+                    X::Seq(
+                        vec![t.clone(), bin(BinOp::Div, X::Int(1), valid)],
+                        Box::new(value),
+                    )
                 }
             }
             CExpr::Bound(k) => X::Int(env[*k as usize]),

@@ -337,6 +337,16 @@ pub fn compile_with(
         .run(&decl.body, layout.end)?;
         for (fi, f) in frames.iter().enumerate() {
             let p = procs.get(f.proc);
+            // A procedure run by a copy of `thread NAME[n]` sees `index`,
+            // so it may not declare a parameter or local of that name.
+            if let (Some(_), Some(v)) = (c.copy_index[id], frame_vars[fi].get("index")) {
+                return Err(CompileError::at(
+                    v.span,
+                    "`index` is declared, but it names the copy number in a procedure that a `thread NAME[n]` body calls",
+                )
+                .related(decl.name.span, "copies declared here")
+                .help("give the variable another name"));
+            }
             Lower {
                 c: &c,
                 thread: id,
@@ -1177,7 +1187,9 @@ impl Compiler {
                         .into_iter()
                         .flat_map(|l| l.keys().map(String::as_str)),
                 );
-                if let Some(best) = closest(n, candidates) {
+                if n == "index" {
+                    err = err.help("`index` is the copy number of a `thread NAME[n]` body, defined in that body and in the procedures it calls");
+                } else if let Some(best) = closest(n, candidates) {
                     err = err.help(format!("did you mean `{best}`?"));
                 } else if sc.in_proc {
                     err = err.help("a procedure sees its parameters, its locals and the shared variables, not the locals of the threads that call it; pass the value as an argument");
@@ -1504,8 +1516,11 @@ impl Compiler {
         }
     }
 
-    /// `t.r`: the local `r` of thread `t`, which must be known at compile
-    /// time (a thread name, `self`, or the thread parameter of a predicate).
+    /// `t.r`: the local `r` of thread `t`. A t known at compile time (a
+    /// thread name, `self`, the thread parameter of a predicate) reads that
+    /// thread's slot; any other t (a quantified variable, a lock's owner)
+    /// reads the slot of whichever thread it is at run time, and faults
+    /// when that thread has no local r.
     fn thread_local(
         &self,
         e: &ast::Expr,
@@ -1524,46 +1539,96 @@ impl Compiler {
             .help("threads communicate through shared variables; make it `shared`"));
         }
         let (thread, ty) = self.expr(t, sc)?;
-        if ty != Ty::Int {
+        // A lock holds its owner's id, so `(m).r` reads the owner's local.
+        if ty == Ty::Bool {
             return Err(CompileError::at(
                 t.span,
                 format!("a thread is an int, not {}", ty.name()),
             ));
         }
-        let CExpr::Const(k) = fold(thread) else {
-            return Err(CompileError::at(
-                t.span,
-                "the thread of `t.r` must be known at compile time",
-            )
-            .help("name the thread (`T0.r`, `writer.r`) or use the thread parameter of `excl(t)`; for a quantified thread write the cases out"));
+        let scalar = |v: &Var| -> Result<()> {
+            if v.len.is_some() {
+                return Err(CompileError::at(
+                    r.span,
+                    format!("`{}` is an array; `t.r` reads scalar locals only", r.name),
+                ));
+            }
+            Ok(())
         };
-        let Some(locals) = usize::try_from(k)
-            .ok()
-            .and_then(|k| self.thread_locals.get(k))
-        else {
-            return Err(CompileError::at(t.span, format!("there is no thread {k}")));
+        let thread = match fold(thread) {
+            CExpr::Const(k) => {
+                let Some(locals) = usize::try_from(k)
+                    .ok()
+                    .and_then(|k| self.thread_locals.get(k))
+                else {
+                    return Err(CompileError::at(t.span, format!("there is no thread {k}")));
+                };
+                let Some(v) = locals.get(&r.name) else {
+                    return Err(CompileError::at(
+                        r.span,
+                        format!(
+                            "thread `{}` has no local `{}`",
+                            self.thread_names[k as usize], r.name
+                        ),
+                    ));
+                };
+                scalar(v)?;
+                return Ok((
+                    CExpr::Var {
+                        slot: v.base,
+                        shared: false,
+                    },
+                    v.ty(),
+                ));
+            }
+            thread => thread,
         };
-        let Some(v) = locals.get(&r.name) else {
-            return Err(CompileError::at(
-                r.span,
-                format!(
-                    "thread `{}` has no local `{}`",
-                    self.thread_names[k as usize], r.name
-                ),
-            ));
-        };
-        if v.len.is_some() {
-            return Err(CompileError::at(
-                r.span,
-                format!("`{}` is an array; `t.r` reads scalar locals only", r.name),
-            ));
+        // Every body that declares r must declare it of one type, or the
+        // expression would have none; a body without r faults at run time.
+        let mut ty: Option<(Ty, usize)> = None;
+        let mut slots = Vec::with_capacity(self.thread_locals.len());
+        for (k, locals) in self.thread_locals.iter().enumerate() {
+            let Some(v) = locals.get(&r.name) else {
+                slots.push(None);
+                continue;
+            };
+            scalar(v)?;
+            match ty {
+                Some((t0, k0)) if t0 != v.ty() => {
+                    return Err(CompileError::at(
+                        r.span,
+                        format!(
+                            "`{}` is {} in thread `{}` but {} in thread `{}`, so `t.{}` has no single type",
+                            r.name,
+                            t0.name(),
+                            self.thread_names[k0],
+                            v.ty().name(),
+                            self.thread_names[k],
+                            r.name
+                        ),
+                    )
+                    .help(format!(
+                        "give the locals one type, or name the thread (`{}.{}`)",
+                        self.thread_names[k0], r.name
+                    )));
+                }
+                Some(_) => {}
+                None => ty = Some((v.ty(), k)),
+            }
+            slots.push(Some(v.base));
         }
+        let Some((ty, _)) = ty else {
+            return Err(CompileError::at(
+                r.span,
+                format!("no thread has a local `{}`", r.name),
+            ));
+        };
         Ok((
-            CExpr::Var {
-                slot: v.base,
-                shared: false,
+            CExpr::LocalOf {
+                thread: Box::new(thread),
+                slots,
             },
-            v.ty(),
+            ty,
         ))
     }
 

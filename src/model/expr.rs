@@ -41,6 +41,16 @@ pub enum CExpr {
         /// The control point of the label in each thread, if it has one.
         pcs: Vec<Option<i64>>,
     },
+    /// `t.r` for a thread computed at run time: `slots[t]` is the slot of
+    /// the local r in thread t, if its body has one. A thread without one,
+    /// or a value that is no thread, faults ([`Fault::NoLocal`]), like an
+    /// index out of range.
+    LocalOf {
+        /// The thread.
+        thread: Box<CExpr>,
+        /// The slot of the local in each thread, if it has one.
+        slots: Vec<Option<u32>>,
+    },
     /// A quantified variable, by index into the environment.
     Bound(u32),
     /// `!e`
@@ -132,6 +142,14 @@ pub enum Fault {
         /// A write (else a read).
         write: bool,
     },
+    /// `t.r` read with a t that is no thread, or a thread whose body has
+    /// no local r.
+    NoLocal {
+        /// The value of t.
+        thread: i64,
+        /// A slot of r in some thread, which names the local.
+        local: u32,
+    },
     /// A call from a frame at the deepest depth the stack may have
     /// (`--max-stack`): not a violation of the model, but the end of what
     /// the checker can explore, so the run is inconclusive.
@@ -197,6 +215,18 @@ impl CExpr {
                     _ => 0,
                 }
             }
+            CExpr::LocalOf { thread, slots } => {
+                let t = thread.eval(s, env, acc)?;
+                match usize::try_from(t).ok().and_then(|t| slots.get(t)) {
+                    Some(Some(slot)) => s[*slot as usize],
+                    _ => {
+                        return Err(Fault::NoLocal {
+                            thread: t,
+                            local: slots.iter().flatten().copied().next().unwrap_or(0),
+                        });
+                    }
+                }
+            }
             CExpr::Bound(k) => env[*k as usize],
             CExpr::Not(a) => i64::from(a.eval(s, env, acc)? == 0),
             CExpr::Neg(a) => a.eval(s, env, acc)?.checked_neg().ok_or(Fault::Overflow)?,
@@ -260,6 +290,10 @@ impl CExpr {
                         f(t as u32);
                     }
                 }
+            }
+            CExpr::LocalOf { thread, slots } => {
+                thread.for_each_slot(f);
+                slots.iter().flatten().copied().for_each(&mut *f);
             }
             CExpr::Not(a) | CExpr::Neg(a) => a.for_each_slot(f),
             CExpr::Bin(_, a, b) => {

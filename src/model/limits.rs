@@ -85,6 +85,7 @@ pub(super) fn nodes(e: &CExpr) -> u64 {
         CExpr::Const(_) | CExpr::Var { .. } | CExpr::Bound(_) => 1,
         CExpr::Elem { index: a, .. } | CExpr::Not(a) | CExpr::Neg(a) => 1 + nodes(a),
         CExpr::At { thread, pcs } => 1 + nodes(thread) + pcs.len() as u64,
+        CExpr::LocalOf { thread, slots } => 1 + nodes(thread) + slots.len() as u64,
         CExpr::Bin(_, a, b) => 1 + nodes(a) + nodes(b),
         CExpr::Quant { lo, hi, body, .. } => 1 + nodes(lo) + nodes(hi) + nodes(body),
     }

@@ -35,6 +35,11 @@ pub(super) fn interval(e: &CExpr, bounds: &[(i64, i64)], env: &[Interval]) -> Op
                 .copied()
                 .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)))
         }
+        CExpr::LocalOf { slots, .. } => slots
+            .iter()
+            .flatten()
+            .map(|&s| bounds.get(s as usize).copied())
+            .reduce(|a, b| Some(((a?.0).min(b?.0), (a?.1).max(b?.1))))?,
         CExpr::Bound(k) => env.get(*k as usize).copied(),
         CExpr::At { .. } | CExpr::Not(_) | CExpr::Quant { .. } => BOOL,
         CExpr::Neg(a) => {
@@ -98,6 +103,7 @@ pub(super) fn evaluations(
         CExpr::Const(_) | CExpr::Var { .. } | CExpr::Bound(_) => 0,
         CExpr::Elem { index: a, .. }
         | CExpr::At { thread: a, .. }
+        | CExpr::LocalOf { thread: a, .. }
         | CExpr::Not(a)
         | CExpr::Neg(a) => evaluations(a, bounds, env)?,
         CExpr::Bin(_, a, b) => {
@@ -133,6 +139,7 @@ fn cost(e: &CExpr, bounds: &[(i64, i64)], env: &mut Vec<Interval>) -> u64 {
         CExpr::Const(_) | CExpr::Var { .. } | CExpr::Bound(_) => 1,
         CExpr::Elem { index: a, .. }
         | CExpr::At { thread: a, .. }
+        | CExpr::LocalOf { thread: a, .. }
         | CExpr::Not(a)
         | CExpr::Neg(a) => 1u64.saturating_add(cost(a, bounds, env)),
         CExpr::Bin(_, a, b) => 1u64

@@ -383,19 +383,24 @@ pub fn refine(
             break;
         };
         let Some(e) = offending(&st, &model, &v.problem) else {
+            // "an assertion violation", "a range violation".
+            let kind = v.kind().name();
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
             iterations.push(Iteration {
                 iteration: n,
                 changed: "nothing".into(),
                 reason: format!(
-                    "a {} violation, which no guess explains: {}",
-                    v.kind().name(),
+                    "{article} {kind} violation, which no guess explains: {}",
                     crate::report::describe(&st.model0, v).message
                 ),
                 states: outcome.stats.states,
             });
             stop = Some(format!(
-                "a {} violation: a real bug, not a wrong guess",
-                v.kind().name()
+                "{article} {kind} violation: a real bug, not a wrong guess"
             ));
             break;
         };

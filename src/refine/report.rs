@@ -277,7 +277,7 @@ impl fmt::Display for RefineReport {
             writeln!(f, "The final check is violated ({}): {}", v.kind, v.message)?;
             writeln!(
                 f,
-                "Run `optimist check` on the written model for the trace."
+                "For its trace, write the final guesses (`--write OUT`) and run `optimist check OUT`."
             )?;
         }
         Ok(())

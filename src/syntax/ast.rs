@@ -275,8 +275,8 @@ pub enum ExprKind {
     Any(Box<Expr>, Box<Expr>),
     /// `init(t, x)`: thread t is in an `init x` block; `init(x)`: some thread is.
     InitPhase(Option<Box<Expr>>, Ident),
-    /// `t.r`: the local `r` of thread `t` (a thread known at compile time),
-    /// in exclusive access predicates and invariants.
+    /// `t.r`: the local `r` of thread `t` (any thread expression), in
+    /// exclusive access predicates and invariants.
     Local(Box<Expr>, Ident),
 }
 

@@ -564,3 +564,31 @@ fn a_batch_counts_the_sum_of_its_models() {
 fn spin_violated(dir: &Path, text: &str) -> bool {
     spin(dir, text, 1_000_000, true).unwrap().violated
 }
+
+/// `t.r` with a thread known only at run time is translated as a choice
+/// among the threads' locals, with optimist's fault where the thread has
+/// no such local: SPIN and Rumur count what optimist counts, and see the
+/// fault as a violation.
+#[test]
+fn run_time_thread_locals_agree_with_spin_and_rumur() {
+    if !tools::present("run_time_thread_locals_agree_with_spin_and_rumur", TOOLS) {
+        return;
+    }
+    let dir = tools::scratch("crosscheck-local-of");
+    let load = |file: &str| {
+        optimist::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join(file),
+            &Vec::new(),
+        )
+        .unwrap()
+        .1
+    };
+    let holds = load("tests/integration/inputs/lang/local-of-runtime.gc");
+    let faults = load("tests/integration/inputs/lang/local-of-missing.gc");
+    for (model, expected) in [(&holds, Some(90)), (&faults, None)] {
+        let pml = optimist::export(model, Target::Promela).unwrap();
+        let m = optimist::export(model, Target::Murphi).unwrap();
+        spin_agrees(&dir, &pml, expected, true).unwrap();
+        rumur_agrees(&dir, &m, expected).unwrap();
+    }
+}

@@ -11,7 +11,9 @@
 //! phase (`init(t, x) || (m[0] == t && !init(x))`), a pc hand-off, or a
 //! quantifier over the lock array (`exists v in 0..y: m[v] == t`). A
 //! predicate is often weakened or strengthened by a term that can fault
-//! (`2 / d > 0`, `k[y]` with `y` out of range). Thread bodies mostly follow
+//! (`2 / d > 0`, `k[y]` with `y` out of range), or that reads other
+//! threads' locals (`y.r`, `(own).r`, a thread that may be no thread).
+//! Thread bodies mostly follow
 //! the disciplines and sometimes break them, and are filled with typed
 //! random expressions: divisions and remainders by values that can be
 //! zero, indices that can go out of range, quantifiers with variable
@@ -237,7 +239,14 @@ fn predicate(
         }
         Disc::Quant => "exists v in 0..y: m[v] == t".to_string(),
     };
-    match c.below(14) {
+    match c.below(18) {
+        // Other threads' locals (`t.r`): a thread's write to its own r
+        // changes other threads' predicates (rule (ii)), and a thread
+        // computed at run time may be no thread at all (a fault).
+        14 => format!("({base}) || (t.r == 2 && own == t)"),
+        15 => format!("({base}) && y.r != 1"),
+        16 => format!("({base}) || (exists v in 0..y: v.r == 2 && v == t)"),
+        17 => format!("({base}) || (own != -1 && (own).r == t)"),
         12 if x0.is_some() => format!("({base}) && {} != 2", x0.unwrap_or_default()),
         13 => format!("({base}) || (at(y, L1) && t == y)"),
         5 => format!(

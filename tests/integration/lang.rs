@@ -152,3 +152,79 @@ fn locals_of_copies_may_start_at_index() {
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `t.r` with a thread known only at run time (a lock's owner, a
+/// quantified thread) explores what the same predicates written out
+/// thread by thread explore, in every mode: a write to a local that may
+/// change another thread's predicate is visible either way.
+#[test]
+fn run_time_thread_locals_are_their_longhand() {
+    for mode in ["none", "sc", "movers", "stubborn", "sc+stubborn"] {
+        let short = counts("tests/integration/inputs/lang/local-of-runtime.gc", mode);
+        assert_eq!(short.0, "\"holds\"", "--reduction {mode}");
+        assert_eq!(
+            short,
+            counts(
+                "tests/integration/inputs/lang/local-of-runtime-longhand.gc",
+                mode
+            ),
+            "--reduction {mode}"
+        );
+    }
+    // The reduction stops at the writes of `busy`, which the predicates read.
+    let (run, v) = json([
+        "classify",
+        "tests/integration/inputs/lang/local-of-runtime.gc",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let busy: Vec<&serde_json::Value> = v["transitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["statement"].as_str().unwrap().starts_with("busy :="))
+        .collect();
+    assert_eq!(busy.len(), 6, "{v}");
+    for t in busy {
+        assert_eq!(t["visible"], true, "{t}");
+        assert!(
+            t["reason"].as_str().unwrap().contains("may change excl("),
+            "{t}"
+        );
+    }
+}
+
+/// `(m).r` while m's owner has no local r faults like an index out of
+/// range: a `range` violation naming the thread and the local, in every
+/// mode.
+#[test]
+fn a_thread_without_the_local_faults() {
+    for mode in ["none", "sc", "stubborn", "sc+stubborn", "movers"] {
+        let (run, v) = json([
+            "check",
+            "tests/integration/inputs/lang/local-of-missing.gc",
+            "--reduction",
+            mode,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(run.code, 1, "--reduction {mode}: {}", run.stderr);
+        assert_eq!(v["violation"]["kind"], "range", "{v}");
+        let message = v["violation"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("reads b.busy, but thread b has no local busy"),
+            "--reduction {mode}: {message}"
+        );
+    }
+}
+
+/// A procedure called by the copies of `thread w[n]` reads the caller's
+/// `index` (the model asserts it), in every mode.
+#[test]
+fn procedures_see_the_callers_index() {
+    for mode in ["none", "sc", "movers", "stubborn", "sc+stubborn"] {
+        let (verdict, _, _) = counts("tests/integration/inputs/lang/proc-index.gc", mode);
+        assert_eq!(verdict, "\"holds\"", "--reduction {mode}");
+    }
+}

@@ -24,4 +24,5 @@ mod refine;
 mod stepping;
 mod threads;
 mod tools;
+mod tutorial;
 mod watchdog;

@@ -76,10 +76,11 @@ impl Lower<'_, '_> {
     }
 
     fn scope(&self) -> Scope<'_> {
-        // In the body of `thread NAME[n]`, `index` is the copy number.
-        let params = match (self.frame, self.c.copy_index[self.thread]) {
-            (None, Some(k)) => vec![("index".to_string(), k)],
-            _ => Vec::new(),
+        // In the body of `thread NAME[n]`, and in the procedures it calls
+        // (copied for every thread, like `self`), `index` is the copy number.
+        let params = match self.c.copy_index[self.thread] {
+            Some(k) => vec![("index".to_string(), k)],
+            None => Vec::new(),
         };
         Scope {
             locals: Some(self.locals),
