@@ -159,6 +159,24 @@ fn over_steps<'m, R: stubborn::Transactions>(
     (o, watch)
 }
 
+/// A search read off summaries, on one worker: summaries are a cache
+/// shared by the whole run, and what it computes and reuses depends on the
+/// order of work.
+fn summarized<X: summaries::Stepper + Send>(
+    model: &Model,
+    options: &Options,
+    progress: &mut dyn FnMut(&Stats),
+    exp: summaries::Summaries<'_, X>,
+) -> Outcome {
+    let (limits, deadlock) = (&options.limits, options.deadlock);
+    let mut exps = [exp];
+    let mut o = parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+    o.stats.forced = exps[0].stats.forced;
+    o.ignoring = Some(options.ignoring);
+    o.summaries = Some(exps[0].stats);
+    o
+}
+
 /// [`over_steps`] on `workers` threads.
 fn over_steps_parallel<'m, R: stubborn::Transactions + Send>(
     model: &'m Model,
@@ -194,16 +212,13 @@ fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stat
             parallel::search(model, &mut exps, limits, deadlock, options.block, progress)
         }
         Reduction::Sc if options.summaries => {
-            // One worker: summaries are a cache shared by the whole run, and
-            // what it computes and reuses depends on the order of work.
             let class = summaries::uniform(model, crate::classify::classify(model));
-            let mut exps = [summaries::Summaries::new(model, &class)];
-            let mut o =
-                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
-            o.stats.forced = exps[0].stats.forced;
-            o.ignoring = Some(ignoring);
-            o.summaries = Some(exps[0].stats);
-            o
+            summarized(
+                model,
+                options,
+                progress,
+                summaries::Summaries::new(model, &class),
+            )
         }
         Reduction::Sc => {
             let class = crate::classify::classify(model);
@@ -216,16 +231,14 @@ fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stat
             o
         }
         Reduction::Movers if options.summaries => {
-            // One worker, as for sc.
             let class = crate::classify::classify(model);
             let txs = movers::Txs::for_summaries(model, &class);
-            let mut exps = [summaries::Summaries::with(model, txs)];
-            let mut o =
-                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
-            o.stats.forced = exps[0].stats.forced;
-            o.ignoring = Some(ignoring);
-            o.summaries = Some(exps[0].stats);
-            o
+            summarized(
+                model,
+                options,
+                progress,
+                summaries::Summaries::with(model, txs),
+            )
         }
         Reduction::Stubborn => {
             let mut exps: Vec<_> = (0..workers)
