@@ -177,19 +177,27 @@ fn summarized<X: summaries::Stepper + Send>(
     o
 }
 
-/// [`over_steps`] on `workers` threads.
+/// The search with one expander per worker, made by `make`.
+fn on_workers<E: search::Expand + Send>(
+    model: &Model,
+    options: &Options,
+    progress: &mut dyn FnMut(&Stats),
+    make: impl Fn() -> E,
+) -> Outcome {
+    let mut exps: Vec<_> = (0..options.workers().max(1)).map(|_| make()).collect();
+    let (limits, deadlock) = (&options.limits, options.deadlock);
+    parallel::search(model, &mut exps, limits, deadlock, options.block, progress)
+}
+
+/// [`over_steps`] on every worker.
 fn over_steps_parallel<'m, R: stubborn::Transactions + Send>(
     model: &'m Model,
     options: &Options,
-    workers: usize,
     progress: &mut dyn FnMut(&Stats),
     make: impl Fn() -> R,
 ) -> Outcome {
-    let mut exps: Vec<_> = (0..workers)
-        .map(|_| stubborn::OverSteps::new(model, make(), &make, options.interference))
-        .collect();
-    let (limits, deadlock) = (&options.limits, options.deadlock);
-    let mut o = parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+    let over = || stubborn::OverSteps::new(model, make(), &make, options.interference);
+    let mut o = on_workers(model, options, progress, over);
     o.interference = Some(options.interference);
     o.ignoring = Some(options.ignoring);
     o
@@ -203,14 +211,9 @@ pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats))
 /// [`check`] on [`Options::workers`] threads: one expander per worker,
 /// what they find besides successors merged by the search up to its cut.
 fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
-    let (limits, deadlock) = (&options.limits, options.deadlock);
-    let workers = options.workers().max(1);
     let ignoring = options.ignoring;
     match options.reduction {
-        Reduction::None => {
-            let mut exps: Vec<_> = (0..workers).map(|_| full::Full::new(model)).collect();
-            parallel::search(model, &mut exps, limits, deadlock, options.block, progress)
-        }
+        Reduction::None => on_workers(model, options, progress, || full::Full::new(model)),
         Reduction::Sc if options.summaries => {
             let class = summaries::uniform(model, crate::classify::classify(model));
             summarized(
@@ -222,11 +225,8 @@ fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stat
         }
         Reduction::Sc => {
             let class = crate::classify::classify(model);
-            let mut exps: Vec<_> = (0..workers)
-                .map(|_| reduced::Reduced::new(model, &class, ignoring))
-                .collect();
-            let mut o =
-                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            let make = || reduced::Reduced::new(model, &class, ignoring);
+            let mut o = on_workers(model, options, progress, make);
             o.ignoring = Some(ignoring);
             o
         }
@@ -241,31 +241,25 @@ fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stat
             )
         }
         Reduction::Stubborn => {
-            let mut exps: Vec<_> = (0..workers)
-                .map(|_| stubborn::Stubborn::new(model, options.interference))
-                .collect();
-            let mut o =
-                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            let make = || stubborn::Stubborn::new(model, options.interference);
+            let mut o = on_workers(model, options, progress, make);
             o.interference = Some(options.interference);
             o
         }
         Reduction::ScStubborn => {
             let class = crate::classify::classify(model);
             let steps = || reduced::Reduced::new(model, &class, ignoring);
-            over_steps_parallel(model, options, workers, progress, steps)
+            over_steps_parallel(model, options, progress, steps)
         }
         Reduction::MoversStubborn => {
             let class = crate::classify::classify(model);
             let txs = || movers::Movers::new(model, &class, ignoring);
-            over_steps_parallel(model, options, workers, progress, txs)
+            over_steps_parallel(model, options, progress, txs)
         }
         Reduction::Movers => {
             let class = crate::classify::classify(model);
-            let mut exps: Vec<_> = (0..workers)
-                .map(|_| movers::Movers::new(model, &class, ignoring))
-                .collect();
-            let mut o =
-                parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+            let make = || movers::Movers::new(model, &class, ignoring);
+            let mut o = on_workers(model, options, progress, make);
             o.ignoring = Some(ignoring);
             o
         }

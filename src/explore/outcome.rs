@@ -227,3 +227,19 @@ pub struct Outcome {
     /// `--summaries`: what was computed and reused.
     pub summaries: Option<super::SummaryStats>,
 }
+
+impl Outcome {
+    /// The outcome of a search; the mode's own fields are filled in by its
+    /// caller.
+    pub(crate) fn new(verdict: Verdict, stats: Stats, violation: Option<Violation>) -> Outcome {
+        Outcome {
+            verdict,
+            stats,
+            violation,
+            ignoring: None,
+            interference: None,
+            boundaries: Vec::new(),
+            summaries: None,
+        }
+    }
+}

@@ -284,15 +284,7 @@ pub fn search<E: Expand + Send>(
     let mut forced: Store<u8> = Store::new(words);
     let finish = |mut stats: Stats, budget: &Budget, verdict, violation| {
         stats.elapsed = budget.elapsed();
-        Outcome {
-            verdict,
-            stats,
-            violation,
-            ignoring: None,
-            interference: None,
-            boundaries: Vec::new(),
-            summaries: None,
-        }
+        Outcome::new(verdict, stats, violation)
     };
 
     let mut frontier = vec![0u64; words];

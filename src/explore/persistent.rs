@@ -55,8 +55,11 @@ pub trait Ops {
 /// is a function of the state, so they are kept from state to state.
 #[derive(Default)]
 pub struct Persistent {
-    /// Operations computed, by `(thread, state)`.
-    cache: HashMap<(usize, Vec<i64>), Option<Vec<Vec<i64>>>>,
+    /// Operations computed, by thread and then state (a state looks itself
+    /// up as a slice, with no key to build).
+    cache: Vec<HashMap<Vec<i64>, Option<Vec<Vec<i64>>>>>,
+    /// Operations in the cache.
+    entries: usize,
     /// Bytes the cache holds, as counted in the budget.
     bytes: u64,
 }
@@ -75,25 +78,30 @@ impl Persistent {
         // not depend on what earlier states left in the cache: the search
         // and the trace's re-expansion must choose alike.
         *work += 1;
-        if let Some(hit) = self.cache.get(&(t, s.to_vec())) {
+        if let Some(hit) = self.cache.get(t).and_then(|c| c.get(s)) {
             return Ok(hit.clone());
         }
         budget.tick()?;
         let got = ops.successors(t, s, budget)?;
-        if self.cache.len() >= CACHE {
+        if self.entries >= CACHE {
             self.clear(budget);
+        }
+        if self.cache.len() <= t {
+            self.cache.resize_with(t + 1, HashMap::new);
         }
         let bytes = (64 + 8 * s.len() * (1 + got.as_ref().map_or(0, |v| v.len()))) as u64;
         budget.afford(bytes)?;
         budget.other_bytes += bytes;
         self.bytes += bytes;
-        self.cache.insert((t, s.to_vec()), got.clone());
+        self.cache[t].insert(s.to_vec(), got.clone());
+        self.entries += 1;
         Ok(got)
     }
 
     /// Empties the cache and gives its bytes back to the budget.
     pub fn clear(&mut self, budget: &mut Budget) {
-        self.cache.clear();
+        self.cache.iter_mut().for_each(HashMap::clear);
+        self.entries = 0;
         budget.other_bytes = budget.other_bytes.saturating_sub(self.bytes);
         self.bytes = 0;
     }

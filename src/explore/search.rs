@@ -331,15 +331,7 @@ pub fn search<E: Expand>(
             stats.run_states = budget.run_states;
             stats.run_thread = Some(budget.run_thread);
         }
-        Outcome {
-            verdict,
-            stats,
-            violation,
-            ignoring: None,
-            interference: None,
-            boundaries: Vec::new(),
-            summaries: None,
-        }
+        Outcome::new(verdict, stats, violation)
     };
     let words = model.layout.words();
     let mut store = Store::new(words);
