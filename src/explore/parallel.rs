@@ -26,7 +26,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-use super::budget::{Budget, TICK};
+use super::budget::{Budget, Halt, TICK};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
 use super::search::{Expand, Findings, Found, Limits, Stop, check_state, replay};
 use super::store::{Full, Room, Store, hash};
@@ -35,6 +35,14 @@ use crate::model::{LockMisuse, Model};
 
 /// States per block of work.
 pub const BLOCK: usize = 256;
+
+/// Successors looked up together: enough to keep many table misses in
+/// flight at once, few enough to stay in the first-level cache.
+const BATCH: usize = 64;
+
+/// How far ahead of a lookup the next one's slot is fetched: about the
+/// misses a core keeps in flight (more only wait for a free buffer).
+const AHEAD: usize = 12;
 
 /// Levels of fewer blocks than this are expanded on the calling thread
 /// alone: starting threads would cost more than it saves.
@@ -115,11 +123,15 @@ impl Level<'_> {
         let mut blk = Block::default();
         let mut s = vec![0i64; model.slots.len()];
         let mut packed = vec![0u64; words];
+        let mut batch = Batch::default();
         let mut misuses = Vec::new();
         let end = ((b + 1) * self.block).min(self.len());
         for i in b * self.block..end {
             let p = self.first + i as u32;
             if budget.tick().is_err() {
+                // Successors already emitted are offered, as if each had
+                // been offered when emitted.
+                let _ = self.flush(&mut batch, budget, &mut blk.over);
                 blk.end = Some((p, halt(budget)));
                 return blk;
             }
@@ -127,35 +139,25 @@ impl Level<'_> {
                 .layout
                 .unpack(&self.frontier[i * words..(i + 1) * words], &mut s);
             let mut seq = 0u32;
-            let over = &mut blk.over;
             let (transitions, fired) = (&mut blk.transitions, &mut blk.fired);
-            let result = exp.expand(&s, budget, &mut |succ, path, budget| {
+            let mut result = exp.expand(&s, budget, &mut |succ, path, budget| {
                 *transitions += 1;
                 *fired += path.len() as u64;
                 if *transitions % u64::from(TICK) == 0 {
                     budget.check_time()?;
                 }
                 model.layout.pack(succ, &mut packed);
-                let key = (u64::from(p) << 32) | u64::from(seq);
+                batch.push(&packed, (u64::from(p) << 32) | u64::from(seq));
                 seq += 1;
-                let h = hash(&packed);
-                let shard = shard_of(h);
-                if self.settled[shard].contains(h, &packed) {
-                    return Ok(());
-                }
-                let grew = lock(&self.pending[shard]).offer(h, &packed, key);
-                if let Some(bytes) = grew {
-                    if self.pending_states.fetch_add(1, Relaxed) >= self.room {
-                        *over = true;
-                    }
-                    let held = self.pending_bytes.fetch_add(bytes, Relaxed) + bytes;
-                    budget.store_bytes = slack(self.store_bytes + held);
-                    if budget.room().bytes == 0 {
-                        return Err(budget.full(Full::Memory));
-                    }
-                }
                 Ok(())
             });
+            let last = i + 1 == end || !matches!(result, Ok(true));
+            if (last || batch.len() >= BATCH)
+                && self.flush(&mut batch, budget, &mut blk.over).is_err()
+                && result.is_ok()
+            {
+                result = Err(Stop::Halt);
+            }
             misuses.clear();
             model.lock_misuses(&s, &mut misuses);
             // Counted once per state and kind; the first description is kept.
@@ -185,6 +187,82 @@ impl Level<'_> {
             return blk;
         }
         blk
+    }
+
+    /// Looks the batch's successors up in the settled table, and offers
+    /// those not there to the next level, shard by shard (one lock each);
+    /// every place a lookup or an offer goes to is fetched first, so that
+    /// the cache misses overlap. Empties the batch.
+    fn flush(&self, batch: &mut Batch, budget: &mut Budget, over: &mut bool) -> Result<(), Halt> {
+        let words = self.words;
+        let Batch {
+            words: packed,
+            found,
+            misses,
+        } = batch;
+        let state = |j: usize| &packed[j * words..(j + 1) * words];
+        let fetch = |j: usize| {
+            if let Some(&(h, _)) = found.get(j) {
+                self.settled[shard_of(h)].prefetch(h, words);
+            }
+        };
+        (0..AHEAD).for_each(fetch);
+        for (j, &(h, _)) in found.iter().enumerate() {
+            fetch(j + AHEAD);
+            if !self.settled[shard_of(h)].contains(h, state(j)) {
+                misses.push((shard_of(h) as u32, j as u32));
+            }
+        }
+        misses.sort_unstable();
+        let (mut new, mut bytes) = (0u64, 0u64);
+        for run in misses.chunk_by(|a, b| a.0 == b.0) {
+            let mut pending = lock(&self.pending[run[0].0 as usize]);
+            for &(_, j) in run {
+                pending.prefetch(found[j as usize].0, words);
+            }
+            for &(_, j) in run {
+                let (h, key) = found[j as usize];
+                if let Some(grew) = pending.offer(h, state(j as usize), key) {
+                    new += 1;
+                    bytes += grew;
+                }
+            }
+        }
+        found.clear();
+        packed.clear();
+        misses.clear();
+        if new == 0 {
+            return Ok(());
+        }
+        if self.pending_states.fetch_add(new, Relaxed) + new > self.room {
+            *over = true;
+        }
+        let held = self.pending_bytes.fetch_add(bytes, Relaxed) + bytes;
+        budget.store_bytes = slack(self.store_bytes + held);
+        if budget.room().bytes == 0 {
+            return Err(budget.full(Full::Memory));
+        }
+        Ok(())
+    }
+}
+
+/// Successors waiting to be looked up, packed, with their hashes and keys.
+#[derive(Default)]
+struct Batch {
+    words: Vec<u64>,
+    found: Vec<(u64, u64)>,
+    /// The successors not in the settled table: (shard, index).
+    misses: Vec<(u32, u32)>,
+}
+
+impl Batch {
+    fn push(&mut self, w: &[u64], key: u64) {
+        self.words.extend_from_slice(w);
+        self.found.push((hash(w), key));
+    }
+
+    fn len(&self) -> usize {
+        self.found.len()
     }
 }
 
@@ -401,7 +479,7 @@ pub fn search<E: Expand + Send>(
             let key = (u64::from(last) << 32) | u64::from(u32::MAX);
             let count: u64 = pending
                 .iter()
-                .map(|p| lock(p).keys().iter().filter(|&&k| k <= key).count() as u64)
+                .map(|p| lock(p).iter(words).filter(|&(_, k)| k <= key).count() as u64)
                 .sum();
             if count > lv.room {
                 // The first block whose successors pass the limit: the one
@@ -411,9 +489,8 @@ pub fn search<E: Expand + Send>(
                     .iter()
                     .flat_map(|p| {
                         lock(p)
-                            .keys()
-                            .iter()
-                            .copied()
+                            .iter(words)
+                            .map(|(_, k)| k)
                             .filter(|&k| k <= key)
                             .collect::<Vec<_>>()
                     })

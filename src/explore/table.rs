@@ -26,8 +26,6 @@
 
 use std::collections::HashMap;
 
-use hashbrown::HashTable;
-
 use super::store::hash;
 
 /// Shards of the table, as bits of the hash (its top bits pick the shard).
@@ -46,6 +44,28 @@ pub fn shard_of(h: u64) -> usize {
 #[inline]
 fn home(h: u64, cap: usize) -> usize {
     ((u64::from(h as u32) * cap as u64) >> 32) as usize
+}
+
+/// A hint to fetch `x`'s cache line; nothing where there is no such hint.
+#[inline]
+fn prefetch(x: &u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: a prefetch is only a hint: it reads nothing and cannot
+        // fault, and SSE is part of every x86_64 processor.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const u64).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// Whether two packed states are equal: a plain loop, since states are a
+/// few words and a call to `memcmp` (what `==` on slices becomes) costs
+/// more than the comparison.
+#[inline]
+fn same(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Words per segment of a shard, at most.
@@ -82,6 +102,18 @@ impl Shard {
         &seg[o..o + words]
     }
 
+    /// Asks the processor to fetch the slot where a lookup of hash `h`
+    /// starts, so that the cache misses of many lookups overlap (a lookup
+    /// is a miss to memory on a large table, and a search does little else).
+    #[inline]
+    pub fn prefetch(&self, h: u64, words: usize) {
+        if self.cap > 0
+            && let Some(x) = self.slot(home(h, self.cap), words).first()
+        {
+            prefetch(x);
+        }
+    }
+
     /// Whether packed state `w` (with hash `h`) is in the shard.
     #[inline]
     pub fn contains(&self, h: u64, w: &[u64]) -> bool {
@@ -111,7 +143,7 @@ impl Shard {
         }
         loop {
             let s = self.slot(i, words);
-            if s == w {
+            if same(s, w) {
                 return true;
             }
             if s.iter().all(|&x| x == 0) {
@@ -195,72 +227,128 @@ impl Shard {
 
 /// The states found for the next level in one shard, each with the
 /// smallest key (`parent id << 32 | emit index`) that reached it.
+///
+/// Linear probing over slots of the state's words followed by its key, so
+/// that an offer touches one place in memory (a lookup is the search's
+/// other cache miss besides the settled table), and that place can be
+/// fetched ahead ([`Pending::prefetch`]).
 #[derive(Default)]
 pub struct Pending {
-    states: Vec<u64>,
-    keys: Vec<u64>,
-    index: HashTable<u32>,
+    slots: Vec<u64>,
+    cap: usize,
+    /// The slots in use, so that a level's states are read and forgotten
+    /// in the time of their number, not of the table's size.
+    used: Vec<u32>,
+    /// The key of the all-zero state, which an empty slot cannot hold.
+    zero: Option<u64>,
+    /// That state's words.
+    zeros: Vec<u64>,
 }
 
 impl Pending {
+    /// See [`Shard::prefetch`].
+    #[inline]
+    pub fn prefetch(&self, h: u64, words: usize) {
+        if self.cap > 0 {
+            prefetch(&self.slots[home(h, self.cap) * (words + 1)]);
+        }
+    }
+
     /// Offers packed state `w` (hash `h`) reached with `key`; returns the
     /// bytes the set grew by when the state is new to it, else `None`.
     #[inline]
     pub fn offer(&mut self, h: u64, w: &[u64], key: u64) -> Option<u64> {
         let words = w.len();
-        let Pending {
-            states,
-            keys,
-            index,
-        } = self;
-        let found = if words == 1 {
-            index.find(h, |&i| states[i as usize] == w[0])
-        } else {
-            index.find(h, |&i| {
-                &states[i as usize * words..(i as usize + 1) * words] == w
-            })
-        };
-        if let Some(&i) = found {
-            let k = &mut keys[i as usize];
-            *k = (*k).min(key);
-            return None;
+        if w.iter().all(|&x| x == 0) {
+            return match &mut self.zero {
+                Some(k) => {
+                    *k = (*k).min(key);
+                    None
+                }
+                None => {
+                    self.zero = Some(key);
+                    self.zeros = vec![0; words];
+                    Some(0)
+                }
+            };
         }
         let before = self.bytes();
-        let Pending {
-            states,
-            keys,
-            index,
-        } = self;
-        let i = keys.len() as u32;
-        states.extend_from_slice(w);
-        keys.push(key);
-        index.insert_unique(h, i, |&j| {
-            hash(&states[j as usize * words..(j as usize + 1) * words])
-        });
-        Some(self.bytes() - before)
+        if (self.used.len() + 1) * 4 > self.cap * 3 {
+            self.regrow(words);
+        }
+        let mut i = home(h, self.cap);
+        loop {
+            let slot = &mut self.slots[i * (words + 1)..(i + 1) * (words + 1)];
+            let (state, k) = slot.split_at_mut(words);
+            if same(state, w) {
+                k[0] = k[0].min(key);
+                return None;
+            }
+            if state.iter().all(|&x| x == 0) {
+                state.copy_from_slice(w);
+                k[0] = key;
+                self.used.push(i as u32);
+                return Some(self.bytes() - before);
+            }
+            i += 1;
+            if i == self.cap {
+                i = 0;
+            }
+        }
+    }
+
+    /// Doubles the slots.
+    #[cold]
+    fn regrow(&mut self, words: usize) {
+        let cap = (self.cap * 2).max(64);
+        let old = std::mem::replace(&mut self.slots, vec![0; cap * (words + 1)]);
+        self.cap = cap;
+        for u in &mut self.used {
+            let slot = &old[*u as usize * (words + 1)..(*u as usize + 1) * (words + 1)];
+            let mut i = home(hash(&slot[..words]), cap);
+            while self.slots[i * (words + 1)..i * (words + 1) + words]
+                .iter()
+                .any(|&x| x != 0)
+            {
+                i += 1;
+                if i == cap {
+                    i = 0;
+                }
+            }
+            self.slots[i * (words + 1)..(i + 1) * (words + 1)].copy_from_slice(slot);
+            *u = i as u32;
+        }
     }
 
     /// States held.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.used.len() + usize::from(self.zero.is_some())
     }
 
     /// Bytes allocated.
     pub fn bytes(&self) -> u64 {
-        (self.states.capacity() * 8 + self.keys.capacity() * 8 + self.index.allocation_size())
-            as u64
+        (self.slots.capacity() * 8 + self.used.capacity() * 4) as u64
     }
 
-    /// Keys of the states held.
-    pub fn keys(&self) -> &[u64] {
-        &self.keys
+    /// The states held (packed) with their keys.
+    pub fn iter(&self, words: usize) -> impl Iterator<Item = (&[u64], u64)> {
+        let zero = self.zero.map(|k| (&self.zeros[..], k));
+        self.used
+            .iter()
+            .map(move |&i| {
+                let s = &self.slots[i as usize * (words + 1)..(i as usize + 1) * (words + 1)];
+                (&s[..words], s[words])
+            })
+            .chain(zero)
     }
 
     /// Forgets every state, keeping the memory for the next level.
-    pub fn clear(&mut self) {
-        self.states.clear();
-        self.keys.clear();
-        self.index.clear();
+    pub fn clear(&mut self, words: usize) {
+        for &i in &self.used {
+            self.slots[i as usize * (words + 1)..(i as usize + 1) * (words + 1)].fill(0);
+        }
+        self.used.clear();
+        self.zero = None;
     }
 }
 
@@ -275,13 +363,12 @@ pub fn settle(
 ) {
     let cap = shard.cap_for(shard.len + pending.len());
     shard.regrow(cap, words);
-    for (i, &key) in pending.keys.iter().enumerate() {
-        let w = &pending.states[i * words..(i + 1) * words];
+    for (w, key) in pending.iter(words) {
         shard.put(hash(w), w);
         keys.push((key, (states.len() / words.max(1)) as u32));
         states.extend_from_slice(w);
     }
-    pending.clear();
+    pending.clear(words);
 }
 
 /// Bytes the table must add to take `extra[i]` more states in shard `i`,
