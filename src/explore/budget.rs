@@ -186,10 +186,16 @@ impl Budget {
 /// Grows `v` by doubling to hold one more element, if it must, within the
 /// budget; `held` is the budget's count of the bytes `v` holds, which is
 /// kept up to date.
+#[inline]
 pub fn reserve_one<T>(v: &mut Vec<T>, budget: &mut Budget, held: &mut u64) -> Result<(), Halt> {
     if v.len() < v.capacity() {
         return Ok(());
     }
+    grow_one(v, budget, held)
+}
+
+#[cold]
+fn grow_one<T>(v: &mut Vec<T>, budget: &mut Budget, held: &mut u64) -> Result<(), Halt> {
     let size = std::mem::size_of::<T>().max(1) as u64;
     let old = v.capacity() as u64;
     let new = (old * 2).max(16);

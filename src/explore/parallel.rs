@@ -40,6 +40,9 @@ pub const BLOCK: usize = 256;
 /// flight at once, few enough to stay in the first-level cache.
 const BATCH: usize = 64;
 
+/// Successors held at most: a batch index fits 16 bits (see [`Batch`]).
+const BATCH_MAX: usize = 1 << 12;
+
 /// How far ahead of a lookup the next one's slot is fetched: about the
 /// misses a core keeps in flight (more only wait for a free buffer).
 const AHEAD: usize = 12;
@@ -139,7 +142,7 @@ impl Level<'_> {
                 .layout
                 .unpack(&self.frontier[i * words..(i + 1) * words], &mut s);
             let mut seq = 0u32;
-            let (transitions, fired) = (&mut blk.transitions, &mut blk.fired);
+            let (transitions, fired, over) = (&mut blk.transitions, &mut blk.fired, &mut blk.over);
             let mut result = exp.expand(&s, budget, &mut |succ, path, budget| {
                 *transitions += 1;
                 *fired += path.len() as u64;
@@ -149,6 +152,10 @@ impl Level<'_> {
                 model.layout.pack(succ, &mut packed);
                 batch.push(&packed, (u64::from(p) << 32) | u64::from(seq));
                 seq += 1;
+                // A state may have any number of successors.
+                if batch.len() == BATCH_MAX {
+                    self.flush(&mut batch, budget, over)?;
+                }
                 Ok(())
             });
             let last = i + 1 == end || !matches!(result, Ok(true));
@@ -210,19 +217,20 @@ impl Level<'_> {
         for (j, &(h, _)) in found.iter().enumerate() {
             fetch(j + AHEAD);
             if !self.settled[shard_of(h)].contains(h, state(j)) {
-                misses.push((shard_of(h) as u32, j as u32));
+                misses.push(((shard_of(h) as u32) << 16) | j as u32);
             }
         }
         misses.sort_unstable();
         let (mut new, mut bytes) = (0u64, 0u64);
-        for run in misses.chunk_by(|a, b| a.0 == b.0) {
-            let mut pending = lock(&self.pending[run[0].0 as usize]);
-            for &(_, j) in run {
-                pending.prefetch(found[j as usize].0, words);
+        for run in misses.chunk_by(|a, b| a >> 16 == b >> 16) {
+            let mut pending = lock(&self.pending[(run[0] >> 16) as usize]);
+            for &m in run {
+                pending.prefetch(found[(m & 0xffff) as usize].0, words);
             }
-            for &(_, j) in run {
-                let (h, key) = found[j as usize];
-                if let Some(grew) = pending.offer(h, state(j as usize), key) {
+            for &m in run {
+                let j = (m & 0xffff) as usize;
+                let (h, key) = found[j];
+                if let Some(grew) = pending.offer(h, state(j), key) {
                     new += 1;
                     bytes += grew;
                 }
@@ -251,8 +259,8 @@ impl Level<'_> {
 struct Batch {
     words: Vec<u64>,
     found: Vec<(u64, u64)>,
-    /// The successors not in the settled table: (shard, index).
-    misses: Vec<(u32, u32)>,
+    /// The successors not in the settled table: shard << 16 | index.
+    misses: Vec<u32>,
 }
 
 impl Batch {

@@ -149,3 +149,25 @@ fn the_state_limit_cuts_at_the_same_state() {
         assert!(r.stdout.contains("states       1000"), "{}", r.stdout);
     }
 }
+
+#[test]
+fn a_state_with_more_successors_than_a_batch() {
+    // 8,190 successors of one state are looked up in several batches; the
+    // state limit then cuts the next level at the same state.
+    let args: Vec<String> = [
+        "check",
+        "tests/integration/inputs/threads/wide.gc",
+        "--reduction",
+        "none",
+        "--max-states",
+        "10000",
+    ]
+    .map(String::from)
+    .to_vec();
+    let r = same_for_every_thread_count(&args, 0);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert!(r.stdout.contains("states       10000"), "{}", r.stdout);
+    // The cut is in the second level: all 8,190 successors of the
+    // initial state were looked up before it.
+    assert!(r.stdout.contains("depth        2"), "{}", r.stdout);
+}
