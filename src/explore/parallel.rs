@@ -38,14 +38,14 @@ pub const BLOCK: usize = 256;
 
 /// Successors looked up together: enough to keep many table misses in
 /// flight at once, few enough to stay in the first-level cache.
-const BATCH: usize = 64;
+const BATCH: usize = 512;
 
 /// Successors held at most: a batch index fits 16 bits (see [`Batch`]).
 const BATCH_MAX: usize = 1 << 12;
 
 /// How far ahead of a lookup the next one's slot is fetched: about the
 /// misses a core keeps in flight (more only wait for a free buffer).
-const AHEAD: usize = 12;
+const AHEAD: usize = 24;
 
 /// Levels of fewer blocks than this are expanded on the calling thread
 /// alone: starting threads would cost more than it saves.
