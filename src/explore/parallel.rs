@@ -30,7 +30,7 @@ use super::budget::{Budget, Halt, TICK};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
 use super::search::{Expand, Findings, Found, Limits, Stop, check_state, replay};
 use super::store::{Full, Room, Store, hash};
-use super::table::{self, Links, Pending, SHARDS, Shard, shard_of};
+use super::table::{self, AHEAD, Links, Pending, SHARDS, Shard, shard_of};
 use crate::model::{LockMisuse, Model};
 
 /// States per block of work.
@@ -43,9 +43,6 @@ const BATCH: usize = 512;
 /// Successors held at most: a batch index fits 16 bits (see [`Batch`]).
 const BATCH_MAX: usize = 1 << 12;
 
-/// How far ahead of a lookup the next one's slot is fetched: about the
-/// misses a core keeps in flight (more only wait for a free buffer).
-const AHEAD: usize = 24;
 
 /// Levels of fewer blocks than this are expanded on the calling thread
 /// alone: starting threads would cost more than it saves.

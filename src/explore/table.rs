@@ -68,6 +68,10 @@ fn same(a: &[u64], b: &[u64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
+/// How far ahead of a lookup the slot of a later one is fetched: about the
+/// misses a core keeps in flight (more only wait for a free buffer).
+pub const AHEAD: usize = 24;
+
 /// Words per segment of a shard, at most.
 const SEGMENT_WORDS: usize = 1 << 13;
 
@@ -331,14 +335,25 @@ impl Pending {
     }
 
     /// The states held (packed) with their keys.
+    /// A set that fills a good part of its slots is read in slot order,
+    /// which the processor fetches ahead by itself; a sparse one through
+    /// its list of slots in use.
     pub fn iter(&self, words: usize) -> impl Iterator<Item = (&[u64], u64)> {
         let zero = self.zero.map(|k| (&self.zeros[..], k));
-        self.used
+        let dense = self.used.len() * 4 >= self.cap;
+        let in_order = self
+            .slots
+            .chunks_exact(words + 1)
+            .take(if dense { self.cap } else { 0 })
+            .filter(move |s| s[..words].iter().any(|&x| x != 0));
+        let by_list = self
+            .used
             .iter()
-            .map(move |&i| {
-                let s = &self.slots[i as usize * (words + 1)..(i as usize + 1) * (words + 1)];
-                (&s[..words], s[words])
-            })
+            .take(if dense { 0 } else { self.used.len() })
+            .map(move |&i| &self.slots[i as usize * (words + 1)..(i as usize + 1) * (words + 1)]);
+        in_order
+            .chain(by_list)
+            .map(move |s| (&s[..words], s[words]))
             .chain(zero)
     }
 
@@ -363,12 +378,25 @@ pub fn settle(
 ) {
     let cap = shard.cap_for(shard.len + pending.len());
     shard.regrow(cap, words);
+    let (first, base) = (keys.len(), states.len());
     for (w, key) in pending.iter(words) {
-        shard.put(hash(w), w);
         keys.push((key, (states.len() / words.max(1)) as u32));
         states.extend_from_slice(w);
     }
     pending.clear(words);
+    // The states are put from their new copy, read in order, each one's
+    // slot fetched ahead.
+    let new = &states[base..];
+    let state = |j: usize| &new[j * words..(j + 1) * words];
+    let n = keys.len() - first;
+    for j in 0..n {
+        if j + AHEAD < n {
+            let w = state(j + AHEAD);
+            shard.prefetch(hash(w), words);
+        }
+        let w = state(j);
+        shard.put(hash(w), w);
+    }
 }
 
 /// Bytes the table must add to take `extra[i]` more states in shard `i`,
