@@ -358,6 +358,10 @@ impl Transaction for Txs<'_> {
         &node[..node.len() - 1]
     }
 
+    fn disabled(&self, k: usize, from: &[i64]) -> bool {
+        super::reduced::guard_false(self.model, k, self.state(from))
+    }
+
     fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired {
         let (s, phase) = (self.state(from), from[from.len() - 1] != 0);
         let accessed = self.accessed(k, s);

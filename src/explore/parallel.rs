@@ -43,7 +43,6 @@ const BATCH: usize = 512;
 /// Successors held at most: a batch index fits 16 bits (see [`Batch`]).
 const BATCH_MAX: usize = 1 << 12;
 
-
 /// Levels of fewer blocks than this are expanded on the calling thread
 /// alone: starting threads would cost more than it saves.
 const SMALL_LEVEL: usize = 4;

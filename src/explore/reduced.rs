@@ -104,6 +104,10 @@ impl Transaction for Steps<'_> {
         node
     }
 
+    fn disabled(&self, k: usize, from: &[i64]) -> bool {
+        guard_false(self.model, k, from)
+    }
+
     fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired {
         match fire(self.model, &mut self.watch, k, from, out) {
             StepResult::Disabled => Fired::Disabled,
@@ -114,6 +118,15 @@ impl Transaction for Steps<'_> {
             },
         }
     }
+}
+
+/// Whether transition `k`'s guard is false in `s` (a guard that faults is
+/// not false: firing reports the fault).
+pub fn guard_false(model: &Model, k: usize, s: &[i64]) -> bool {
+    model.transitions[k]
+        .guard
+        .as_ref()
+        .is_some_and(|g| g.holds(s, &mut crate::model::NoAccess) == Ok(false))
 }
 
 /// Fires transition `k` from `s` into `out` with every check of the full
