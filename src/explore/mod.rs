@@ -34,7 +34,6 @@ pub use walk::{
 };
 
 use crate::model::Model;
-use search::Expand as _;
 
 /// Which state space to explore.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -139,65 +138,73 @@ impl Interference {
     }
 }
 
-/// Stubborn sets over the transactions `make` makes.
-fn over_steps<'m, R: stubborn::Transactions>(
-    model: &'m Model,
-    options: &Options,
-    watch: Watch,
-    progress: &mut dyn FnMut(&Stats),
-    make: impl Fn() -> R,
-) -> (Outcome, Watch) {
-    let mut exp = stubborn::OverSteps::new(model, make(), &make, options.interference);
-    *exp.steps().watching() = watch;
-    let mut o = search::search(model, &mut exp, &options.limits, options.deadlock, progress);
-    o.interference = Some(options.interference);
-    o.ignoring = Some(options.ignoring);
-    let run = exp.steps().parts().1;
-    o.stats.forced = run.forced.len() as u64;
-    o.boundaries = run.starts.iter().copied().collect();
-    let watch = std::mem::take(exp.steps().watching());
-    (o, watch)
-}
-
 /// A search read off summaries, on one worker: summaries are a cache
 /// shared by the whole run, and what it computes and reuses depends on the
 /// order of work.
 fn summarized<X: summaries::Stepper + Send>(
     model: &Model,
     options: &Options,
+    watch: &mut Option<Watch>,
     progress: &mut dyn FnMut(&Stats),
     exp: summaries::Summaries<'_, X>,
 ) -> Outcome {
-    let (limits, deadlock) = (&options.limits, options.deadlock);
     let mut exps = [exp];
-    let mut o = parallel::search(model, &mut exps, limits, deadlock, options.block, progress);
+    let mut o = search_with(model, options, watch, progress, &mut exps);
     o.stats.forced = exps[0].stats.forced;
     o.ignoring = Some(options.ignoring);
     o.summaries = Some(exps[0].stats);
     o
 }
 
-/// The search with one expander per worker, made by `make`.
+/// The search over `exps`, one per worker. A watch goes to the first
+/// expander, and comes back in `watch` after the search.
+fn search_with<E: search::Expand + Send>(
+    model: &Model,
+    options: &Options,
+    watch: &mut Option<Watch>,
+    progress: &mut dyn FnMut(&Stats),
+    exps: &mut [E],
+) -> Outcome {
+    if let (Some(w), Some(slot)) = (watch.take(), exps[0].watch()) {
+        *slot = w;
+    }
+    let (limits, deadlock) = (&options.limits, options.deadlock);
+    let o = parallel::search(model, exps, limits, deadlock, options.block, progress);
+    if let Some(w) = exps[0].watch() {
+        *watch = Some(std::mem::take(w));
+    }
+    o
+}
+
+/// The search with one expander per worker, made by `make`. A watched
+/// search has one worker: what a watch records and narrows follows the
+/// order of the search.
 fn on_workers<E: search::Expand + Send>(
     model: &Model,
     options: &Options,
+    watch: &mut Option<Watch>,
     progress: &mut dyn FnMut(&Stats),
     make: impl Fn() -> E,
 ) -> Outcome {
-    let mut exps: Vec<_> = (0..options.workers().max(1)).map(|_| make()).collect();
-    let (limits, deadlock) = (&options.limits, options.deadlock);
-    parallel::search(model, &mut exps, limits, deadlock, options.block, progress)
+    let workers = if watch.is_some() {
+        1
+    } else {
+        options.workers().max(1)
+    };
+    let mut exps: Vec<_> = (0..workers).map(|_| make()).collect();
+    search_with(model, options, watch, progress, &mut exps)
 }
 
-/// [`over_steps`] on every worker.
-fn over_steps_parallel<'m, R: stubborn::Transactions + Send>(
+/// Stubborn sets over the transactions `make` makes.
+fn over_steps<'m, R: stubborn::Transactions + Send>(
     model: &'m Model,
     options: &Options,
+    watch: &mut Option<Watch>,
     progress: &mut dyn FnMut(&Stats),
     make: impl Fn() -> R,
 ) -> Outcome {
     let over = || stubborn::OverSteps::new(model, make(), &make, options.interference);
-    let mut o = on_workers(model, options, progress, over);
+    let mut o = on_workers(model, options, watch, progress, over);
     o.interference = Some(options.interference);
     o.ignoring = Some(options.ignoring);
     o
@@ -205,147 +212,69 @@ fn over_steps_parallel<'m, R: stubborn::Transactions + Send>(
 
 /// Checks `model`, calling `progress` now and then during long runs.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
-    run_parallel(model, options, progress)
+    run(model, options, &mut None, progress)
 }
 
-/// [`check`] on [`Options::workers`] threads: one expander per worker,
-/// what they find besides successors merged by the search up to its cut.
-fn run_parallel(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
+/// [`check`] with a [`Watch`]: records accesses, or explores without
+/// enforcing the discipline (a lockset pass). Returns the watch with its log.
+pub fn check_watched(model: &Model, options: &Options, watch: Watch) -> (Outcome, Watch) {
+    let mut watch = Some(watch);
+    let o = run(model, options, &mut watch, &mut |_| {});
+    (o, watch.unwrap_or_default())
+}
+
+/// [`check`] on [`Options::workers`] threads (one when watched): one
+/// expander per worker, what they find besides successors merged by the
+/// search up to its cut.
+fn run(
+    model: &Model,
+    options: &Options,
+    watch: &mut Option<Watch>,
+    progress: &mut dyn FnMut(&Stats),
+) -> Outcome {
     let ignoring = options.ignoring;
     match options.reduction {
-        Reduction::None => on_workers(model, options, progress, || full::Full::new(model)),
+        Reduction::None => on_workers(model, options, watch, progress, || full::Full::new(model)),
         Reduction::Sc if options.summaries => {
             let class = summaries::uniform(model, crate::classify::classify(model));
-            summarized(
-                model,
-                options,
-                progress,
-                summaries::Summaries::new(model, &class),
-            )
+            let exp = summaries::Summaries::new(model, &class);
+            summarized(model, options, watch, progress, exp)
         }
         Reduction::Sc => {
             let class = crate::classify::classify(model);
             let make = || reduced::Reduced::new(model, &class, ignoring);
-            let mut o = on_workers(model, options, progress, make);
+            let mut o = on_workers(model, options, watch, progress, make);
             o.ignoring = Some(ignoring);
             o
         }
         Reduction::Movers if options.summaries => {
             let class = crate::classify::classify(model);
             let txs = movers::Txs::for_summaries(model, &class);
-            summarized(
-                model,
-                options,
-                progress,
-                summaries::Summaries::with(model, txs),
-            )
+            let exp = summaries::Summaries::with(model, txs);
+            summarized(model, options, watch, progress, exp)
         }
         Reduction::Stubborn => {
             let make = || stubborn::Stubborn::new(model, options.interference);
-            let mut o = on_workers(model, options, progress, make);
+            let mut o = on_workers(model, options, watch, progress, make);
             o.interference = Some(options.interference);
             o
         }
         Reduction::ScStubborn => {
             let class = crate::classify::classify(model);
             let steps = || reduced::Reduced::new(model, &class, ignoring);
-            over_steps_parallel(model, options, progress, steps)
-        }
-        Reduction::MoversStubborn => {
-            let class = crate::classify::classify(model);
-            let txs = || movers::Movers::new(model, &class, ignoring);
-            over_steps_parallel(model, options, progress, txs)
-        }
-        Reduction::Movers => {
-            let class = crate::classify::classify(model);
-            let make = || movers::Movers::new(model, &class, ignoring);
-            let mut o = on_workers(model, options, progress, make);
-            o.ignoring = Some(ignoring);
-            o
-        }
-    }
-}
-
-/// [`check`] with a [`Watch`]: records accesses, or explores without
-/// enforcing the discipline (a lockset pass). Returns the watch with its log.
-pub fn check_watched(model: &Model, options: &Options, watch: Watch) -> (Outcome, Watch) {
-    run(model, options, watch, &mut |_| {})
-}
-
-fn run(
-    model: &Model,
-    options: &Options,
-    watch: Watch,
-    progress: &mut dyn FnMut(&Stats),
-) -> (Outcome, Watch) {
-    let (limits, deadlock) = (&options.limits, options.deadlock);
-    match options.reduction {
-        Reduction::None => {
-            let mut exp = full::Full::new(model);
-            exp.watch = watch;
-            let o = search::search(model, &mut exp, limits, deadlock, progress);
-            (o, exp.watch)
-        }
-        Reduction::Sc if options.summaries => {
-            let class = summaries::uniform(model, crate::classify::classify(model));
-            let mut exp = summaries::Summaries::new(model, &class);
-            *exp.watch_mut() = watch;
-            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
-            o.stats.forced = exp.stats.forced;
-            o.ignoring = Some(options.ignoring);
-            o.summaries = Some(exp.stats);
-            let watch = std::mem::take(exp.watch_mut());
-            (o, watch)
-        }
-        Reduction::Movers if options.summaries => {
-            let class = crate::classify::classify(model);
-            let txs = movers::Txs::for_summaries(model, &class);
-            let mut exp = summaries::Summaries::with(model, txs);
-            *exp.watch_mut() = watch;
-            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
-            o.stats.forced = exp.stats.forced;
-            o.ignoring = Some(options.ignoring);
-            o.summaries = Some(exp.stats);
-            let watch = std::mem::take(exp.watch_mut());
-            (o, watch)
-        }
-        Reduction::Sc => {
-            let class = crate::classify::classify(model);
-            let mut exp = reduced::Reduced::new(model, &class, options.ignoring);
-            *exp.watch_mut() = watch;
-            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
-            o.stats.forced = exp.run.forced.len() as u64;
-            o.ignoring = Some(options.ignoring);
-            o.boundaries = exp.run.starts.iter().copied().collect();
-            (o, exp.into_watch())
-        }
-        Reduction::Stubborn => {
-            let mut exp = stubborn::Stubborn::new(model, options.interference);
-            *exp.watch_mut() = watch;
-            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
-            o.interference = Some(options.interference);
-            let watch = exp.watch().map(std::mem::take).unwrap_or_default();
-            (o, watch)
-        }
-        Reduction::ScStubborn => {
-            let class = crate::classify::classify(model);
-            let steps = || reduced::Reduced::new(model, &class, options.ignoring);
             over_steps(model, options, watch, progress, steps)
         }
         Reduction::MoversStubborn => {
             let class = crate::classify::classify(model);
-            let txs = || movers::Movers::new(model, &class, options.ignoring);
+            let txs = || movers::Movers::new(model, &class, ignoring);
             over_steps(model, options, watch, progress, txs)
         }
         Reduction::Movers => {
             let class = crate::classify::classify(model);
-            let mut exp = movers::Movers::new(model, &class, options.ignoring);
-            *exp.watch_mut() = watch;
-            let mut o = search::search(model, &mut exp, limits, deadlock, progress);
-            o.stats.forced = exp.run.forced.len() as u64;
-            o.ignoring = Some(options.ignoring);
-            o.boundaries = exp.run.starts.iter().copied().collect();
-            (o, exp.into_watch())
+            let make = || movers::Movers::new(model, &class, ignoring);
+            let mut o = on_workers(model, options, watch, progress, make);
+            o.ignoring = Some(ignoring);
+            o
         }
     }
 }

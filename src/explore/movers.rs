@@ -88,16 +88,6 @@ impl<'m> Movers<'m> {
             run: Run::new(ignoring),
         }
     }
-
-    /// What the search watches besides the semantics.
-    pub fn watch_mut(&mut self) -> &mut Watch {
-        &mut self.txs.watch
-    }
-
-    /// Takes the watch out, with its log.
-    pub fn into_watch(self) -> Watch {
-        self.txs.watch
-    }
 }
 
 impl super::stubborn::Transactions for Movers<'_> {

@@ -71,11 +71,6 @@ impl<'m> Reduced<'m> {
     pub fn watch_mut(&mut self) -> &mut Watch {
         &mut self.steps.watch
     }
-
-    /// Takes the watch out, with its log.
-    pub fn into_watch(self) -> Watch {
-        self.steps.watch
-    }
 }
 
 /// The transitions that are both-movers: invisible, touching only their own

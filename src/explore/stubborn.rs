@@ -556,11 +556,6 @@ impl<'m> Stubborn<'m> {
             }),
         }
     }
-
-    /// What the search watches besides the semantics.
-    pub fn watch_mut(&mut self) -> &mut Watch {
-        &mut self.full.watch
-    }
 }
 
 impl Expand for Stubborn<'_> {
@@ -712,11 +707,6 @@ impl<'m, R: Transactions> OverSteps<'m, R> {
                 )
             }),
         }
-    }
-
-    /// The transactions underneath.
-    pub fn steps(&mut self) -> &mut R {
-        &mut self.steps
     }
 }
 
