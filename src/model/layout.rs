@@ -64,8 +64,19 @@ impl Layout {
     /// Packs `s` into `out` (`out.len() == self.words()`).
     pub fn pack(&self, s: &[i64], out: &mut [u64]) {
         out.fill(0);
+        // Fields come in word order: each word is built in a register and
+        // written once (an `|=` into memory per field makes every field
+        // wait for the store of the one before).
+        let (mut word, mut acc) = (0, 0u64);
         for (f, &v) in self.fields.iter().zip(s) {
-            out[f.word] |= (v.wrapping_sub(f.lo) as u64 & f.mask) << f.shift;
+            if f.word != word {
+                out[word] = acc;
+                (word, acc) = (f.word, 0);
+            }
+            acc |= (v.wrapping_sub(f.lo) as u64 & f.mask) << f.shift;
+        }
+        if let Some(w) = out.get_mut(word) {
+            *w = acc;
         }
     }
 
