@@ -40,7 +40,7 @@ pub const BLOCK: usize = 256;
 /// flight at once, few enough to stay in the first-level cache.
 const BATCH: usize = 512;
 
-/// Successors held at most: a batch index fits 16 bits (see [`Batch`]).
+/// Successors held at most.
 const BATCH_MAX: usize = 1 << 12;
 
 /// Levels of fewer blocks than this are expanded on the calling thread
@@ -202,6 +202,7 @@ impl Level<'_> {
             words: packed,
             found,
             misses,
+            order,
         } = batch;
         let state = |j: usize| &packed[j * words..(j + 1) * words];
         let fetch = |j: usize| {
@@ -210,21 +211,37 @@ impl Level<'_> {
             }
         };
         (0..AHEAD).for_each(fetch);
+        // The misses, then grouped by shard (a counting sort).
+        let mut first = [0u32; SHARDS + 1];
         for (j, &(h, _)) in found.iter().enumerate() {
             fetch(j + AHEAD);
             if !self.settled[shard_of(h)].contains(h, state(j)) {
-                misses.push(((shard_of(h) as u32) << 16) | j as u32);
+                misses.push(j as u32);
+                first[shard_of(h) + 1] += 1;
             }
         }
-        misses.sort_unstable();
+        for i in 0..SHARDS {
+            first[i + 1] += first[i];
+        }
+        order.resize(misses.len(), 0);
+        let mut at = first;
+        for &j in misses.iter() {
+            let shard = shard_of(found[j as usize].0);
+            order[at[shard] as usize] = j;
+            at[shard] += 1;
+        }
         let (mut new, mut bytes) = (0u64, 0u64);
-        for run in misses.chunk_by(|a, b| a >> 16 == b >> 16) {
-            let mut pending = lock(&self.pending[(run[0] >> 16) as usize]);
-            for &m in run {
-                pending.prefetch(found[(m & 0xffff) as usize].0, words);
+        for shard in 0..SHARDS {
+            let run = &order[first[shard] as usize..first[shard + 1] as usize];
+            if run.is_empty() {
+                continue;
             }
-            for &m in run {
-                let j = (m & 0xffff) as usize;
+            let mut pending = lock(&self.pending[shard]);
+            for &j in run {
+                pending.prefetch(found[j as usize].0, words);
+            }
+            for &j in run {
+                let j = j as usize;
                 let (h, key) = found[j];
                 if let Some(grew) = pending.offer(h, state(j), key) {
                     new += 1;
@@ -255,8 +272,10 @@ impl Level<'_> {
 struct Batch {
     words: Vec<u64>,
     found: Vec<(u64, u64)>,
-    /// The successors not in the settled table: shard << 16 | index.
+    /// The successors not in the settled table, by index.
     misses: Vec<u32>,
+    /// The same grouped by shard.
+    order: Vec<u32>,
 }
 
 impl Batch {
