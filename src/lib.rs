@@ -29,13 +29,13 @@ pub use certify::{
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, ErrorPlace, Source};
 pub use explore::{
-    Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,
-    simulate,
+    Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Interference, Kept, Kind, Limit,
+    Limits, Options, Outcome, Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step,
+    StepResult, SummaryStats, Verdict, Violation, check, replay, resident_bytes, state_graph, step,
 };
 pub use explore::{
-    GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Interference, Kind, Limit, Limits, Options,
-    Outcome, Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult,
-    SummaryStats, Verdict, Violation, check, replay, resident_bytes, state_graph, step,
+    Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,
+    simulate,
 };
 pub use export::{
     MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,

@@ -58,6 +58,11 @@ pub struct CheckReport {
     pub elapsed_ms: f64,
     /// Bytes of state storage per stored state.
     pub bytes_per_state: f64,
+    /// `--hash-compact`, `--bitstate`: the store, and what it may have
+    /// missed. A verdict of `holds` under it is probabilistic. Absent for
+    /// the exact store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<StoreRow>,
     /// The limit that ended the run, when inconclusive.
     pub limit: Option<String>,
     /// The violation, when violated.
@@ -78,6 +83,47 @@ pub struct WarningRow {
     pub states: u64,
     /// The first one met, described.
     pub first: String,
+}
+
+/// A store that is not exact, and what it may have missed.
+#[derive(Clone, Debug, Serialize)]
+pub struct StoreRow {
+    /// `hash-compact` or `bitstate`.
+    pub kind: &'static str,
+    /// `bitstate`: bits in the array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bits: Option<u64>,
+    /// `bitstate`: bits set per state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hash_functions: Option<u32>,
+    /// `bitstate`: bits of the array per stored state (SPIN's hash factor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bits_per_state: Option<f64>,
+    /// `hash-compact`: a bound on the probability that any state was
+    /// missed; `bitstate`: on the probability that a new state met in the
+    /// run was taken for a visited one.
+    pub omission_probability: f64,
+    /// Whether a `holds` is probabilistic: always, for these stores.
+    pub probabilistic: bool,
+}
+
+impl StoreRow {
+    fn of(c: &crate::explore::Coverage) -> StoreRow {
+        let (kind, bits, hash_functions) = match c.kept {
+            crate::explore::Kept::Bitstate { log2, hashes } => {
+                ("bitstate", Some(1u64 << log2), Some(hashes))
+            }
+            _ => ("hash-compact", None, None),
+        };
+        StoreRow {
+            kind,
+            bits,
+            hash_functions,
+            bits_per_state: c.bits_per_state.map(|b| (b * 10.0).round() / 10.0),
+            omission_probability: c.omission,
+            probabilistic: true,
+        }
+    }
 }
 
 /// What `--summaries` computed and reused.
@@ -278,6 +324,7 @@ impl CheckReport {
                 .collect(),
             elapsed_ms: (s.elapsed.as_secs_f64() * 1e5).round() / 100.0,
             bytes_per_state: (s.bytes_per_state() * 10.0).round() / 10.0,
+            store: outcome.coverage.as_ref().map(StoreRow::of),
             limit,
             violation: violation.map(|v| describe(model, v)),
             trace: violation.map_or_else(Vec::new, |v| {
@@ -759,6 +806,28 @@ impl fmt::Display for CheckReport {
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
+        if let Some(st) = &self.store {
+            match (st.bits, st.hash_functions, st.bits_per_state) {
+                (Some(bits), Some(k), Some(per)) => writeln!(
+                    f,
+                    "store        bitstate: {bits} bits, {k} per state, {per:.1} bits/state; \
+                     a new state was taken for a visited one with probability <= {:.2e}",
+                    st.omission_probability
+                )?,
+                _ => writeln!(
+                    f,
+                    "store        hash-compact (64-bit fingerprints); \
+                     probability that any state was missed <= {:.2e}",
+                    st.omission_probability
+                )?,
+            }
+            if self.verdict == "holds" {
+                writeln!(
+                    f,
+                    "             `holds` is probabilistic: states may have been missed"
+                )?;
+            }
+        }
         if let (true, Some(rows)) = (self.show_transactions, &self.transactions) {
             writeln!(
                 f,

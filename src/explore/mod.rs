@@ -97,6 +97,69 @@ pub struct Options {
     /// blocks runs on one thread).
     #[doc(hidden)]
     pub block: usize,
+    /// What the visited set keeps of a state.
+    pub kept: Kept,
+}
+
+/// What the visited set keeps of each state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kept {
+    /// The state: exact.
+    #[default]
+    Exact,
+    /// A 64-bit fingerprint (`--hash-compact`): two states with the same
+    /// fingerprint count as one, so a state may be missed.
+    HashCompact,
+    /// `hashes` bits in an array of `2^log2` (`--bitstate`, SPIN's
+    /// supertrace): a state whose bits are all set counts as visited.
+    Bitstate {
+        /// The array has `2^log2` bits.
+        log2: u32,
+        /// Bits per state.
+        hashes: u32,
+    },
+}
+
+impl Kept {
+    /// What a run that stored `states` states may have missed, when the
+    /// store is not exact.
+    pub fn coverage(self, states: u64) -> Option<Coverage> {
+        let n = states as f64;
+        match self {
+            Kept::Exact => None,
+            // The birthday bound: two of n fingerprints are equal with
+            // probability at most n(n-1)/2 / 2^64.
+            Kept::HashCompact => Some(Coverage {
+                kept: self,
+                omission: (n * (n - 1.0) / 2.0 / 2f64.powi(64)).min(1.0),
+                bits_per_state: None,
+            }),
+            // A new state is taken for a visited one when its k bits are
+            // set already: with n states in m bits, with probability
+            // (1 - e^(-kn/m))^k, the most any lookup of the run faced.
+            Kept::Bitstate { log2, hashes } => {
+                let (m, k) = (2f64.powi(log2 as i32), f64::from(hashes));
+                Some(Coverage {
+                    kept: self,
+                    omission: (1.0 - (-k * n / m).exp()).powf(k),
+                    bits_per_state: Some(if n > 0.0 { m / n } else { m }),
+                })
+            }
+        }
+    }
+}
+
+/// What a run with a store that is not exact may have missed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Coverage {
+    /// The store.
+    pub kept: Kept,
+    /// `--hash-compact`: a bound on the probability that any state was
+    /// missed. `--bitstate`: a bound on the probability that a new state
+    /// met during the run was taken for a visited one.
+    pub omission: f64,
+    /// `--bitstate`: bits of the array per stored state (SPIN's hash factor).
+    pub bits_per_state: Option<f64>,
 }
 
 impl Options {
@@ -169,10 +232,19 @@ fn search_with<E: search::Expand + Send>(
         *slot = w;
     }
     let (limits, deadlock) = (&options.limits, options.deadlock);
-    let o = parallel::search(model, exps, limits, deadlock, options.block, progress);
+    let mut o = parallel::search(
+        model,
+        exps,
+        limits,
+        deadlock,
+        options.block,
+        options.kept,
+        progress,
+    );
     if let Some(w) = exps[0].watch() {
         *watch = Some(std::mem::take(w));
     }
+    o.coverage = options.kept.coverage(o.stats.states);
     o
 }
 

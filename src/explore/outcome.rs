@@ -226,6 +226,8 @@ pub struct Outcome {
     pub boundaries: Vec<(usize, i64)>,
     /// `--summaries`: what was computed and reused.
     pub summaries: Option<super::SummaryStats>,
+    /// `--hash-compact`, `--bitstate`: what the run may have missed.
+    pub coverage: Option<super::Coverage>,
 }
 
 impl Outcome {
@@ -240,6 +242,7 @@ impl Outcome {
             interference: None,
             boundaries: Vec::new(),
             summaries: None,
+            coverage: None,
         }
     }
 }

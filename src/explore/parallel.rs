@@ -26,11 +26,12 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
+use super::Kept;
 use super::budget::{Budget, Halt, TICK};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
 use super::search::{Expand, Findings, Found, Limits, Stop, check_state, replay};
 use super::store::{Full, Room, Store, hash};
-use super::table::{self, AHEAD, Links, Pending, SHARDS, Shard, shard_of};
+use super::table::{self, AHEAD, Bits, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
 use crate::model::{LockMisuse, Model};
 
 /// States per block of work.
@@ -76,6 +77,10 @@ struct Level<'a> {
     frontier: &'a [u64],
     first: u32,
     settled: &'a [Shard],
+    /// `--bitstate`: the bit array, which stands for the settled table.
+    bits: Option<&'a Bits>,
+    /// `--hash-compact`: the table keeps fingerprints.
+    compact: bool,
     pending: &'a [Mutex<Pending>],
     blocks: Vec<Mutex<Option<Block>>>,
     next: AtomicUsize,
@@ -146,7 +151,7 @@ impl Level<'_> {
                     budget.check_time()?;
                 }
                 model.layout.pack(succ, &mut packed);
-                batch.push(&packed, (u64::from(p) << 32) | u64::from(seq));
+                batch.push(&packed, (u64::from(p) << 32) | u64::from(seq), self.compact);
                 seq += 1;
                 // A state may have any number of successors.
                 if batch.len() == BATCH_MAX {
@@ -200,14 +205,26 @@ impl Level<'_> {
         let words = self.words;
         let Batch {
             words: packed,
+            kept,
             found,
             misses,
             order,
         } = batch;
+        // What the visited set keeps of a state: the state, or its
+        // fingerprint (then the state is the payload).
+        let fw = if self.compact { 1 } else { words };
         let state = |j: usize| &packed[j * words..(j + 1) * words];
+        let key_words = |j: usize| {
+            if self.compact {
+                &kept[j..j + 1]
+            } else {
+                state(j)
+            }
+        };
+        let payload = |j: usize| if self.compact { state(j) } else { &[][..] };
         let fetch = |j: usize| {
-            if let Some(&(h, _)) = found.get(j) {
-                self.settled[shard_of(h)].prefetch(h, words);
+            if let (Some(&(h, _)), None) = (found.get(j), self.bits) {
+                self.settled[shard_of(h)].prefetch(h, fw);
             }
         };
         (0..AHEAD).for_each(fetch);
@@ -215,7 +232,11 @@ impl Level<'_> {
         let mut first = [0u32; SHARDS + 1];
         for (j, &(h, _)) in found.iter().enumerate() {
             fetch(j + AHEAD);
-            if !self.settled[shard_of(h)].contains(h, state(j)) {
+            let seen = match self.bits {
+                Some(bits) => bits.test(h, state(j)),
+                None => self.settled[shard_of(h)].contains(h, key_words(j)),
+            };
+            if !seen {
                 misses.push(j as u32);
                 first[shard_of(h) + 1] += 1;
             }
@@ -238,12 +259,12 @@ impl Level<'_> {
             }
             let mut pending = lock(&self.pending[shard]);
             for &j in run {
-                pending.prefetch(found[j as usize].0, words);
+                pending.prefetch(found[j as usize].0);
             }
             for &j in run {
                 let j = j as usize;
                 let (h, key) = found[j];
-                if let Some(grew) = pending.offer(h, state(j), key) {
+                if let Some(grew) = pending.offer(h, key_words(j), key, payload(j)) {
                     new += 1;
                     bytes += grew;
                 }
@@ -251,6 +272,7 @@ impl Level<'_> {
         }
         found.clear();
         packed.clear();
+        kept.clear();
         misses.clear();
         if new == 0 {
             return Ok(());
@@ -271,6 +293,9 @@ impl Level<'_> {
 #[derive(Default)]
 struct Batch {
     words: Vec<u64>,
+    /// `--hash-compact`: the states' fingerprints.
+    kept: Vec<u64>,
+    /// Per state: the hash of what the visited set keeps of it, and its key.
     found: Vec<(u64, u64)>,
     /// The successors not in the settled table, by index.
     misses: Vec<u32>,
@@ -279,9 +304,16 @@ struct Batch {
 }
 
 impl Batch {
-    fn push(&mut self, w: &[u64], key: u64) {
+    fn push(&mut self, w: &[u64], key: u64, compact: bool) {
         self.words.extend_from_slice(w);
-        self.found.push((hash(w), key));
+        let h = if compact {
+            let f = fingerprint(w);
+            self.kept.push(f);
+            hash(&[f])
+        } else {
+            hash(w)
+        };
+        self.found.push((h, key));
     }
 
     fn len(&self) -> usize {
@@ -369,17 +401,28 @@ pub fn search<E: Expand + Send>(
     limits: &Limits,
     deadlock: bool,
     block: usize,
+    kept: Kept,
     progress: &mut dyn FnMut(&Stats),
 ) -> Outcome {
     let block = if block == 0 { BLOCK } else { block };
     let mut budget = Budget::new(limits);
     let words = model.layout.words();
+    let compact = kept == Kept::HashCompact;
+    let bits = match kept {
+        Kept::Bitstate { log2, hashes } => Some(Bits::new(log2, hashes)),
+        _ => None,
+    };
+    let bits_bytes = bits.as_ref().map_or(0, Bits::bytes);
+    // What the table and the pending sets keep of a state, and the payload.
+    let (fw, pw) = if compact { (1, words) } else { (words, 0) };
     let mut settled: Vec<Shard> = (0..SHARDS).map(|_| Shard::default()).collect();
-    let mut pending: Vec<Mutex<Pending>> = (0..SHARDS).map(|_| Mutex::default()).collect();
+    let mut pending: Vec<Mutex<Pending>> = (0..SHARDS)
+        .map(|_| Mutex::new(Pending::new(fw, pw)))
+        .collect();
     let mut links = Links::default();
     let mut stats = Stats::default();
     let store_bytes =
-        |settled: &[Shard], links: &Links| table::table_bytes(settled) + links.bytes();
+        |settled: &[Shard], links: &Links| table::table_bytes(settled) + links.bytes() + bits_bytes;
     // The findings of the blocks counted so far (none past a cut).
     let mut found = Findings::default();
     let mut forced: Store<u8> = Store::new(words);
@@ -398,12 +441,20 @@ pub fn search<E: Expand + Send>(
         );
     }
     {
-        let h = hash(&frontier);
-        let mut p = Pending::default();
-        p.offer(h, &frontier, 0);
+        let mut batch = Batch::default();
+        batch.push(&frontier, 0, compact);
+        let h = batch.found[0].0;
+        let key_words = if compact {
+            &batch.kept[..]
+        } else {
+            &frontier[..]
+        };
+        let mut p = Pending::new(fw, pw);
+        p.offer(h, key_words, 0, if compact { &frontier } else { &[] });
         let (mut keys, mut states) = (Vec::new(), Vec::new());
         table::settle(
             &mut settled[shard_of(h)],
+            bits.as_ref(),
             &mut p,
             words,
             &mut keys,
@@ -458,6 +509,8 @@ pub fn search<E: Expand + Send>(
             frontier: &frontier,
             first,
             settled: &settled,
+            bits: bits.as_ref(),
+            compact,
             pending: &pending,
             blocks: (0..n.div_ceil(block)).map(|_| Mutex::default()).collect(),
             next: AtomicUsize::new(0),
@@ -502,7 +555,7 @@ pub fn search<E: Expand + Send>(
             let key = (u64::from(last) << 32) | u64::from(u32::MAX);
             let count: u64 = pending
                 .iter()
-                .map(|p| lock(p).iter(words).filter(|&(_, k)| k <= key).count() as u64)
+                .map(|p| lock(p).iter().filter(|&(_, k, _)| k <= key).count() as u64)
                 .sum();
             if count > lv.room {
                 // The first block whose successors pass the limit: the one
@@ -512,8 +565,8 @@ pub fn search<E: Expand + Send>(
                     .iter()
                     .flat_map(|p| {
                         lock(p)
-                            .iter(words)
-                            .map(|(_, k)| k)
+                            .iter()
+                            .map(|(_, k, _)| k)
                             .filter(|&k| k <= key)
                             .collect::<Vec<_>>()
                     })
@@ -623,7 +676,11 @@ pub fn search<E: Expand + Send>(
         // the pending states in, number them by key.
         let extra: Vec<usize> = pending.iter().map(|p| lock(p).len()).collect();
         let total: usize = extra.iter().sum();
-        let (grow, peak) = table::growth(&settled, &extra, words);
+        let (grow, peak) = if bits.is_some() {
+            (0, 0)
+        } else {
+            table::growth(&settled, &extra, fw)
+        };
         // The new table and links, and the numbering: each new state's key
         // and copy, sorted, then copied into the next frontier.
         let need = grow + peak + links.growth(total) + (total * (16 + 2 * words * 8)) as u64;
@@ -659,7 +716,7 @@ pub fn search<E: Expand + Send>(
                 let p = p
                     .get_mut()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                table::settle(s, p, words, keys, states);
+                table::settle(s, bits.as_ref(), p, words, keys, states);
             }
             keys.sort_unstable();
         });

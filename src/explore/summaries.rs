@@ -313,11 +313,6 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         }
     }
 
-    /// What the search watches besides the semantics.
-    pub fn watch_mut(&mut self) -> &mut Watch {
-        self.steps.watch_mut()
-    }
-
     /// The node without a stack of thread `t` in `s`.
     fn canon(&self, t: usize, s: &[i64]) -> Vec<i64> {
         let mut out = s.to_vec();

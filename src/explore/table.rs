@@ -232,37 +232,56 @@ impl Shard {
 /// The states found for the next level in one shard, each with the
 /// smallest key (`parent id << 32 | emit index`) that reached it.
 ///
-/// Linear probing over slots of the state's words followed by its key, so
-/// that an offer touches one place in memory (a lookup is the search's
-/// other cache miss besides the settled table), and that place can be
-/// fetched ahead ([`Pending::prefetch`]).
+/// Linear probing over slots of what the visited set keeps of a state
+/// (its packed words, or under `--hash-compact` its fingerprint), then its
+/// key, then the state itself where that differs (the payload, for the
+/// next level's frontier). An offer touches one place in memory (a lookup
+/// is the search's other cache miss besides the settled table), and that
+/// place can be fetched ahead ([`Pending::prefetch`]).
 #[derive(Default)]
 pub struct Pending {
     slots: Vec<u64>,
     cap: usize,
+    /// Words of what is kept, and of the payload.
+    fw: usize,
+    pw: usize,
     /// The slots in use, so that a level's states are read and forgotten
     /// in the time of their number, not of the table's size.
     used: Vec<u32>,
-    /// The key of the all-zero state, which an empty slot cannot hold.
+    /// The key and payload of the all-zero kept words, which an empty slot
+    /// cannot hold.
     zero: Option<u64>,
-    /// That state's words.
     zeros: Vec<u64>,
 }
 
 impl Pending {
-    /// See [`Shard::prefetch`].
-    #[inline]
-    pub fn prefetch(&self, h: u64, words: usize) {
-        if self.cap > 0 {
-            prefetch(&self.slots[home(h, self.cap) * (words + 1)]);
+    /// A set of states kept as `fw` words, with `pw` words of payload.
+    pub fn new(fw: usize, pw: usize) -> Pending {
+        Pending {
+            fw,
+            pw,
+            ..Pending::default()
         }
     }
 
-    /// Offers packed state `w` (hash `h`) reached with `key`; returns the
-    /// bytes the set grew by when the state is new to it, else `None`.
+    fn stride(&self) -> usize {
+        self.fw + 1 + self.pw
+    }
+
+    /// See [`Shard::prefetch`].
     #[inline]
-    pub fn offer(&mut self, h: u64, w: &[u64], key: u64) -> Option<u64> {
-        let words = w.len();
+    pub fn prefetch(&self, h: u64) {
+        if self.cap > 0 {
+            prefetch(&self.slots[home(h, self.cap) * self.stride()]);
+        }
+    }
+
+    /// Offers kept words `w` (hash `h`) reached with `key`, with its
+    /// payload; returns the bytes the set grew by when it is new to it,
+    /// else `None`.
+    #[inline]
+    pub fn offer(&mut self, h: u64, w: &[u64], key: u64, payload: &[u64]) -> Option<u64> {
+        let (fw, stride) = (self.fw, self.stride());
         if w.iter().all(|&x| x == 0) {
             return match &mut self.zero {
                 Some(k) => {
@@ -271,26 +290,27 @@ impl Pending {
                 }
                 None => {
                     self.zero = Some(key);
-                    self.zeros = vec![0; words];
+                    self.zeros = w.iter().chain(payload).copied().collect();
                     Some(0)
                 }
             };
         }
         let before = self.bytes();
         if (self.used.len() + 1) * 4 > self.cap * 3 {
-            self.regrow(words);
+            self.regrow();
         }
         let mut i = home(h, self.cap);
         loop {
-            let slot = &mut self.slots[i * (words + 1)..(i + 1) * (words + 1)];
-            let (state, k) = slot.split_at_mut(words);
-            if same(state, w) {
-                k[0] = k[0].min(key);
+            let slot = &mut self.slots[i * stride..(i + 1) * stride];
+            let (kept, rest) = slot.split_at_mut(fw);
+            if same(kept, w) {
+                rest[0] = rest[0].min(key);
                 return None;
             }
-            if state.iter().all(|&x| x == 0) {
-                state.copy_from_slice(w);
-                k[0] = key;
+            if kept.iter().all(|&x| x == 0) {
+                kept.copy_from_slice(w);
+                rest[0] = key;
+                rest[1..].copy_from_slice(payload);
                 self.used.push(i as u32);
                 return Some(self.bytes() - before);
             }
@@ -303,14 +323,15 @@ impl Pending {
 
     /// Doubles the slots.
     #[cold]
-    fn regrow(&mut self, words: usize) {
+    fn regrow(&mut self) {
+        let (fw, stride) = (self.fw, self.stride());
         let cap = (self.cap * 2).max(64);
-        let old = std::mem::replace(&mut self.slots, vec![0; cap * (words + 1)]);
+        let old = std::mem::replace(&mut self.slots, vec![0; cap * stride]);
         self.cap = cap;
         for u in &mut self.used {
-            let slot = &old[*u as usize * (words + 1)..(*u as usize + 1) * (words + 1)];
-            let mut i = home(hash(&slot[..words]), cap);
-            while self.slots[i * (words + 1)..i * (words + 1) + words]
+            let slot = &old[*u as usize * stride..(*u as usize + 1) * stride];
+            let mut i = home(hash(&slot[..fw]), cap);
+            while self.slots[i * stride..i * stride + fw]
                 .iter()
                 .any(|&x| x != 0)
             {
@@ -319,7 +340,7 @@ impl Pending {
                     i = 0;
                 }
             }
-            self.slots[i * (words + 1)..(i + 1) * (words + 1)].copy_from_slice(slot);
+            self.slots[i * stride..(i + 1) * stride].copy_from_slice(slot);
             *u = i as u32;
         }
     }
@@ -334,65 +355,147 @@ impl Pending {
         (self.slots.capacity() * 8 + self.used.capacity() * 4) as u64
     }
 
-    /// The states held (packed) with their keys.
+    /// The states held: what is kept of each, its key, and the state.
+    ///
     /// A set that fills a good part of its slots is read in slot order,
     /// which the processor fetches ahead by itself; a sparse one through
     /// its list of slots in use.
-    pub fn iter(&self, words: usize) -> impl Iterator<Item = (&[u64], u64)> {
-        let zero = self.zero.map(|k| (&self.zeros[..], k));
+    pub fn iter(&self) -> impl Iterator<Item = (&[u64], u64, &[u64])> {
+        let (fw, stride) = (self.fw, self.stride());
+        let zero = self.zero.map(|k| (&self.zeros[..fw], k, &self.zeros[fw..]));
         let dense = self.used.len() * 4 >= self.cap;
         let in_order = self
             .slots
-            .chunks_exact(words + 1)
+            .chunks_exact(stride)
             .take(if dense { self.cap } else { 0 })
-            .filter(move |s| s[..words].iter().any(|&x| x != 0));
+            .filter(move |s| s[..fw].iter().any(|&x| x != 0))
+            .map(move |s| (&s[..fw], s[fw], &s[fw + 1..]));
         let by_list = self
             .used
             .iter()
             .take(if dense { 0 } else { self.used.len() })
-            .map(move |&i| &self.slots[i as usize * (words + 1)..(i as usize + 1) * (words + 1)]);
-        in_order
-            .chain(by_list)
-            .map(move |s| (&s[..words], s[words]))
-            .chain(zero)
+            .map(move |&i| &self.slots[i as usize * stride..(i as usize + 1) * stride])
+            .map(move |s| (&s[..fw], s[fw], &s[fw + 1..]));
+        in_order.chain(by_list).chain(zero)
     }
 
     /// Forgets every state, keeping the memory for the next level.
-    pub fn clear(&mut self, words: usize) {
+    pub fn clear(&mut self) {
+        let stride = self.stride();
         for &i in &self.used {
-            self.slots[i as usize * (words + 1)..(i as usize + 1) * (words + 1)].fill(0);
+            self.slots[i as usize * stride..(i as usize + 1) * stride].fill(0);
         }
         self.used.clear();
         self.zero = None;
     }
 }
 
-/// Moves the pending states of a shard into it; appends `(key, state)` of
-/// each to `out`. The shard must have room (see [`Shard::cap_for`]).
+/// A 64-bit fingerprint of a packed state, independent of [`hash`] (other
+/// constants, every word mixed twice): what `--hash-compact` keeps of a
+/// state, and the second hash of `--bitstate`.
+pub fn fingerprint(w: &[u64]) -> u64 {
+    #[inline]
+    fn mix(a: u64, b: u64) -> u64 {
+        let p = u128::from(a) * u128::from(b);
+        (p as u64) ^ ((p >> 64) as u64)
+    }
+    let mut h = 0x9e37_79b9_7f4a_7c15_u64 ^ w.len() as u64;
+    for &x in w {
+        h = mix(h ^ x, 0xd6e8_feb8_6659_fd93);
+        h = mix(h, 0xa076_1d64_78bd_642f);
+    }
+    h
+}
+
+/// The bit array of `--bitstate`: a state counts as visited when its `k`
+/// bits are set (double hashing: bit `h1 + i * h2` for `i < k`).
+pub struct Bits {
+    words: Vec<std::sync::atomic::AtomicU64>,
+    mask: u64,
+    k: u32,
+}
+
+impl Bits {
+    /// `2^log2` bits, `k` of them per state.
+    pub fn new(log2: u32, k: u32) -> Bits {
+        let n = (1u64 << log2).div_ceil(64) as usize;
+        Bits {
+            words: (0..n)
+                .map(|_| std::sync::atomic::AtomicU64::new(0))
+                .collect(),
+            mask: (1u64 << log2) - 1,
+            k,
+        }
+    }
+
+    fn bits(&self, h: u64, w: &[u64]) -> impl Iterator<Item = u64> + use<'_> {
+        let h2 = fingerprint(w) | 1;
+        (0..u64::from(self.k)).map(move |i| h.wrapping_add(i.wrapping_mul(h2)) & self.mask)
+    }
+
+    /// Whether every bit of state `w` (hash `h`) is set.
+    pub fn test(&self, h: u64, w: &[u64]) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.bits(h, w)
+            .all(|b| self.words[(b / 64) as usize].load(Relaxed) & (1 << (b % 64)) != 0)
+    }
+
+    /// Sets the bits of state `w` (hash `h`).
+    pub fn set(&self, h: u64, w: &[u64]) {
+        use std::sync::atomic::Ordering::Relaxed;
+        for b in self.bits(h, w) {
+            self.words[(b / 64) as usize].fetch_or(1 << (b % 64), Relaxed);
+        }
+    }
+
+    /// Bytes of the array.
+    pub fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+}
+
+/// Moves the pending states of a shard into the visited set: into the
+/// shard, or into the bit array when there is one; appends `(key, index)`
+/// of each to `keys` and the state to `states`. The shard must have room
+/// (see [`Shard::cap_for`]).
 pub fn settle(
     shard: &mut Shard,
+    bits: Option<&Bits>,
     pending: &mut Pending,
     words: usize,
     keys: &mut Vec<(u64, u32)>,
     states: &mut Vec<u64>,
 ) {
-    let cap = shard.cap_for(shard.len + pending.len());
-    shard.regrow(cap, words);
-    let (first, base) = (keys.len(), states.len());
-    for (w, key) in pending.iter(words) {
+    let (fw, compact) = (pending.fw, pending.pw > 0);
+    let first = keys.len();
+    let mut kept = Vec::new();
+    for (f, key, payload) in pending.iter() {
         keys.push((key, (states.len() / words.max(1)) as u32));
-        states.extend_from_slice(w);
+        states.extend_from_slice(if compact { payload } else { f });
+        if compact {
+            kept.extend_from_slice(f);
+        }
     }
-    pending.clear(words);
+    pending.clear();
+    let n = keys.len() - first;
+    let new = &states[states.len() - n * words..];
+    if let Some(bits) = bits {
+        for j in 0..n {
+            let w = &new[j * words..(j + 1) * words];
+            bits.set(hash(w), w);
+        }
+        return;
+    }
+    let cap = shard.cap_for(shard.len + n);
+    shard.regrow(cap, fw);
     // The states are put from their new copy, read in order, each one's
     // slot fetched ahead.
-    let new = &states[base..];
-    let state = |j: usize| &new[j * words..(j + 1) * words];
-    let n = keys.len() - first;
+    let from: &[u64] = if compact { &kept } else { new };
+    let state = |j: usize| &from[j * fw..(j + 1) * fw];
     for j in 0..n {
         if j + AHEAD < n {
             let w = state(j + AHEAD);
-            shard.prefetch(hash(w), words);
+            shard.prefetch(hash(w), fw);
         }
         let w = state(j);
         shard.put(hash(w), w);
@@ -534,18 +637,18 @@ mod tests {
     fn settles_and_finds_every_state() {
         for words in [1usize, 2] {
             let mut shards: Vec<Shard> = (0..SHARDS).map(|_| Shard::default()).collect();
-            let mut pending: Vec<Pending> = (0..SHARDS).map(|_| Pending::default()).collect();
+            let mut pending: Vec<Pending> = (0..SHARDS).map(|_| Pending::new(words, 0)).collect();
             let state = |k: u64| -> Vec<u64> { (0..words as u64).map(|j| k * (j + 3)).collect() };
             for k in 0..50_000u64 {
                 let w = state(k);
                 let h = hash(&w);
-                pending[shard_of(h)].offer(h, &w, k + 10);
+                pending[shard_of(h)].offer(h, &w, k + 10, &[]);
                 // A second offer keeps the smaller key.
-                pending[shard_of(h)].offer(h, &w, k + 5);
+                pending[shard_of(h)].offer(h, &w, k + 5, &[]);
             }
             let (mut keys, mut states) = (Vec::new(), Vec::new());
             for (s, p) in shards.iter_mut().zip(&mut pending) {
-                settle(s, p, words, &mut keys, &mut states);
+                settle(s, None, p, words, &mut keys, &mut states);
             }
             assert_eq!(keys.len(), 50_000);
             keys.sort_unstable();

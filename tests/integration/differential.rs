@@ -47,6 +47,7 @@ fn run_with(
         // of one state share even the smallest levels.
         threads: 2,
         block: 1,
+        kept: Default::default(),
     };
     optimist::check(model, &options, &mut |_| {})
 }

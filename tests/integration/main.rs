@@ -22,6 +22,7 @@ mod procs;
 mod properties;
 mod refine;
 mod stepping;
+mod stores;
 mod threads;
 mod tools;
 mod tutorial;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{CheckReport, Ignoring, Interference, Options, Reduction};
+use optimist::{CheckReport, Ignoring, Interference, Kept, Options, Reduction};
 
 use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
 
@@ -53,6 +53,22 @@ pub struct CheckArgs {
     /// output is the same for every number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
+    /// Keep a 64-bit fingerprint of each state instead of the state: less
+    /// memory for wide states, and a state may be missed (the report gives
+    /// the probability; a `holds` is probabilistic).
+    #[arg(long, conflicts_with = "bitstate")]
+    hash_compact: bool,
+    /// Keep only bits of each state in an array of 2^LOG2 bits (SPIN's
+    /// supertrace; default 2^30 bits, 128 MiB): the least memory, and states
+    /// may be missed (the report gives the probability; a `holds` is
+    /// probabilistic).
+    #[arg(long, value_name = "LOG2", num_args = 0..=1, default_missing_value = "30",
+          value_parser = clap::value_parser!(u32).range(10..=40))]
+    bitstate: Option<u32>,
+    /// With `--bitstate`: bits set per state (SPIN's `-k`).
+    #[arg(long, value_name = "K", default_value_t = 3, requires = "bitstate",
+          value_parser = clap::value_parser!(u32).range(1..=16))]
+    hash_functions: u32,
     /// Show the progress line also when stderr is not a terminal (as a
     /// plain line every few seconds, for logs).
     #[arg(long)]
@@ -179,6 +195,14 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
             .ok()
             .and_then(|b| b.parse().ok())
             .unwrap_or(0),
+        kept: match (args.hash_compact, args.bitstate) {
+            (_, Some(log2)) => Kept::Bitstate {
+                log2,
+                hashes: args.hash_functions,
+            },
+            (true, None) => Kept::HashCompact,
+            (false, None) => Kept::Exact,
+        },
     };
     let started = Instant::now();
     let mut progress = Progress::new(args.progress);

@@ -1,0 +1,168 @@
+//! `--hash-compact` and `--bitstate`: stores that keep less than the
+//! state, and say so.
+
+use crate::common::{expectations, json, optimist, rel, settings};
+
+/// Every shipped model's header expectations: (file, flags, verdict, full
+/// count when the header gives one).
+fn headers() -> Vec<(String, Vec<String>, String, Option<u64>)> {
+    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for e in expectations(&text) {
+            // Headers whose flags apply to full exploration too (defines,
+            // `--deadlock`); the others pick a reduction or its policies.
+            let mut flags = e.flags.iter();
+            let mut full_too = true;
+            while let Some(f) = flags.next() {
+                match f.as_str() {
+                    "--deadlock" => {}
+                    "-D" => {
+                        flags.next();
+                    }
+                    _ => full_too = false,
+                }
+            }
+            if !full_too {
+                continue;
+            }
+            out.push((rel(&path), e.flags, e.verdict, e.full));
+        }
+    }
+    out
+}
+
+#[test]
+fn ample_stores_give_the_exact_counts_on_every_model() {
+    let mut checked = 0;
+    for (file, flags, verdict, full) in headers() {
+        let mut base = vec!["check".to_string(), file.clone()];
+        base.extend(["--reduction".into(), "none".into()]);
+        base.extend(flags.iter().cloned());
+        base.extend(["--format".into(), "json".into()]);
+        let (_, exact) = json(&base);
+        assert_eq!(exact["verdict"], verdict.as_str(), "{file} {flags:?}");
+        if let Some(n) = full {
+            assert_eq!(exact["states"], n, "{file} {flags:?}");
+        }
+        for store in [&["--hash-compact"][..], &["--bitstate", "28"][..]] {
+            let mut args = base.clone();
+            args.extend(store.iter().map(|s| s.to_string()));
+            let (run, v) = json(&args);
+            let what = format!("{file} {flags:?} {store:?}");
+            for field in ["verdict", "states", "transitions", "depth", "deadlocks"] {
+                assert_eq!(v[field], exact[field], "{what}: {field}");
+            }
+            assert_eq!(v["store"]["probabilistic"], true, "{what}");
+            let p = v["store"]["omission_probability"].as_f64().unwrap();
+            assert!((0.0..1e-3).contains(&p), "{what}: {p}");
+            // A violation is a real one: its trace is the exact store's.
+            assert_eq!(v["trace"], exact["trace"], "{what}");
+            assert_eq!(run.code, exit(&verdict), "{what}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 60, "{checked} runs");
+}
+
+fn exit(verdict: &str) -> i32 {
+    match verdict {
+        "holds" => 0,
+        "violated" => 1,
+        _ => 3,
+    }
+}
+
+#[test]
+fn a_small_bit_array_misses_states_and_says_so() {
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "check",
+            "tests/benches/lock-family.gc",
+            "-D",
+            "N=5",
+            "-D",
+            "K=2",
+            "--reduction",
+            "none",
+            "--format",
+            "json",
+        ];
+        a.extend_from_slice(extra);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let (_, exact) = json(args(&[]));
+    let (run, small) = json(args(&["--bitstate", "12", "--hash-functions", "2"]));
+    let (n, m) = (
+        exact["states"].as_u64().unwrap(),
+        small["states"].as_u64().unwrap(),
+    );
+    assert!(m < n, "{m} of {n} states");
+    assert_eq!(small["verdict"], "holds");
+    assert_eq!(run.code, 0);
+    let p = small["store"]["omission_probability"].as_f64().unwrap();
+    assert!(p > 0.01, "{p}");
+    assert_eq!(small["store"]["bits"], 4096);
+    assert_eq!(small["store"]["hash_functions"], 2);
+    // The text says the verdict is probabilistic.
+    let text = optimist(
+        args(&["--bitstate", "12", "--hash-functions", "2"])
+            .into_iter()
+            .filter(|a| a != "--format" && a != "json"),
+    );
+    assert!(
+        text.stdout.contains("`holds` is probabilistic"),
+        "{}",
+        text.stdout
+    );
+    // The same states for any number of threads.
+    for threads in ["1", "2", "4"] {
+        let (_, v) = json(args(&[
+            "--bitstate",
+            "12",
+            "--hash-functions",
+            "2",
+            "--threads",
+            threads,
+        ]));
+        assert_eq!(v["states"], small["states"], "{threads} threads");
+        assert_eq!(v["transitions"], small["transitions"], "{threads} threads");
+    }
+}
+
+#[test]
+fn store_text_reports() {
+    let settings = settings();
+    for (name, store) in [
+        ("hash-compact", &["--hash-compact"][..]),
+        ("bitstate", &["--bitstate", "20"][..]),
+    ] {
+        let mut args = vec!["check", "models/counter.gc", "--reduction", "none"];
+        args.extend_from_slice(store);
+        let run = optimist(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        settings.bind(|| insta::assert_snapshot!(format!("store-{name}"), run.stdout));
+    }
+}
+
+#[test]
+fn bad_store_flags_are_usage_errors() {
+    for bad in [
+        &["--bitstate", "5"][..],
+        &["--bitstate", "41"],
+        &["--hash-compact", "--bitstate"],
+        &["--hash-functions", "3"],
+        &["--bitstate", "20", "--hash-functions", "0"],
+    ] {
+        let mut args = vec!["check", "models/counter.gc"];
+        args.extend_from_slice(bad);
+        let run = optimist(&args);
+        assert_eq!(run.code, 2, "{bad:?}: {}{}", run.stdout, run.stderr);
+    }
+}
