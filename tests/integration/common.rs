@@ -40,6 +40,17 @@ where
     (run, v)
 }
 
+/// The shipped models (`models/*.gc`), sorted.
+pub fn models() -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// The path of a file relative to the repository root, with `/` separators,
 /// so that outputs are the same on every machine.
 pub fn rel(path: &Path) -> String {

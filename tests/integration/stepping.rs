@@ -113,12 +113,7 @@ fn simulate_finds_violations_that_replay() {
 #[test]
 fn replay_round_trips_every_violating_model() {
     let dir = scratch("replay_round_trip");
-    let mut models: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
-        .collect();
-    models.sort();
+    let models = crate::common::models();
     let mut replayed = Vec::new();
     for model in &models {
         let name = model.file_stem().unwrap().to_string_lossy().to_string();

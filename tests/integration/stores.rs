@@ -6,12 +6,7 @@ use crate::common::{expectations, json, optimist, rel, settings};
 /// Every shipped model's header expectations: (file, flags, verdict, full
 /// count when the header gives one).
 fn headers() -> Vec<(String, Vec<String>, String, Option<u64>)> {
-    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
-        .collect();
-    paths.sort();
+    let paths = crate::common::models();
     let mut out = Vec::new();
     for path in paths {
         let text = std::fs::read_to_string(&path).unwrap();

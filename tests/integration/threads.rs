@@ -60,12 +60,7 @@ fn same_for_every_thread_count(args: &[String], block: usize) -> Run {
 fn every_model_every_mode_every_thread_count() {
     let mut runs = 0;
     let mut violations = 0;
-    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
-        .collect();
-    paths.sort();
+    let paths = crate::common::models();
     for path in paths {
         let file = rel(&path);
         let text = std::fs::read_to_string(&path).unwrap();
