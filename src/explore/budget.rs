@@ -207,6 +207,14 @@ fn grow_one<T>(v: &mut Vec<T>, budget: &mut Budget, held: &mut u64) -> Result<()
     Ok(())
 }
 
+/// The memory the system has available, in bytes, where it says.
+pub fn available_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 /// The resident set of this process in bytes, where the system says.
 pub fn resident_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -408,8 +408,28 @@ pub fn search<E: Expand + Send>(
     let mut budget = Budget::new(limits);
     let words = model.layout.words();
     let compact = kept == Kept::HashCompact;
+    let finish = |mut stats: Stats, budget: &Budget, verdict, violation| {
+        stats.elapsed = budget.elapsed();
+        Outcome::new(verdict, stats, violation)
+    };
     let bits = match kept {
-        Kept::Bitstate { log2, hashes } => Some(Bits::new(log2, hashes)),
+        Kept::Bitstate { log2, hashes } => {
+            // The array is allocated whole, before the search: one larger
+            // than the memory limit or than the system can give ends the
+            // run at once.
+            let bytes = Bits::bytes_for(log2);
+            let bits = limits
+                .max_memory
+                .is_none_or(|m| bytes <= m)
+                .then(|| Bits::new(log2, hashes))
+                .flatten();
+            if bits.is_none() {
+                let l = Limit::Memory(limits.max_memory.unwrap_or(bytes));
+                let o = finish(Stats::default(), &budget, Verdict::Inconclusive(l), None);
+                return done(&mut Findings::default(), &Store::new(words), o);
+            }
+            bits
+        }
         _ => None,
     };
     let bits_bytes = bits.as_ref().map_or(0, Bits::bytes);
@@ -426,10 +446,6 @@ pub fn search<E: Expand + Send>(
     // The findings of the blocks counted so far (none past a cut).
     let mut found = Findings::default();
     let mut forced: Store<u8> = Store::new(words);
-    let finish = |mut stats: Stats, budget: &Budget, verdict, violation| {
-        stats.elapsed = budget.elapsed();
-        Outcome::new(verdict, stats, violation)
-    };
 
     let mut frontier = vec![0u64; words];
     model.layout.pack(&model.init, &mut frontier);

@@ -416,16 +416,27 @@ pub struct Bits {
 }
 
 impl Bits {
-    /// `2^log2` bits, `k` of them per state.
-    pub fn new(log2: u32, k: u32) -> Bits {
-        let n = (1u64 << log2).div_ceil(64) as usize;
-        Bits {
-            words: (0..n)
-                .map(|_| std::sync::atomic::AtomicU64::new(0))
-                .collect(),
+    /// `2^log2` bits, `k` of them per state; `None` when the array is
+    /// larger than the memory the system has available, or cannot be
+    /// allocated.
+    pub fn new(log2: u32, k: u32) -> Option<Bits> {
+        let n = usize::try_from((1u64 << log2).div_ceil(64)).ok()?;
+        if super::budget::available_bytes().is_some_and(|a| n as u64 * 8 > a) {
+            return None;
+        }
+        let mut words = Vec::new();
+        words.try_reserve_exact(n).ok()?;
+        words.extend((0..n).map(|_| std::sync::atomic::AtomicU64::new(0)));
+        Some(Bits {
+            words,
             mask: (1u64 << log2) - 1,
             k,
-        }
+        })
+    }
+
+    /// Bytes of an array of `2^log2` bits.
+    pub fn bytes_for(log2: u32) -> u64 {
+        (1u64 << log2).div_ceil(64) * 8
     }
 
     fn bits(&self, h: u64, w: &[u64]) -> impl Iterator<Item = u64> + use<'_> {

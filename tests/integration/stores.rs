@@ -161,3 +161,21 @@ fn bad_store_flags_are_usage_errors() {
         assert_eq!(run.code, 2, "{bad:?}: {}{}", run.stdout, run.stderr);
     }
 }
+
+#[test]
+fn a_bit_array_over_the_memory_limit_ends_the_run_at_once() {
+    let run = optimist([
+        "check",
+        "models/counter.gc",
+        "--bitstate",
+        "30",
+        "--max-memory",
+        "64",
+    ]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("memory limit of 64 MB"),
+        "{}",
+        run.stdout
+    );
+}
