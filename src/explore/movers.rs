@@ -205,6 +205,13 @@ impl super::summaries::Stepper for Txs<'_> {
     fn watch_mut(&mut self) -> &mut Watch {
         &mut self.watch
     }
+
+    /// Corresponding transitions observe control points alike; the rest
+    /// of a mover's judgement reads the state and the predicates, which
+    /// the swap carries over.
+    fn alike(&self, a: usize, b: usize) -> bool {
+        super::summaries::pairs(self.model, a, b).all(|(k, j)| self.observes[k] == self.observes[j])
+    }
 }
 
 impl Txs<'_> {

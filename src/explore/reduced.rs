@@ -51,6 +51,13 @@ impl<'m> Steps<'m> {
     pub(super) fn watch_mut(&mut self) -> &mut Watch {
         &mut self.watch
     }
+
+    /// Threads `a` and `b` stop at the same points, and corresponding
+    /// transitions are both-movers alike.
+    pub(super) fn alike(&self, a: usize, b: usize) -> bool {
+        self.class.points[a] == self.class.points[b]
+            && super::summaries::pairs(self.model, a, b).all(|(k, j)| self.both[k] == self.both[j])
+    }
 }
 
 impl<'m> Reduced<'m> {

@@ -74,7 +74,7 @@ use super::outcome::Problem;
 use super::reduced::Steps;
 use super::search::{Emit, Expand, Found, StepResult, Stop, Watch, step};
 use crate::classify::Classification;
-use crate::model::{Model, StackOp};
+use crate::model::{Model, StackOp, Swaps};
 
 /// What `--summaries` computed and reused in a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -116,6 +116,44 @@ pub fn uniform(model: &Model, mut class: Classification) -> Classification {
         class.transitions[k].visible = class.points[tr.thread as usize][tr.from as usize];
     }
     class
+}
+
+/// Per thread, the thread whose summaries it uses: the first one with the
+/// same code up to their identity ([`Swaps::alike`]) that the transactions
+/// treat alike ([`Stepper::alike`]), where both forget every other
+/// thread's slots. Then a node of t, swapped with r, is a node of r: the
+/// slots it keeps are t's own and the shared ones, which the swap carries
+/// over (t's to r's, locks exchanging t and r), and everything t's
+/// transactions do and every check they make is the same, swapped, from
+/// there (summaries stop at the others' moves).
+fn representatives<X: Stepper>(
+    model: &Model,
+    steps: &X,
+    stack: &[Vec<usize>],
+    swaps: &Swaps,
+) -> Vec<usize> {
+    let forgets_others = |t: usize| {
+        let mut gone = vec![false; model.slots.len()];
+        for &k in &stack[t] {
+            gone[k] = true;
+        }
+        (0..model.threads.len())
+            .filter(|&u| u != t)
+            .all(|u| swaps.owned(u).iter().all(|&k| gone[k as usize]))
+    };
+    let forgets: Vec<bool> = (0..model.threads.len()).map(forgets_others).collect();
+    let mut rep: Vec<usize> = (0..model.threads.len()).collect();
+    for t in 0..model.threads.len() {
+        if !forgets[t] {
+            continue;
+        }
+        rep[t] = (0..t)
+            .filter(|&r| rep[r] == r && forgets[r])
+            .take(CANDIDATES)
+            .find(|&r| swaps.alike(model, r, t) && steps.alike(r, t))
+            .unwrap_or(t);
+    }
+    rep
 }
 
 /// A summary's key: the thread, the kind of node, and the node.
@@ -197,13 +235,36 @@ struct Summary {
 pub trait Stepper: Transaction {
     /// What the steps watch besides the semantics.
     fn watch_mut(&mut self) -> &mut Watch;
+    /// Whether the transactions treat threads `a` and `b` alike, given
+    /// that their code is the same up to their identity
+    /// ([`crate::model::Swaps::alike`]): where they stop, and how each
+    /// pair of corresponding transitions ([`pairs`]) is judged.
+    fn alike(&self, a: usize, b: usize) -> bool;
 }
 
 impl Stepper for Steps<'_> {
     fn watch_mut(&mut self) -> &mut Watch {
         Steps::watch_mut(self)
     }
+
+    fn alike(&self, a: usize, b: usize) -> bool {
+        Steps::alike(self, a, b)
+    }
 }
+
+/// The transitions of threads `a` and `b` that correspond, point by point.
+pub(super) fn pairs(model: &Model, a: usize, b: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let (ta, tb) = (&model.threads[a], &model.threads[b]);
+    ta.points
+        .iter()
+        .zip(&tb.points)
+        .flat_map(|(p, q)| p.transitions.clone().zip(q.transitions.clone()))
+}
+
+/// How many threads a thread is compared with when looking for one whose
+/// summaries it can use: comparing is linear in a thread's code, and a
+/// model of many different threads must not pay it quadratically.
+const CANDIDATES: usize = 16;
 
 /// The expander of `--summaries`.
 pub struct Summaries<'m, X: Stepper> {
@@ -214,6 +275,13 @@ pub struct Summaries<'m, X: Stepper> {
     /// Per thread: the slots of its frames and its return points, and the
     /// slots of other threads that nothing it runs or checks reads.
     stack: Vec<Vec<usize>>,
+    /// Per thread: the thread whose summaries it uses, itself or one
+    /// interchangeable with it (see [`Summaries::with`]).
+    rep: Vec<usize>,
+    swaps: Swaps,
+    /// Summaries are keyed by the thread itself for now: a violation found
+    /// in another thread's summary is being found again in its own terms.
+    own: bool,
     index: HashMap<Key, usize>,
     sums: Vec<Summary>,
     nodes: Vec<Node>,
@@ -263,7 +331,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         {
             e.for_each_slot(&mut |k| checked[k as usize] = true);
         }
-        let stack = (0..model.threads.len())
+        let stack: Vec<Vec<usize>> = (0..model.threads.len())
             .map(|t| {
                 let th = &model.threads[t];
                 let mut read = checked.clone();
@@ -297,11 +365,16 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                     .collect()
             })
             .collect();
+        let swaps = Swaps::new(model);
+        let rep = representatives(model, &steps, &stack, &swaps);
         Summaries {
             model,
             steps,
             shallow,
             stack,
+            rep,
+            swaps,
+            own: false,
             index: HashMap::new(),
             sums: Vec::new(),
             nodes: Vec::new(),
@@ -352,6 +425,28 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             out[t] = f.points.start + (c[t] - f0.points.start);
         }
         out
+    }
+
+    /// Thread `t`'s node `node` as a node of `r`, the thread whose
+    /// summaries it uses (see [`representatives`]).
+    fn to_rep(&self, t: usize, r: usize, node: &mut [i64]) {
+        self.swaps.swap(t, r, node);
+        // r's slots, forgotten in t's node, are now t's: forgotten too.
+        for &k in self.swaps.owned(t) {
+            node[k as usize] = self.model.init[k as usize];
+        }
+    }
+
+    /// Node `node` of summary `sum` put back on thread `t`'s stack in `c`.
+    fn place(&self, sum: usize, t: usize, node: &[i64], c: &[i64]) -> Vec<i64> {
+        let r = self.sums[sum].thread;
+        if r == t {
+            return self.decanon(t, node, c);
+        }
+        let mut x = node.to_vec();
+        // The slots this gives r are forgotten ones, restored from `c`.
+        self.swaps.swap(r, t, &mut x);
+        self.decanon(t, &x, c)
     }
 
     fn is_return_point(&self, t: usize, pc: i64) -> bool {
@@ -766,8 +861,19 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         budget: &mut Budget,
     ) -> Result<usize, Stop> {
         self.fresh = self.sums.len();
-        let node = self.canon(t, c);
-        let (sum, _) = self.summary(t, kind, node, None, budget)?;
+        // Accesses recorded or narrowed are per thread: those runs keep
+        // every thread's summaries its own.
+        let watch = self.steps.watch_mut();
+        let r = if self.own || watch.log.is_some() || watch.narrowing.is_some() {
+            t
+        } else {
+            self.rep[t]
+        };
+        let mut node = self.canon(t, c);
+        if r != t {
+            self.to_rep(t, r, &mut node);
+        }
+        let (sum, _) = self.summary(r, kind, node, None, budget)?;
         self.drain(budget)?;
         if let Some((n, tail, problem)) = self.bad.take() {
             let mut moves = Vec::new();
@@ -776,6 +882,15 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             moves.extend(tail);
             // Rounds end settled, so the summaries cut short are dropped.
             self.forget();
+            if r != t {
+                // The violation is told in r's terms (its threads and
+                // slots): found again in t's own, it is told in t's.
+                self.own = true;
+                let again = self.ensure(t, kind, c, budget);
+                self.own = false;
+                again?;
+                debug_assert!(false, "a violation of {r}'s summary is not one of {t}'s");
+            }
             let path = self.concrete(t, c, &moves)?;
             return Err(Stop::Found(Found { problem, path }));
         }
@@ -833,12 +948,12 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         members.sort_unstable();
         for n in members {
             if self.nodes[n].end {
-                let s = self.decanon(t, &self.nodes[n].state, c);
+                let s = self.place(sum, t, &self.nodes[n].state, c);
                 emit(self.steps.state(&s), &path_to(self, n)?, budget)?;
             }
             if returns && self.nodes[n].ret {
                 // POP, with the real stack.
-                let back = self.decanon(t, &self.nodes[n].state, c);
+                let back = self.place(sum, t, &self.nodes[n].state, c);
                 let before = path_to(self, n)?;
                 let range = self.model.threads[t].points[back[t] as usize]
                     .transitions
@@ -870,7 +985,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                     continue;
                 }
                 // PUSH: the call taken with the real stack.
-                let at = self.decanon(t, &self.nodes[n].state, c);
+                let at = self.place(sum, t, &self.nodes[n].state, c);
                 let mut path = path_to(self, n)?;
                 let k = self.model.threads[t].points[at[t] as usize]
                     .transitions
