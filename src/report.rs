@@ -135,6 +135,9 @@ pub struct SummariesRow {
     pub computed: u64,
     /// Summary edges reused from summaries computed before.
     pub reused: u64,
+    /// Threads that use the summaries of another thread with the same
+    /// code up to their identity.
+    pub shared_threads: u64,
 }
 
 /// How a region of a thread's code is cut into transactions.
@@ -303,6 +306,7 @@ impl CheckReport {
                 entries: m.entries,
                 computed: m.computed,
                 reused: m.reused,
+                shared_threads: m.shared,
             }),
             transactions: outcome
                 .ignoring
@@ -861,11 +865,16 @@ impl fmt::Display for CheckReport {
             )?;
         }
         if let Some(m) = &self.summaries {
-            writeln!(
+            write!(
                 f,
                 "summaries    {} computed edges from {} entries, {} reused",
                 m.computed, m.entries, m.reused
             )?;
+            match m.shared_threads {
+                0 => writeln!(f)?,
+                1 => writeln!(f, "; 1 thread uses another's")?,
+                n => writeln!(f, "; {n} threads use another's")?,
+            }
         }
         for w in &self.warnings {
             let s = if w.states == 1 { "" } else { "s" };

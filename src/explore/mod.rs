@@ -86,6 +86,10 @@ pub struct Options {
     /// Read transactions off procedure summaries (seed 004); with
     /// [`Reduction::Sc`] and [`Reduction::Movers`] only.
     pub summaries: bool,
+    /// With `summaries`: every thread keeps its own, even where threads
+    /// are interchangeable and could share them (to see what sharing
+    /// saves, or to rule it out).
+    pub summaries_per_thread: bool,
     /// How the stubborn-set modes judge interference.
     pub interference: Interference,
     /// Worker threads of the search; 0 takes the available cores. The
@@ -309,7 +313,7 @@ fn run(
         Reduction::None => on_workers(model, options, watch, progress, || full::Full::new(model)),
         Reduction::Sc if options.summaries => {
             let class = summaries::uniform(model, crate::classify::classify(model));
-            let exp = summaries::Summaries::new(model, &class);
+            let exp = summaries::Summaries::new(model, &class, !options.summaries_per_thread);
             summarized(model, options, watch, progress, exp)
         }
         Reduction::Sc => {
@@ -322,7 +326,7 @@ fn run(
         Reduction::Movers if options.summaries => {
             let class = crate::classify::classify(model);
             let txs = movers::Txs::for_summaries(model, &class);
-            let exp = summaries::Summaries::with(model, txs);
+            let exp = summaries::Summaries::with(model, txs, !options.summaries_per_thread);
             summarized(model, options, watch, progress, exp)
         }
         Reduction::Stubborn => {

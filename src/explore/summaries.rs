@@ -60,6 +60,17 @@
 //! transaction that never committed and cannot complete (figure 4's endless
 //! recursion) is dropped, as uncommitted right movers may be.
 //!
+//! # Threads that share summaries
+//!
+//! A thread whose code is another's up to their identity uses that
+//! thread's summaries ([`representatives`], [`crate::model::Swaps`]): its
+//! node is swapped into the other's terms to look the summary up, and the
+//! summary's nodes are swapped back where the search uses them. Paths are
+//! offsets into the transitions of a point, which the two threads list in
+//! the same order, so they replay in the thread's own frames unchanged. A
+//! violation met in another thread's summary is searched for again in the
+//! thread's own terms (its details name threads and slots).
+//!
 //! # The classification
 //!
 //! Summaries are shared by every copy of a procedure, so a point is visible
@@ -89,6 +100,8 @@ pub struct SummaryStats {
     pub reused: u64,
     /// Commit points where a transaction was ended by force.
     pub forced: u64,
+    /// Threads that use the summaries of another, interchangeable one.
+    pub shared: u64,
 }
 
 /// A path step inside a summary, relative to the point it leaves: the
@@ -253,7 +266,11 @@ impl Stepper for Steps<'_> {
 }
 
 /// The transitions of threads `a` and `b` that correspond, point by point.
-pub(super) fn pairs(model: &Model, a: usize, b: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+pub(super) fn pairs(
+    model: &Model,
+    a: usize,
+    b: usize,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
     let (ta, tb) = (&model.threads[a], &model.threads[b]);
     ta.points
         .iter()
@@ -297,15 +314,20 @@ pub struct Summaries<'m, X: Stepper> {
 
 impl<'m> Summaries<'m, Steps<'m>> {
     /// The expander of `model` on Stoller-Cohen transactions under `class`
-    /// (made [`uniform`]).
-    pub fn new(model: &'m Model, class: &'m Classification) -> Summaries<'m, Steps<'m>> {
-        Summaries::with(model, Steps::new(model, class))
+    /// (made [`uniform`]), shared by interchangeable threads if `share`.
+    pub fn new(
+        model: &'m Model,
+        class: &'m Classification,
+        share: bool,
+    ) -> Summaries<'m, Steps<'m>> {
+        Summaries::with(model, Steps::new(model, class), share)
     }
 }
 
 impl<'m, X: Stepper> Summaries<'m, X> {
-    /// The expander of `model` on the transactions of `steps`.
-    pub fn with(model: &'m Model, steps: X) -> Summaries<'m, X> {
+    /// The expander of `model` on the transactions of `steps`, with
+    /// summaries shared by interchangeable threads if `share`.
+    pub fn with(model: &'m Model, steps: X, share: bool) -> Summaries<'m, X> {
         let shallow = model
             .threads
             .iter()
@@ -366,7 +388,12 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             })
             .collect();
         let swaps = Swaps::new(model);
-        let rep = representatives(model, &steps, &stack, &swaps);
+        let rep = if share {
+            representatives(model, &steps, &stack, &swaps)
+        } else {
+            (0..model.threads.len()).collect()
+        };
+        let shared = rep.iter().enumerate().filter(|&(t, &r)| r != t).count() as u64;
         Summaries {
             model,
             steps,
@@ -382,7 +409,10 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             fresh: 0,
             bad: None,
             out: Vec::new(),
-            stats: SummaryStats::default(),
+            stats: SummaryStats {
+                shared,
+                ..SummaryStats::default()
+            },
         }
     }
 

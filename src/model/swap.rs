@@ -109,8 +109,12 @@ impl Rename<'_> {
     fn slot(&self, k: u32) -> u32 {
         let s = self.swaps;
         match self.model.slots[k as usize].class {
-            SlotClass::Local(t) if t as usize == self.a => s.owned[self.b][s.pos[k as usize] as usize],
-            SlotClass::Local(t) if t as usize == self.b => s.owned[self.a][s.pos[k as usize] as usize],
+            SlotClass::Local(t) if t as usize == self.a => {
+                s.owned[self.b][s.pos[k as usize] as usize]
+            }
+            SlotClass::Local(t) if t as usize == self.b => {
+                s.owned[self.a][s.pos[k as usize] as usize]
+            }
             _ => k,
         }
     }
@@ -141,13 +145,19 @@ impl Rename<'_> {
             && ta.ret.iter().zip(&tb.ret).all(|(&x, &y)| self.slot(x) == y)
             && ta.frames.len() == tb.frames.len()
             && ta.frames.iter().zip(&tb.frames).all(|(f, g)| {
-                f.proc == g.proc && f.depth == g.depth && f.points == g.points && maps(&f.slots, &g.slots)
+                f.proc == g.proc
+                    && f.depth == g.depth
+                    && f.points == g.points
+                    && maps(&f.slots, &g.slots)
             })
             && ta.points.iter().zip(&tb.points).all(|(p, q)| {
                 p.frame == q.frame
                     && p.depth == q.depth
                     && p.transitions.len() == q.transitions.len()
-                    && p.transitions.clone().zip(q.transitions.clone()).all(|(k, j)| self.transition(k, j))
+                    && p.transitions
+                        .clone()
+                        .zip(q.transitions.clone())
+                        .all(|(k, j)| self.transition(k, j))
             })
     }
 
@@ -197,11 +207,14 @@ impl Rename<'_> {
         match (x, y) {
             (Cmd::Assign(xs), Cmd::Assign(ys)) => {
                 xs.len() == ys.len()
-                    && xs.iter().zip(ys).all(|((p, e), (q, f))| match self.place(p, q) {
-                        Some(true) => self.lock_value(e, f),
-                        Some(false) => self.expr(e, f),
-                        None => false,
-                    })
+                    && xs
+                        .iter()
+                        .zip(ys)
+                        .all(|((p, e), (q, f))| match self.place(p, q) {
+                            Some(true) => self.lock_value(e, f),
+                            Some(false) => self.expr(e, f),
+                            None => false,
+                        })
             }
             (Cmd::Assert(e), Cmd::Assert(f)) => self.expr(e, f),
             (Cmd::If(c, t1, e1), Cmd::If(d, t2, e2)) => {
@@ -219,8 +232,18 @@ impl Rename<'_> {
                 (self.slot(*s) == *r && h == g).then(|| self.is_lock(*s))
             }
             (
-                Place::Elem { base, len, shared, index },
-                Place::Elem { base: b2, len: l2, shared: s2, index: i2 },
+                Place::Elem {
+                    base,
+                    len,
+                    shared,
+                    index,
+                },
+                Place::Elem {
+                    base: b2,
+                    len: l2,
+                    shared: s2,
+                    index: i2,
+                },
             ) => (self.array(*base, *len, *b2, *l2) && shared == s2 && self.expr(index, i2))
                 .then(|| self.is_lock(*base)),
             _ => None,
@@ -237,12 +260,26 @@ impl Rename<'_> {
     fn lock_value(&self, x: &CExpr, y: &CExpr) -> bool {
         match (x, y) {
             (CExpr::Const(c), CExpr::Const(d)) => pi(self.a, self.b, *c) == *d,
-            (CExpr::Var { slot, shared }, CExpr::Var { slot: s2, shared: h2 }) => {
-                self.is_lock(*slot) && self.slot(*slot) == *s2 && shared == h2
-            }
             (
-                CExpr::Elem { base, len, shared, index },
-                CExpr::Elem { base: b2, len: l2, shared: s2, index: i2 },
+                CExpr::Var { slot, shared },
+                CExpr::Var {
+                    slot: s2,
+                    shared: h2,
+                },
+            ) => self.is_lock(*slot) && self.slot(*slot) == *s2 && shared == h2,
+            (
+                CExpr::Elem {
+                    base,
+                    len,
+                    shared,
+                    index,
+                },
+                CExpr::Elem {
+                    base: b2,
+                    len: l2,
+                    shared: s2,
+                    index: i2,
+                },
             ) => {
                 self.is_lock(*base)
                     && self.array(*base, *len, *b2, *l2)
@@ -267,12 +304,26 @@ impl Rename<'_> {
         use CExpr::*;
         match (x, y) {
             (Const(c), Const(d)) => c == d,
-            (Var { slot, shared }, Var { slot: s2, shared: h2 }) => {
-                !self.is_lock(*slot) && self.slot(*slot) == *s2 && shared == h2
-            }
             (
-                Elem { base, len, shared, index },
-                Elem { base: b2, len: l2, shared: s2, index: i2 },
+                Var { slot, shared },
+                Var {
+                    slot: s2,
+                    shared: h2,
+                },
+            ) => !self.is_lock(*slot) && self.slot(*slot) == *s2 && shared == h2,
+            (
+                Elem {
+                    base,
+                    len,
+                    shared,
+                    index,
+                },
+                Elem {
+                    base: b2,
+                    len: l2,
+                    shared: s2,
+                    index: i2,
+                },
             ) => {
                 !self.is_lock(*base)
                     && self.array(*base, *len, *b2, *l2)
@@ -282,15 +333,29 @@ impl Rename<'_> {
             (Bound(i), Bound(j)) => i == j,
             (Not(e), Not(f)) | (Neg(e), Neg(f)) => self.expr(e, f),
             (Bin(op, e1, e2), Bin(op2, f1, f2)) if op == op2 => {
-                if matches!(op, BinOp::Eq | BinOp::Ne) && (self.reads_lock(e1) || self.reads_lock(e2)) {
+                if matches!(op, BinOp::Eq | BinOp::Ne)
+                    && (self.reads_lock(e1) || self.reads_lock(e2))
+                {
                     self.lock_value(e1, f1) && self.lock_value(e2, f2)
                 } else {
                     self.expr(e1, f1) && self.expr(e2, f2)
                 }
             }
             (
-                Quant { forall, var, lo, hi, body },
-                Quant { forall: f2, var: v2, lo: l2, hi: h2, body: b2 },
+                Quant {
+                    forall,
+                    var,
+                    lo,
+                    hi,
+                    body,
+                },
+                Quant {
+                    forall: f2,
+                    var: v2,
+                    lo: l2,
+                    hi: h2,
+                    body: b2,
+                },
             ) => {
                 forall == f2
                     && var == v2

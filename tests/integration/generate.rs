@@ -15,6 +15,9 @@ pub struct Choices<'a> {
     labels: usize,
     /// Whether a system may have procedures (it does a quarter of the time).
     pub procs: bool,
+    /// Only systems of two or three copies of one thread (`threads N`)
+    /// that have procedures: threads that may share summaries.
+    pub templates: bool,
 }
 
 impl<'a> Choices<'a> {
@@ -24,6 +27,7 @@ impl<'a> Choices<'a> {
             pos: 0,
             labels: 0,
             procs: true,
+            templates: false,
         }
     }
 
@@ -83,10 +87,14 @@ struct Prot {
 /// loops, `either`, `atomic`, `repeat` and `any`. Every generated model
 /// compiles; its verdict may be anything.
 pub fn system(c: &mut Choices) -> String {
-    let nthreads = 1 + c.below(3);
+    let nthreads = if c.templates {
+        2 + c.below(2)
+    } else {
+        1 + c.below(3)
+    };
     let nlocks = 1 + c.below(2);
     let mut out = String::from("system generated;\n");
-    let named = c.chance(50);
+    let named = !c.templates && c.chance(50);
     if !named {
         out += &format!("threads {nthreads};\n");
     }
@@ -149,7 +157,7 @@ pub fn system(c: &mut Choices) -> String {
     // A quarter of the systems have procedures: one or two, some returning
     // a value, some recursive (with a bounded depth), called from the
     // threads and from each other, inside and outside critical sections.
-    let procs: Vec<bool> = if c.procs && c.chance(25) {
+    let procs: Vec<bool> = if c.templates || c.procs && c.chance(25) {
         (0..1 + c.below(2)).map(|_| c.chance(50)).collect()
     } else {
         Vec::new()

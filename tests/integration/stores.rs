@@ -46,7 +46,7 @@ fn ample_stores_give_the_exact_counts_on_every_model() {
         if let Some(n) = full {
             assert_eq!(exact["states"], n, "{file} {flags:?}");
         }
-        for store in [&["--hash-compact"][..], &["--bitstate", "28"][..]] {
+        for store in [&["--hash-compact"][..], &["--bitstate=28"][..]] {
             let mut args = base.clone();
             args.extend(store.iter().map(|s| s.to_string()));
             let (run, v) = json(&args);
@@ -93,7 +93,7 @@ fn a_small_bit_array_misses_states_and_says_so() {
         a.into_iter().map(String::from).collect::<Vec<_>>()
     };
     let (_, exact) = json(args(&[]));
-    let (run, small) = json(args(&["--bitstate", "12", "--hash-functions", "2"]));
+    let (run, small) = json(args(&["--bitstate=12", "--hash-functions", "2"]));
     let (n, m) = (
         exact["states"].as_u64().unwrap(),
         small["states"].as_u64().unwrap(),
@@ -107,7 +107,7 @@ fn a_small_bit_array_misses_states_and_says_so() {
     assert_eq!(small["store"]["hash_functions"], 2);
     // The text says the verdict is probabilistic.
     let text = optimist(
-        args(&["--bitstate", "12", "--hash-functions", "2"])
+        args(&["--bitstate=12", "--hash-functions", "2"])
             .into_iter()
             .filter(|a| a != "--format" && a != "json"),
     );
@@ -119,8 +119,7 @@ fn a_small_bit_array_misses_states_and_says_so() {
     // The same states for any number of threads.
     for threads in ["1", "2", "4"] {
         let (_, v) = json(args(&[
-            "--bitstate",
-            "12",
+            "--bitstate=12",
             "--hash-functions",
             "2",
             "--threads",
@@ -136,7 +135,7 @@ fn store_text_reports() {
     let settings = settings();
     for (name, store) in [
         ("hash-compact", &["--hash-compact"][..]),
-        ("bitstate", &["--bitstate", "20"][..]),
+        ("bitstate", &["--bitstate=20"][..]),
     ] {
         let mut args = vec!["check", "models/counter.gc", "--reduction", "none"];
         args.extend_from_slice(store);
@@ -146,14 +145,28 @@ fn store_text_reports() {
     }
 }
 
+/// `--bitstate` takes its size only after `=`, so it may come before the
+/// file, as SPIN users write it.
+#[test]
+fn bitstate_before_the_file() {
+    let run = optimist(["check", "--bitstate", "models/counter.gc"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("store        bitstate: 1073741824 bits"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn bad_store_flags_are_usage_errors() {
     for bad in [
-        &["--bitstate", "5"][..],
-        &["--bitstate", "41"],
+        &["--bitstate=5"][..],
+        &["--bitstate=41"],
         &["--hash-compact", "--bitstate"],
         &["--hash-functions", "3"],
-        &["--bitstate", "20", "--hash-functions", "0"],
+        &["--bitstate=20", "--hash-functions", "0"],
     ] {
         let mut args = vec!["check", "models/counter.gc"];
         args.extend_from_slice(bad);
@@ -167,8 +180,7 @@ fn a_bit_array_over_the_memory_limit_ends_the_run_at_once() {
     let run = optimist([
         "check",
         "models/counter.gc",
-        "--bitstate",
-        "30",
+        "--bitstate=30",
         "--max-memory",
         "64",
     ]);

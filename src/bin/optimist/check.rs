@@ -45,6 +45,11 @@ pub struct CheckArgs {
     /// sc` or `movers`.
     #[arg(long)]
     summaries: bool,
+    /// With `--summaries`: keep each thread's summaries its own, even
+    /// where threads run the same code and could share them (to see what
+    /// sharing saves).
+    #[arg(long, requires = "summaries")]
+    summaries_per_thread: bool,
     /// Also check the reduction theorem's hypotheses (as `optimist
     /// certify`) and conclude for the original system.
     #[arg(long)]
@@ -59,11 +64,11 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with = "bitstate")]
     hash_compact: bool,
     /// Keep only bits of each state in an array of 2^LOG2 bits (SPIN's
-    /// supertrace; default 2^30 bits, 128 MiB): the least memory, and states
+    /// supertrace; `--bitstate=LOG2`, default 2^30 bits, 128 MiB): the least memory, and states
     /// may be missed (the report gives the probability; a `holds` is
     /// probabilistic).
     #[arg(long, value_name = "LOG2", num_args = 0..=1, default_missing_value = "30",
-          value_parser = clap::value_parser!(u32).range(10..=40))]
+          require_equals = true, value_parser = clap::value_parser!(u32).range(10..=40))]
     bitstate: Option<u32>,
     /// With `--bitstate`: bits set per state (SPIN's `-k`).
     #[arg(long, value_name = "K", default_value_t = 3, requires = "bitstate",
@@ -182,6 +187,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
             IgnoringArg::Unsound => Ignoring::Unsound,
         },
         summaries: args.summaries,
+        summaries_per_thread: args.summaries_per_thread,
         interference: match args.interference {
             InterferenceArg::Static => Interference::Static,
             InterferenceArg::State => Interference::State,
