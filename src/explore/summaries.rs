@@ -292,6 +292,9 @@ pub struct Summaries<'m, X: Stepper> {
     /// Per thread: the slots of its frames and its return points, and the
     /// slots of other threads that nothing it runs or checks reads.
     stack: Vec<Vec<usize>>,
+    /// Per thread: its body's locals, which the nodes of its procedures'
+    /// frames forget.
+    body: Vec<Vec<usize>>,
     /// Per thread: the thread whose summaries it uses, itself or one
     /// interchangeable with it (see [`Summaries::with`]).
     rep: Vec<usize>,
@@ -387,6 +390,34 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                     .collect()
             })
             .collect();
+        // A procedure cannot see its caller's locals: the summaries of
+        // its frames forget the thread body's, unless a check reads them.
+        // (A return writes one, `r := call f()`, but the caller takes the
+        // return, with its own locals.)
+        let body = (0..model.threads.len())
+            .map(|t| {
+                let th = &model.threads[t];
+                let mut used = checked.clone();
+                for k in th
+                    .points
+                    .iter()
+                    .filter(|p| p.frame.is_some())
+                    .flat_map(|p| p.transitions.clone())
+                {
+                    if model.transitions[k].stack != StackOp::Return {
+                        let (reads, writes) = crate::classify::slots(model, k);
+                        for x in reads.into_iter().chain(writes) {
+                            used[x as usize] = true;
+                        }
+                    }
+                }
+                th.locals
+                    .clone()
+                    .map(|k| k as usize)
+                    .filter(|&k| !used[k])
+                    .collect()
+            })
+            .collect();
         let swaps = Swaps::new(model);
         let rep = if share {
             representatives(model, &steps, &stack, &swaps)
@@ -399,6 +430,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             steps,
             shallow,
             stack,
+            body,
             rep,
             swaps,
             own: false,
@@ -432,6 +464,9 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 out[f0.slots.start as usize + j] = s[f.slots.start as usize + j];
             }
             out[t] = f0.points.start + (s[t] - f.points.start);
+            for &k in &self.body[t] {
+                out[k] = self.model.init[k];
+            }
         }
         out
     }
@@ -453,6 +488,9 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 out[f.slots.start as usize + j] = c[f0.slots.start as usize + j];
             }
             out[t] = f.points.start + (c[t] - f0.points.start);
+            for &k in &self.body[t] {
+                out[k] = r[k];
+            }
         }
         out
     }
