@@ -206,11 +206,17 @@ impl super::summaries::Stepper for Txs<'_> {
         &mut self.watch
     }
 
-    /// Corresponding transitions observe control points alike; the rest
-    /// of a mover's judgement reads the state and the predicates, which
-    /// the swap carries over.
-    fn alike(&self, a: usize, b: usize) -> bool {
-        super::summaries::pairs(self.model, a, b).all(|(k, j)| self.observes[k] == self.observes[j])
+    /// Matched transitions observe control points alike; the rest of a
+    /// mover's judgement reads the state and the predicates, which the
+    /// swap carries over. Only whole threads: at a return point a summary
+    /// judges every return of the procedure (see [`Txs::in_left`]), and
+    /// those go back into each thread's own callers.
+    fn alike(&self, swap: &crate::model::Swap) -> bool {
+        swap.whole
+            && swap
+                .transitions
+                .iter()
+                .all(|&(k, j)| self.observes[k] == self.observes[j])
     }
 }
 

@@ -52,11 +52,17 @@ impl<'m> Steps<'m> {
         &mut self.watch
     }
 
-    /// Threads `a` and `b` stop at the same points, and corresponding
+    /// The threads of `swap` stop at the same matched points, and matched
     /// transitions are both-movers alike.
-    pub(super) fn alike(&self, a: usize, b: usize) -> bool {
-        self.class.points[a] == self.class.points[b]
-            && super::summaries::pairs(self.model, a, b).all(|(k, j)| self.both[k] == self.both[j])
+    pub(super) fn alike(&self, swap: &crate::model::Swap) -> bool {
+        let (a, b) = (swap.a, swap.b);
+        swap.points
+            .iter()
+            .all(|&(p, q)| self.class.stops(a, p) == self.class.stops(b, q))
+            && swap
+                .transitions
+                .iter()
+                .all(|&(k, j)| self.both[k] == self.both[j])
     }
 }
 

@@ -62,12 +62,14 @@
 //!
 //! # Threads that share summaries
 //!
-//! A thread whose code is another's up to their identity uses that
-//! thread's summaries ([`representatives`], [`crate::model::Swaps`]): its
-//! node is swapped into the other's terms to look the summary up, and the
-//! summary's nodes are swapped back where the search uses them. Paths are
-//! offsets into the transitions of a point, which the two threads list in
-//! the same order, so they replay in the thread's own frames unchanged. A
+//! A thread whose code is another's up to their identity, as a whole or in
+//! one procedure, uses that thread's summaries there ([`Shares`],
+//! [`crate::model::Swaps`]): its node is carried into the other's terms to
+//! look the summary up, and the summary's nodes are carried back where the
+//! search, or a caller's summary, uses them; a caller always takes its
+//! own return. Paths are offsets into the transitions of a point, which
+//! matched points list in the same order (returns aside, which paths name
+//! as [`RET`]), so they replay in the thread's own frames unchanged. A
 //! violation met in another thread's summary is searched for again in the
 //! thread's own terms (its details name threads and slots).
 //!
@@ -85,7 +87,7 @@ use super::outcome::Problem;
 use super::reduced::Steps;
 use super::search::{Emit, Expand, Found, StepResult, Stop, Watch, step};
 use crate::classify::Classification;
-use crate::model::{Model, StackOp, Swaps};
+use crate::model::{Model, StackOp, Swap, Swaps};
 
 /// What `--summaries` computed and reused in a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -131,42 +133,88 @@ pub fn uniform(model: &Model, mut class: Classification) -> Classification {
     class
 }
 
-/// Per thread, the thread whose summaries it uses: the first one with the
-/// same code up to their identity ([`Swaps::alike`]) that the transactions
-/// treat alike ([`Stepper::alike`]), where both forget every other
-/// thread's slots. Then a node of t, swapped with r, is a node of r: the
-/// slots it keeps are t's own and the shared ones, which the swap carries
-/// over (t's to r's, locks exchanging t and r), and everything t's
-/// transactions do and every check they make is the same, swapped, from
-/// there (summaries stop at the others' moves).
-fn representatives<X: Stepper>(
-    model: &Model,
-    steps: &X,
-    stack: &[Vec<usize>],
-    swaps: &Swaps,
-) -> Vec<usize> {
-    let forgets_others = |t: usize| {
-        let mut gone = vec![false; model.slots.len()];
-        for &k in &stack[t] {
-            gone[k] = true;
+/// What each thread shares: per thread, the match with an earlier thread
+/// whose summaries it uses for its whole code (`whole`), or else per
+/// procedure (`procs`). A thread matches the first earlier one that is
+/// not itself using another's, whose code is the same up to their
+/// identity ([`Swaps::threads`], [`Swaps::procedure`]) and that the
+/// transactions treat alike ([`Stepper::alike`]), where both forget every
+/// other thread's slots (and, for a procedure, their bodies' locals). Then
+/// a node of t, carried to r, is a node of r: the slots it keeps are t's
+/// matched ones and the shared ones, which the swap carries over (locks
+/// exchanging t and r), and everything t's transactions do from it and
+/// every check they make is the same, swapped (summaries stop at the
+/// others' moves, and a procedure's at its returns).
+struct Shares {
+    whole: Vec<Option<Swap>>,
+    procs: Vec<Vec<Option<Swap>>>,
+}
+
+impl Shares {
+    fn none(model: &Model) -> Shares {
+        Shares {
+            whole: (0..model.threads.len()).map(|_| None).collect(),
+            procs: (0..model.threads.len())
+                .map(|_| (0..model.procs.len()).map(|_| None).collect())
+                .collect(),
         }
-        (0..model.threads.len())
-            .filter(|&u| u != t)
-            .all(|u| swaps.owned(u).iter().all(|&k| gone[k as usize]))
-    };
-    let forgets: Vec<bool> = (0..model.threads.len()).map(forgets_others).collect();
-    let mut rep: Vec<usize> = (0..model.threads.len()).collect();
-    for t in 0..model.threads.len() {
-        if !forgets[t] {
-            continue;
-        }
-        rep[t] = (0..t)
-            .filter(|&r| rep[r] == r && forgets[r])
-            .take(CANDIDATES)
-            .find(|&r| swaps.alike(model, r, t) && steps.alike(r, t))
-            .unwrap_or(t);
     }
-    rep
+
+    fn find<X: Stepper>(
+        model: &Model,
+        steps: &X,
+        stack: &[Vec<usize>],
+        body: &[Vec<usize>],
+        swaps: &Swaps,
+    ) -> Shares {
+        let forgets_others = |t: usize| {
+            let mut gone = vec![false; model.slots.len()];
+            for &k in &stack[t] {
+                gone[k] = true;
+            }
+            (0..model.threads.len())
+                .filter(|&u| u != t)
+                .all(|u| swaps.owned(u).iter().all(|&k| gone[k as usize]))
+        };
+        let forgets: Vec<bool> = (0..model.threads.len()).map(forgets_others).collect();
+        let mut shares = Shares::none(model);
+        for t in (0..model.threads.len()).filter(|&t| forgets[t]) {
+            shares.whole[t] = (0..t)
+                .filter(|&r| shares.whole[r].is_none() && forgets[r])
+                .take(CANDIDATES)
+                .find_map(|r| swaps.threads(model, r, t).filter(|s| steps.alike(s)));
+        }
+        // A procedure's nodes keep no local of the thread's body.
+        let bare = |t: usize| forgets[t] && body[t].len() == model.threads[t].locals.len();
+        for p in 0..model.procs.len() {
+            let runs = |t: usize| model.threads[t].frames.iter().any(|f| f.proc as usize == p);
+            for t in (0..model.threads.len())
+                .filter(|&t| shares.whole[t].is_none() && bare(t) && runs(t))
+            {
+                shares.procs[t][p] = (0..t)
+                    .filter(|&r| {
+                        shares.whole[r].is_none()
+                            && shares.procs[r][p].is_none()
+                            && bare(r)
+                            && runs(r)
+                    })
+                    .take(CANDIDATES)
+                    .find_map(|r| {
+                        swaps
+                            .procedure(model, r, t, p as u32)
+                            .filter(|s| steps.alike(s))
+                    });
+            }
+        }
+        shares
+    }
+
+    /// Threads that use another's summaries for some of their code.
+    fn sharing(&self) -> u64 {
+        (0..self.whole.len())
+            .filter(|&t| self.whole[t].is_some() || self.procs[t].iter().any(Option::is_some))
+            .count() as u64
+    }
 }
 
 /// A summary's key: the thread, the kind of node, and the node.
@@ -248,11 +296,10 @@ struct Summary {
 pub trait Stepper: Transaction {
     /// What the steps watch besides the semantics.
     fn watch_mut(&mut self) -> &mut Watch;
-    /// Whether the transactions treat threads `a` and `b` alike, given
-    /// that their code is the same up to their identity
-    /// ([`crate::model::Swaps::alike`]): where they stop, and how each
-    /// pair of corresponding transitions ([`pairs`]) is judged.
-    fn alike(&self, a: usize, b: usize) -> bool;
+    /// Whether the transactions treat the code `swap` matches alike in
+    /// its two threads: where they stop, and how each pair of matched
+    /// transitions is judged.
+    fn alike(&self, swap: &Swap) -> bool;
 }
 
 impl Stepper for Steps<'_> {
@@ -260,22 +307,9 @@ impl Stepper for Steps<'_> {
         Steps::watch_mut(self)
     }
 
-    fn alike(&self, a: usize, b: usize) -> bool {
-        Steps::alike(self, a, b)
+    fn alike(&self, swap: &Swap) -> bool {
+        Steps::alike(self, swap)
     }
-}
-
-/// The transitions of threads `a` and `b` that correspond, point by point.
-pub(super) fn pairs(
-    model: &Model,
-    a: usize,
-    b: usize,
-) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let (ta, tb) = (&model.threads[a], &model.threads[b]);
-    ta.points
-        .iter()
-        .zip(&tb.points)
-        .flat_map(|(p, q)| p.transitions.clone().zip(q.transitions.clone()))
 }
 
 /// How many threads a thread is compared with when looking for one whose
@@ -295,13 +329,14 @@ pub struct Summaries<'m, X: Stepper> {
     /// Per thread: its body's locals, which the nodes of its procedures'
     /// frames forget.
     body: Vec<Vec<usize>>,
-    /// Per thread: the thread whose summaries it uses, itself or one
-    /// interchangeable with it (see [`Summaries::with`]).
-    rep: Vec<usize>,
+    /// What each thread shares with an earlier one.
+    shares: Shares,
     swaps: Swaps,
     /// Summaries are keyed by the thread itself for now: a violation found
     /// in another thread's summary is being found again in its own terms.
     own: bool,
+    /// The search records or narrows accesses, which are per thread.
+    recording: bool,
     index: HashMap<Key, usize>,
     sums: Vec<Summary>,
     nodes: Vec<Node>,
@@ -394,7 +429,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         // its frames forget the thread body's, unless a check reads them.
         // (A return writes one, `r := call f()`, but the caller takes the
         // return, with its own locals.)
-        let body = (0..model.threads.len())
+        let body: Vec<Vec<usize>> = (0..model.threads.len())
             .map(|t| {
                 let th = &model.threads[t];
                 let mut used = checked.clone();
@@ -419,21 +454,22 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             })
             .collect();
         let swaps = Swaps::new(model);
-        let rep = if share {
-            representatives(model, &steps, &stack, &swaps)
+        let shares = if share {
+            Shares::find(model, &steps, &stack, &body, &swaps)
         } else {
-            (0..model.threads.len()).collect()
+            Shares::none(model)
         };
-        let shared = rep.iter().enumerate().filter(|&(t, &r)| r != t).count() as u64;
+        let shared = shares.sharing();
         Summaries {
             model,
             steps,
             shallow,
             stack,
             body,
-            rep,
+            shares,
             swaps,
             own: false,
+            recording: false,
             index: HashMap::new(),
             sums: Vec::new(),
             nodes: Vec::new(),
@@ -495,26 +531,44 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         out
     }
 
-    /// Thread `t`'s node `node` as a node of `r`, the thread whose
-    /// summaries it uses (see [`representatives`]).
-    fn to_rep(&self, t: usize, r: usize, node: &mut [i64]) {
-        self.swaps.swap(t, r, node);
-        // r's slots, forgotten in t's node, are now t's: forgotten too.
-        for &k in self.swaps.owned(t) {
-            node[k as usize] = self.model.init[k as usize];
+    /// The match thread `t` uses for its code at point `pc`, if it uses
+    /// another thread's summaries there.
+    fn share(&self, t: usize, pc: i64) -> Option<&Swap> {
+        let th = &self.model.threads[t];
+        self.shares.whole[t].as_ref().or_else(|| {
+            let f = th.points[pc as usize].frame?;
+            self.shares.procs[t][th.frames[f as usize].proc as usize].as_ref()
+        })
+    }
+
+    /// The key of thread `t`'s node `node` (made by [`Self::canon`]): the
+    /// node itself, or the node carried to the thread whose summaries t
+    /// uses there.
+    fn key(&self, t: usize, node: Vec<i64>) -> (usize, Vec<i64>) {
+        match self
+            .share(t, node[t])
+            .filter(|_| !self.own && !self.recording)
+        {
+            Some(swap) => {
+                let r = swap.a;
+                (r, self.canon(r, &self.swaps.carry(swap, false, &node)))
+            }
+            None => (t, node),
         }
     }
 
     /// Node `node` of summary `sum` put back on thread `t`'s stack in `c`.
     fn place(&self, sum: usize, t: usize, node: &[i64], c: &[i64]) -> Vec<i64> {
-        let r = self.sums[sum].thread;
-        if r == t {
+        if self.sums[sum].thread == t {
             return self.decanon(t, node, c);
         }
-        let mut x = node.to_vec();
-        // The slots this gives r are forgotten ones, restored from `c`.
-        self.swaps.swap(r, t, &mut x);
-        self.decanon(t, &x, c)
+        // The summary is of the thread t's code there matches; the slots
+        // the carry leaves behind are forgotten ones, restored from `c`.
+        let swap = self
+            .share(t, c[t])
+            .expect("a summary of another thread is shared");
+        debug_assert_eq!(swap.a, self.sums[sum].thread);
+        self.decanon(t, &self.swaps.carry(swap, true, node), c)
     }
 
     fn is_return_point(&self, t: usize, pc: i64) -> bool {
@@ -755,8 +809,8 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 } else {
                     Kind::Inside
                 };
-                let node = self.canon(t, &out);
-                let (callee, new) = self.summary(t, kind, node, Some((n, o)), budget)?;
+                let (r, node) = self.key(t, self.canon(t, &out));
+                let (callee, new) = self.summary(r, kind, node, Some((n, o)), budget)?;
                 if new && commit.is_none() {
                     // The callee's first point ends the transaction.
                     let e = self.sums[callee].entry;
@@ -815,12 +869,14 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         r: usize,
         budget: &mut Budget,
     ) -> Result<(), Halt> {
-        let t = self.sums[callee].thread;
         let (sum, m, off) = {
             let caller = &self.sums[callee].callers[c];
             (caller.sum, caller.node, caller.off)
         };
-        let back = self.decanon(
+        // The caller's thread, whose own return the caller takes.
+        let t = self.sums[sum].thread;
+        let back = self.place(
+            callee,
             t,
             &self.nodes[r].state,
             &self.sums[callee].callers[c].entered,
@@ -932,15 +988,8 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         // Accesses recorded or narrowed are per thread: those runs keep
         // every thread's summaries its own.
         let watch = self.steps.watch_mut();
-        let r = if self.own || watch.log.is_some() || watch.narrowing.is_some() {
-            t
-        } else {
-            self.rep[t]
-        };
-        let mut node = self.canon(t, c);
-        if r != t {
-            self.to_rep(t, r, &mut node);
-        }
+        self.recording = watch.log.is_some() || watch.narrowing.is_some();
+        let (r, node) = self.key(t, self.canon(t, c));
         let (sum, _) = self.summary(r, kind, node, None, budget)?;
         self.drain(budget)?;
         if let Some((n, tail, problem)) = self.bad.take() {

@@ -19,7 +19,7 @@ pub use expr::{Access, CExpr, Cmd, FREE, Fault, NoAccess, Place};
 pub use layout::Layout;
 pub use limits::{MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_SLOTS, MAX_THREADS};
 pub use quant::MAX_QUANTIFIED;
-pub use swap::Swaps;
+pub use swap::{Swap, Swaps};
 pub use unroll::MAX_STATEMENTS;
 
 use indexmap::IndexMap;

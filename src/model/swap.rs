@@ -4,22 +4,27 @@
 //! other (see `explore::summaries`).
 //!
 //! The swap `Φ` of threads a and b exchanges their program counters and
-//! their slots (body locals, frames, return points, matched in order) and
-//! exchanges the values a and b in every lock, whose values are thread
-//! identities. [`Swaps::alike`] decides whether a and b are interchangeable
-//! under `Φ` by comparing their compiled transitions one by one: the same
-//! control points, guards and commands with a's slots where b has b's, and
-//! with a thread identity `c` where b has `π(c)` (π exchanges a and b) only
-//! where the value meets a lock: compared with one, or written into one.
-//! A lock's value used in any other way (arithmetic, an index, `at()` or
-//! `t.r` on it) is refused, and so are `at()` and `t.r`, which name threads
-//! at run time: the comparison is cheap, decides nothing by search, and
-//! says "not alike" whenever in doubt. The checks of every state (the
-//! invariants, and the exclusive access predicates of every thread) must
-//! also be unchanged by `Φ`: an invariant compared with itself, `excl[w]`
-//! with `excl[π(w)]`.
+//! their slots, matched by a [`Swap`], and exchanges the values a and b in
+//! every lock, whose values are thread identities. Two threads correspond
+//! as wholes ([`Swaps::threads`]: the same control points, slots matched
+//! in order) or in one procedure ([`Swaps::procedure`]: the copies of the
+//! procedure and of everything it calls, matched by depth, their points by
+//! offset and their slots in order, whatever the threads' bodies are).
+//! Either is decided by comparing compiled transitions one by one: the
+//! same guards and commands with a's slots where b has b's, a control
+//! point where b has the matching one only where the value meets a program
+//! counter or a return point, and a thread identity `c` where b has `π(c)`
+//! (π exchanges a and b) only where the value meets a lock: compared with
+//! one, or written into one. A lock's value used in any other way is
+//! refused, and so are `at()` and `t.r` on a thread computed at run time:
+//! the comparison is cheap, decides nothing by search, and says "not
+//! alike" whenever in doubt. The checks of every state (the invariants, and
+//! the exclusive access predicates of every thread) must also be unchanged
+//! by `Φ`: an invariant compared with itself, `excl[w]` with `excl[π(w)]`.
 
-use super::{CExpr, Cmd, Model, Next, Place, SlotClass, SlotKind};
+use std::collections::HashMap;
+
+use super::{CExpr, Cmd, Model, Next, Place, SlotClass, SlotKind, StackOp};
 use crate::syntax::ast::BinOp;
 
 /// The slots each thread owns, for swapping two threads.
@@ -27,29 +32,66 @@ pub struct Swaps {
     /// Per thread, the slots of class `Local(t)` (its program counter
     /// first), in order.
     owned: Vec<Vec<u32>>,
-    /// Per slot, its position in its owner's list.
-    pos: Vec<u32>,
+    /// Per slot, the thread owning it.
+    owner: Vec<Option<u32>>,
     /// The lock slots.
     locks: Vec<u32>,
+}
+
+/// How thread a's code corresponds to thread b's.
+pub struct Swap {
+    /// The two threads.
+    pub a: usize,
+    /// The two threads.
+    pub b: usize,
+    /// Matched slots, `(a's, b's)`, program counters aside.
+    slots: Vec<(u32, u32)>,
+    /// Matched frames as `(a's first point, b's first point, points)`;
+    /// `None` when the threads match as wholes (points are the same).
+    frames: Option<Vec<(i64, i64, i64)>>,
+    /// The matched control points, `(a's, b's)`.
+    pub points: Vec<(i64, i64)>,
+    /// The matched transitions, `(a's, b's)`: all of them for whole
+    /// threads; for a procedure, all but the returns, which go back into
+    /// each thread's own callers.
+    pub transitions: Vec<(usize, usize)>,
+    /// The threads match as wholes.
+    pub whole: bool,
+}
+
+impl Swap {
+    /// Control point `p` of a (`from_a`) or of b, as the other's.
+    fn point(&self, from_a: bool, p: i64) -> Option<i64> {
+        let Some(frames) = &self.frames else {
+            return Some(p);
+        };
+        frames.iter().find_map(|&(x, y, n)| {
+            let (from, to) = if from_a { (x, y) } else { (y, x) };
+            (from..from + n).contains(&p).then(|| to + (p - from))
+        })
+    }
 }
 
 impl Swaps {
     /// The owned slots of `model`'s threads.
     pub fn new(model: &Model) -> Swaps {
         let mut owned = vec![Vec::new(); model.threads.len()];
-        let mut pos = vec![0; model.slots.len()];
+        let mut owner = vec![None; model.slots.len()];
         let mut locks = Vec::new();
         for (k, slot) in model.slots.iter().enumerate() {
             if let SlotClass::Local(t) = slot.class {
-                let list = &mut owned[t as usize];
-                pos[k] = list.len() as u32;
-                list.push(k as u32);
+                owned[t as usize].push(k as u32);
+                owner[k] = Some(t);
             }
             if slot.kind == SlotKind::Lock {
                 locks.push(k as u32);
             }
         }
-        Swaps { owned, pos, locks }
+        Swaps {
+            owned,
+            owner,
+            locks,
+        }
     }
 
     /// The slots thread `t` owns.
@@ -57,32 +99,165 @@ impl Swaps {
         &self.owned[t]
     }
 
-    /// `Φ` on a state of `model` (or a longer node, whose extra words are
-    /// left as they are), in place.
-    pub fn swap(&self, a: usize, b: usize, node: &mut [i64]) {
-        if a == b {
-            return;
+    /// `Φ` on a node of `swap`'s thread a (`from_a`) or b: what the node
+    /// says of that thread's matched slots and program counter, said of
+    /// the other's, and every lock's a and b exchanged. The words past the
+    /// state (a node may carry more) are left as they are, and so are the
+    /// slots of the thread carried from: the caller forgets or restores
+    /// them.
+    pub fn carry(&self, swap: &Swap, from_a: bool, node: &[i64]) -> Vec<i64> {
+        let mut out = node.to_vec();
+        for &(x, y) in &swap.slots {
+            let (from, to) = if from_a { (x, y) } else { (y, x) };
+            out[to as usize] = node[from as usize];
         }
-        for (&x, &y) in self.owned[a].iter().zip(&self.owned[b]) {
-            node.swap(x as usize, y as usize);
-        }
+        let (from, to) = if from_a {
+            (swap.a, swap.b)
+        } else {
+            (swap.b, swap.a)
+        };
+        out[to] = swap.point(from_a, node[from]).unwrap_or(node[from]);
         for &m in &self.locks {
-            let v = &mut node[m as usize];
-            *v = pi(a, b, *v);
+            let v = &mut out[m as usize];
+            *v = pi(swap.a, swap.b, *v);
         }
+        out
     }
 
-    /// Whether threads `a` and `b` of `model` are interchangeable under
-    /// `Φ` (see the module docs).
-    pub fn alike(&self, model: &Model, a: usize, b: usize) -> bool {
-        let rename = Rename {
-            model,
-            swaps: self,
-            a,
-            b,
+    /// Whether threads `a` and `b` of `model` match as wholes (see the
+    /// module docs).
+    pub fn threads(&self, model: &Model, a: usize, b: usize) -> Option<Swap> {
+        let (ta, tb) = (&model.threads[a], &model.threads[b]);
+        let (oa, ob) = (&self.owned[a], &self.owned[b]);
+        let same_shape = a != b
+            && oa.len() == ob.len()
+            && ta.points.len() == tb.points.len()
+            && ta.points.iter().zip(&tb.points).all(|(p, q)| {
+                p.frame == q.frame
+                    && p.depth == q.depth
+                    && p.transitions.len() == q.transitions.len()
+            });
+        if !same_shape {
+            return None;
+        }
+        let slots = oa
+            .iter()
+            .copied()
+            .zip(ob.iter().copied())
+            .filter(|&(x, _)| x as usize != a);
+        let points = (0..ta.points.len() as i64).map(|p| (p, p)).collect();
+        let rename = Rename::new(model, self, a, b, slots.collect(), None, points, true)?;
+        let maps = |x: &std::ops::Range<u32>, y: &std::ops::Range<u32>| {
+            x.len() == y.len()
+                && x.clone()
+                    .zip(y.clone())
+                    .all(|(i, j)| rename.slot(i) == Some(j))
         };
-        a != b && rename.threads() && rename.checks()
+        let frames = maps(&ta.locals, &tb.locals)
+            && ta.ret.len() == tb.ret.len()
+            && ta
+                .ret
+                .iter()
+                .zip(&tb.ret)
+                .all(|(&x, &y)| rename.slot(x) == Some(y))
+            && ta.frames.len() == tb.frames.len()
+            && ta.frames.iter().zip(&tb.frames).all(|(f, g)| {
+                f.proc == g.proc
+                    && f.depth == g.depth
+                    && f.points == g.points
+                    && maps(&f.slots, &g.slots)
+            });
+        if frames { rename.compare() } else { None }
     }
+
+    /// Whether threads `a` and `b` of `model` match in procedure `p`: its
+    /// shallowest copies and the copies of everything they call (see the
+    /// module docs).
+    pub fn procedure(&self, model: &Model, a: usize, b: usize, p: u32) -> Option<Swap> {
+        let (ta, tb) = (&model.threads[a], &model.threads[b]);
+        let shallowest = |th: &super::Thread| {
+            (0..th.frames.len())
+                .filter(|&f| th.frames[f].proc == p)
+                .min_by_key(|&f| th.frames[f].depth)
+        };
+        let (fa, fb) = (shallowest(ta)?, shallowest(tb)?);
+        // The copies matched by depth, from the calls of matched copies:
+        // the shallowest copies may run at different depths (one thread
+        // calls the procedure from its body, the other from another
+        // procedure), and every matched pair is that far apart.
+        let shift = ta.frames[fa].depth as i64 - tb.frames[fb].depth as i64;
+        let mut pairs = vec![(fa, fb)];
+        let (mut of_a, mut of_b) = (HashMap::new(), HashMap::new());
+        of_a.insert(fa, fb);
+        of_b.insert(fb, fa);
+        let mut at = 0;
+        while let Some(&(f, g)) = pairs.get(at) {
+            at += 1;
+            let (x, y) = (&ta.frames[f], &tb.frames[g]);
+            if x.proc != y.proc
+                || x.depth as i64 - y.depth as i64 != shift
+                || x.points.end - x.points.start != y.points.end - y.points.start
+                || x.slots.len() != y.slots.len()
+            {
+                return None;
+            }
+            for o in 0..x.points.end - x.points.start {
+                let (pa, pb) = (x.points.start + o, y.points.start + o);
+                let (ks, js) = (own(model, a, pa, false), own(model, b, pb, false));
+                if ks.len() != js.len() {
+                    return None;
+                }
+                for (k, j) in ks.into_iter().zip(js) {
+                    if let (StackOp::Call(c), StackOp::Call(d)) =
+                        (model.transitions[k].stack, model.transitions[j].stack)
+                    {
+                        let (c, d) = (c as usize, d as usize);
+                        match (of_a.get(&c), of_b.get(&d)) {
+                            (None, None) => {
+                                of_a.insert(c, d);
+                                of_b.insert(d, c);
+                                pairs.push((c, d));
+                            }
+                            (Some(&e), Some(&h)) if e == d && h == c => {}
+                            _ => return None,
+                        }
+                    }
+                }
+            }
+        }
+        let mut slots: Vec<(u32, u32)> = (0..ta.ret.len())
+            .filter_map(|i| {
+                let j = usize::try_from(i as i64 - shift).ok()?;
+                Some((ta.ret[i], *tb.ret.get(j)?))
+            })
+            .collect();
+        let mut frames = Vec::new();
+        let mut points = Vec::new();
+        for &(f, g) in &pairs {
+            let (x, y) = (&ta.frames[f], &tb.frames[g]);
+            slots.extend(x.slots.clone().zip(y.slots.clone()));
+            frames.push((
+                x.points.start,
+                y.points.start,
+                x.points.end - x.points.start,
+            ));
+            points.extend(
+                (0..x.points.end - x.points.start)
+                    .map(|o| (x.points.start + o, y.points.start + o)),
+            );
+        }
+        Rename::new(model, self, a, b, slots, Some(frames), points, false)?.compare()
+    }
+}
+
+/// The transitions of thread `t` at point `pc` that a match compares: all
+/// of them for whole threads, all but the returns for a procedure.
+fn own(model: &Model, t: usize, pc: i64, whole: bool) -> Vec<usize> {
+    model.threads[t].points[pc as usize]
+        .transitions
+        .clone()
+        .filter(|&k| whole || model.transitions[k].stack != StackOp::Return)
+        .collect()
 }
 
 /// `π`: exchanges thread identities a and b.
@@ -96,77 +271,137 @@ fn pi(a: usize, b: usize, v: i64) -> i64 {
     }
 }
 
+/// What a value that meets a slot means.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Meaning {
+    /// A thread identity: a lock's holder.
+    Thread,
+    /// A control point of thread a (`true`) or b: a program counter or a
+    /// return point.
+    Point(bool),
+}
+
 /// The comparison of a's code (left) with b's (right) under `Φ`.
 struct Rename<'a> {
     model: &'a Model,
     swaps: &'a Swaps,
-    a: usize,
-    b: usize,
+    swap: Swap,
+    /// Matched slots, both ways.
+    map: HashMap<u32, u32>,
 }
 
-impl Rename<'_> {
-    /// The slot of b's code that slot `k` of a's code must be.
-    fn slot(&self, k: u32) -> u32 {
-        let s = self.swaps;
-        match self.model.slots[k as usize].class {
-            SlotClass::Local(t) if t as usize == self.a => {
-                s.owned[self.b][s.pos[k as usize] as usize]
+impl<'a> Rename<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        model: &'a Model,
+        swaps: &'a Swaps,
+        a: usize,
+        b: usize,
+        slots: Vec<(u32, u32)>,
+        frames: Option<Vec<(i64, i64, i64)>>,
+        points: Vec<(i64, i64)>,
+        whole: bool,
+    ) -> Option<Rename<'a>> {
+        if a == b {
+            return None;
+        }
+        let mut map = HashMap::new();
+        map.insert(a as u32, b as u32);
+        map.insert(b as u32, a as u32);
+        for &(x, y) in &slots {
+            let (sx, sy) = (&model.slots[x as usize], &model.slots[y as usize]);
+            // Control points are renamed, not compared: their ranges are
+            // each thread's own.
+            let points = matches!(sx.kind, SlotKind::Pc | SlotKind::Ret);
+            if sx.kind != sy.kind || !points && model.bounds[x as usize] != model.bounds[y as usize]
+            {
+                return None;
             }
-            SlotClass::Local(t) if t as usize == self.b => {
-                s.owned[self.a][s.pos[k as usize] as usize]
+            map.insert(x, y);
+            map.insert(y, x);
+        }
+        let swap = Swap {
+            a,
+            b,
+            slots,
+            frames,
+            points,
+            transitions: Vec::new(),
+            whole,
+        };
+        Some(Rename {
+            model,
+            swaps,
+            swap,
+            map,
+        })
+    }
+
+    /// The comparison itself: every matched point and its transitions,
+    /// then the checks.
+    fn compare(mut self) -> Option<Swap> {
+        let (m, w) = (self.model, self.swap.whole);
+        let (a, b) = (self.swap.a, self.swap.b);
+        let mut transitions = Vec::new();
+        for &(p, q) in &self.swap.points {
+            let (ks, js) = (own(m, a, p, w), own(m, b, q, w));
+            let returns = |t: usize, pc: i64| {
+                m.threads[t].points[pc as usize]
+                    .transitions
+                    .clone()
+                    .any(|k| m.transitions[k].stack == StackOp::Return)
+            };
+            if ks.len() != js.len() || returns(a, p) != returns(b, q) {
+                return None;
             }
-            _ => k,
+            for (k, j) in ks.into_iter().zip(js) {
+                if !self.transition(k, j) {
+                    return None;
+                }
+                transitions.push((k, j));
+            }
+        }
+        if !self.checks() {
+            return None;
+        }
+        self.swap.transitions = transitions;
+        Some(self.swap)
+    }
+
+    /// The slot of b's code that slot `k` of a's code must be (and the
+    /// other way); `None` for a slot of a or b that is not matched.
+    fn slot(&self, k: u32) -> Option<u32> {
+        match self.map.get(&k) {
+            Some(&j) => Some(j),
+            None => match self.swaps.owner[k as usize] {
+                Some(t) if t as usize == self.swap.a || t as usize == self.swap.b => None,
+                _ => Some(k),
+            },
         }
     }
 
-    fn is_lock(&self, k: u32) -> bool {
-        self.model.slots[k as usize].kind == SlotKind::Lock
-    }
-
-    /// The same shape: control points, frames, owned slots of the same
-    /// kinds and ranges, and transitions that correspond one to one.
-    fn threads(&self) -> bool {
-        let (m, sw) = (self.model, self.swaps);
-        let (ta, tb) = (&m.threads[self.a], &m.threads[self.b]);
-        let (oa, ob) = (&sw.owned[self.a], &sw.owned[self.b]);
-        let same_slots = oa.len() == ob.len()
-            && oa.iter().zip(ob).all(|(&x, &y)| {
-                let (x, y) = (x as usize, y as usize);
-                m.slots[x].kind == m.slots[y].kind && m.bounds[x] == m.bounds[y]
-            });
-        let maps = |x: &std::ops::Range<u32>, y: &std::ops::Range<u32>| {
-            x.len() == y.len() && x.clone().zip(y.clone()).all(|(i, j)| self.slot(i) == j)
-        };
-        same_slots
-            && self.slot(self.a as u32) == self.b as u32
-            && ta.points.len() == tb.points.len()
-            && maps(&ta.locals, &tb.locals)
-            && ta.ret.len() == tb.ret.len()
-            && ta.ret.iter().zip(&tb.ret).all(|(&x, &y)| self.slot(x) == y)
-            && ta.frames.len() == tb.frames.len()
-            && ta.frames.iter().zip(&tb.frames).all(|(f, g)| {
-                f.proc == g.proc
-                    && f.depth == g.depth
-                    && f.points == g.points
-                    && maps(&f.slots, &g.slots)
-            })
-            && ta.points.iter().zip(&tb.points).all(|(p, q)| {
-                p.frame == q.frame
-                    && p.depth == q.depth
-                    && p.transitions.len() == q.transitions.len()
-                    && p.transitions
-                        .clone()
-                        .zip(q.transitions.clone())
-                        .all(|(k, j)| self.transition(k, j))
-            })
+    /// What a value stored in slot `k` means, if something to rename.
+    fn meaning(&self, k: u32) -> Option<Meaning> {
+        match self.model.slots[k as usize].kind {
+            SlotKind::Lock => Some(Meaning::Thread),
+            SlotKind::Pc | SlotKind::Ret => match self.swaps.owner[k as usize] {
+                Some(t) if t as usize == self.swap.a => Some(Meaning::Point(true)),
+                Some(t) if t as usize == self.swap.b => Some(Meaning::Point(false)),
+                // Another thread's points stay as they are.
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     fn transition(&self, k: usize, j: usize) -> bool {
         let (x, y) = (&self.model.transitions[k], &self.model.transitions[j]);
         let next = match (&x.next, &y.next) {
-            (Next::To(p), Next::To(q)) => p == q,
+            (Next::To(p), Next::To(q)) => self.swap.point(true, *p) == Some(*q),
             (Next::Branch(c, p1, p2), Next::Branch(d, q1, q2)) => {
-                p1 == q1 && p2 == q2 && self.expr(c, d)
+                self.swap.point(true, *p1) == Some(*q1)
+                    && self.swap.point(true, *p2) == Some(*q2)
+                    && self.expr(c, d)
             }
             _ => false,
         };
@@ -175,10 +410,19 @@ impl Rename<'_> {
             (Some(g), Some(h)) => self.expr(g, h),
             _ => false,
         };
-        x.thread as usize == self.a
-            && y.thread as usize == self.b
-            && x.from == y.from
-            && x.stack == y.stack
+        // A call enters the matched copy of its callee.
+        let callee = match (x.stack, y.stack) {
+            (StackOp::Call(f), StackOp::Call(g)) => {
+                let start =
+                    |t: usize, f: u32| self.model.threads[t].frames[f as usize].points.start;
+                self.swap.point(true, start(self.swap.a, f)) == Some(start(self.swap.b, g))
+            }
+            (s, t) => s == t,
+        };
+        x.thread as usize == self.swap.a
+            && y.thread as usize == self.swap.b
+            && self.swap.point(true, x.from) == Some(y.from)
+            && callee
             && x.recheck_overlap == y.recheck_overlap
             && x.recheck_invariants == y.recheck_invariants
             && x.touches_excl == y.touches_excl
@@ -190,10 +434,11 @@ impl Rename<'_> {
     /// The checks of every state are unchanged by `Φ`.
     fn checks(&self) -> bool {
         let m = self.model;
+        let (a, b) = (self.swap.a, self.swap.b);
         m.invariants.iter().all(|i| self.expr(&i.expr, &i.expr))
             && m.protected.iter().all(|p| {
                 (0..m.threads.len()).all(|w| {
-                    let v = pi(self.a, self.b, w as i64) as usize;
+                    let v = pi(a, b, w as i64) as usize;
                     self.expr(&p.excl[w], &p.excl[v])
                 })
             })
@@ -211,8 +456,8 @@ impl Rename<'_> {
                         .iter()
                         .zip(ys)
                         .all(|((p, e), (q, f))| match self.place(p, q) {
-                            Some(true) => self.lock_value(e, f),
-                            Some(false) => self.expr(e, f),
+                            Some(Some(meaning)) => self.value(meaning, e, f),
+                            Some(None) => self.expr(e, f),
                             None => false,
                         })
             }
@@ -224,12 +469,12 @@ impl Rename<'_> {
         }
     }
 
-    /// Whether places `p` and `q` correspond, and if so whether they hold
-    /// a lock.
-    fn place(&self, p: &Place, q: &Place) -> Option<bool> {
+    /// Whether places `p` and `q` correspond, and if so what the value
+    /// written means.
+    fn place(&self, p: &Place, q: &Place) -> Option<Option<Meaning>> {
         match (p, q) {
             (Place::Slot { slot: s, shared: h }, Place::Slot { slot: r, shared: g }) => {
-                (self.slot(*s) == *r && h == g).then(|| self.is_lock(*s))
+                (self.slot(*s) == Some(*r) && h == g).then(|| self.meaning(*s))
             }
             (
                 Place::Elem {
@@ -245,28 +490,35 @@ impl Rename<'_> {
                     index: i2,
                 },
             ) => (self.array(*base, *len, *b2, *l2) && shared == s2 && self.expr(index, i2))
-                .then(|| self.is_lock(*base)),
+                .then(|| self.meaning(*base)),
             _ => None,
         }
     }
 
     /// Arrays `base[len]` in a's code and `b2[l2]` in b's correspond.
     fn array(&self, base: u32, len: u32, b2: u32, l2: u32) -> bool {
-        len == l2 && (0..len).all(|i| self.slot(base + i) == b2 + i)
+        len == l2 && (0..len).all(|i| self.slot(base + i) == Some(b2 + i))
     }
 
-    /// `x` and `y` where their value is a thread identity: a lock read, or
-    /// a constant under `π`.
-    fn lock_value(&self, x: &CExpr, y: &CExpr) -> bool {
+    /// `x` and `y` where their value has `meaning`: a read of a slot
+    /// holding such values, or a constant renamed.
+    fn value(&self, meaning: Meaning, x: &CExpr, y: &CExpr) -> bool {
         match (x, y) {
-            (CExpr::Const(c), CExpr::Const(d)) => pi(self.a, self.b, *c) == *d,
+            (CExpr::Const(c), CExpr::Const(d)) => match meaning {
+                Meaning::Thread => pi(self.swap.a, self.swap.b, *c) == *d,
+                Meaning::Point(from_a) => self.swap.point(from_a, *c) == Some(*d),
+            },
             (
                 CExpr::Var { slot, shared },
                 CExpr::Var {
                     slot: s2,
                     shared: h2,
                 },
-            ) => self.is_lock(*slot) && self.slot(*slot) == *s2 && shared == h2,
+            ) => {
+                self.meaning(*slot) == Some(meaning)
+                    && self.slot(*slot) == Some(*s2)
+                    && shared == h2
+            }
             (
                 CExpr::Elem {
                     base,
@@ -281,7 +533,7 @@ impl Rename<'_> {
                     index: i2,
                 },
             ) => {
-                self.is_lock(*base)
+                self.meaning(*base) == Some(meaning)
                     && self.array(*base, *len, *b2, *l2)
                     && shared == s2
                     && self.expr(index, i2)
@@ -290,12 +542,13 @@ impl Rename<'_> {
         }
     }
 
-    /// Reads a lock.
-    fn reads_lock(&self, e: &CExpr) -> bool {
+    /// What the value of `e` means, when it reads a slot whose values are
+    /// renamed.
+    fn meaning_of(&self, e: &CExpr) -> Option<Meaning> {
         match e {
-            CExpr::Var { slot, .. } => self.is_lock(*slot),
-            CExpr::Elem { base, .. } => self.is_lock(*base),
-            _ => false,
+            CExpr::Var { slot, .. } => self.meaning(*slot),
+            CExpr::Elem { base, .. } => self.meaning(*base),
+            _ => None,
         }
     }
 
@@ -310,7 +563,7 @@ impl Rename<'_> {
                     slot: s2,
                     shared: h2,
                 },
-            ) => !self.is_lock(*slot) && self.slot(*slot) == *s2 && shared == h2,
+            ) => self.meaning(*slot).is_none() && self.slot(*slot) == Some(*s2) && shared == h2,
             (
                 Elem {
                     base,
@@ -325,7 +578,7 @@ impl Rename<'_> {
                     index: i2,
                 },
             ) => {
-                !self.is_lock(*base)
+                self.meaning(*base).is_none()
                     && self.array(*base, *len, *b2, *l2)
                     && shared == s2
                     && self.expr(index, i2)
@@ -333,12 +586,13 @@ impl Rename<'_> {
             (Bound(i), Bound(j)) => i == j,
             (Not(e), Not(f)) | (Neg(e), Neg(f)) => self.expr(e, f),
             (Bin(op, e1, e2), Bin(op2, f1, f2)) if op == op2 => {
-                if matches!(op, BinOp::Eq | BinOp::Ne)
-                    && (self.reads_lock(e1) || self.reads_lock(e2))
-                {
-                    self.lock_value(e1, f1) && self.lock_value(e2, f2)
-                } else {
-                    self.expr(e1, f1) && self.expr(e2, f2)
+                let meaning = self.meaning_of(e1).or_else(|| self.meaning_of(e2));
+                match meaning {
+                    Some(m) if matches!(op, BinOp::Eq | BinOp::Ne) => {
+                        self.value(m, e1, f1) && self.value(m, e2, f2)
+                    }
+                    Some(_) => false,
+                    None => self.expr(e1, f1) && self.expr(e2, f2),
                 }
             }
             (
@@ -381,7 +635,14 @@ mod tests {
 
     fn alike(text: &str) -> bool {
         let m = model(text);
-        Swaps::new(&m).alike(&m, 0, 1)
+        Swaps::new(&m).threads(&m, 0, 1).is_some()
+    }
+
+    /// Whether threads 0 and 1 match in procedure `name`.
+    fn alike_in(text: &str, name: &str) -> bool {
+        let m = model(text);
+        let p = m.procs.iter().position(|p| p.name == name).unwrap() as u32;
+        Swaps::new(&m).procedure(&m, 0, 1, p).is_some()
     }
 
     const LOCKED: &str = "
@@ -400,15 +661,26 @@ mod tests {
     fn the_swap_exchanges_slots_and_lock_values() {
         let m = model(LOCKED);
         let sw = Swaps::new(&m);
+        let swap = sw.threads(&m, 0, 1).unwrap();
         let mut s = m.init.clone();
         let lock = m.slots.iter().position(|x| x.name == "m").unwrap();
+        let x0 = m
+            .slots
+            .iter()
+            .position(|x| x.name.starts_with("T0.incr"))
+            .unwrap();
+        let x1 = m
+            .slots
+            .iter()
+            .position(|x| x.name.starts_with("T1.incr"))
+            .unwrap();
         s[0] = 3;
+        s[x0] = 2;
         s[lock] = 0;
-        let before = s.clone();
-        sw.swap(0, 1, &mut s);
-        assert_eq!((s[0], s[1], s[lock]), (before[1], 3, 1));
-        sw.swap(1, 0, &mut s);
-        assert_eq!(s, before, "a swap is an involution");
+        let carried = sw.carry(&swap, true, &s);
+        assert_eq!((carried[1], carried[x1], carried[lock]), (3, 2, 1));
+        let back = sw.carry(&swap, false, &carried);
+        assert_eq!((back[0], back[x0], back[lock]), (3, 2, 0));
     }
 
     #[test]
@@ -455,6 +727,31 @@ mod tests {
         assert!(!alike(&format!(
             "{base} protected g : 0..1 = 0 excl(t) = t == 0 && m == t; {body}"
         )));
+    }
+
+    #[test]
+    fn threads_with_different_bodies_match_in_a_procedure() {
+        let text = "lock m; protected g : 0..3 = 0 by m; shared y : 0..3 = 0;
+             proc inc(k : 0..1) { local x : 0..3 = 0; acquire m; x := g; g := (x + k) % 3; release m; }
+             proc twice() { call inc(1); call inc(1); }
+             thread A { call twice(); y := 1; }
+             thread B { y := 2; call inc(0); call inc(1); }";
+        assert!(!alike(text));
+        assert!(alike_in(text, "inc"));
+        // A calls inc from twice, a level deeper than B does.
+        assert!(!alike_in(text, "twice"), "B has no twice");
+        // `self` is the calling thread: stored as a number, it differs.
+        let selfish = "shared who : 0..1 = 0;
+             proc mark() { who := self; }
+             thread A { call mark(); }
+             thread B { skip; call mark(); }";
+        assert!(!alike_in(selfish, "mark"));
+        // Compared with a lock, it is a thread identity.
+        let locked = "lock m; shared y : 0..1 = 0;
+             proc mark() { acquire m; await m == self; y := 1; release m; }
+             thread A { call mark(); }
+             thread B { skip; call mark(); }";
+        assert!(alike_in(locked, "mark"));
     }
 
     #[test]

@@ -240,22 +240,24 @@ proptest! {
     }
 }
 
-/// Summaries shared by interchangeable threads: on generated systems of
-/// two or three copies of one thread calling procedures (in and outside
-/// critical sections, recursing), Stoller-Cohen and mover transactions read
-/// off shared summaries give full exploration's verdict, their
-/// counterexamples replay, and they store exactly the states that
-/// per-thread summaries store, with the same kind of violation. Most of
-/// these systems do share (the test says how many must).
+/// Summaries shared between threads: on generated systems of two or three
+/// threads calling procedures (in and outside critical sections,
+/// recursing), copies of one thread or threads with bodies of their own,
+/// Stoller-Cohen and mover transactions read off shared summaries give
+/// full exploration's verdict, their counterexamples replay, and they
+/// store exactly the states that per-thread summaries store, with the same
+/// kind of violation. Most of these systems do share (the test says how
+/// many must, of each shape).
 #[test]
 fn shared_summaries_agree_with_per_thread_and_full() {
     use proptest::strategy::ValueTree;
     let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let (mut shared, mut compared, total) = (0, 0, 300);
-    for _ in 0..total {
+    let (mut shared, mut compared, total) = ([0, 0], 0, 300);
+    for case in 0..total {
         let data = choices().new_tree(&mut runner).unwrap().current();
         let mut c = Choices::new(&data);
-        c.templates = true;
+        let copies = case % 2 == 0;
+        c.sharing = Some(copies);
         let text = system(&mut c);
         let model = compile(&Source::new("g.gc", &text).unwrap(), &[]).unwrap();
         let full = run(&model, Reduction::None, Ignoring::Cpc, false);
@@ -266,7 +268,7 @@ fn shared_summaries_agree_with_per_thread_and_full() {
             );
             let how = reduction.name();
             if theirs.summaries.is_some_and(|s| s.shared > 0) {
-                shared += 1;
+                shared[usize::from(copies)] += 1;
             }
             assert_eq!(verdict(&mine), verdict(&theirs), "{how}\n{text}");
             if matches!(theirs.verdict, Verdict::Inconclusive(_)) {
@@ -292,14 +294,17 @@ fn shared_summaries_agree_with_per_thread_and_full() {
             }
         }
     }
+    // Runs: `total` of each shape (two reductions, half the cases).
     eprintln!(
-        "{shared} of {} runs shared summaries; {compared} compared",
-        2 * total
+        "runs that shared, own bodies and copies: {shared:?} of {total} each; {compared} compared"
     );
+    // Threads with bodies of their own share procedures only under `sc`
+    // (and not where hand-offs make a predicate read a thread's local or
+    // point): at least a tenth of those runs.
+    let [own, copies] = shared;
     assert!(
-        3 * shared >= 2 * total,
-        "{shared} of {} runs shared",
-        2 * total
+        20 * own >= total && 3 * copies >= total,
+        "{shared:?} of {total} runs shared"
     );
 }
 

@@ -15,9 +15,10 @@ pub struct Choices<'a> {
     labels: usize,
     /// Whether a system may have procedures (it does a quarter of the time).
     pub procs: bool,
-    /// Only systems of two or three copies of one thread (`threads N`)
-    /// that have procedures: threads that may share summaries.
-    pub templates: bool,
+    /// Only systems of two or three threads that have procedures: copies
+    /// of one thread (`threads N`) if `Some(true)`, threads with bodies
+    /// of their own if `Some(false)`. Threads that may share summaries.
+    pub sharing: Option<bool>,
 }
 
 impl<'a> Choices<'a> {
@@ -27,7 +28,7 @@ impl<'a> Choices<'a> {
             pos: 0,
             labels: 0,
             procs: true,
-            templates: false,
+            sharing: None,
         }
     }
 
@@ -87,14 +88,17 @@ struct Prot {
 /// loops, `either`, `atomic`, `repeat` and `any`. Every generated model
 /// compiles; its verdict may be anything.
 pub fn system(c: &mut Choices) -> String {
-    let nthreads = if c.templates {
+    let nthreads = if c.sharing.is_some() {
         2 + c.below(2)
     } else {
         1 + c.below(3)
     };
     let nlocks = 1 + c.below(2);
     let mut out = String::from("system generated;\n");
-    let named = !c.templates && c.chance(50);
+    let named = match c.sharing {
+        Some(copies) => !copies,
+        None => c.chance(50),
+    };
     if !named {
         out += &format!("threads {nthreads};\n");
     }
@@ -157,7 +161,7 @@ pub fn system(c: &mut Choices) -> String {
     // A quarter of the systems have procedures: one or two, some returning
     // a value, some recursive (with a bounded depth), called from the
     // threads and from each other, inside and outside critical sections.
-    let procs: Vec<bool> = if c.templates || c.procs && c.chance(25) {
+    let procs: Vec<bool> = if c.sharing.is_some() || c.procs && c.chance(25) {
         (0..1 + c.below(2)).map(|_| c.chance(50)).collect()
     } else {
         Vec::new()
