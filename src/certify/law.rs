@@ -685,13 +685,19 @@ pub fn invisible_loops(sys: &Sys, t: usize) -> Vec<Vec<i64>> {
     loops
 }
 
-/// Every instance the local level checks, in report order.
-pub fn instances(sys: &Sys) -> Vec<Inst> {
+/// Every instance the local level checks, in report order, handed to
+/// `visit` one by one until it returns false. The pairs of control points
+/// are quadratic in the model's size, so the instances are never all held
+/// at once, and `visit` is also called with `None` after every point and
+/// pair of points, instances or not, so that a caller can stop at its
+/// limits anywhere.
+pub fn instances(sys: &Sys, visit: &mut dyn FnMut(Option<Inst>) -> bool) {
     let n = sys.threads();
     let mut out = vec![
         Inst::Init(Obligation::InitVis),
         Inst::Init(Obligation::InitExcl),
     ];
+    let mut flush = |out: &mut Vec<Inst>| out.drain(..).all(|i| visit(Some(i))) && visit(None);
     for i in 0..n {
         for law in [Obligation::H11, Obligation::FiniteInvis] {
             for points in invisible_loops(sys, i) {
@@ -700,19 +706,29 @@ pub fn instances(sys: &Sys) -> Vec<Inst> {
         }
         for b in 0..sys.model.threads[i].points.len() as i64 {
             point_instances(sys, i, b, true, &mut out);
+            if !flush(&mut out) {
+                return;
+            }
         }
     }
+    let invisible: Vec<Vec<i64>> = (0..n).map(|i| sys.invisible_points(i).collect()).collect();
     for j in 0..n {
         for a in sys.points(j) {
             for i in (0..n).filter(|&i| i != j) {
-                for b in sys.invisible_points(i) {
+                for &b in &invisible[i] {
                     pair_instances(sys, j, a, i, b, &mut out);
+                    if !flush(&mut out) {
+                        return;
+                    }
                 }
             }
             end_excl_instances(sys, j, a, &mut out);
+            if !flush(&mut out) {
+                return;
+            }
         }
     }
-    out
+    flush(&mut out);
 }
 
 /// (16), (17) and, at an invisible point where `with_18`, (18) for thread i at b.

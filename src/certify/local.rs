@@ -57,27 +57,48 @@ impl Valuations {
 /// is how the tests compare the two levels on the same states).
 ///
 /// Each valuation tried counts in `valuations` and is a unit of work for
-/// the budget's clock; once a limit is hit, the instance under way and
-/// every later one are [`InstOutcome::Stopped`].
+/// the budget's clock; once a limit is hit, the instance under way is
+/// [`InstOutcome::Stopped`] and the enumeration stops ([`Local::cut`]).
 pub fn run(
     sys: &Sys,
     bound: u64,
     reachable: Option<&[QState]>,
     budget: &mut Budget,
     valuations: &mut Valuations,
-) -> Vec<(Inst, InstOutcome)> {
-    instances(sys)
-        .into_iter()
-        .map(|inst| {
-            let outcome = if budget.hit.is_some() {
-                InstOutcome::Stopped
-            } else {
+) -> Local {
+    let mut local = Local {
+        outcomes: Vec::new(),
+        cut: false,
+    };
+    let each = std::mem::size_of::<(Inst, InstOutcome)>() as u64;
+    instances(sys, &mut |inst| {
+        let Some(inst) = inst else {
+            // Between points: the enumeration itself is work.
+            let go_on = budget.hit.is_none() && budget.tick().is_ok();
+            local.cut |= !go_on;
+            return go_on;
+        };
+        let outcome = match budget.afford(each) {
+            Ok(()) if budget.hit.is_none() => {
+                budget.exp_bytes += each;
                 check(sys, &inst, bound, reachable, budget, valuations)
                     .unwrap_or(InstOutcome::Stopped)
-            };
-            (inst, outcome)
-        })
-        .collect()
+            }
+            _ => InstOutcome::Stopped,
+        };
+        local.outcomes.push((inst, outcome));
+        true
+    });
+    local
+}
+
+/// What the local level found.
+pub struct Local {
+    /// The instances checked, in report order, with their outcomes.
+    pub outcomes: Vec<(Inst, InstOutcome)>,
+    /// A limit stopped the enumeration: instances after the last
+    /// outcome were never made.
+    pub cut: bool,
 }
 
 fn check(

@@ -27,7 +27,7 @@ pub use report::{CertifiedCheck, CertifyReport};
 
 use std::time::Duration;
 
-use law::{Failure, Inst};
+use law::Failure;
 use local::{InstOutcome, Valuations};
 use system::Sys;
 
@@ -190,14 +190,14 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
     }
     let (laws, states) = match options.level {
         CertifyLevel::Local => {
-            let outcomes = local::run(
+            let local = local::run(
                 &sys,
                 options.frame_bound,
                 None,
                 &mut budget,
                 &mut valuations,
             );
-            (from_local(&sys, &outcomes, options, budget.hit), None)
+            (from_local(&sys, &local, options, budget.hit), None)
         }
         CertifyLevel::Exhaustive => {
             let ex = exhaustive::explore(&sys, options.max_states, true, &mut budget);
@@ -213,17 +213,14 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
             let fits = budget.afford(ex.reached.len() as u64 * each).is_ok();
             if ex.reached.complete && budget.hit.is_none() && fits {
                 let reachable = ex.reached.states(&sys);
-                let outcomes = local::run(
+                let local = local::run(
                     &sys,
                     options.frame_bound,
                     Some(&reachable),
                     &mut budget,
                     &mut valuations,
                 );
-                (
-                    from_local(&sys, &outcomes, options, budget.hit),
-                    Some(states),
-                )
+                (from_local(&sys, &local, options, budget.hit), Some(states))
             } else {
                 (from_exhaustive(&sys, ex, options, budget.hit), Some(states))
             }
@@ -284,10 +281,11 @@ fn vacuous(law: Obligation) -> &'static str {
 
 fn from_local(
     sys: &Sys,
-    outcomes: &[(Inst, InstOutcome)],
+    local: &local::Local,
     options: &CertifyOptions,
     limit: Option<Limit>,
 ) -> Vec<LawResult> {
+    let outcomes = &local.outcomes;
     Obligation::ALL
         .iter()
         .map(|&law| {
@@ -319,16 +317,17 @@ fn from_local(
                     InstOutcome::Stopped => stopped += 1,
                 }
             }
+            // Cut short, an obligation may have instances never made.
+            let cut = local.cut && !matches!(law, Obligation::InitVis | Obligation::InitExcl);
             let status = if failing > 0 {
                 ObligationStatus::Fails
-            } else if unchecked + stopped > 0 {
+            } else if unchecked + stopped > 0 || cut {
                 ObligationStatus::NotChecked
             } else {
                 ObligationStatus::Holds
             };
-            let total = instances + unchecked + stopped;
-            let checked = if let (true, Some(l)) = (stopped > 0, limit) {
-                format!("not checked ({l}): {instances} of {total} instances done")
+            let checked = if let (true, Some(l)) = (stopped > 0 || cut, limit) {
+                format!("not checked ({l}): {instances} instances done")
             } else if matches!(law, Obligation::InitVis | Obligation::InitExcl) {
                 "at the initial state".to_string()
             } else if instances + unchecked == 0 {

@@ -278,7 +278,7 @@ struct Caller {
 struct Summary {
     thread: usize,
     entry: usize,
-    start: bool,
+    kind: Kind,
     nodes: HashMap<Vec<i64>, usize>,
     callers: Vec<Caller>,
     /// The first call that asked for it, in the same round of work.
@@ -605,7 +605,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         self.sums.push(Summary {
             thread: t,
             entry,
-            start: kind == Kind::Start,
+            kind,
             nodes: HashMap::new(),
             callers: Vec::new(),
             origin,
@@ -656,7 +656,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
     /// Marks node `n` an end of its summary.
     fn end(&mut self, n: usize) {
         let sum = self.nodes[n].sum;
-        let root = self.sums[sum].start && self.sums[sum].entry == n;
+        let root = self.sums[sum].kind == Kind::Start && self.sums[sum].entry == n;
         if !root && !self.nodes[n].end {
             self.nodes[n].end = true;
             self.sums[sum].edges += 1;
@@ -922,7 +922,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 // started from completes there, as in [`super::commit`]:
                 // every thread is scheduled at a stored state.
                 let sum = &self.sums[self.nodes[n].sum];
-                let root = sum.start && sum.entry == n;
+                let root = sum.kind == Kind::Start && sum.entry == n;
                 let node = &mut self.nodes[n];
                 node.inner = node.end || root;
                 node.reaches_ret = node.ret;
@@ -949,7 +949,8 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             }
             let stuck = (first..self.nodes.len()).find(|&n| {
                 let node = &self.nodes[n];
-                let root = self.sums[node.sum].start && self.sums[node.sum].entry == n;
+                let root =
+                    self.sums[node.sum].kind == Kind::Start && self.sums[node.sum].entry == n;
                 node.commit && !node.inner && !node.reaches_ret && !root
             });
             match stuck {
@@ -1115,6 +1116,18 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                     Fired::Bad(problem) => return Err(Stop::Found(Found { problem, path })),
                     Fired::Ends => emit(self.steps.state(&out), &path, budget)?,
                     Fired::Continues { .. } => {
+                        // The callee's summary is in the terms of the
+                        // thread this summary's calls use; if t uses
+                        // another there, it is looked up in t's terms.
+                        let r = self.sums[callee].thread;
+                        let direct = r == t || self.share(t, out[t]).is_some_and(|s| s.a == r);
+                        let callee = if direct {
+                            callee
+                        } else {
+                            let kind = self.sums[callee].kind;
+                            self.ensure(t, kind, &out, budget)
+                                .map_err(|e| prepend(e, &path))?
+                        };
                         self.apply(callee, t, &out, &path, false, budget, emit)?;
                     }
                 }

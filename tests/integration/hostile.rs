@@ -626,9 +626,17 @@ thread T {
 }
 ";
 
+/// Two threads of 20,000 invisible control points each.
+const WIDE: &str = "lock m;
+protected g : 0..1 = 0 by m;
+thread A { local r : 0..1 = 0; acquire m; repeat 20000 { r := 1 - r; } g := 1; release m; }
+thread B { local r : 0..1 = 0; acquire m; repeat 20000 { r := 1 - r; } g := 0; release m; }
+";
+
 fn limit_cases(cases: &mut Vec<Case>) {
     let inv = write("invisible-1e9", INVISIBLE);
     let big = write("big", BIG);
+    let wide = write("wide-pairs", WIDE);
     let mut push = |name: &str, a: &[&str]| {
         cases.push(Case {
             name: name.into(),
@@ -660,6 +668,16 @@ fn limit_cases(cases: &mut Vec<Case>) {
         &["check", &inv, "--certify", "--max-states", "100000"],
     );
     push("invisible-1e9-certify", &["certify", &inv]);
+    // 4x10^8 pairs of control points: certify's local level stops making
+    // instances at the limit (it once made them all first).
+    push(
+        "wide-pairs-certify-max-time",
+        &["certify", &wide, "--max-time", "2"],
+    );
+    push(
+        "wide-pairs-certify-max-memory",
+        &["certify", &wide, "--max-memory", "MB"],
+    );
     push(
         "invisible-1e9-certify-exhaustive",
         &["certify", &inv, "--exhaustive", "--max-states", "100000"],

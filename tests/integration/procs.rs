@@ -248,3 +248,34 @@ fn certify_on_deep_recursion_ends_at_its_limits() {
     let small = optimist(["certify", file, "--max-stack", "2"]);
     assert_eq!(small.code, 0, "{}", small.stdout);
 }
+
+/// A violation met in summaries another thread computed is reported in the
+/// thread's own terms: shared and per-thread summaries report the same
+/// violation (B1's assertion, found through B0's summaries of `twice` and
+/// A's of `add`), its trace replays, and sharing computes fewer edges.
+#[test]
+fn shared_summaries_report_violations_in_the_threads_own_terms() {
+    let src = optimist::Source::read(std::path::Path::new(
+        "tests/integration/inputs/procs/shared-bug.gc",
+    ))
+    .unwrap();
+    let model = optimist::compile(&src, &Vec::new()).unwrap();
+    for reduction in [optimist::Reduction::Sc, optimist::Reduction::Movers] {
+        let run = |per_thread: bool| {
+            let options = optimist::Options {
+                reduction,
+                summaries: true,
+                summaries_per_thread: per_thread,
+                ..Default::default()
+            };
+            optimist::check(&model, &options, &mut |_| {})
+        };
+        let (shared, own) = (run(false), run(true));
+        let (s, o) = (shared.summaries.unwrap(), own.summaries.unwrap());
+        assert!(s.shared > 0 && o.shared == 0, "{s:?} {o:?}");
+        assert!(s.computed < o.computed, "{s:?} {o:?}");
+        let (v, w) = (shared.violation.unwrap(), own.violation.unwrap());
+        assert_eq!(v.problem, w.problem, "{}", reduction.name());
+        crate::differential::replays(&model, &v.trace, &v.problem).unwrap();
+    }
+}
