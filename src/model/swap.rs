@@ -203,7 +203,7 @@ impl Swaps {
             }
             for o in 0..x.points.end - x.points.start {
                 let (pa, pb) = (x.points.start + o, y.points.start + o);
-                let (ks, js) = (own(model, a, pa, false), own(model, b, pb, false));
+                let (ks, js) = (compared(model, a, pa, false), compared(model, b, pb, false));
                 if ks.len() != js.len() {
                     return None;
                 }
@@ -252,7 +252,7 @@ impl Swaps {
 
 /// The transitions of thread `t` at point `pc` that a match compares: all
 /// of them for whole threads, all but the returns for a procedure.
-fn own(model: &Model, t: usize, pc: i64, whole: bool) -> Vec<usize> {
+fn compared(model: &Model, t: usize, pc: i64, whole: bool) -> Vec<usize> {
     model.threads[t].points[pc as usize]
         .transitions
         .clone()
@@ -344,7 +344,7 @@ impl<'a> Rename<'a> {
         let (a, b) = (self.swap.a, self.swap.b);
         let mut transitions = Vec::new();
         for &(p, q) in &self.swap.points {
-            let (ks, js) = (own(m, a, p, w), own(m, b, q, w));
+            let (ks, js) = (compared(m, a, p, w), compared(m, b, q, w));
             let returns = |t: usize, pc: i64| {
                 m.threads[t].points[pc as usize]
                     .transitions
