@@ -31,6 +31,10 @@ fn handoff_dot() {
     let run = optimist(["graph", "models/handoff.gc", "--reduction", "sc"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     settings().bind(|| insta::assert_snapshot!("graph_handoff_sc_dot", run.stdout));
+    // Its JSON twin, pinned too.
+    let json = optimist(["graph", "models/handoff.gc", "--reduction", "sc", "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    settings().bind(|| insta::assert_snapshot!("graph_handoff_sc_json", json.stdout));
 }
 
 #[test]
