@@ -32,7 +32,14 @@ fn handoff_dot() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     settings().bind(|| insta::assert_snapshot!("graph_handoff_sc_dot", run.stdout));
     // Its JSON twin, pinned too.
-    let json = optimist(["graph", "models/handoff.gc", "--reduction", "sc", "--format", "json"]);
+    let json = optimist([
+        "graph",
+        "models/handoff.gc",
+        "--reduction",
+        "sc",
+        "--format",
+        "json",
+    ]);
     assert_eq!(json.code, 0, "{}", json.stderr);
     settings().bind(|| insta::assert_snapshot!("graph_handoff_sc_json", json.stdout));
 }
