@@ -212,7 +212,7 @@ impl super::summaries::Stepper for Txs<'_> {
     /// judges every return of the procedure (see [`Txs::in_left`]), and
     /// those go back into each thread's own callers.
     fn alike(&self, swap: &crate::model::Swap) -> bool {
-        swap.whole
+        swap.whole()
             && swap
                 .transitions
                 .iter()

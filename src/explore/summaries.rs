@@ -163,20 +163,10 @@ impl Shares {
     fn find<X: Stepper>(
         model: &Model,
         steps: &X,
-        stack: &[Vec<usize>],
+        forgets: &[bool],
         body: &[Vec<usize>],
         swaps: &Swaps,
     ) -> Shares {
-        let forgets_others = |t: usize| {
-            let mut gone = vec![false; model.slots.len()];
-            for &k in &stack[t] {
-                gone[k] = true;
-            }
-            (0..model.threads.len())
-                .filter(|&u| u != t)
-                .all(|u| swaps.owned(u).iter().all(|&k| gone[k as usize]))
-        };
-        let forgets: Vec<bool> = (0..model.threads.len()).map(forgets_others).collect();
         let mut shares = Shares::none(model);
         for t in (0..model.threads.len()).filter(|&t| forgets[t]) {
             shares.whole[t] = (0..t)
@@ -391,7 +381,10 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         {
             e.for_each_slot(&mut |k| checked[k as usize] = true);
         }
-        let stack: Vec<Vec<usize>> = (0..model.threads.len())
+        let swaps = Swaps::new(model);
+        // Per thread: its forgotten slots, and whether they include every
+        // slot of every other thread (see [`Shares`]).
+        let (stack, forgets): (Vec<Vec<usize>>, Vec<bool>) = (0..model.threads.len())
             .map(|t| {
                 let th = &model.threads[t];
                 let mut read = checked.clone();
@@ -405,26 +398,20 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 // Other threads' slots that t's transactions never look at
                 // (their program counters and locals) are left out of its
                 // nodes, so its summaries hold whatever they are doing.
-                let others = (0..model.slots.len()).filter(|&k| {
-                    let owner = if k < model.threads.len() {
-                        Some(k)
-                    } else {
-                        match model.slots[k].class {
-                            crate::model::SlotClass::Local(u) => Some(u as usize),
-                            _ => None,
-                        }
-                    };
-                    owner.is_some_and(|u| u != t) && !read[k]
-                });
-                th.frames
+                let theirs = |k: &usize| swaps.owner(*k).is_some_and(|u| u != t);
+                let others = (0..model.slots.len()).filter(|k| theirs(k) && !read[*k]);
+                let forgets = !(0..model.slots.len()).any(|k| theirs(&k) && read[k]);
+                let stack = th
+                    .frames
                     .iter()
                     .flat_map(|f| f.slots.clone())
                     .chain(th.ret.iter().copied())
                     .map(|k| k as usize)
                     .chain(others)
-                    .collect()
+                    .collect();
+                (stack, forgets)
             })
-            .collect();
+            .unzip();
         // A procedure cannot see its caller's locals: the summaries of
         // its frames forget the thread body's, unless a check reads them.
         // (A return writes one, `r := call f()`, but the caller takes the
@@ -453,9 +440,8 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                     .collect()
             })
             .collect();
-        let swaps = Swaps::new(model);
         let shares = if share {
-            Shares::find(model, &steps, &stack, &body, &swaps)
+            Shares::find(model, &steps, &forgets, &body, &swaps)
         } else {
             Shares::none(model)
         };

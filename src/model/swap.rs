@@ -55,11 +55,32 @@ pub struct Swap {
     /// threads; for a procedure, all but the returns, which go back into
     /// each thread's own callers.
     pub transitions: Vec<(usize, usize)>,
-    /// The threads match as wholes.
-    pub whole: bool,
 }
 
 impl Swap {
+    /// A match of empty code, which [`Rename::compare`] fills in.
+    fn new(
+        a: usize,
+        b: usize,
+        slots: Vec<(u32, u32)>,
+        frames: Option<Vec<(i64, i64, i64)>>,
+        points: Vec<(i64, i64)>,
+    ) -> Swap {
+        Swap {
+            a,
+            b,
+            slots,
+            frames,
+            points,
+            transitions: Vec::new(),
+        }
+    }
+
+    /// The threads match as wholes.
+    pub fn whole(&self) -> bool {
+        self.frames.is_none()
+    }
+
     /// Control point `p` of a (`from_a`) or of b, as the other's.
     fn point(&self, from_a: bool, p: i64) -> Option<i64> {
         let Some(frames) = &self.frames else {
@@ -94,9 +115,9 @@ impl Swaps {
         }
     }
 
-    /// The slots thread `t` owns.
-    pub fn owned(&self, t: usize) -> &[u32] {
-        &self.owned[t]
+    /// The thread owning slot `k` (its program counter or a local), if any.
+    pub fn owner(&self, k: usize) -> Option<usize> {
+        self.owner[k].map(|t| t as usize)
     }
 
     /// `Φ` on a node of `swap`'s thread a (`from_a`) or b: what the node
@@ -146,7 +167,7 @@ impl Swaps {
             .zip(ob.iter().copied())
             .filter(|&(x, _)| x as usize != a);
         let points = (0..ta.points.len() as i64).map(|p| (p, p)).collect();
-        let rename = Rename::new(model, self, a, b, slots.collect(), None, points, true)?;
+        let rename = Rename::new(model, self, Swap::new(a, b, slots.collect(), None, points))?;
         let maps = |x: &std::ops::Range<u32>, y: &std::ops::Range<u32>| {
             x.len() == y.len()
                 && x.clone()
@@ -246,7 +267,7 @@ impl Swaps {
                     .map(|o| (x.points.start + o, y.points.start + o)),
             );
         }
-        Rename::new(model, self, a, b, slots, Some(frames), points, false)?.compare()
+        Rename::new(model, self, Swap::new(a, b, slots, Some(frames), points))?.compare()
     }
 }
 
@@ -291,24 +312,17 @@ struct Rename<'a> {
 }
 
 impl<'a> Rename<'a> {
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        model: &'a Model,
-        swaps: &'a Swaps,
-        a: usize,
-        b: usize,
-        slots: Vec<(u32, u32)>,
-        frames: Option<Vec<(i64, i64, i64)>>,
-        points: Vec<(i64, i64)>,
-        whole: bool,
-    ) -> Option<Rename<'a>> {
+    /// The comparison of the code `swap` matches; `None` where matched
+    /// slots differ in kind or range.
+    fn new(model: &'a Model, swaps: &'a Swaps, swap: Swap) -> Option<Rename<'a>> {
+        let (a, b) = (swap.a, swap.b);
         if a == b {
             return None;
         }
         let mut map = HashMap::new();
         map.insert(a as u32, b as u32);
         map.insert(b as u32, a as u32);
-        for &(x, y) in &slots {
+        for &(x, y) in &swap.slots {
             let (sx, sy) = (&model.slots[x as usize], &model.slots[y as usize]);
             // Control points are renamed, not compared: their ranges are
             // each thread's own.
@@ -320,15 +334,6 @@ impl<'a> Rename<'a> {
             map.insert(x, y);
             map.insert(y, x);
         }
-        let swap = Swap {
-            a,
-            b,
-            slots,
-            frames,
-            points,
-            transitions: Vec::new(),
-            whole,
-        };
         Some(Rename {
             model,
             swaps,
@@ -340,7 +345,7 @@ impl<'a> Rename<'a> {
     /// The comparison itself: every matched point and its transitions,
     /// then the checks.
     fn compare(mut self) -> Option<Swap> {
-        let (m, w) = (self.model, self.swap.whole);
+        let (m, w) = (self.model, self.swap.whole());
         let (a, b) = (self.swap.a, self.swap.b);
         let mut transitions = Vec::new();
         for &(p, q) in &self.swap.points {
