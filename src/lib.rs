@@ -29,9 +29,10 @@ pub use certify::{
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, ErrorPlace, Source};
 pub use explore::{
-    Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Interference, Kept, Kind, Limit,
-    Limits, Options, Outcome, Overlay, Problem, ReducedStep, Reduction, StateGraph, Stats, Step,
-    StepResult, SummaryStats, Verdict, Violation, check, replay, resident_bytes, state_graph, step,
+    Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable, Interference, Kept,
+    Kind, Limit, Limits, Options, Outcome, Overlay, Problem, ReducedStep, Reduction, StateGraph,
+    Stats, Step, StepResult, SummaryStats, Verdict, Violation, check, replay, resident_bytes,
+    state_graph, step,
 };
 pub use explore::{
     Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,

@@ -292,6 +292,7 @@ impl CheckReport {
                 }
                 ("inconclusive", Some(limit))
             }
+            Verdict::DoesNotApply(why) => ("inconclusive", Some(why.to_string())),
         };
         let violation = outcome.violation.as_ref();
         CheckReport {

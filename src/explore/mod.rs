@@ -23,7 +23,7 @@ pub use graph::{
     GraphEdge, GraphTooLarge, GraphViolation, Overlay, ReducedStep, StateGraph, state_graph,
 };
 pub use movers::mover_kind;
-pub use outcome::{Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
+pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub(crate) use reduced::end_excl;
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 pub(crate) use store::{Full, Insert, Room, Store};

@@ -14,6 +14,33 @@ pub enum Verdict {
     Violated,
     /// A resource limit ended the run first.
     Inconclusive(Limit),
+    /// The reduction does not apply to this model: a side condition of its
+    /// contract fails and the reduction cannot work around it. No state was
+    /// explored; the verdict of the original system is unknown (exit 3).
+    DoesNotApply(Inapplicable),
+}
+
+/// Why a reduction refused a model (see [`Verdict::DoesNotApply`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inapplicable {
+    /// The side condition that fails, by its name in the contract
+    /// (`optimist classify --reduction R` lists them).
+    pub condition: &'static str,
+    /// What fails, in words, naming the construct.
+    pub message: String,
+    /// The statement or declaration that breaks it, when there is one,
+    /// with its 1-based line.
+    pub place: Option<(crate::syntax::span::Span, usize)>,
+}
+
+impl std::fmt::Display for Inapplicable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the reduction does not apply: ")?;
+        if let Some((_, line)) = self.place {
+            write!(f, "line {line}: ")?;
+        }
+        write!(f, "{}", self.message)
+    }
 }
 
 /// The resource limit that ended a run.
