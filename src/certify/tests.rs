@@ -396,7 +396,7 @@ fn verdict(o: &Outcome) -> &'static str {
     match o.verdict {
         Verdict::Holds => "holds",
         Verdict::Violated => "violated",
-        Verdict::Inconclusive(_) => "inconclusive",
+        Verdict::Inconclusive(_) | Verdict::DoesNotApply(_) => "inconclusive",
     }
 }
 
