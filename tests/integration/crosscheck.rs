@@ -190,6 +190,7 @@ fn plan(model: &Model, max_states: u64) -> Plan {
         Verdict::Violated => false,
         Verdict::Inconclusive(optimist::Limit::Stack(_)) => return Plan::Done(Row::StackBound),
         Verdict::Inconclusive(_) => return Plan::Done(Row::TooLarge),
+        Verdict::DoesNotApply(why) => panic!("full exploration applies to every model: {why}"),
     };
     for target in [Target::Promela, Target::Murphi] {
         if let Err(refusal) = optimist::export(model, target) {

@@ -100,6 +100,7 @@ fn verdict(o: &Outcome) -> &'static str {
         Verdict::Holds => "holds",
         Verdict::Violated => "violated",
         Verdict::Inconclusive(_) => "inconclusive",
+        Verdict::DoesNotApply(_) => "does not apply",
     }
 }
 
