@@ -11,7 +11,7 @@
 #![allow(clippy::result_large_err)]
 
 mod certify;
-mod classify;
+use explore::sc::classify;
 mod error;
 mod explore;
 mod export;
@@ -28,6 +28,10 @@ pub use certify::{
 };
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, ErrorPlace, Source};
+pub use explore::{
+    Assessment, Condition, Contract, Finding, Judgement, LockReader, MoverPlan, Preserved,
+    Property, Remedy, Status, Unsupported, assess, validate,
+};
 pub use explore::{
     Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable, Interference, Kept,
     Kind, Limit, Limits, Options, Outcome, Overlay, Problem, ReducedStep, Reduction, StateGraph,
@@ -52,7 +56,8 @@ pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
 pub use report::{
-    CheckReport, ClassRow, ClassifyReport, LoopRow, RegionRow, StepReport, ViolationReport,
+    CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, FindingRow, LoopRow,
+    PreservedRow, RegionRow, StepReport, ViolationReport,
 };
 pub use stepping::{
     ChoiceView, Difference, Divergence, NotATrace, ReplayReport, ScriptView, Session, SessionView,
@@ -99,14 +104,14 @@ pub fn load_with(
     Ok((src, model))
 }
 
-/// Checks that the reduction can decide this model's invariants.
+/// Checks that `certify` can conclude for this model's invariants.
 ///
-/// The reduction theorem covers a predicate I only when invisible steps
-/// cannot hide its violation (`I u_i <= u_i I`). Invisible steps write
-/// only protected and local variables and program counters, so an
-/// invariant over unprotected shared variables qualifies. Any other
-/// invariant is rejected here, with the reason, rather than checked
-/// unsoundly.
+/// The certified theorem covers a predicate I only when invisible steps
+/// cannot hide its violation (`I u_i <= u_i I`), and the obligations
+/// `certify` checks assume invariants over unprotected shared variables
+/// only (`check` itself makes every transition that writes what an
+/// invariant reads visible, and so needs nothing). Any other invariant is
+/// rejected here, with the reason, rather than certified unsoundly.
 pub fn check_reducible(src: &Source, model: &Model) -> Result<(), Error> {
     for inv in &model.invariants {
         let mut bad = None;
@@ -127,8 +132,8 @@ pub fn check_reducible(src: &Source, model: &Model) -> Result<(), Error> {
             return Err(Error::at(
                 src,
                 inv.span,
-                format!("this invariant reads {what}, which invisible steps may change, so the reduction cannot check it"),
-                Some("under `--reduction sc` an invariant may read only unprotected shared variables; check the property with `assert` where it matters, or use `--reduction none`".into()),
+                format!("this invariant reads {what}, which invisible steps may change, so the certified theorem does not cover it"),
+                Some("`certify` covers invariants over unprotected shared variables only; `check` checks this one".into()),
                 Vec::new(),
             ));
         }

@@ -316,6 +316,7 @@ impl CertifyReport {
                     Some(Limit::Time(_)) => "raise `--max-time`",
                     Some(Limit::Memory(_)) => "raise `--max-memory`",
                     Some(Limit::Stack(_)) => "raise `--max-stack`",
+                    Some(Limit::Internal(_)) => "this is a bug in optimist; please report it",
                     None => "try `--exhaustive`",
                 }
             ),

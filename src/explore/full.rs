@@ -67,3 +67,48 @@ impl Full<'_> {
         Ok(enabled)
     }
 }
+
+/// `--reduction none`: the original system, which needs nothing of a
+/// model and preserves everything.
+pub(crate) struct Plain<'m> {
+    model: &'m Model,
+}
+
+impl<'m> Plain<'m> {
+    /// Full exploration of `model`.
+    pub(crate) fn new(model: &'m Model) -> Plain<'m> {
+        Plain { model }
+    }
+}
+
+impl super::contract::Mode for Plain<'_> {
+    fn contract(&self) -> super::Contract {
+        use super::{Preserved, Property};
+        super::Contract {
+            name: "none".into(),
+            source: "the original system",
+            preserves: Property::ALL.map(|p| (p, Preserved::Yes)).to_vec(),
+            conditions: vec![super::contract::DISCIPLINE],
+            store: None,
+        }
+    }
+
+    fn judge(&self) -> Vec<super::Judgement> {
+        vec![super::contract::discipline(self.model)]
+    }
+
+    fn search(
+        &self,
+        options: &super::Options,
+        watch: &mut Option<Watch>,
+        progress: &mut dyn FnMut(&super::Stats),
+    ) -> super::Outcome {
+        super::on_workers(self.model, options, watch, progress, || {
+            Full::new(self.model)
+        })
+    }
+
+    fn overlay(&self, graph: &super::StateGraph) -> super::Overlay {
+        super::graph::walk(&mut Full::new(self.model), super::Reduction::None, graph)
+    }
+}

@@ -142,38 +142,17 @@ pub fn state_graph(
 
 /// Runs the reduced search over the states of `graph`.
 fn overlay(model: &Model, reduction: Reduction, ignoring: Ignoring, graph: &StateGraph) -> Overlay {
-    let class = crate::classify::classify(model);
-    match reduction {
-        Reduction::None => unreachable!("no overlay without a reduction"),
-        Reduction::Sc => {
-            let mut exp = super::reduced::Reduced::new(model, &class, ignoring);
-            walk(&mut exp, reduction, graph)
-        }
-        Reduction::Stubborn => walk(
-            &mut super::stubborn::Stubborn::new(model, Default::default()),
-            reduction,
-            graph,
-        ),
-        Reduction::ScStubborn => {
-            let mut exp =
-                super::stubborn::ScStubborn::sc(model, &class, ignoring, Default::default());
-            walk(&mut exp, reduction, graph)
-        }
-        Reduction::MoversStubborn => {
-            let txs = || super::movers::Movers::new(model, &class, ignoring);
-            let mut exp = super::stubborn::OverSteps::new(model, txs(), txs, Default::default());
-            walk(&mut exp, reduction, graph)
-        }
-        Reduction::Movers => {
-            let mut exp = super::movers::Movers::new(model, &class, ignoring);
-            walk(&mut exp, reduction, graph)
-        }
-    }
+    let options = super::Options {
+        reduction,
+        ignoring,
+        ..super::Options::default()
+    };
+    super::contract::mode(model, &options).overlay(graph)
 }
 
 /// Breadth-first search with `exp`, recording its stored states and steps
 /// as states and edges of `graph`.
-fn walk<E: Expand>(exp: &mut E, reduction: Reduction, graph: &StateGraph) -> Overlay {
+pub(super) fn walk<E: Expand>(exp: &mut E, reduction: Reduction, graph: &StateGraph) -> Overlay {
     let find: IndexMap<&[i64], usize> = graph
         .states
         .iter()

@@ -1,28 +1,38 @@
 //! Exploring a model's state space.
 
 mod budget;
-mod commit;
+mod combined;
+mod confirm;
+mod contract;
 mod full;
 mod graph;
 mod movers;
 mod outcome;
 mod parallel;
 mod persistent;
-mod reduced;
+pub(crate) mod sc;
 mod search;
 mod store;
 mod stubborn;
 mod summaries;
+mod summarized;
 mod table;
 mod walk;
+
+use sc::{commit, reduced};
 
 pub use budget::resident_bytes;
 pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use commit::Ignoring;
+pub(crate) use contract::control_loops;
+pub use contract::{
+    Assessment, Condition, Contract, Finding, Judgement, Preserved, Property, Remedy, Status,
+    Unsupported, assess, validate,
+};
 pub use graph::{
     GraphEdge, GraphTooLarge, GraphViolation, Overlay, ReducedStep, StateGraph, state_graph,
 };
-pub use movers::mover_kind;
+pub use movers::{LockReader, Plan as MoverPlan, mover_kind};
 pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub(crate) use reduced::end_excl;
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
@@ -45,10 +55,10 @@ pub enum Reduction {
     #[default]
     Sc,
     /// Flanagan and Qadeer's transactions: right movers, one committing
-    /// action, left movers (seed 000). Does not preserve deadlocks.
+    /// action, left movers. Does not preserve deadlocks.
     Movers,
     /// Selective search with conditional stubborn sets on the original
-    /// system (Godefroid; seed 001).
+    /// system (Godefroid).
     Stubborn,
     /// Stubborn sets over the Stoller-Cohen reduced steps.
     ScStubborn,
@@ -83,8 +93,8 @@ pub struct Options {
     /// What a reduced step does where a run of invisible transitions can
     /// go on forever.
     pub ignoring: Ignoring,
-    /// Read transactions off procedure summaries (seed 004); with
-    /// [`Reduction::Sc`] and [`Reduction::Movers`] only.
+    /// Read transactions off procedure summaries (Qadeer, Rajamani and
+    /// Rehof); with [`Reduction::Sc`] and [`Reduction::Movers`] only.
     pub summaries: bool,
     /// With `summaries`: every thread keeps its own, even where threads
     /// are interchangeable and could share them (to see what sharing
@@ -205,24 +215,6 @@ impl Interference {
     }
 }
 
-/// A search read off summaries, on one worker: summaries are a cache
-/// shared by the whole run, and what it computes and reuses depends on the
-/// order of work.
-fn summarized<X: summaries::Stepper + Send>(
-    model: &Model,
-    options: &Options,
-    watch: &mut Option<Watch>,
-    progress: &mut dyn FnMut(&Stats),
-    exp: summaries::Summaries<'_, X>,
-) -> Outcome {
-    let mut exps = [exp];
-    let mut o = search_with(model, options, watch, progress, &mut exps);
-    o.stats.forced = exps[0].stats.forced;
-    o.ignoring = Some(options.ignoring);
-    o.summaries = Some(exps[0].stats);
-    o
-}
-
 /// The search over `exps`, one per worker. A watch goes to the first
 /// expander, and comes back in `watch` after the search.
 fn search_with<E: search::Expand + Send>(
@@ -271,86 +263,18 @@ fn on_workers<E: search::Expand + Send>(
     search_with(model, options, watch, progress, &mut exps)
 }
 
-/// Stubborn sets over the transactions `make` makes.
-fn over_steps<'m, R: stubborn::Transactions + Send>(
-    model: &'m Model,
-    options: &Options,
-    watch: &mut Option<Watch>,
-    progress: &mut dyn FnMut(&Stats),
-    make: impl Fn() -> R,
-) -> Outcome {
-    let over = || stubborn::OverSteps::new(model, make(), &make, options.interference);
-    let mut o = on_workers(model, options, watch, progress, over);
-    o.interference = Some(options.interference);
-    o.ignoring = Some(options.ignoring);
-    o
-}
-
-/// Checks `model`, calling `progress` now and then during long runs.
+/// Checks `model`, calling `progress` now and then during long runs. The
+/// reduction's contract is judged first: a model that breaks a side
+/// condition the reduction cannot adapt to is refused
+/// ([`Verdict::DoesNotApply`]) before anything is explored.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
-    run(model, options, &mut None, progress)
+    contract::run(model, options, &mut None, progress)
 }
 
 /// [`check`] with a [`Watch`]: records accesses, or explores without
 /// enforcing the discipline (a lockset pass). Returns the watch with its log.
 pub fn check_watched(model: &Model, options: &Options, watch: Watch) -> (Outcome, Watch) {
     let mut watch = Some(watch);
-    let o = run(model, options, &mut watch, &mut |_| {});
+    let o = contract::run(model, options, &mut watch, &mut |_| {});
     (o, watch.unwrap_or_default())
-}
-
-/// [`check`] on [`Options::workers`] threads (one when watched): one
-/// expander per worker, what they find besides successors merged by the
-/// search up to its cut.
-fn run(
-    model: &Model,
-    options: &Options,
-    watch: &mut Option<Watch>,
-    progress: &mut dyn FnMut(&Stats),
-) -> Outcome {
-    let ignoring = options.ignoring;
-    match options.reduction {
-        Reduction::None => on_workers(model, options, watch, progress, || full::Full::new(model)),
-        Reduction::Sc if options.summaries => {
-            let class = summaries::uniform(model, crate::classify::classify(model));
-            let exp = summaries::Summaries::new(model, &class, !options.summaries_per_thread);
-            summarized(model, options, watch, progress, exp)
-        }
-        Reduction::Sc => {
-            let class = crate::classify::classify(model);
-            let make = || reduced::Reduced::new(model, &class, ignoring);
-            let mut o = on_workers(model, options, watch, progress, make);
-            o.ignoring = Some(ignoring);
-            o
-        }
-        Reduction::Movers if options.summaries => {
-            let class = crate::classify::classify(model);
-            let txs = movers::Txs::for_summaries(model, &class);
-            let exp = summaries::Summaries::with(model, txs, !options.summaries_per_thread);
-            summarized(model, options, watch, progress, exp)
-        }
-        Reduction::Stubborn => {
-            let make = || stubborn::Stubborn::new(model, options.interference);
-            let mut o = on_workers(model, options, watch, progress, make);
-            o.interference = Some(options.interference);
-            o
-        }
-        Reduction::ScStubborn => {
-            let class = crate::classify::classify(model);
-            let steps = || reduced::Reduced::new(model, &class, ignoring);
-            over_steps(model, options, watch, progress, steps)
-        }
-        Reduction::MoversStubborn => {
-            let class = crate::classify::classify(model);
-            let txs = || movers::Movers::new(model, &class, ignoring);
-            over_steps(model, options, watch, progress, txs)
-        }
-        Reduction::Movers => {
-            let class = crate::classify::classify(model);
-            let make = || movers::Movers::new(model, &class, ignoring);
-            let mut o = on_workers(model, options, watch, progress, make);
-            o.ignoring = Some(ignoring);
-            o
-        }
-    }
 }

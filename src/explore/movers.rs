@@ -66,7 +66,7 @@
 
 use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
-use super::outcome::Problem;
+use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Property, Remedy};
 use super::reduced::fire;
 use super::search::{Emit, Expand, StepResult, Stop, Watch};
 use crate::classify::{Classification, Reason};
@@ -80,12 +80,86 @@ pub struct Movers<'m> {
 }
 
 impl<'m> Movers<'m> {
-    /// The expander of `model`, with `class` telling which transitions
-    /// observe control points.
-    pub fn new(model: &'m Model, class: &Classification, ignoring: Ignoring) -> Movers<'m> {
+    /// The expander of `model`, under what `plan` decided about it.
+    pub fn new(model: &'m Model, plan: &'m Plan, ignoring: Ignoring) -> Movers<'m> {
         Movers {
-            txs: Txs::new(model, class),
+            txs: Txs::new(model, plan),
             run: Run::new(ignoring),
+        }
+    }
+}
+
+/// Who reads a lock's value other than by acquiring or releasing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockReader {
+    /// A transition (index into `Model::transitions`).
+    Transition(usize),
+    /// An invariant (index into `Model::invariants`).
+    Invariant(usize),
+}
+
+/// What the mover reduction decides about a model before it runs: where
+/// the model breaks a side condition of Flanagan and Qadeer's theorem, and
+/// the transitions it therefore never takes for movers.
+///
+/// - A transition that reads another thread's control point, moves its own
+///   thread in or out of a point that another thread or an invariant reads
+///   (`at`, `init`), or writes a slot an invariant reads, is never a mover:
+///   moving it would move what those readers see ([`Plan::fixed`]).
+/// - `E(t, m) = (m == t)` for a lock m only while nothing but `acquire m`
+///   and `release m` reads m: a lock read as a value by any other
+///   transition (`assert m == free`), or by an invariant, has no exclusive
+///   access, so its `acquire` and `release` are not movers
+///   ([`Plan::read_locks`]).
+/// - Exclusive access that another thread can give (a hand-off predicate:
+///   a transition of thread u makes `excl(t, x)` true for t != u) breaks
+///   Flanagan and Qadeer's requirement that only its holder takes and gives
+///   it up: such a variable has no exclusive access under this reduction,
+///   and every access to it is a non-mover, as for an unprotected variable
+///   ([`Plan::handed`]).
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Per transition: why it is never a mover, if it is not.
+    pub fixed: Vec<Option<Reason>>,
+    /// Per slot: the first reader of a lock's value other than its
+    /// `acquire` and `release`.
+    pub read_locks: Vec<Option<LockReader>>,
+    /// Per protected variable: a transition that may hand it to another
+    /// thread.
+    pub handed: Vec<Option<crate::classify::HandOff>>,
+}
+
+impl Plan {
+    /// The plan for `model`.
+    pub fn new(model: &Model) -> Plan {
+        let observers = crate::classify::Observers::new(model);
+        let mut read_locks = vec![None; model.slots.len()];
+        let fixed = (0..model.transitions.len())
+            .map(|k| {
+                let (reads, writes) = crate::classify::slots(model, k);
+                for &m in &reads {
+                    let lock = model.slots[m as usize].kind == SlotKind::Lock;
+                    // Only `acquire m` and `release m` write a lock.
+                    if lock && !writes.contains(&m) && read_locks[m as usize].is_none() {
+                        read_locks[m as usize] = Some(LockReader::Transition(k));
+                    }
+                }
+                observers.of(model, k, &reads, &writes)
+            })
+            .collect();
+        for (i, inv) in model.invariants.iter().enumerate() {
+            inv.expr.for_each_slot(&mut |m| {
+                if model.slots[m as usize].kind == SlotKind::Lock
+                    && read_locks[m as usize].is_none()
+                {
+                    read_locks[m as usize] = Some(LockReader::Invariant(i));
+                }
+            });
+        }
+        Plan {
+            fixed,
+            read_locks,
+            handed: crate::classify::hand_offs(model),
         }
     }
 }
@@ -125,8 +199,9 @@ impl Expand for Movers<'_> {
 /// and what `--summaries --reduction movers` summarizes.
 pub(super) struct Txs<'m> {
     model: &'m Model,
-    /// Per transition: it reads another thread's control point or moves its
-    /// thread in or out of one that others read, so it is never a mover.
+    /// What the reduction decided about the model before running.
+    plan: &'m Plan,
+    /// Per transition: never a mover (see [`Plan::fixed`]).
     observes: Vec<bool>,
     watch: Watch,
     probe: Vec<i64>,
@@ -150,20 +225,11 @@ impl Access for Touched {
 impl<'m> Txs<'m> {
     /// The transactions of `model`, with `class` telling which transitions
     /// observe control points.
-    pub(super) fn new(model: &'m Model, class: &Classification) -> Txs<'m> {
-        let observes = class
-            .transitions
-            .iter()
-            .map(|c| {
-                matches!(
-                    c.reason,
-                    Reason::OtherControlPoint(_) | Reason::ObservedPoint(_)
-                )
-            })
-            .collect();
+    pub(super) fn new(model: &'m Model, plan: &'m Plan) -> Txs<'m> {
         Txs {
             model,
-            observes,
+            plan,
+            observes: plan.fixed.iter().map(Option::is_some).collect(),
             watch: Watch::default(),
             probe: Vec::new(),
             summarizing: false,
@@ -175,8 +241,8 @@ impl<'m> Txs<'m> {
     /// runs a callee in the shallowest copy and is used at every depth (see
     /// [`super::summaries::uniform`]); fewer movers only end transactions
     /// earlier. Returns are judged without the stack (`summarizing`).
-    pub(super) fn for_summaries(model: &'m Model, class: &Classification) -> Txs<'m> {
-        let mut txs = Txs::new(model, class);
+    pub(super) fn for_summaries(model: &'m Model, plan: &'m Plan) -> Txs<'m> {
+        let mut txs = Txs::new(model, plan);
         txs.summarizing = true;
         for th in &model.threads {
             for f in &th.frames {
@@ -233,10 +299,13 @@ impl Txs<'_> {
         }
         match model.slots[slot as usize].class {
             SlotClass::Local(u) => u as usize == t,
-            SlotClass::Protected => model.protected_index[slot as usize]
-                .is_some_and(|p| model.excl(p as usize, t, s) == Ok(true)),
+            SlotClass::Protected => model.protected_index[slot as usize].is_some_and(|p| {
+                self.plan.handed[p as usize].is_none() && model.excl(p as usize, t, s) == Ok(true)
+            }),
             SlotClass::Shared => {
-                model.slots[slot as usize].kind == SlotKind::Lock && s[slot as usize] == t as i64
+                model.slots[slot as usize].kind == SlotKind::Lock
+                    && self.plan.read_locks[slot as usize].is_none()
+                    && s[slot as usize] == t as i64
             }
         }
     }
@@ -327,25 +396,6 @@ impl Txs<'_> {
         }
         enabled
     }
-
-    /// Seed 000's property (ii), the half WFendExcl does not check: no
-    /// transition of one thread makes another's `excl` true.
-    fn gives(&self, k: usize, before: &[i64], after: &[i64]) -> Option<Problem> {
-        let model = self.model;
-        let tr = &model.transitions[k];
-        for &p in &tr.touches_excl {
-            let p = p as usize;
-            for u in (0..model.threads.len()).filter(|&u| u != tr.thread as usize) {
-                if model.excl(p, u, before) != Ok(true) && model.excl(p, u, after) == Ok(true) {
-                    return Some(Problem::GiveExcl {
-                        protected: p,
-                        receiver: u,
-                    });
-                }
-            }
-        }
-        None
-    }
 }
 
 impl Transaction for Txs<'_> {
@@ -373,11 +423,6 @@ impl Transaction for Txs<'_> {
             StepResult::Bad(p) => return Fired::Bad(p),
             StepResult::Ok => {}
         }
-        if self.watch.enforce {
-            if let Some(p) = self.gives(k, s, out) {
-                return Fired::Bad(p);
-            }
-        }
         let slots = accessed.map(|a| a.1).unwrap_or_default();
         let mover = !self.observes[k] && !self.changes_excl(k, s, out);
         let left = mover && slots.iter().all(|&x| self.exclusive(t, x, s));
@@ -402,12 +447,17 @@ impl Transaction for Txs<'_> {
 /// The mover type of a transition, as `classify --reduction movers` shows
 /// it: from the statement's shape and the discipline, where the search
 /// decides it again in each state from the predicates.
-pub fn mover_kind(model: &Model, class: &Classification, k: usize) -> (&'static str, String) {
+pub fn mover_kind(
+    model: &Model,
+    class: &Classification,
+    plan: &Plan,
+    k: usize,
+) -> (&'static str, String) {
     use crate::model::{Cmd, FREE};
     let tr = &model.transitions[k];
     let c = &class.transitions[k];
-    if let Reason::OtherControlPoint(_) | Reason::ObservedPoint(_) = c.reason {
-        return ("non", c.reason.describe(model));
+    if let Some(why) = &plan.fixed[k] {
+        return ("non", why.describe(model));
     }
     let (reads, writes) = crate::classify::slots(model, k);
     let name = |s: u32| model.slots[s as usize].name.clone();
@@ -419,6 +469,27 @@ pub fn mover_kind(model: &Model, class: &Classification, k: usize) -> (&'static 
         .find(|&&s| class_of(s) == SlotClass::Shared && kind(s) != SlotKind::Lock)
     {
         return ("non", format!("accesses unprotected {}", name(s)));
+    }
+    if let Some(&s) = reads.iter().chain(&writes).find(|&&s| {
+        model.protected_index[s as usize].is_some_and(|p| plan.handed[p as usize].is_some())
+    }) {
+        return (
+            "non",
+            format!("accesses {}, which another thread may hand off", name(s)),
+        );
+    }
+    if let Some(&s) = reads
+        .iter()
+        .chain(&writes)
+        .find(|&&s| plan.read_locks[s as usize].is_some())
+    {
+        return (
+            "non",
+            format!(
+                "accesses lock {}, which is read as a value elsewhere",
+                name(s)
+            ),
+        );
     }
     if let Reason::ChangesExcl { .. } = c.reason {
         return ("non", c.reason.describe(model));
@@ -468,5 +539,206 @@ pub fn mover_kind(model: &Model, class: &Classification, k: usize) -> (&'static 
             )
         }
         _ => ("both", "touches only its thread's own state".to_string()),
+    }
+}
+
+/// Where the reduction comes from.
+const SOURCE: &str = "Flanagan and Qadeer, \"Transactions for software model checking\", 2003";
+
+/// Transitions observed by other threads or invariants.
+const OBSERVED: Condition = Condition {
+    name: "observed transitions",
+    needs: "no mover reads another thread's control point, moves its thread in or out of one that another thread or an invariant reads (`at`, `init`), or writes what an invariant reads",
+    remedy: Remedy::Adapt,
+    how: "such a transition is not a mover",
+};
+
+/// Locks read as values.
+const LOCKS: Condition = Condition {
+    name: "locks read as values",
+    needs: "only `acquire m` and `release m` read a lock m, so that `m == t` is exclusive access that other threads cannot observe",
+    remedy: Remedy::Adapt,
+    how: "a lock read by any other transition or by an invariant gives no exclusive access: its `acquire` and `release` are not movers",
+};
+
+/// Exclusive access given by another thread.
+const HAND_OFF: Condition = Condition {
+    name: "hand-off predicates",
+    needs: "exclusive access is taken and given up only by its holder: no transition of one thread makes `excl(t, x)` true for another thread t",
+    remedy: Remedy::Adapt,
+    how: "a variable that may be handed off has no exclusive access under this reduction: every access to it is a non-mover, as for an unprotected variable",
+};
+
+/// Deadlocks, which transactions hide.
+const DEADLOCKS: Condition = Condition {
+    name: "deadlocks",
+    needs: "`--deadlock` is not asked: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (Flanagan and Qadeer, section 7)",
+    remedy: Remedy::Refuse,
+    how: "the run is refused; use `--reduction sc` or `none` to check deadlocks",
+};
+
+/// What `--reduction movers` preserves.
+pub(super) const PRESERVES: [(Property, Preserved); 5] = [
+    (Property::Assertions, Preserved::Yes),
+    (Property::Invariants, Preserved::Yes),
+    (Property::Discipline, Preserved::Yes),
+    (Property::Deadlocks, Preserved::No),
+    (Property::LockWarnings, Preserved::Stored),
+];
+
+impl Plan {
+    /// The side conditions of the mover transactions, judged on `model`,
+    /// with `--deadlock` if `deadlock`, and the loops a transaction may run
+    /// round under `ignoring`.
+    pub(super) fn judge(
+        &self,
+        model: &Model,
+        ignoring: Ignoring,
+        deadlock: bool,
+    ) -> Vec<Judgement> {
+        let observed = self.fixed.iter().enumerate().filter_map(|(k, why)| {
+            let why = why.as_ref()?.describe(model);
+            Some((
+                k,
+                format!("{} {why}: it is not a mover", contract::named(model, k)),
+            ))
+        });
+        let locks = self.read_locks.iter().enumerate().filter_map(|(m, r)| {
+            let name = &model.slots[m].name;
+            Some(match (*r)? {
+                LockReader::Transition(k) => {
+                    let tr = &model.transitions[k];
+                    contract::Finding {
+                        message: format!(
+                            "lock {name} is read by {}: its acquire and release are not movers",
+                            contract::named(model, k)
+                        ),
+                        place: Some((tr.span, tr.line)),
+                    }
+                }
+                LockReader::Invariant(i) => {
+                    let inv = &model.invariants[i];
+                    contract::Finding {
+                        message: format!(
+                            "lock {name} is read by the invariant `{}` (line {}): its acquire and release are not movers",
+                            inv.text, inv.line
+                        ),
+                        place: Some((inv.span, inv.line)),
+                    }
+                }
+            })
+        });
+        let handed = self.handed.iter().enumerate().filter_map(|(p, h)| {
+            let h = h.as_ref()?;
+            let x = &model.slots[model.protected[p].slot as usize].name;
+            let when = match &h.witness {
+                Some(w) if !w.is_empty() => format!(
+                    " (when {})",
+                    w.iter()
+                        .map(|&(s, v)| format!(
+                            "{} = {}",
+                            model.slots[s as usize].name,
+                            model.show_value(s as usize, v)
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                Some(_) => String::new(),
+                None => " (too many valuations to rule it out)".into(),
+            };
+            Some((
+                h.transition,
+                format!(
+                    "{} may give {x} to {}{when}: accesses to {x} are not movers",
+                    contract::named(model, h.transition),
+                    model.threads[h.receiver].name
+                ),
+            ))
+        });
+        let refused = deadlock.then(|| {
+            contract::unplaced(
+                "`--deadlock`: mover transactions do not preserve deadlocks (Flanagan and Qadeer, section 7); use `--reduction sc` or `--reduction none`",
+            )
+        });
+        // A transaction may run round any loop of its thread's code.
+        let loops = contract::control_loops(model, |_, _| true);
+        vec![
+            Judgement::of(OBSERVED, contract::at_transitions(model, observed)),
+            Judgement::of(LOCKS, locks.take(contract::FINDINGS).collect()),
+            Judgement::of(HAND_OFF, contract::at_transitions(model, handed)),
+            Judgement::of(DEADLOCKS, refused.into_iter().collect()),
+            contract::discipline(model),
+            contract::loops(model, ignoring, &loops),
+        ]
+    }
+}
+
+/// The contract of the mover transactions under `ignoring`.
+pub(super) fn contract(ignoring: Ignoring) -> Contract {
+    Contract {
+        name: "movers".into(),
+        source: SOURCE,
+        preserves: PRESERVES.to_vec(),
+        conditions: vec![
+            OBSERVED,
+            LOCKS,
+            HAND_OFF,
+            DEADLOCKS,
+            contract::DISCIPLINE,
+            contract::ignoring(ignoring),
+        ],
+        store: None,
+    }
+}
+
+/// `--reduction movers`.
+pub(super) struct Transactions<'m> {
+    model: &'m Model,
+    plan: Plan,
+    ignoring: Ignoring,
+    deadlock: bool,
+}
+
+impl<'m> Transactions<'m> {
+    /// The mover transactions of `model`, planned.
+    pub(super) fn new(model: &'m Model, ignoring: Ignoring, deadlock: bool) -> Transactions<'m> {
+        Transactions {
+            model,
+            plan: Plan::new(model),
+            ignoring,
+            deadlock,
+        }
+    }
+
+    /// What the reduction decided about the model.
+    pub(super) fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
+impl Mode for Transactions<'_> {
+    fn contract(&self) -> Contract {
+        contract(self.ignoring)
+    }
+
+    fn judge(&self) -> Vec<Judgement> {
+        self.plan.judge(self.model, self.ignoring, self.deadlock)
+    }
+
+    fn search(
+        &self,
+        options: &super::Options,
+        watch: &mut Option<Watch>,
+        progress: &mut dyn FnMut(&super::Stats),
+    ) -> super::Outcome {
+        let make = || Movers::new(self.model, &self.plan, self.ignoring);
+        let mut o = super::on_workers(self.model, options, watch, progress, make);
+        o.ignoring = Some(self.ignoring);
+        o
+    }
+
+    fn overlay(&self, graph: &super::StateGraph) -> super::Overlay {
+        let mut exp = Movers::new(self.model, &self.plan, self.ignoring);
+        super::graph::walk(&mut exp, super::Reduction::Movers, graph)
     }
 }

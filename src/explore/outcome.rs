@@ -54,6 +54,9 @@ pub enum Limit {
     Memory(u64),
     /// `--max-stack`: a thread called deeper than this many frames.
     Stack(u32),
+    /// An internal check failed: a bug of optimist, which ends the run
+    /// without a verdict rather than with a wrong one.
+    Internal(&'static str),
 }
 
 impl std::fmt::Display for Limit {
@@ -63,6 +66,10 @@ impl std::fmt::Display for Limit {
             Limit::Time(d) => write!(f, "time limit of {} s reached", d.as_secs_f64()),
             Limit::Memory(b) => write!(f, "memory limit of {} MB reached", b / (1 << 20)),
             Limit::Stack(n) => write!(f, "stack bound {n} reached"),
+            Limit::Internal(why) => write!(
+                f,
+                "internal error: {why} (a bug of optimist; please report it)"
+            ),
         }
     }
 }
@@ -144,15 +151,6 @@ pub enum Problem {
         /// Transitions in the loop.
         length: usize,
     },
-    /// Under `movers`, seed 000's property (ii): the last transition made
-    /// `excl(receiver, x)` true for another thread `receiver`; exclusive
-    /// access may be taken and given up only by its holder.
-    GiveExcl {
-        /// Index into `Model::protected`.
-        protected: usize,
-        /// The thread whose predicate became true.
-        receiver: usize,
-    },
     /// WFendExcl: the last transition falsified `excl(victim, x)` for
     /// another thread `victim`.
     EndExcl {
@@ -227,9 +225,7 @@ impl Violation {
             Problem::Overlap { .. } => Kind::Discipline,
             Problem::Invariant(_) => Kind::Invariant,
             Problem::Deadlock => Kind::Deadlock,
-            Problem::InvisibleCycle { .. } | Problem::EndExcl { .. } | Problem::GiveExcl { .. } => {
-                Kind::WellFormedness
-            }
+            Problem::InvisibleCycle { .. } | Problem::EndExcl { .. } => Kind::WellFormedness,
         }
     }
 }

@@ -62,12 +62,11 @@
 
 use super::Interference;
 use super::budget::{Budget, Halt};
-use super::commit::{Fired, Ignoring, Run, Transaction};
+use super::commit::{Fired, Run, Transaction};
 use super::full::Full;
 use super::persistent::{Ops, Persistent};
 use super::reduced::Reduced;
 use super::search::{Emit, Expand, StepResult, Stop, Watch, step_watched};
-use crate::classify::Classification;
 use crate::model::{CExpr, FREE, Model, Next, SlotClass, SlotKind};
 use crate::syntax::ast::BinOp;
 
@@ -682,9 +681,6 @@ pub struct OverSteps<'m, R> {
     semantic: Option<(Persistent, Private<'m, R>)>,
 }
 
-/// `--reduction sc+stubborn`.
-pub type ScStubborn<'m> = OverSteps<'m, Reduced<'m>>;
-
 impl<'m, R: Transactions> OverSteps<'m, R> {
     /// The selective search of `model`'s system of transactions `steps`;
     /// `fresh` makes another copy of them for the semantic check.
@@ -707,19 +703,6 @@ impl<'m, R: Transactions> OverSteps<'m, R> {
                 )
             }),
         }
-    }
-}
-
-impl<'m> ScStubborn<'m> {
-    /// The selective search of `model`'s reduced system under `class`.
-    pub fn sc(
-        model: &'m Model,
-        class: &'m Classification,
-        ignoring: Ignoring,
-        interference: Interference,
-    ) -> ScStubborn<'m> {
-        let reduced = || Reduced::new(model, class, ignoring);
-        OverSteps::new(model, reduced(), reduced, interference)
     }
 }
 
@@ -944,5 +927,109 @@ mod tests {
             chosen(fig2, &["L6a", "L6b"], &[("lk1", 0), ("lk2", 1)]),
             [true, true]
         );
+    }
+}
+
+/// Where the reduction comes from.
+const SOURCE: &str = "Godefroid, \"Partial-Order Methods for the Verification of Concurrent Systems\", 1996; the lock patterns of Kahlon, Gupta and Sinha, \"Symbolic model checking of concurrent programs using partial orders and on-the-fly transactions\", 2006";
+
+/// Threads postponed for ever round a cycle.
+const PROVISO: super::Condition = super::Condition {
+    name: "ignoring proviso",
+    needs: "no thread is postponed for ever round a cycle of states",
+    remedy: super::Remedy::Adapt,
+    how: "a state where the chosen set would take a back edge of a loop is fully expanded",
+};
+
+/// The stubborn-set part of a contract: the proviso, judged from the loops
+/// of the threads' code.
+pub(super) fn proviso(model: &Model) -> super::Judgement {
+    let loops = super::contract::control_loops(model, |_, _| true);
+    let found = loops
+        .iter()
+        .take(super::contract::FINDINGS)
+        .map(|(t, pcs)| {
+            let k = model.threads[*t].points[pcs[0] as usize].transitions.start;
+            let place = model
+                .transitions
+                .get(k)
+                .filter(|tr| tr.thread as usize == *t)
+                .map(|tr| (tr.span, tr.line));
+            super::Finding {
+                message: format!(
+                    "{} has a loop{}: states where the set would close it are fully expanded",
+                    model.threads[*t].name,
+                    place.map_or(String::new(), |(_, l)| format!(" at line {l}"))
+                ),
+                place,
+            }
+        });
+    super::Judgement::of(PROVISO, found.collect())
+}
+
+/// Adds stubborn sets to the contract of the transactions they select
+/// among (`sc+stubborn`, `movers+stubborn`).
+pub(super) fn over(mut contract: super::Contract) -> super::Contract {
+    contract.name = format!("{}+stubborn", contract.name);
+    contract.source = SOURCE;
+    contract.conditions.push(PROVISO);
+    contract
+}
+
+/// `--reduction stubborn`.
+pub(super) struct Selective<'m> {
+    model: &'m Model,
+    interference: Interference,
+}
+
+impl<'m> Selective<'m> {
+    /// Stubborn sets on `model`'s original system.
+    pub(super) fn new(model: &'m Model, interference: Interference) -> Selective<'m> {
+        Selective {
+            model,
+            interference,
+        }
+    }
+}
+
+impl super::contract::Mode for Selective<'_> {
+    fn contract(&self) -> super::Contract {
+        use super::{Preserved, Property};
+        super::Contract {
+            name: "stubborn".into(),
+            source: SOURCE,
+            preserves: Property::ALL
+                .map(|p| {
+                    let how = match p {
+                        Property::LockWarnings => Preserved::Stored,
+                        _ => Preserved::Yes,
+                    };
+                    (p, how)
+                })
+                .to_vec(),
+            conditions: vec![PROVISO, super::contract::DISCIPLINE],
+            store: None,
+        }
+    }
+
+    fn judge(&self) -> Vec<super::Judgement> {
+        vec![proviso(self.model), super::contract::discipline(self.model)]
+    }
+
+    fn search(
+        &self,
+        options: &super::Options,
+        watch: &mut Option<Watch>,
+        progress: &mut dyn FnMut(&super::Stats),
+    ) -> super::Outcome {
+        let make = || Stubborn::new(self.model, self.interference);
+        let mut o = super::on_workers(self.model, options, watch, progress, make);
+        o.interference = Some(self.interference);
+        o
+    }
+
+    fn overlay(&self, graph: &super::StateGraph) -> super::Overlay {
+        let mut exp = Stubborn::new(self.model, self.interference);
+        super::graph::walk(&mut exp, super::Reduction::Stubborn, graph)
     }
 }

@@ -470,6 +470,26 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         }
     }
 
+    /// The threads that run procedure `p` like an earlier thread but keep
+    /// their own summaries of it, as `(thread, procedure)`: their code is
+    /// not the earlier one's up to their identity, or the transactions
+    /// judge it otherwise.
+    pub(super) fn unshared(&self) -> Vec<(usize, usize)> {
+        let model = self.model;
+        let runs =
+            |t: usize, p: usize| model.threads[t].frames.iter().any(|f| f.proc as usize == p);
+        let mut out = Vec::new();
+        for p in 0..model.procs.len() {
+            for t in 1..model.threads.len() {
+                let shared = self.shares.whole[t].is_some() || self.shares.procs[t][p].is_some();
+                if runs(t, p) && !shared && (0..t).any(|r| runs(r, p)) {
+                    out.push((t, p));
+                }
+            }
+        }
+        out
+    }
+
     /// The node without a stack of thread `t` in `s`.
     fn canon(&self, t: usize, s: &[i64]) -> Vec<i64> {
         let mut out = s.to_vec();
@@ -993,7 +1013,12 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 let again = self.ensure(t, kind, c, budget);
                 self.own = false;
                 again?;
-                debug_assert!(false, "a violation of {r}'s summary is not one of {t}'s");
+                // Not found again: the summary was not the thread's, and
+                // its path is no trace of this thread. No verdict rather
+                // than a wrong one.
+                return Err(Stop::from(budget.stop(crate::explore::Limit::Internal(
+                    "a violation found through another thread's summary is not one of the thread's own",
+                ))));
             }
             let path = self.concrete(t, c, &moves)?;
             return Err(Stop::Found(Found { problem, path }));

@@ -414,6 +414,7 @@ pub fn compile_with(
                 expr,
                 text: pretty::expr(e),
                 span: *span,
+                line: c.lines.line(span.start),
             });
         }
     }
@@ -444,7 +445,7 @@ pub fn compile_with(
         init: c.init,
         layout,
         init_points,
-        procs: procs.info(),
+        procs: procs.info(&c.lines),
         max_stack: options.max_stack,
     })
 }

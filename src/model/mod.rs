@@ -66,6 +66,8 @@ pub struct Proc {
     pub name: String,
     /// The declaration.
     pub span: Span,
+    /// 1-based line of the declaration.
+    pub line: usize,
     /// Whether it returns a value.
     pub returns: bool,
 }
@@ -223,6 +225,8 @@ pub struct Invariant {
     pub text: String,
     /// Where it was declared.
     pub span: Span,
+    /// 1-based line of that declaration.
+    pub line: usize,
 }
 
 /// Where a transition goes.

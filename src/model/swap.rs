@@ -36,6 +36,8 @@ pub struct Swaps {
     owner: Vec<Option<u32>>,
     /// The lock slots.
     locks: Vec<u32>,
+    /// Per slot: a parameter or local of a procedure's copy.
+    framed: Vec<bool>,
 }
 
 /// How thread a's code corresponds to thread b's.
@@ -52,8 +54,8 @@ pub struct Swap {
     /// The matched control points, `(a's, b's)`.
     pub points: Vec<(i64, i64)>,
     /// The matched transitions, `(a's, b's)`: all of them for whole
-    /// threads; for a procedure, all but the returns, which go back into
-    /// each thread's own callers.
+    /// threads; for a procedure, all but the returns of its shallowest
+    /// copies, which go back into each thread's own callers.
     pub transitions: Vec<(usize, usize)>,
 }
 
@@ -79,6 +81,20 @@ impl Swap {
     /// The threads match as wholes.
     pub fn whole(&self) -> bool {
         self.frames.is_none()
+    }
+
+    /// Whether a's control point `p` compares its returns too: everywhere
+    /// but in the procedure's shallowest copy (the first matched frame),
+    /// whose returns go back into each thread's own callers. A deeper
+    /// copy returns into matched code, and what it returns (`self`, an
+    /// expression of `index`) must match as much as any assignment.
+    fn returns_compared(&self, p: i64) -> bool {
+        match &self.frames {
+            None => true,
+            Some(frames) => frames
+                .first()
+                .is_none_or(|&(x, _, n)| !(x..x + n).contains(&p)),
+        }
     }
 
     /// Control point `p` of a (`from_a`) or of b, as the other's.
@@ -108,10 +124,17 @@ impl Swaps {
                 locks.push(k as u32);
             }
         }
+        let mut framed = vec![false; model.slots.len()];
+        for f in model.threads.iter().flat_map(|th| &th.frames) {
+            for k in f.slots.clone() {
+                framed[k as usize] = true;
+            }
+        }
         Swaps {
             owned,
             owner,
             locks,
+            framed,
         }
     }
 
@@ -272,7 +295,7 @@ impl Swaps {
 }
 
 /// The transitions of thread `t` at point `pc` that a match compares: all
-/// of them for whole threads, all but the returns for a procedure.
+/// of them, or all but the returns.
 fn compared(model: &Model, t: usize, pc: i64, whole: bool) -> Vec<usize> {
     model.threads[t].points[pc as usize]
         .transitions
@@ -331,6 +354,13 @@ impl<'a> Rename<'a> {
             {
                 return None;
             }
+            // A copy that is not running holds its initial values, and a
+            // summary starts a callee's copy from them: `local v = index`
+            // in a callee would give one thread the other's value.
+            let framed = swaps.framed[x as usize] || swaps.framed[y as usize];
+            if framed && !points && model.init[x as usize] != model.init[y as usize] {
+                return None;
+            }
             map.insert(x, y);
             map.insert(y, x);
         }
@@ -349,7 +379,8 @@ impl<'a> Rename<'a> {
         let (a, b) = (self.swap.a, self.swap.b);
         let mut transitions = Vec::new();
         for &(p, q) in &self.swap.points {
-            let (ks, js) = (compared(m, a, p, w), compared(m, b, q, w));
+            let all = w || self.swap.returns_compared(p);
+            let (ks, js) = (compared(m, a, p, all), compared(m, b, q, all));
             let returns = |t: usize, pc: i64| {
                 m.threads[t].points[pc as usize]
                     .transitions

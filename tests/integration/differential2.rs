@@ -193,10 +193,7 @@ pub fn replays(model: &Model, trace: &[Step], problem: &Problem) -> Result<(), S
     let mut out = Vec::new();
     let ends_in_state = matches!(
         problem,
-        Problem::Deadlock
-            | Problem::InvisibleCycle { .. }
-            | Problem::EndExcl { .. }
-            | Problem::GiveExcl { .. }
+        Problem::Deadlock | Problem::InvisibleCycle { .. } | Problem::EndExcl { .. }
     );
     for (n, st) in trace.iter().enumerate() {
         let tr = &model.transitions[st.transition];

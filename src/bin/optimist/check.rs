@@ -41,7 +41,7 @@ pub struct CheckArgs {
     #[arg(long)]
     transactions: bool,
     /// Read each transaction off procedure summaries, computed once and
-    /// reused across call sites and threads (seed 004); with `--reduction
+    /// reused across call sites and threads (Qadeer, Rajamani and Rehof, 2004); with `--reduction
     /// sc` or `movers`.
     #[arg(long)]
     summaries: bool,
@@ -125,9 +125,9 @@ enum InterferenceArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum IgnoringArg {
-    /// Commit point completion (seed 003): schedule every thread only where
-    /// a transaction cannot complete.
+pub(crate) enum IgnoringArg {
+    /// Commit point completion (Levin, Palmer, Qadeer and Rajamani, 2005):
+    /// schedule every thread only where a transaction cannot complete.
     Cpc,
     /// Cycle detection: end a transaction where its run closes a cycle.
     Cycles,
@@ -137,29 +137,60 @@ enum IgnoringArg {
     Unsound,
 }
 
+impl IgnoringArg {
+    /// The library's policy.
+    pub(crate) fn ignoring(self) -> Ignoring {
+        match self {
+            IgnoringArg::Cpc => Ignoring::Cpc,
+            IgnoringArg::Cycles => Ignoring::Cycles,
+            IgnoringArg::Forbid => Ignoring::Forbid,
+            IgnoringArg::Unsound => Ignoring::Unsound,
+        }
+    }
+}
+
 pub fn run(args: CheckArgs) -> ExitCode {
     set_format(args.format);
     args.limits.watch(args.format);
-    let movers = matches!(
-        args.reduction,
-        ReductionArg::Movers | ReductionArg::MoversStubborn
-    );
-    if movers && args.deadlock {
-        return refuse(
-            "`--deadlock` cannot be used with `--reduction movers` or `movers+stubborn`: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (seed 000, section 7); use `--reduction sc` or `--reduction none`",
-        );
-    }
-    if args.summaries && !matches!(args.reduction, ReductionArg::Sc | ReductionArg::Movers) {
-        return refuse(
-            "`--summaries` works with `--reduction sc` or `--reduction movers`: summaries are made of their transactions",
-        );
-    }
-    if args.summaries && args.ignoring != IgnoringArg::Cpc {
-        return refuse(
-            "`--summaries` ends transactions that cannot complete by commit point completion; `--ignoring` must be `cpc`",
-        );
+    if let Err(e) = optimist::validate(&args.options()) {
+        return refuse(&e.to_string());
     }
     args.models.each(args.format, |model| one(&args, model))
+}
+
+impl CheckArgs {
+    /// The library's options: what to explore, and how.
+    fn options(&self) -> Options {
+        Options {
+            reduction: self.reduction.reduction(),
+            limits: self.limits.limits(),
+            deadlock: self.deadlock,
+            ignoring: self.ignoring.ignoring(),
+            summaries: self.summaries,
+            summaries_per_thread: self.summaries_per_thread,
+            interference: match self.interference {
+                InterferenceArg::Static => Interference::Static,
+                InterferenceArg::State => Interference::State,
+                InterferenceArg::Semantic => Interference::Semantic,
+            },
+            threads: self.threads.map_or(0, |n| n as usize),
+            // For tests only: blocks small enough that tiny models use every
+            // worker (the output is the same for any block size that does not
+            // stop at the state limit).
+            block: std::env::var("OPTIMIST_BLOCK")
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(0),
+            kept: match (self.hash_compact, self.bitstate) {
+                (_, Some(log2)) => Kept::Bitstate {
+                    log2,
+                    hashes: self.hash_functions,
+                },
+                (true, None) => Kept::HashCompact,
+                (false, None) => Kept::Exact,
+            },
+        }
+    }
 }
 
 fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
@@ -168,48 +199,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         Err(code) => return code,
     };
     crate::common::LimitArgs::disarm();
-    // Transactions hide intermediate states from other threads' view;
-    // stubborn sets on the original system do not (their footprints read
-    // the invariants).
-    if !matches!(args.reduction, ReductionArg::None | ReductionArg::Stubborn) {
-        if let Err(e) = optimist::check_reducible(&src, &model) {
-            return crate::common::fail(e);
-        }
-    }
-    let options = Options {
-        reduction: args.reduction.reduction(),
-        limits: args.limits.limits(),
-        deadlock: args.deadlock,
-        ignoring: match args.ignoring {
-            IgnoringArg::Cpc => Ignoring::Cpc,
-            IgnoringArg::Cycles => Ignoring::Cycles,
-            IgnoringArg::Forbid => Ignoring::Forbid,
-            IgnoringArg::Unsound => Ignoring::Unsound,
-        },
-        summaries: args.summaries,
-        summaries_per_thread: args.summaries_per_thread,
-        interference: match args.interference {
-            InterferenceArg::Static => Interference::Static,
-            InterferenceArg::State => Interference::State,
-            InterferenceArg::Semantic => Interference::Semantic,
-        },
-        threads: args.threads.map_or(0, |n| n as usize),
-        // For tests only: blocks small enough that tiny models use every
-        // worker (the output is the same for any block size that does not
-        // stop at the state limit).
-        block: std::env::var("OPTIMIST_BLOCK")
-            .ok()
-            .and_then(|b| b.parse().ok())
-            .unwrap_or(0),
-        kept: match (args.hash_compact, args.bitstate) {
-            (_, Some(log2)) => Kept::Bitstate {
-                log2,
-                hashes: args.hash_functions,
-            },
-            (true, None) => Kept::HashCompact,
-            (false, None) => Kept::Exact,
-        },
-    };
+    let options = args.options();
     let started = Instant::now();
     let mut progress = Progress::new(args.progress);
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));

@@ -45,11 +45,6 @@ pub fn run(args: SimulateArgs) -> ExitCode {
         WalkReduction::None => Reduction::None,
         WalkReduction::Sc => Reduction::Sc,
     };
-    if reduction == Reduction::Sc {
-        if let Err(e) = optimist::check_reducible(&src, &model) {
-            return crate::common::fail(e);
-        }
-    }
     let walk = optimist::simulate(&model, reduction, args.seed, args.steps);
     let report = SimulateReport::new(&model, &src.name, reduction, args.seed, args.steps, &walk);
     print(&report, args.format);

@@ -202,12 +202,13 @@ impl<'m> Procs<'m> {
     }
 
     /// What the model reports about its procedures.
-    pub(super) fn info(&self) -> Vec<crate::model::Proc> {
+    pub(super) fn info(&self, lines: &crate::syntax::span::LineIndex) -> Vec<crate::model::Proc> {
         self.list
             .iter()
             .map(|p| crate::model::Proc {
                 name: p.decl.name.name.clone(),
                 span: p.decl.span,
+                line: lines.line(p.decl.span.start),
                 returns: p.decl.ret.is_some(),
             })
             .collect()

@@ -7,25 +7,25 @@
 //! invisible transition; those states are the successors. Every
 //! intermediate state is checked like any other (a violation partway
 //! through a step is the `M` of `N* R`) but not stored. A run that can go
-//! on forever is handled by the policy of [`super::commit`].
+//! on forever is handled by the policy of [`crate::explore::commit`].
 
-use super::budget::Budget;
-use super::commit::{Fired, Ignoring, Run, Transaction};
-use super::outcome::Problem;
-use super::search::{Emit, Expand, StepResult, Stop, Watch, step_watched};
 use crate::classify::Classification;
+use crate::explore::budget::Budget;
+use crate::explore::commit::{Fired, Ignoring, Run, Transaction};
+use crate::explore::outcome::Problem;
+use crate::explore::search::{Emit, Expand, StepResult, Stop, Watch, step_watched};
 use crate::model::{Model, SlotClass};
 
 /// Expands a stored state by the reduced steps of every thread.
 pub struct Reduced<'m> {
-    pub(super) steps: Steps<'m>,
+    pub(crate) steps: Steps<'m>,
     /// The run that explores each step.
     pub run: Run,
 }
 
 /// Stoller-Cohen's transactions: a visible transition, then invisible ones
 /// until the thread reaches a point where the reduction stops.
-pub(super) struct Steps<'m> {
+pub(crate) struct Steps<'m> {
     model: &'m Model,
     class: &'m Classification,
     /// Per transition: invisible, and touching only its own thread's locals
@@ -37,8 +37,8 @@ pub(super) struct Steps<'m> {
 
 impl<'m> Steps<'m> {
     /// The transactions of `model` under `class`, for an expander of its own
-    /// (the summaries of `super::summaries`).
-    pub(super) fn new(model: &'m Model, class: &'m Classification) -> Steps<'m> {
+    /// (the summaries of `crate::explore::summaries`).
+    pub(crate) fn new(model: &'m Model, class: &'m Classification) -> Steps<'m> {
         Steps {
             model,
             class,
@@ -48,13 +48,13 @@ impl<'m> Steps<'m> {
     }
 
     /// What the steps watch besides the semantics.
-    pub(super) fn watch_mut(&mut self) -> &mut Watch {
+    pub(crate) fn watch_mut(&mut self) -> &mut Watch {
         &mut self.watch
     }
 
     /// The threads of `swap` stop at the same matched points, and matched
     /// transitions are both-movers alike.
-    pub(super) fn alike(&self, swap: &crate::model::Swap) -> bool {
+    pub(crate) fn alike(&self, swap: &crate::model::Swap) -> bool {
         let (a, b) = (swap.a, swap.b);
         swap.points
             .iter()
@@ -161,13 +161,13 @@ impl Expand for Reduced<'_> {
         Some(&mut self.steps.watch)
     }
 
-    fn take_findings(&mut self, out: &mut super::search::Findings) {
+    fn take_findings(&mut self, out: &mut crate::explore::search::Findings) {
         self.run.take_findings(out);
     }
 
     /// Every thread takes its step from `s`: a thread at a visible point
     /// starts one, and a thread at an invisible point (its step was ended
-    /// here by force, see [`super::commit`]) resumes its run. Its invisible
+    /// here by force, see [`crate::explore::commit`]) resumes its run. Its invisible
     /// guards read only its own locals, so if none is enabled it is blocked
     /// for good.
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {

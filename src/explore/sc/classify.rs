@@ -38,8 +38,12 @@ pub enum Reason {
     /// access to a shared one.
     OtherControlPoint(u32),
     /// (i): it moves its thread into or out of a control point that another
-    /// thread's transitions read (through `at` or `init`).
+    /// thread's transitions, or an invariant, read (through `at` or `init`).
     ObservedPoint(u32),
+    /// It writes this slot, which an invariant reads: hidden behind an
+    /// invisible step, a change of the invariant could not be seen (the
+    /// reduction theorem covers a predicate I only when `I u_i <= u_i I`).
+    Invariant(u32),
     /// (ii): it can change `excl(thread, x)` for protected variable
     /// `protected`, e.g. from the valuation `witness` (slot, value).
     ChangesExcl {
@@ -107,7 +111,7 @@ impl Classification {
 
 /// Classifies every transition and control point of `model`.
 pub fn classify(model: &Model) -> Classification {
-    let observed = observed_points(model);
+    let observers = Observers::new(model);
     let preds = Predicates::new(model);
     let mut scratch = Scratch {
         state: model.init.clone(),
@@ -116,7 +120,7 @@ pub fn classify(model: &Model) -> Classification {
         tries: 0,
     };
     let transitions: Vec<(bool, Reason)> = (0..model.transitions.len())
-        .map(|k| own(model, k, &observed, &preds, &mut scratch))
+        .map(|k| own(model, k, &observers, &preds, &mut scratch))
         .collect();
     let points: Vec<Vec<bool>> = model
         .threads
@@ -216,7 +220,85 @@ fn observed_points(model: &Model) -> Observed {
             );
         }
     }
+    // An invariant is read in every state, by no thread: it observes the
+    // points of all of them.
+    for inv in &model.invariants {
+        walk(&inv.expr, u32::MAX, threads, &mut out);
+    }
     out
+}
+
+/// Per slot: some invariant reads it (control points aside: those are
+/// [`observed_points`]).
+fn invariant_reads(model: &Model) -> Vec<bool> {
+    let mut read = vec![false; model.slots.len()];
+    for inv in &model.invariants {
+        inv.expr.for_each_slot(&mut |s| read[s as usize] = true);
+    }
+    read[..model.threads.len()].fill(false);
+    read
+}
+
+/// Whether transition `k` moves its thread into or out of a control point
+/// in `observed`.
+fn moves_observed(model: &Model, k: usize, observed: &Observed) -> bool {
+    let tr = &model.transitions[k];
+    let targets = match &tr.next {
+        crate::model::Next::To(p) => vec![*p],
+        crate::model::Next::Branch(_, a, b) => vec![*a, *b],
+    };
+    let seen =
+        |p: i64| observed.contains(&(tr.thread, Some(p))) || observed.contains(&(tr.thread, None));
+    seen(tr.from) || targets.iter().any(|&p| p != tr.from && seen(p))
+}
+
+/// What other threads and the invariants observe of a thread's own state,
+/// beyond the shared variables: which transitions make that observable.
+/// The reductions that hide a thread's steps (Stoller-Cohen's invisible
+/// transitions, Flanagan-Qadeer's movers) may hide none of these.
+pub(crate) struct Observers {
+    observed: Observed,
+    invariant_reads: Vec<bool>,
+}
+
+impl Observers {
+    /// The observations of `model`.
+    pub(crate) fn new(model: &Model) -> Observers {
+        Observers {
+            observed: observed_points(model),
+            invariant_reads: invariant_reads(model),
+        }
+    }
+
+    /// Why transition `k` is observed, if it is: it reads another thread's
+    /// control point, moves its own thread in or out of one that something
+    /// reads, or writes a slot an invariant reads.
+    pub(crate) fn of(
+        &self,
+        model: &Model,
+        k: usize,
+        reads: &[u32],
+        writes: &[u32],
+    ) -> Option<Reason> {
+        let tr = &model.transitions[k];
+        // Without this, a thread whose invisible guard waits for another
+        // thread's control point would count as blocked for good.
+        if let Some(&s) = reads
+            .iter()
+            .find(|&&s| (s as usize) < model.threads.len() && s != tr.thread)
+        {
+            return Some(Reason::OtherControlPoint(s));
+        }
+        // And the other side: moving in or out of a point another thread
+        // reads is visible, or the reduced system would never stop there.
+        if moves_observed(model, k, &self.observed) {
+            return Some(Reason::ObservedPoint(tr.thread));
+        }
+        writes
+            .iter()
+            .find(|&&s| self.invariant_reads[s as usize])
+            .map(|&s| Reason::Invariant(s))
+    }
 }
 
 /// Every exclusive access predicate `excl(i, x)` with the slots it reads,
@@ -321,7 +403,7 @@ fn transition_cost(model: &Model, tr: &crate::model::Transition) -> u64 {
 fn own(
     model: &Model,
     k: usize,
-    observed: &Observed,
+    observers: &Observers,
     preds: &Predicates,
     scratch: &mut Scratch,
 ) -> (bool, Reason) {
@@ -334,24 +416,8 @@ fn own(
     {
         return (true, Reason::Unprotected(s));
     }
-    // Without this, a thread whose invisible guard waits for another
-    // thread's control point would count as blocked for good.
-    if let Some(&s) = reads
-        .iter()
-        .find(|&&s| (s as usize) < model.threads.len() && s != tr.thread)
-    {
-        return (true, Reason::OtherControlPoint(s));
-    }
-    // And the other side: moving in or out of a point another thread reads
-    // is visible, or the reduced system would never stop there.
-    let targets = match &tr.next {
-        crate::model::Next::To(p) => vec![*p],
-        crate::model::Next::Branch(_, a, b) => vec![*a, *b],
-    };
-    let seen =
-        |p: i64| observed.contains(&(tr.thread, Some(p))) || observed.contains(&(tr.thread, None));
-    if seen(tr.from) || targets.iter().any(|&p| p != tr.from && seen(p)) {
-        return (true, Reason::ObservedPoint(tr.thread));
+    if let Some(why) = observers.of(model, k, &reads, &writes) {
+        return (true, why);
     }
     let tr_cost = transition_cost(model, tr).saturating_add(writes.len() as u64);
     // The predicates that read a slot the transition writes, in the order
@@ -401,7 +467,7 @@ fn own(
                 },
             );
         }
-        let found = changes(model, k, pred, &vars, &writes, scratch);
+        let found = changes(model, k, pred, &vars, &writes, scratch, |b, a| b != a);
         scratch.work = scratch
             .work
             .saturating_add(scratch.tries.saturating_mul(per_try));
@@ -461,6 +527,7 @@ fn changes(
     vars: &[u32],
     writes: &[u32],
     scratch: &mut Scratch,
+    wanted: fn(Option<bool>, Option<bool>) -> bool,
 ) -> Option<Change> {
     let tr = &model.transitions[k];
     let Scratch {
@@ -491,7 +558,7 @@ fn changes(
             s[w as usize] = v;
         }
         if let Fire::Done = fired {
-            if before != after {
+            if wanted(before, after) {
                 let witness = vars.iter().map(|&v| (v, s[v as usize])).collect();
                 found = Some((witness, before, after));
                 break;
@@ -523,6 +590,86 @@ fn changes(
 /// before and after (`None`: evaluating it faults).
 type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
 
+/// A transition that may hand a protected variable to another thread: make
+/// `excl(receiver, x)` true where it was not, for a receiver other than
+/// its own thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandOff {
+    /// The transition.
+    pub transition: usize,
+    /// The thread whose predicate it may make true.
+    pub receiver: usize,
+    /// A valuation of the slots read where it does; `None` when there were
+    /// too many valuations to try, and the hand-off is assumed.
+    pub witness: Option<Vec<(u32, i64)>>,
+}
+
+/// Per protected variable, the first transition (in the model's order)
+/// that may hand it to another thread, decided as rule (ii) decides a
+/// change: by trying every valuation of the slots the predicate and the
+/// transition read, and assuming a hand-off past the bounds.
+pub(crate) fn hand_offs(model: &Model) -> Vec<Option<HandOff>> {
+    let preds = Predicates::new(model);
+    let mut scratch = Scratch {
+        state: model.init.clone(),
+        saved: Vec::new(),
+        work: 0,
+        tries: 0,
+    };
+    let mut out = vec![None; model.protected.len()];
+    for (k, tr) in model.transitions.iter().enumerate() {
+        let (reads, writes) = slots(model, k);
+        for &p in &tr.touches_excl {
+            let p = p as usize;
+            if out[p].is_some() {
+                continue;
+            }
+            for u in (0..model.threads.len()).filter(|&u| u != tr.thread as usize) {
+                let q = p * preds.threads + u;
+                let mut vars: Vec<u32> = preds.reads[q]
+                    .iter()
+                    .chain(&reads)
+                    .copied()
+                    .filter(|&s| s != tr.thread)
+                    .collect();
+                vars.sort_unstable();
+                vars.dedup();
+                let valuations = vars
+                    .iter()
+                    .fold(1u128, |n, &s| n.saturating_mul(width(model, s)));
+                let pred = &model.protected[p].excl[u];
+                let per_try = pred
+                    .cost(&model.bounds)
+                    .saturating_mul(2)
+                    .saturating_add(transition_cost(model, tr));
+                let work = (valuations.min(u128::from(u64::MAX)) as u64).saturating_mul(per_try);
+                let witness = if valuations > u128::from(ENUMERATION_BOUND)
+                    || scratch.work.saturating_add(work) > WORK_BOUND
+                {
+                    Some(None)
+                } else {
+                    let found = changes(model, k, pred, &vars, &writes, &mut scratch, |b, a| {
+                        b != Some(true) && a == Some(true)
+                    });
+                    scratch.work = scratch
+                        .work
+                        .saturating_add(scratch.tries.saturating_mul(per_try));
+                    found.map(|(w, ..)| Some(w))
+                };
+                if let Some(witness) = witness {
+                    out[p] = Some(HandOff {
+                        transition: k,
+                        receiver: u,
+                        witness,
+                    });
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
 impl Reason {
     /// The reason in words.
     pub fn describe(&self, model: &Model) -> String {
@@ -531,8 +678,10 @@ impl Reason {
             Reason::Unprotected(s) => format!("accesses unprotected {}", name(*s)),
             Reason::OtherControlPoint(s) => format!("reads the control point of {}", name(*s)),
             Reason::ObservedPoint(_) => {
-                "moves its thread in or out of a control point another thread reads".to_string()
+                "moves its thread in or out of a control point another thread or an invariant reads"
+                    .to_string()
             }
+            Reason::Invariant(s) => format!("writes {}, which an invariant reads", name(*s)),
             Reason::ChangesExcl {
                 protected,
                 thread,
@@ -588,35 +737,7 @@ impl Reason {
 /// ever (WFfiniteInvis fails), so the search's ignoring policy matters.
 /// One entry per loop (a strongly connected set of points), in source order.
 pub fn invisible_loops(model: &Model, class: &Classification) -> Vec<(usize, Vec<i64>)> {
-    let mut loops = Vec::new();
-    for (t, th) in model.threads.iter().enumerate() {
-        let n = th.points.len();
-        let succ = |pc: usize| -> Vec<usize> {
-            if class.points[t][pc] {
-                return Vec::new();
-            }
-            th.points[pc]
-                .transitions
-                .clone()
-                .flat_map(|k| match &model.transitions[k].next {
-                    crate::model::Next::To(p) => vec![*p],
-                    crate::model::Next::Branch(_, a, b) => vec![*a, *b],
-                })
-                .map(|p| p as usize)
-                .filter(|&p| !class.points[t][p])
-                .collect()
-        };
-        for scc in components(n, succ) {
-            let self_loop = || succ(scc[0]).contains(&scc[0]);
-            if scc.len() > 1 || self_loop() {
-                let mut pcs: Vec<i64> = scc.iter().map(|&p| p as i64).collect();
-                pcs.sort_unstable();
-                loops.push((t, pcs));
-            }
-        }
-    }
-    loops.sort();
-    loops
+    crate::explore::control_loops(model, |t, pc| !class.points[t][pc])
 }
 
 /// The strongly connected components of the graph on `0..n` given by

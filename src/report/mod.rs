@@ -5,6 +5,10 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+mod contract;
+
+pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
+
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
 use crate::model::{Fault, Model, SlotKind};
 
@@ -666,19 +670,6 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
             );
             r.predicate = Some(predicate(model, *protected, *victim, &after));
         }
-        Problem::GiveExcl {
-            protected,
-            receiver,
-        } => {
-            let slot = model.protected[*protected].slot as usize;
-            let name = &model.slots[slot].name;
-            r.variable = Some(name.clone());
-            r.message = format!(
-                "{at} makes excl({}, {name}) true, the predicate of another thread: transactions with movers need exclusive access that only its holder takes and gives up (seed 000, property (ii)); use `--reduction sc`",
-                tname(*receiver)
-            );
-            r.predicate = Some(predicate(model, *protected, *receiver, &after));
-        }
         Problem::Deadlock => {
             let where_: Vec<String> = (0..model.threads.len())
                 .filter(|&t| after[t] != model.threads[t].end())
@@ -772,8 +763,8 @@ fn predicate(model: &Model, p: usize, t: usize, s: &[i64]) -> String {
 impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verdict = match (&self.violation, &self.limit) {
-            (Some(v), _) => format!("violated ({})", v.kind),
-            (None, Some(l)) => format!("inconclusive: {l}"),
+            (_, Some(l)) => format!("inconclusive: {l}"),
+            (Some(v), None) => format!("violated ({})", v.kind),
             (None, None) => self.verdict.to_string(),
         };
         writeln!(f, "model        {} ({})", self.model, self.file)?;
@@ -990,6 +981,8 @@ pub struct ClassifyReport {
     /// Loops of invisible control points, which a reduced step can run
     /// forever: `check --ignoring` decides what happens there.
     pub invisible_loops: Vec<LoopRow>,
+    /// The contract of the reduction asked for, judged on the model.
+    pub contract: ContractReport,
 }
 
 /// A loop of invisible control points of one thread.
@@ -1033,14 +1026,19 @@ pub struct ClassRow {
 }
 
 impl ClassifyReport {
-    /// Classifies `model`.
+    /// Classifies `model`, with the contract of the default reduction.
     pub fn new(model: &Model) -> ClassifyReport {
-        ClassifyReport::with_movers(model, false)
+        let options = crate::explore::Options::default();
+        let a = crate::explore::assess(model, &options).expect("the default options are valid");
+        ClassifyReport::with(model, &a)
     }
 
-    /// Classifies `model`, with each transition's mover type when `movers`.
-    pub fn with_movers(model: &Model, movers: bool) -> ClassifyReport {
+    /// Classifies `model`, with each transition's mover type when the
+    /// reduction `a` judged uses movers, and `a`'s contract.
+    pub fn with(model: &Model, a: &crate::explore::Assessment) -> ClassifyReport {
+        let movers = a.contract.name.starts_with("movers");
         let class = crate::classify::classify(model);
+        let plan = movers.then(|| crate::explore::MoverPlan::new(model));
         // A procedure is copied once per stack depth; a copy whose row says
         // nothing new is left out.
         let mut shown = std::collections::HashSet::new();
@@ -1065,11 +1063,12 @@ impl ClassifyReport {
                         None => "its point starts the thread (WFinitVis)".to_string(),
                     }
                 });
-                let (mover, mover_reason) = if movers {
-                    let (m, why) = crate::explore::mover_kind(model, &class, k);
-                    (Some(m), Some(why))
-                } else {
-                    (None, None)
+                let (mover, mover_reason) = match &plan {
+                    Some(plan) => {
+                        let (m, why) = crate::explore::mover_kind(model, &class, plan, k);
+                        (Some(m), Some(why))
+                    }
+                    None => (None, None),
                 };
                 let row = ClassRow {
                     mover,
@@ -1120,6 +1119,7 @@ impl ClassifyReport {
             model: model.name.clone(),
             transitions,
             invisible_loops,
+            contract: ContractReport::new(a),
         }
     }
 }
@@ -1194,7 +1194,16 @@ impl fmt::Display for ClassifyReport {
                 writeln!(f, " {}  {}", l.thread, l.points.join(", "))?;
             }
         }
-        Ok(())
+        writeln!(f)?;
+        write!(f, "{}", self.contract)
+    }
+}
+
+impl ClassifyReport {
+    /// 0, or 3 when the reduction does not apply to the model, as `check`
+    /// would exit.
+    pub fn exit_code(&self) -> u8 {
+        if self.contract.applies { 0 } else { 3 }
     }
 }
 

@@ -66,10 +66,10 @@
 //!   is the lower bound of seed 003's Table 1, for measurement and teaching
 //!   only: it can miss violations (`models/ignoring-fig1.gc`).
 
-use super::budget::{Budget, Halt, reserve_one};
-use super::outcome::Problem;
-use super::search::{Emit, Found, Stop};
-use super::store::{Insert, Room, Store};
+use crate::explore::budget::{Budget, Halt, reserve_one};
+use crate::explore::outcome::Problem;
+use crate::explore::search::{Emit, Found, Stop};
+use crate::explore::store::{Insert, Room, Store};
 use crate::model::Model;
 
 /// What one thread's transactions are made of: the reduction's side of a
@@ -242,7 +242,7 @@ impl Run {
     }
 
     /// Moves the starts and the forced states kept so far into `out`.
-    pub fn take_findings(&mut self, out: &mut super::search::Findings) {
+    pub fn take_findings(&mut self, out: &mut crate::explore::search::Findings) {
         out.starts.extend(std::mem::take(&mut self.starts));
         for id in 0..self.forced.len() as u32 {
             out.forced.extend_from_slice(self.forced.get(id));

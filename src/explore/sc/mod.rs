@@ -1,0 +1,153 @@
+//! The reduction of Stoller and Cohen ("Optimistic synchronization-based
+//! state-space reduction", 2003), in one place: the classification of
+//! transitions into visible and invisible ([`classify`]), the reduced
+//! steps ([`reduced`]), what a step does where its run can go on forever
+//! ([`commit`]), and its contract ([`Sc`]).
+//!
+//! # The contract
+//!
+//! A reduced step of thread i is one visible transition followed by i's
+//! invisible ones. The theorem (19) concludes for the original system
+//! under hypotheses (11)-(18); the discipline's are checked at every
+//! transition (a `discipline` or `well-formedness` violation, as in full
+//! exploration), and the others hold by construction of the
+//! classification, which adapts to what the paper's systems do not have:
+//!
+//! - a transition that reads another thread's control point, or moves its
+//!   thread in or out of one that another thread or an invariant reads
+//!   (`at`, `init`), is visible;
+//! - a transition that writes what an invariant reads is visible, so
+//!   invisible steps never change an invariant (`I u_i <= u_i I`);
+//! - a run of invisible transitions that can go on forever is ended by the
+//!   `--ignoring` policy.
+//!
+//! It preserves assertions, invariants, the discipline and deadlocks;
+//! lock misuse warnings are found in the states it stores.
+
+pub(crate) mod classify;
+pub(crate) mod commit;
+pub(crate) mod reduced;
+
+use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Property, Remedy};
+use super::graph::{Overlay, StateGraph};
+use super::outcome::{Outcome, Stats};
+use super::search::Watch;
+use super::{Ignoring, Options};
+use crate::model::Model;
+use classify::{Classification, Reason};
+
+/// Where the reduction comes from.
+pub(crate) const SOURCE: &str =
+    "Stoller and Cohen, \"Optimistic synchronization-based state-space reduction\", 2003";
+
+/// Control points that other threads observe.
+const OBSERVED: Condition = Condition {
+    name: "observed control points",
+    needs: "no invisible transition reads another thread's control point or moves its thread in or out of one that another thread or an invariant reads (`at`, `init`)",
+    remedy: Remedy::Adapt,
+    how: "such a transition is visible",
+};
+
+/// Invariants over what invisible transitions write.
+const INVARIANTS: Condition = Condition {
+    name: "invariants",
+    needs: "invisible transitions never change what an invariant reads (I u_i <= u_i I)",
+    remedy: Remedy::Adapt,
+    how: "a transition that writes a protected or local variable an invariant reads is visible",
+};
+
+/// What `--reduction sc` preserves.
+pub(crate) const PRESERVES: [(Property, Preserved); 5] = [
+    (Property::Assertions, Preserved::Yes),
+    (Property::Invariants, Preserved::Yes),
+    (Property::Discipline, Preserved::Yes),
+    (Property::Deadlocks, Preserved::Yes),
+    (Property::LockWarnings, Preserved::Stored),
+];
+
+/// `--reduction sc`.
+pub(crate) struct Sc<'m> {
+    model: &'m Model,
+    class: Classification,
+    ignoring: Ignoring,
+}
+
+impl<'m> Sc<'m> {
+    /// The reduction of `model`, classified.
+    pub(crate) fn new(model: &'m Model, ignoring: Ignoring) -> Sc<'m> {
+        Sc {
+            model,
+            class: classify::classify(model),
+            ignoring,
+        }
+    }
+}
+
+/// The side conditions of a Stoller-Cohen classification, judged on
+/// `model`: what it made visible, and its loops under `ignoring`.
+pub(crate) fn judge(model: &Model, class: &Classification, ignoring: Ignoring) -> Vec<Judgement> {
+    let by = |want: fn(&Reason) -> bool| {
+        let found = (0..model.transitions.len())
+            .filter(|&k| want(&class.transitions[k].reason))
+            .map(|k| {
+                let why = class.transitions[k].reason.describe(model);
+                (
+                    k,
+                    format!("{} {why}: it is visible", contract::named(model, k)),
+                )
+            });
+        contract::at_transitions(model, found)
+    };
+    vec![
+        Judgement::of(
+            OBSERVED,
+            by(|r| matches!(r, Reason::OtherControlPoint(_) | Reason::ObservedPoint(_))),
+        ),
+        Judgement::of(INVARIANTS, by(|r| matches!(r, Reason::Invariant(_)))),
+        contract::discipline(model),
+        contract::loops(model, ignoring, &classify::invisible_loops(model, class)),
+    ]
+}
+
+/// The contract of `--reduction sc`.
+pub(crate) fn contract(ignoring: Ignoring) -> Contract {
+    Contract {
+        name: "sc".into(),
+        source: SOURCE,
+        preserves: PRESERVES.to_vec(),
+        conditions: vec![
+            OBSERVED,
+            INVARIANTS,
+            contract::DISCIPLINE,
+            contract::ignoring(ignoring),
+        ],
+        store: None,
+    }
+}
+
+impl Mode for Sc<'_> {
+    fn contract(&self) -> Contract {
+        contract(self.ignoring)
+    }
+
+    fn judge(&self) -> Vec<Judgement> {
+        judge(self.model, &self.class, self.ignoring)
+    }
+
+    fn search(
+        &self,
+        options: &Options,
+        watch: &mut Option<Watch>,
+        progress: &mut dyn FnMut(&Stats),
+    ) -> Outcome {
+        let make = || reduced::Reduced::new(self.model, &self.class, self.ignoring);
+        let mut o = super::on_workers(self.model, options, watch, progress, make);
+        o.ignoring = Some(self.ignoring);
+        o
+    }
+
+    fn overlay(&self, graph: &StateGraph) -> Overlay {
+        let mut exp = reduced::Reduced::new(self.model, &self.class, self.ignoring);
+        super::graph::walk(&mut exp, super::Reduction::Sc, graph)
+    }
+}

@@ -1,0 +1,164 @@
+//! `--summaries`: the transactions of `sc` or `movers`, read off procedure
+//! summaries (Qadeer, Rajamani and Rehof, "Summarizing procedures in
+//! concurrent programs", 2004; [`super::summaries`]). The contract is the
+//! transactions' own, and one more condition: threads share a procedure's
+//! summaries only where their code, everything it calls included, is the
+//! same up to their identity.
+
+use super::contract::{self, Condition, Contract, Judgement, Mode, Remedy};
+use super::graph::{Overlay, StateGraph};
+use super::movers::{Plan, Txs};
+use super::outcome::{Outcome, Stats};
+use super::sc::classify::{Classification, classify};
+use super::search::Watch;
+use super::summaries::{Stepper, Summaries, uniform};
+use super::{Ignoring, Options, Reduction};
+use crate::model::Model;
+
+/// Summaries shared by threads.
+const SHARED: Condition = Condition {
+    name: "shared summaries",
+    needs: "threads share a procedure's summaries only where its code and everything it calls (calls, returns, parameters, locals and their initial values) is the same up to the two threads' identities, so that `self`, `index` and thread names never reach a value",
+    remedy: Remedy::Adapt,
+    how: "a thread whose code differs keeps its own summaries; a violation found through another thread's summary is found again in the thread's own terms and its trace replayed before it is reported",
+};
+
+/// The transactions summarized.
+enum Inner {
+    Sc(Classification),
+    Movers(Plan),
+}
+
+/// `--summaries` with `--reduction sc` or `movers`.
+pub(super) struct Summarized<'m> {
+    model: &'m Model,
+    inner: Inner,
+    share: bool,
+    deadlock: bool,
+}
+
+impl<'m> Summarized<'m> {
+    /// Summaries of `model`'s transactions under `reduction` (sc or
+    /// movers), shared by interchangeable threads if `share`.
+    pub(super) fn new(model: &'m Model, reduction: Reduction, share: bool, deadlock: bool) -> Self {
+        let inner = match reduction {
+            Reduction::Movers => Inner::Movers(Plan::new(model)),
+            _ => Inner::Sc(uniform(model, classify(model))),
+        };
+        Summarized {
+            model,
+            inner,
+            share,
+            deadlock,
+        }
+    }
+
+    /// Runs `f` on the expander.
+    fn with<T>(&self, f: impl FnOnce(&mut dyn Summarizing) -> T) -> T {
+        match &self.inner {
+            Inner::Sc(class) => f(&mut Summaries::new(self.model, class, self.share)),
+            Inner::Movers(plan) => {
+                let txs = Txs::for_summaries(self.model, plan);
+                f(&mut Summaries::with(self.model, txs, self.share))
+            }
+        }
+    }
+}
+
+/// What the mode needs of a summaries expander, whatever its transactions.
+trait Summarizing {
+    fn unshared(&self) -> Vec<(usize, usize)>;
+    fn search(
+        &mut self,
+        model: &Model,
+        options: &Options,
+        watch: &mut Option<Watch>,
+        progress: &mut dyn FnMut(&Stats),
+    ) -> Outcome;
+    fn overlay(&mut self, graph: &StateGraph, reduction: Reduction) -> Overlay;
+}
+
+impl<X: Stepper + Send> Summarizing for Summaries<'_, X> {
+    fn unshared(&self) -> Vec<(usize, usize)> {
+        Summaries::unshared(self)
+    }
+
+    /// A search read off summaries runs on one worker: summaries are a
+    /// cache shared by the whole run, and what it computes and reuses
+    /// depends on the order of work.
+    fn search(
+        &mut self,
+        model: &Model,
+        options: &Options,
+        watch: &mut Option<Watch>,
+        progress: &mut dyn FnMut(&Stats),
+    ) -> Outcome {
+        let mut o = super::search_with(model, options, watch, progress, std::slice::from_mut(self));
+        o.stats.forced = self.stats.forced;
+        o.ignoring = Some(Ignoring::Cpc);
+        o.summaries = Some(self.stats);
+        o
+    }
+
+    fn overlay(&mut self, graph: &StateGraph, reduction: Reduction) -> Overlay {
+        super::graph::walk(self, reduction, graph)
+    }
+}
+
+impl Mode for Summarized<'_> {
+    fn contract(&self) -> Contract {
+        let mut c = match self.inner {
+            Inner::Sc(_) => super::sc::contract(Ignoring::Cpc),
+            Inner::Movers(_) => super::movers::contract(Ignoring::Cpc),
+        };
+        c.name.push_str(" --summaries");
+        c.source =
+            "Qadeer, Rajamani and Rehof, \"Summarizing procedures in concurrent programs\", 2004";
+        if self.share {
+            c.conditions.push(SHARED);
+        }
+        c
+    }
+
+    fn judge(&self) -> Vec<Judgement> {
+        let mut j = match &self.inner {
+            Inner::Sc(class) => super::sc::judge(self.model, class, Ignoring::Cpc),
+            Inner::Movers(plan) => plan.judge(self.model, Ignoring::Cpc, self.deadlock),
+        };
+        if self.share {
+            let model = self.model;
+            let found = self.with(|e| e.unshared()).into_iter().map(|(t, p)| {
+                let proc = &model.procs[p];
+                contract::Finding {
+                    message: format!(
+                        "{} keeps its own summaries of {}: its code there is not an earlier thread's up to their identities",
+                        model.threads[t].name, proc.name
+                    ),
+                    place: Some((proc.span, proc.line)),
+                }
+            });
+            j.push(Judgement::of(
+                SHARED,
+                found.take(contract::FINDINGS).collect(),
+            ));
+        }
+        j
+    }
+
+    fn search(
+        &self,
+        options: &Options,
+        watch: &mut Option<Watch>,
+        progress: &mut dyn FnMut(&Stats),
+    ) -> Outcome {
+        self.with(|e| e.search(self.model, options, watch, progress))
+    }
+
+    fn overlay(&self, graph: &StateGraph) -> Overlay {
+        let reduction = match self.inner {
+            Inner::Sc(_) => Reduction::Sc,
+            Inner::Movers(_) => Reduction::Movers,
+        };
+        self.with(|e| e.overlay(graph, reduction))
+    }
+}
