@@ -62,8 +62,14 @@ impl Source {
     }
 
     /// A source from text already in memory (rejected when empty).
+    ///
+    /// A UTF-8 byte-order mark at the start, which some editors write, is
+    /// dropped, as compilers do; anywhere else it is a syntax error.
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Result<Source, Error> {
-        let (name, text) = (name.into(), text.into());
+        let (name, mut text) = (name.into(), text.into());
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
         if text.trim().is_empty() {
             return Err(Error::Empty { path: name });
         }

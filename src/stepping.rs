@@ -319,21 +319,24 @@ impl ReplayReport {
         if r.divergence.is_some() {
             return Ok(r);
         }
-        // The violation the model shows where the saved trace ends.
+        // The violation the model shows where the saved trace ends: a
+        // trace of no steps ends in the initial state, which can be bad
+        // (an invariant, WFinitExcl) or deadlocked as well as any other.
         let initial = saved_trace.is_empty();
         let at = problem.as_ref().map_or(saved_trace.len(), |p| p.1);
-        let found = match problem {
-            Some((p, _)) => Some(p),
-            None if initial => crate::explore::initial_problem(model),
-            None if expected_kind == "deadlock"
+        let deadlocked = || {
+            expected_kind == "deadlock"
                 && !model.all_ended(&s)
                 && choices(model, &s)
                     .iter()
-                    .all(|(_, e)| *e == Effect::Disabled) =>
-            {
-                Some(Problem::Deadlock)
-            }
-            None => None,
+                    .all(|(_, e)| *e == Effect::Disabled)
+        };
+        let found = match problem {
+            Some((p, _)) => Some(p),
+            None => initial
+                .then(|| crate::explore::initial_problem(model))
+                .flatten()
+                .or_else(|| deadlocked().then_some(Problem::Deadlock)),
         };
         let found = found.map(|p| {
             describe(
@@ -487,6 +490,10 @@ impl fmt::Display for ReplayReport {
             self.expected_kind, self.expected_message
         )?;
         match &self.divergence {
+            None if self.saved_steps == 0 => writeln!(
+                f,
+                "outcome      reproduced: the trace has no steps, and the initial state has the same violation"
+            )?,
             None => writeln!(
                 f,
                 "outcome      reproduced: all {} steps replay and end in the same violation",

@@ -132,6 +132,17 @@ impl<'a> Parser<'a> {
         }
         let at = self.far.get();
         let rest = &self.src[at..];
+        // A character the reader cannot see is named, and pointed at
+        // where it is (not at the end of the previous line).
+        if let Some(c) = rest.chars().next()
+            && let Some((what, help)) = invisible(c)
+        {
+            return SyntaxError {
+                span: Span::new(at, at + c.len_utf8()),
+                message: format!("unexpected {what} (U+{:04X})", u32::from(c)),
+                help: Some(help.to_string()),
+            };
+        }
         let found = found_token(rest);
         let mut span = Span::new(at, at + found.len().max(usize::from(!rest.is_empty())));
         // What is missing at the start of a line belongs to the end of the
@@ -1205,6 +1216,57 @@ fn kw_name(k: &'static str) -> &'static str {
     }
 }
 
+/// The name of a character that most editors do not show, or show as a
+/// space, and what to do with it; `None` for a visible character. The
+/// parser skips only ASCII spaces, tabs and newlines, so any of these
+/// outside a comment is a syntax error, which must say what it is.
+fn invisible(c: char) -> Option<(&'static str, &'static str)> {
+    const DELETE: &str = "delete it (most editors do not show it)";
+    const SPACE: &str = "replace it with an ordinary space";
+    Some(match c {
+        '\0' => (
+            "NUL byte",
+            "delete it (most editors do not show it); a file with NUL bytes between its letters is UTF-16: convert it to UTF-8 (e.g. with iconv)",
+        ),
+        '\u{b}' => ("vertical tab", SPACE),
+        '\u{c}' => ("form feed", SPACE),
+        '\u{1b}' => ("escape character", DELETE),
+        '\u{7f}' => ("delete character", DELETE),
+        '\u{a0}' => ("non-breaking space", SPACE),
+        '\u{ad}' => ("soft hyphen", DELETE),
+        '\u{200b}' => ("zero-width space", DELETE),
+        '\u{200c}' => ("zero-width non-joiner", DELETE),
+        '\u{200d}' => ("zero-width joiner", DELETE),
+        '\u{200e}' => ("left-to-right mark", DELETE),
+        '\u{200f}' => ("right-to-left mark", DELETE),
+        '\u{2028}' => ("line separator", "replace it with an ordinary newline"),
+        '\u{2029}' => ("paragraph separator", "replace it with an ordinary newline"),
+        '\u{2060}' => ("word joiner", DELETE),
+        '\u{3000}' => ("ideographic space", SPACE),
+        '\u{feff}' => (
+            "byte-order mark",
+            "a byte-order mark may only begin the file; delete this one (most editors do not show it)",
+        ),
+        '\u{61c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+            ("bidirectional text control", DELETE)
+        }
+        '\u{34f}'
+        | '\u{115f}'
+        | '\u{1160}'
+        | '\u{180e}'
+        | '\u{2061}'..='\u{2064}'
+        | '\u{206a}'..='\u{206f}'
+        | '\u{3164}'
+        | '\u{fe00}'..='\u{fe0f}'
+        | '\u{ffa0}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}' => ("invisible character", DELETE),
+        c if c.is_control() => ("control character", DELETE),
+        c if c.is_whitespace() => ("non-ASCII space", SPACE),
+        _ => return None,
+    })
+}
+
 /// The token at the start of `rest`, for "found ..." in messages.
 fn found_token(rest: &str) -> &str {
     let Some(c) = rest.chars().next() else {
@@ -1275,6 +1337,26 @@ mod tests {
             ),
             (3, 10)
         );
+    }
+
+    #[test]
+    fn invisible_characters_are_named_where_they_are() {
+        let src = "thread T {\n  skip;\n\u{200b}  skip;\n}";
+        let e = parse(src).unwrap_err();
+        assert_eq!(e.message, "unexpected zero-width space (U+200B)");
+        // At the character, not at the end of the line before it.
+        assert_eq!(crate::syntax::span::line_col(src, e.span.start), (3, 1));
+        assert_eq!(e.span.end - e.span.start, 3);
+        assert_eq!(err("thread T { skip;\0 }"), "unexpected NUL byte (U+0000)");
+        assert_eq!(
+            err("thread T { skip; }\u{feff}"),
+            "unexpected byte-order mark (U+FEFF)"
+        );
+        assert_eq!(
+            err("thread T { x :=\u{a0}1; }"),
+            "unexpected non-breaking space (U+00A0)"
+        );
+        assert_eq!(err("thread T { é }"), "expected a statement, found `é`");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Where models come from and where reports go: stdin, several files,
-//! errors as JSON, colour, the progress line, completions, the man page,
-//! and the help of every subcommand.
+//! errors as JSON, colour, the progress line, a reader that stops early,
+//! completions, the man page, and the help of every subcommand.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -223,4 +223,97 @@ fn every_subcommand_has_examples_and_exit_codes_in_its_help() {
         }
     }
     assert!(optimist(["--help"]).stdout.contains("Exit codes:"));
+}
+
+/// Which of the binary's outputs a reader closes after one line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Closed {
+    Stdout,
+    Stderr,
+    /// Both streams into one pipe: `optimist ... 2>&1 | head -1`.
+    Both,
+}
+
+/// Runs `optimist args...`, reads one line of the `closed` stream and
+/// closes it, as `| head -1` does. Returns the exit code and all that the
+/// other stream said (nothing for [`Closed::Both`]).
+fn closed_early(args: &[String], closed: Closed) -> (i32, String) {
+    use std::io::{BufRead, BufReader, Read};
+    type Reader = Box<dyn Read + Send>;
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_optimist"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    let (mut child, head, other): (_, Reader, Option<Reader>) = if closed == Closed::Both {
+        let (reader, writer) = std::io::pipe().unwrap();
+        cmd.stdout(writer.try_clone().unwrap()).stderr(writer);
+        (
+            cmd.spawn().expect("the binary runs"),
+            Box::new(reader),
+            None,
+        )
+    } else {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("the binary runs");
+        let out: Reader = Box::new(child.stdout.take().unwrap());
+        let err: Reader = Box::new(child.stderr.take().unwrap());
+        let (head, other) = if closed == Closed::Stdout {
+            (out, err)
+        } else {
+            (err, out)
+        };
+        (child, head, Some(other))
+    };
+    drop(cmd);
+    // The other stream is read to its end meanwhile, so that the binary
+    // never waits on it.
+    let drain = other.map(|mut r| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            r.read_to_string(&mut s).unwrap();
+            s
+        })
+    });
+    let mut first = String::new();
+    BufReader::new(head).read_line(&mut first).unwrap();
+    assert!(!first.is_empty(), "{closed:?}: the binary wrote nothing");
+    // The reader is gone: the binary's next write meets a closed pipe.
+    let status = child.wait().unwrap();
+    let other = drain.map_or(String::new(), |d| d.join().unwrap());
+    (status.code().unwrap_or(-1), other)
+}
+
+/// A reader that stops early (`optimist check bad.gc 2>&1 | head -1`) ends
+/// the output quietly, not with a panic (exit 101): the run finishes and
+/// exits with its own code, as when the reader reads all. The output is
+/// far bigger than a pipe holds, so the binary does meet the closed pipe.
+#[test]
+fn a_reader_that_stops_early_ends_the_output_not_the_run() {
+    let dir = crate::tools::scratch("closed_pipe");
+    let bad = dir.join("bad.gc");
+    std::fs::write(&bad, "thread A {\n  x := ;\n}\n").unwrap();
+    // 1,500 errors: some 400 kB on stderr, and as much JSON on stdout.
+    const N: usize = 1_500;
+    let mut args = vec!["check".to_string(), "--format".into(), "json".into()];
+    args.extend(std::iter::repeat_n(bad.to_string_lossy().into_owned(), N));
+    for closed in [Closed::Both, Closed::Stderr, Closed::Stdout] {
+        let (code, other) = closed_early(&args, closed);
+        assert_eq!(code, 2, "{closed:?}: {other}");
+        assert!(!other.contains("panicked"), "{closed:?}: {other}");
+        match closed {
+            Closed::Both => {}
+            // The errors, all of them, on stderr.
+            Closed::Stdout => assert_eq!(
+                other.matches("expected an expression, found `;`").count(),
+                N,
+                "{other}"
+            ),
+            // The JSON array, whole.
+            Closed::Stderr => {
+                let v: Value = serde_json::from_str(&other).unwrap();
+                assert_eq!(v.as_array().map(Vec::len), Some(N));
+            }
+        }
+    }
 }

@@ -205,3 +205,99 @@ fn large_legal_inputs_are_accepted() {
         }
     }
 }
+
+/// A character most editors do not show (a NUL byte, a zero-width space, a
+/// byte-order mark past the start, a non-breaking space, a control
+/// character) is named with its code point, at its line and column, with
+/// the line and a caret; a byte-order mark that begins the file is skipped.
+#[test]
+fn invisible_characters_are_named() {
+    let dir = crate::tools::scratch("errors-invisible");
+    let model = |body: &str| format!("threads 1;\nshared x : 0..1 = 0;\nthread T {{\n{body}\n}}\n");
+    let cases = [
+        ("nul", model("  x := 1;\0"), "4:10", "NUL byte (U+0000)"),
+        (
+            "zero-width",
+            model("  \u{200b}x := 1;"),
+            "4:3",
+            "zero-width space (U+200B)",
+        ),
+        (
+            "bom-inside",
+            model("  x := \u{feff}1;"),
+            "4:8",
+            "byte-order mark (U+FEFF)",
+        ),
+        (
+            "no-break",
+            model("  x :=\u{a0}1;"),
+            "4:7",
+            "non-breaking space (U+00A0)",
+        ),
+        (
+            "control",
+            model("\u{1}  x := 1;"),
+            "4:1",
+            "control character (U+0001)",
+        ),
+    ];
+    for (name, text, at, what) in cases {
+        let file = format!("{name}.gc");
+        std::fs::write(dir.join(&file), &text).unwrap();
+        let run = check_in(&dir, &file);
+        assert_eq!(run.code, 2, "{file}: {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{file}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("{file}:{at}: unexpected {what}")),
+            "{file}: {}",
+            run.stderr
+        );
+        // The source line, and a caret under it.
+        let line: usize = at.split(':').next().unwrap().parse().unwrap();
+        let source = text.lines().nth(line - 1).unwrap();
+        let shown = run
+            .stderr
+            .lines()
+            .position(|l| l.starts_with(&format!(" {line} | ")))
+            .unwrap_or_else(|| panic!("{file}: no source line in {}", run.stderr));
+        let visible: String = source.chars().filter(|c| c.is_ascii_graphic()).collect();
+        let rendered: String = run.stderr.lines().nth(shown).unwrap()[5..]
+            .chars()
+            .filter(|c| c.is_ascii_graphic())
+            .collect();
+        assert_eq!(rendered, visible, "{file}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .lines()
+                .nth(shown + 2)
+                .unwrap()
+                .contains("`-- here"),
+            "{file}: {}",
+            run.stderr
+        );
+    }
+    // A byte-order mark that begins the file, as some editors write it,
+    // is no error: the model checks as it does without one.
+    let plain = model("  x := 1;");
+    std::fs::write(dir.join("plain.gc"), &plain).unwrap();
+    std::fs::write(dir.join("bom.gc"), format!("\u{feff}{plain}")).unwrap();
+    let (with, without) = (check_in(&dir, "bom.gc"), check_in(&dir, "plain.gc"));
+    assert_eq!(with.code, 0, "{}", with.stderr);
+    let strip = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("model") && !l.starts_with("time"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&with.stdout), strip(&without.stdout));
+    // Its columns are the editor's, which does not show it.
+    std::fs::write(
+        dir.join("bom-bad.gc"),
+        "\u{feff}threads 1;\nthread T { x := ; }\n",
+    )
+    .unwrap();
+    let bad = check_in(&dir, "bom-bad.gc");
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("bom-bad.gc:2:17:"), "{}", bad.stderr);
+}

@@ -274,3 +274,82 @@ fn replay_input_errors() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("no counterexample"), "{}", run.stderr);
 }
+
+/// A violation in the initial state has a trace of no steps, which replays
+/// like any other: the deadlock of `--deadlock`, an invariant false at the
+/// start, and an initial overlap of exclusive access predicates.
+#[test]
+fn replay_accepts_a_trace_of_no_steps() {
+    let dir = scratch("replay_no_steps");
+    let cases = [
+        (
+            "deadlock-at-start",
+            "shared f : 0..1 = 0;\nthread A { await f == 1; }\nthread B { await f == 1; }\n",
+            &["--deadlock"][..],
+            "deadlock",
+        ),
+        (
+            "invariant-at-start",
+            "shared f : 0..1 = 0;\ninvariant f == 1;\nthread A { f := 1; }\n",
+            &[],
+            "invariant",
+        ),
+        (
+            "overlap-at-start",
+            "threads 2;\nprotected x : 0..1 = 0 excl(t) = true;\nthread T { x := 1; }\n",
+            &[],
+            "well-formedness",
+        ),
+    ];
+    for (name, text, flags, kind) in cases {
+        let model = dir.join(format!("{name}.gc"));
+        std::fs::write(&model, text).unwrap();
+        let model = model.to_str().unwrap();
+        for reduction in ["sc", "none"] {
+            let mut args = vec!["check", model, "--reduction", reduction, "--format", "json"];
+            args.extend(flags);
+            let (check, saved) = json(&args);
+            assert_eq!(check.code, 1, "{name}: {}", check.stdout);
+            assert_eq!(saved["violation"]["kind"], kind, "{name}");
+            assert_eq!(saved["trace"], serde_json::json!([]), "{name}");
+            let trace = dir.join(format!("{name}-{reduction}.json"));
+            std::fs::write(&trace, &check.stdout).unwrap();
+            let trace = trace.to_str().unwrap();
+            let (run, v) = json(["replay", model, trace, "--format", "json"]);
+            assert_eq!(run.code, 1, "{name} {reduction}: {v:#}");
+            assert_eq!(v["outcome"], "reproduced", "{name} {reduction}");
+            assert_eq!(v["saved_steps"], 0);
+            assert_eq!(v["found"]["kind"], kind);
+            assert_eq!(v["found"]["message"], saved["violation"]["message"]);
+            let run = optimist(["replay", model, trace]);
+            assert_eq!(run.code, 1, "{name}: {}", run.stdout);
+            assert!(
+                run.stdout.contains(
+                    "outcome      reproduced: the trace has no steps, and the initial state has the same violation"
+                ),
+                "{name}: {}",
+                run.stdout
+            );
+        }
+    }
+    // Where the model no longer deadlocks at the start, the trace of no
+    // steps diverges at its end, the initial state.
+    let saved = dir.join("deadlock-at-start-sc.json");
+    let moving = dir.join("moving.gc");
+    std::fs::write(
+        &moving,
+        "shared f : 0..1 = 1;\nthread A { await f == 1; }\nthread B { await f == 1; }\n",
+    )
+    .unwrap();
+    let (run, v) = json([
+        "replay",
+        moving.to_str().unwrap(),
+        saved.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 3, "{v:#}");
+    assert_eq!(v["outcome"], "diverged");
+    assert_eq!(v["divergence"]["step"], 0);
+    assert!(v["found"].is_null(), "{v:#}");
+}

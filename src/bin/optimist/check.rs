@@ -275,7 +275,7 @@ impl Progress {
         if !self.terminal {
             if self.logged.is_none_or(|t| t.elapsed() >= LOG_EVERY) {
                 self.logged = Some(Instant::now());
-                eprintln!("progress: {line}");
+                crate::common::write_err(&format!("progress: {line}\n"));
             }
             return;
         }

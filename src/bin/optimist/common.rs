@@ -4,6 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -275,14 +276,14 @@ pub fn fail(e: optimist::Error) -> ExitCode {
         "place": place,
         "help": miette::Diagnostic::help(&e).map(|h| h.to_string()),
     }});
-    eprintln!("{:?}", miette::Report::new(e));
+    write_err(&format!("{:?}\n", miette::Report::new(e)));
     emit_error(value)
 }
 
 /// A usage error that depends on no model: `error: MESSAGE` on stderr,
 /// and its JSON twin; exit code 2.
 pub fn refuse(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
+    write_err(&format!("error: {message}\n"));
     emit_error(json!({"status": "error", "error": {"message": message}}))
 }
 
@@ -347,8 +348,36 @@ pub fn print<T: serde::Serialize + std::fmt::Display>(report: &T, format: Format
     }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) is not an error worth a panic.
+/// Whether the reader of stdout, and of stderr, has gone.
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+static STDERR_GONE: AtomicBool = AtomicBool::new(false);
+
+/// Writes to stdout. Every output of the binary goes through here or
+/// [`write_err`], never through `print!` or `eprint!`, which panic when
+/// the reader has gone (`optimist check bad.gc 2>&1 | head -1`).
 pub fn write_out(s: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(s.as_bytes()).and_then(|()| stdout.flush());
+    write_to(&mut std::io::stdout().lock(), &STDOUT_GONE, s);
+}
+
+/// Writes to stderr, like [`write_out`].
+pub fn write_err(s: &str) {
+    write_to(&mut std::io::stderr().lock(), &STDERR_GONE, s);
+}
+
+/// Writes `s` unless the stream's reader has gone. A closed pipe quietly
+/// ends that stream's output (no message, no panic) but not the run.
+/// ripgrep exits 0 at once; here the command finishes and exits with its
+/// own code, the verdict, which is then the same whether or not the
+/// reader left before the report was written (a short report fits in the
+/// pipe and never meets the closed end). Other write errors (a full disk)
+/// are ignored as before: the exit code still tells the verdict.
+fn write_to(w: &mut impl Write, gone: &AtomicBool, s: &str) {
+    if gone.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Err(e) = w.write_all(s.as_bytes()).and_then(|()| w.flush())
+        && e.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        gone.store(true, Ordering::Relaxed);
+    }
 }

@@ -126,14 +126,12 @@ pub fn run(args: ExportArgs) -> ExitCode {
             refused: None,
         });
     } else if args.output.is_none() {
-        use std::io::Write;
-        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        crate::common::write_out(&text);
     }
     ExitCode::SUCCESS
 }
 
 fn print_json<T: Serialize>(report: &T) {
-    use std::io::Write;
     let text = serde_json::to_string_pretty(report).expect("reports serialise") + "\n";
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::common::write_out(&text);
 }

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use optimist::{Ignoring, Reduction};
 
 use crate::check::ReductionArg;
-use crate::common::ModelArgs;
+use crate::common::{ModelArgs, write_err, write_out};
 
 /// The most states `--max-states` may allow: a picture of more says nothing.
 const MAX_DRAWN: usize = 5_000;
@@ -82,7 +82,7 @@ pub fn run(args: GraphArgs) -> ExitCode {
                     serde_json::to_string_pretty(&v).expect("json") + "\n",
                 );
             } else {
-                eprintln!("error: {message}");
+                write_err(&format!("error: {message}\n"));
             }
             return ExitCode::from(3);
         }
@@ -107,13 +107,12 @@ fn write(args: &GraphArgs, text: String) -> bool {
         Some(path) => match std::fs::write(path, text) {
             Ok(()) => true,
             Err(e) => {
-                eprintln!("error: cannot write {}: {e}", path.display());
+                write_err(&format!("error: cannot write {}: {e}\n", path.display()));
                 false
             }
         },
         None => {
-            use std::io::Write;
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            write_out(&text);
             true
         }
     }
@@ -133,10 +132,10 @@ fn trace(
     let outcome = optimist::check(model, &options, &mut |_| {});
     let report = optimist::CheckReport::new(model, &src.name, reduction, &outcome);
     let Some(v) = &outcome.violation else {
-        eprintln!(
-            "{}: no counterexample to draw: the check's verdict is {}",
+        write_err(&format!(
+            "{}: no counterexample to draw: the check's verdict is {}\n",
             src.name, report.verdict
-        );
+        ));
         return ExitCode::from(report.exit_code());
     };
     let text = match args.format {

@@ -2,6 +2,11 @@
 //!
 //! Exit codes: 0 holds / proved, 1 violation / failed proof, 2 input or usage
 //! error, 3 inconclusive (a resource limit was hit).
+//!
+//! All output goes through `common::write_out` and `common::write_err`:
+//! `print!` and `eprint!` panic when the reader has gone.
+
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod certify;
 mod check;

@@ -4,7 +4,6 @@
 //! Exit codes: 0 proved (or certificate accepted), 1 a step failed (or the
 //! certificate was rejected), 2 unreadable input or bad usage.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,7 +11,7 @@ use clap::Args;
 use omega_algebra::{CheckOptions, Script};
 use serde_json::json;
 
-use crate::common::Format;
+use crate::common::{Format, write_err, write_out};
 
 /// The proof of the reduction theorem, built in so that `optimist prove`
 /// works from any directory.
@@ -59,7 +58,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => {
             if args.format == Format::Json {
-                out(&format!(
+                write_out(&format!(
                     "{}\n",
                     json!({"status": "error", "error": {
                         "file": e.file, "line": e.line, "col": e.col,
@@ -67,7 +66,7 @@ pub fn run(args: ProveArgs) -> ExitCode {
                     }})
                 ));
             }
-            eprintln!("{:?}", miette::Report::new(e));
+            write_err(&format!("{:?}\n", miette::Report::new(e)));
             return ExitCode::from(2);
         }
     };
@@ -93,8 +92,8 @@ pub fn run(args: ProveArgs) -> ExitCode {
     }
     let report = &checked.report;
     match args.format {
-        Format::Text => out(&report.to_text()),
-        Format::Json => out(&format!("{}\n", report.to_json())),
+        Format::Text => write_out(&report.to_text()),
+        Format::Json => write_out(&format!("{}\n", report.to_json())),
     }
     ExitCode::from(report.exit_code())
 }
@@ -132,8 +131,8 @@ fn recheck(path: &Path, format: Format) -> ExitCode {
     match omega_algebra::recheck(&cert) {
         Ok(s) => {
             match format {
-                Format::Text => out(&accepted_text(&name, &s)),
-                Format::Json => out(&format!(
+                Format::Text => write_out(&accepted_text(&name, &s)),
+                Format::Json => write_out(&format!(
                     "{:#}\n",
                     json!({"status": "accepted", "certificate": name, "summary": s})
                 )),
@@ -142,8 +141,8 @@ fn recheck(path: &Path, format: Format) -> ExitCode {
         }
         Err(e) => {
             match format {
-                Format::Text => out(&format!("certificate {name} rejected: {e}\n")),
-                Format::Json => out(&format!(
+                Format::Text => write_out(&format!("certificate {name} rejected: {e}\n")),
+                Format::Json => write_out(&format!(
                     "{:#}\n",
                     json!({"status": "rejected", "certificate": name, "reason": e.to_string()})
                 )),
@@ -176,17 +175,11 @@ fn accepted_text(name: &str, s: &omega_algebra::Accepted) -> String {
 
 fn usage_error(format: Format, msg: &str) -> ExitCode {
     match format {
-        Format::Text => eprintln!("error: {msg}"),
-        Format::Json => out(&format!(
+        Format::Text => write_err(&format!("error: {msg}\n")),
+        Format::Json => write_out(&format!(
             "{}\n",
             json!({"status": "error", "error": {"message": msg}})
         )),
     }
     ExitCode::from(2)
-}
-
-/// Writes to stdout; a closed pipe (`| head`) is not an error worth a panic.
-fn out(s: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(s.as_bytes()).and_then(|()| stdout.flush());
 }
