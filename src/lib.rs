@@ -30,7 +30,7 @@ pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND,
 pub use error::{Error, ErrorPlace, Source};
 pub use explore::{
     Assessment, Condition, Contract, Finding, Judgement, LockReader, MoverPlan, Preserved,
-    Property, Remedy, Status, Unsupported, assess, validate,
+    Property, Remedy, Status, Unsupported, assess, contract, validate,
 };
 pub use explore::{
     Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable, Interference, Kept,

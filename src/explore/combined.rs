@@ -104,7 +104,7 @@ impl<'m> MoversStubborn<'m> {
 
 impl Mode for MoversStubborn<'_> {
     fn contract(&self) -> Contract {
-        stubborn::over(self.txs.contract())
+        stubborn::over(super::movers::contract(self.ignoring))
     }
 
     fn judge(&self) -> Vec<Judgement> {

@@ -101,6 +101,9 @@ pub enum Remedy {
     /// It reports the breach as a violation, with a trace; full
     /// exploration reports the same violation.
     Report,
+    /// It checks the condition as the search runs, and a breach it meets
+    /// refuses the model (exit 3) with the trace to it.
+    Check,
     /// It refuses the model: exit 3, the reduction does not apply.
     Refuse,
     /// Nothing (`--ignoring unsound`, for measurement): a `holds` is no
@@ -114,6 +117,7 @@ impl Remedy {
         match self {
             Remedy::Adapt => "adapts",
             Remedy::Report => "reports",
+            Remedy::Check => "refuses where the search meets a breach",
             Remedy::Refuse => "refuses",
             Remedy::Nothing => "nothing (unsound)",
         }
@@ -176,7 +180,8 @@ pub enum Status {
     Met,
     /// The model breaks it and the reduction adapts.
     Adapted,
-    /// The model may break it, and a run reports it as a violation.
+    /// The model may break it, and a run reports it as a violation, or
+    /// refuses where it meets a breach.
     Reported,
     /// The model may break it and nothing is done (`--ignoring unsound`).
     Unsound,
@@ -215,7 +220,7 @@ impl Judgement {
         let status = match (findings.is_empty(), condition.remedy) {
             (true, _) => Status::Met,
             (false, Remedy::Adapt) => Status::Adapted,
-            (false, Remedy::Report) => Status::Reported,
+            (false, Remedy::Report | Remedy::Check) => Status::Reported,
             (false, Remedy::Refuse) => Status::Refused,
             (false, Remedy::Nothing) => Status::Unsound,
         };
@@ -336,6 +341,24 @@ pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm
     }
 }
 
+/// The contract of the reduction `options` name, whatever the model.
+pub fn contract(options: &Options) -> Result<Contract, Unsupported> {
+    validate(options)?;
+    let i = options.ignoring;
+    let c = match options.reduction {
+        Reduction::None => super::full::contract(),
+        Reduction::Sc | Reduction::Movers if options.summaries => {
+            super::summarized::contract(options.reduction, !options.summaries_per_thread)
+        }
+        Reduction::Sc => super::sc::contract(i),
+        Reduction::Movers => super::movers::contract(i),
+        Reduction::Stubborn => super::stubborn::contract(),
+        Reduction::ScStubborn => super::stubborn::over(super::sc::contract(i)),
+        Reduction::MoversStubborn => super::stubborn::over(super::movers::contract(i)),
+    };
+    Ok(with_store(c, Vec::new(), options.kept).contract)
+}
+
 /// The contract of the reduction `options` name and its judgement of
 /// `model`, as `classify --reduction R` prints it.
 pub fn assess(model: &Model, options: &Options) -> Result<Assessment, Unsupported> {
@@ -398,7 +421,7 @@ fn breach(model: &Model, v: &super::Violation) -> Option<Inapplicable> {
     let place = last.map(|k| (model.transitions[k].span, model.transitions[k].line));
     let (condition, message) = match &v.problem {
         Problem::EndExcl { protected, victim } => (
-            DISCIPLINE.name,
+            END_EXCL.name,
             format!(
                 "{} falsifies excl({}, {}), the exclusive access predicate of another thread (WFendExcl); only its holder may give exclusive access up. The trace shows where",
                 last.map_or("a transition".into(), |k| named(model, k)),
@@ -441,22 +464,59 @@ pub(crate) fn at_transitions(
         .collect()
 }
 
-/// How a transition is named in a finding: its statement and thread.
+/// How a transition is named in a finding: its statement and thread (the
+/// finding gives the line).
 pub(crate) fn named(model: &Model, k: usize) -> String {
     let tr = &model.transitions[k];
     format!(
-        "`{}` of {} (line {})",
-        tr.text, model.threads[tr.thread as usize].name, tr.line
+        "`{}` of {}",
+        tr.text, model.threads[tr.thread as usize].name
     )
 }
 
 /// The discipline, which every mode checks as full exploration does.
 pub(crate) const DISCIPLINE: Condition = Condition {
     name: "the discipline",
-    needs: "every access to a protected variable is made under its exclusive access predicate, no two threads satisfy one, and only its holder falsifies it (WFinitExcl, WFendExcl)",
+    needs: "every access to a protected variable is made under its exclusive access predicate, and no two threads satisfy one (WFinitExcl in the initial state)",
     remedy: Remedy::Report,
     how: "checked at every transition the search fires and reported as a `discipline` or `well-formedness` violation with its trace, as full exploration reports it",
 };
+
+/// WFendExcl, which transactions need and full exploration does not.
+pub(crate) const END_EXCL: Condition = Condition {
+    name: "exclusive access kept",
+    needs: "no transition of one thread falsifies another thread's exclusive access predicate (WFendExcl): only its holder gives exclusive access up",
+    remedy: Remedy::Check,
+    how: "checked after every transition the search fires; a breach ends the run inconclusive (exit 3) with the trace to it, since the system itself may hold",
+};
+
+/// [`END_EXCL`] judged on `model`: the transitions that write what
+/// another thread's predicate reads.
+pub(crate) fn end_excl(model: &Model) -> Judgement {
+    let found = (0..model.transitions.len())
+        .filter(|&k| !model.transitions[k].touches_excl.is_empty() && model.threads.len() > 1)
+        .map(|k| {
+            let tr = &model.transitions[k];
+            let names: Vec<&str> = tr
+                .touches_excl
+                .iter()
+                .map(|&p| {
+                    model.slots[model.protected[p as usize].slot as usize]
+                        .name
+                        .as_str()
+                })
+                .collect();
+            (
+                k,
+                format!(
+                    "{} writes what the predicate of {} reads: checked at every step",
+                    named(model, k),
+                    names.join(", ")
+                ),
+            )
+        });
+    Judgement::of(END_EXCL, at_transitions(model, found))
+}
 
 /// [`DISCIPLINE`] judged on `model`: checked wherever it has protected
 /// variables.
@@ -484,8 +544,8 @@ pub(crate) fn ignoring(ignoring: Ignoring) -> Condition {
             "cycle detection: a transaction is ended by force where its run closes a cycle, and every thread is scheduled there",
         ),
         Ignoring::Forbid => (
-            Remedy::Report,
-            "an endless run is reported as a `well-formedness` violation (WFfiniteInvis) with its loop",
+            Remedy::Check,
+            "where the search meets an endless run (WFfiniteInvis), the run ends inconclusive (exit 3) with the loop as its trace",
         ),
         Ignoring::Unsound => (
             Remedy::Nothing,

@@ -68,6 +68,18 @@ impl Full<'_> {
     }
 }
 
+/// The contract of `--reduction none`: everything, of every model.
+pub(crate) fn contract() -> super::Contract {
+    use super::{Preserved, Property};
+    super::Contract {
+        name: "none".into(),
+        source: "the original system",
+        preserves: Property::ALL.map(|p| (p, Preserved::Yes)).to_vec(),
+        conditions: vec![super::contract::DISCIPLINE],
+        store: None,
+    }
+}
+
 /// `--reduction none`: the original system, which needs nothing of a
 /// model and preserves everything.
 pub(crate) struct Plain<'m> {
@@ -83,14 +95,7 @@ impl<'m> Plain<'m> {
 
 impl super::contract::Mode for Plain<'_> {
     fn contract(&self) -> super::Contract {
-        use super::{Preserved, Property};
-        super::Contract {
-            name: "none".into(),
-            source: "the original system",
-            preserves: Property::ALL.map(|p| (p, Preserved::Yes)).to_vec(),
-            conditions: vec![super::contract::DISCIPLINE],
-            store: None,
-        }
+        contract()
     }
 
     fn judge(&self) -> Vec<super::Judgement> {

@@ -27,7 +27,7 @@ pub use commit::Ignoring;
 pub(crate) use contract::control_loops;
 pub use contract::{
     Assessment, Condition, Contract, Finding, Judgement, Preserved, Property, Remedy, Status,
-    Unsupported, assess, validate,
+    Unsupported, assess, contract, validate,
 };
 pub use graph::{
     GraphEdge, GraphTooLarge, GraphViolation, Overlay, ReducedStep, StateGraph, state_graph,

@@ -668,6 +668,7 @@ impl Plan {
             Judgement::of(HAND_OFF, contract::at_transitions(model, handed)),
             Judgement::of(DEADLOCKS, refused.into_iter().collect()),
             contract::discipline(model),
+            contract::end_excl(model),
             contract::loops(model, ignoring, &loops),
         ]
     }
@@ -685,6 +686,7 @@ pub(super) fn contract(ignoring: Ignoring) -> Contract {
             HAND_OFF,
             DEADLOCKS,
             contract::DISCIPLINE,
+            contract::END_EXCL,
             contract::ignoring(ignoring),
         ],
         store: None,

@@ -976,6 +976,26 @@ pub(super) fn over(mut contract: super::Contract) -> super::Contract {
     contract
 }
 
+/// The contract of `--reduction stubborn`.
+pub(super) fn contract() -> super::Contract {
+    use super::{Preserved, Property};
+    super::Contract {
+        name: "stubborn".into(),
+        source: SOURCE,
+        preserves: Property::ALL
+            .map(|p| {
+                let how = match p {
+                    Property::LockWarnings => Preserved::Stored,
+                    _ => Preserved::Yes,
+                };
+                (p, how)
+            })
+            .to_vec(),
+        conditions: vec![PROVISO, super::contract::DISCIPLINE],
+        store: None,
+    }
+}
+
 /// `--reduction stubborn`.
 pub(super) struct Selective<'m> {
     model: &'m Model,
@@ -994,22 +1014,7 @@ impl<'m> Selective<'m> {
 
 impl super::contract::Mode for Selective<'_> {
     fn contract(&self) -> super::Contract {
-        use super::{Preserved, Property};
-        super::Contract {
-            name: "stubborn".into(),
-            source: SOURCE,
-            preserves: Property::ALL
-                .map(|p| {
-                    let how = match p {
-                        Property::LockWarnings => Preserved::Stored,
-                        _ => Preserved::Yes,
-                    };
-                    (p, how)
-                })
-                .to_vec(),
-            conditions: vec![PROVISO, super::contract::DISCIPLINE],
-            store: None,
-        }
+        contract()
     }
 
     fn judge(&self) -> Vec<super::Judgement> {

@@ -577,15 +577,6 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         self.decanon(t, &self.swaps.carry(swap, true, node), c)
     }
 
-    fn is_return_point(&self, t: usize, pc: i64) -> bool {
-        let range = self.model.threads[t].points[pc as usize]
-            .transitions
-            .clone();
-        range
-            .into_iter()
-            .any(|k| self.model.transitions[k].stack == StackOp::Return)
-    }
-
     /// The summary of node `node` of thread `t`, made if new.
     fn summary(
         &mut self,
@@ -779,22 +770,34 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         }
         let state = self.nodes[n].state.clone();
         let pc = state[t];
-        if self.is_return_point(t, pc) {
+        let range = self.model.threads[t].points[pc as usize]
+            .transitions
+            .clone();
+        let returns = |k: usize| self.model.transitions[k].stack == StackOp::Return;
+        let ret = range.clone().any(returns);
+        if ret {
             self.nodes[n].ret = true;
             self.sums[sum].edges += 1;
             self.stats.computed += 1;
             let callers: Vec<usize> = (0..self.sums[sum].callers.len()).collect();
             for c in callers {
                 self.compose(sum, c, n, budget)?;
+                if self.bad.is_some() {
+                    return Ok(());
+                }
             }
-            return Ok(());
+            if range.clone().all(returns) {
+                return Ok(());
+            }
+            // An `either` whose branches return or go on: the point is a
+            // return point and a point of the frame at once.
         }
-        let range = self.model.threads[t].points[pc as usize]
-            .transitions
-            .clone();
         let mut moved = false;
         for (o, k) in range.enumerate() {
             let o = o as u32;
+            if ret && self.model.transitions[k].stack == StackOp::Return {
+                continue;
+            }
             let fired = self.steps.fire(t, k, &state, &mut self.out);
             let commit = match fired {
                 Fired::Disabled => continue,
@@ -859,7 +862,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             self.out = out;
         }
         self.nodes[n].moved = moved;
-        if !moved {
+        if !moved && !ret {
             // Blocked: its guards read only what no other thread changes.
             self.end(n);
         }

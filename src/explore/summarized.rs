@@ -23,6 +23,22 @@ const SHARED: Condition = Condition {
     how: "a thread whose code differs keeps its own summaries; a violation found through another thread's summary is found again in the thread's own terms and its trace replayed before it is reported",
 };
 
+/// The contract of `--summaries` over `reduction`'s transactions (sc or
+/// movers), shared by interchangeable threads if `share`.
+pub(super) fn contract(reduction: Reduction, share: bool) -> Contract {
+    let mut c = match reduction {
+        Reduction::Movers => super::movers::contract(Ignoring::Cpc),
+        _ => super::sc::contract(Ignoring::Cpc),
+    };
+    c.name.push_str(" --summaries");
+    c.source =
+        "Qadeer, Rajamani and Rehof, \"Summarizing procedures in concurrent programs\", 2004";
+    if share {
+        c.conditions.push(SHARED);
+    }
+    c
+}
+
 /// The transactions summarized.
 enum Inner {
     Sc(Classification),

@@ -886,7 +886,13 @@ impl fmt::Display for CheckReport {
         }
         if let Some(v) = &self.violation {
             writeln!(f)?;
-            writeln!(f, "violation    {}", v.message)?;
+            // A breach of the reduction's conditions, not a verdict.
+            let label = if self.limit.is_some() {
+                "breach   "
+            } else {
+                "violation"
+            };
+            writeln!(f, "{label}    {}", v.message)?;
             if let Some(p) = &v.predicate {
                 writeln!(f, "predicate    {p}")?;
             }

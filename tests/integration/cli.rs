@@ -620,11 +620,32 @@ fn movers_refuse_deadlock_checking() {
         "movers",
         "--deadlock",
     ]);
-    assert_eq!(run.code, 2, "{}", run.stderr);
+    // The contract refuses: the reduction does not apply (exit 3), with
+    // the reason, in text and in JSON.
+    assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(
-        run.stderr.contains("deadlocks are not preserved"),
+        run.stdout.contains("the reduction does not apply")
+            && run.stdout.contains("do not preserve deadlocks"),
         "{}",
-        run.stderr
+        run.stdout
+    );
+    let (code, v) = json(&[
+        "check",
+        "models/deadlock.gc",
+        "--reduction",
+        "movers+stubborn",
+        "--deadlock",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 3);
+    assert_eq!(v["verdict"], "inconclusive");
+    assert_eq!(v["states"], 0);
+    assert!(
+        v["limit"]
+            .as_str()
+            .unwrap()
+            .contains("do not preserve deadlocks")
     );
     // Full exploration and sc find the deadlock.
     for mode in ["none", "sc"] {

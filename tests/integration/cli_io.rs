@@ -122,8 +122,8 @@ fn input_errors_come_out_as_json_too() {
         "check",
         "models/barrier.gc",
         "--reduction",
-        "movers",
-        "--deadlock",
+        "stubborn",
+        "--summaries",
         "--format",
         "json",
     ]);
@@ -132,7 +132,7 @@ fn input_errors_come_out_as_json_too() {
         v["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("--deadlock")
+            .contains("--summaries")
     );
     let (run, v) = json(["classify", "no/such/file.gc", "--format", "json"]);
     assert_eq!(run.code, 2);

@@ -171,17 +171,28 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
                     "reduced ({how}) trace does not replay: {e}\n{text}"
                 )));
             }
-            if v.kind() == Kind::WellFormedness {
-                // Reported loops under `forbid`, and under movers exclusive
-                // access given by another thread (seed 000's property (ii)).
+            if let Verdict::DoesNotApply(why) = &red.verdict {
+                // Found broken as the search ran: loops under `forbid`, and
+                // a predicate another thread falsifies (WFendExcl). The
+                // run refuses (exit 3); nothing to compare.
                 prop_assert!(
                     ignoring == Ignoring::Forbid || matches!(v.problem, Problem::EndExcl { .. }),
-                    "{how}: well-formedness violation {:?}\n{text}",
+                    "{how}: refused with {:?}: {why}\n{text}",
                     v.problem
                 );
                 continue;
             }
+            prop_assert!(
+                v.kind() != Kind::WellFormedness || v.initial,
+                "{how}: well-formedness violation {:?}\n{text}",
+                v.problem
+            );
         }
+        prop_assert!(
+            !matches!(red.verdict, Verdict::DoesNotApply(_)),
+            "{how}: refused: {:?}\n{text}",
+            red.verdict
+        );
         if verdict(&full) != verdict(&red) {
             keep_failure(text);
         }

@@ -408,24 +408,19 @@ fn differential(
         {
             continue;
         }
+        if let Verdict::DoesNotApply(_) = red.verdict {
+            // The reduction refuses the model (a side condition it cannot
+            // adapt to, found before or during the search): exit 3, no
+            // verdict to compare.
+            continue;
+        }
         if let Some(v) = red
             .violation
             .as_ref()
             .filter(|v| v.kind() == Kind::WellFormedness && !v.initial)
         {
-            // The reduction does not apply to this model: nothing to compare.
-            // Only these well-formedness violations may be reported: loops
-            // under `forbid`, and a predicate another thread falsifies
-            // (WFendExcl) or grants (movers). (WFinitExcl, two owners in
-            // the initial state, is a violation in every mode.)
-            if ignoring == Ignoring::Forbid
-                || matches!(
-                    v.problem,
-                    Problem::EndExcl { .. } | Problem::GiveExcl { .. }
-                )
-            {
-                continue;
-            }
+            // Only WFinitExcl (two owners in the initial state) is a
+            // well-formedness verdict, in every mode; the others refuse.
             return fail(format!(
                 "{how}: a well-formedness violation {:?}",
                 v.problem

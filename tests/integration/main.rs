@@ -4,6 +4,7 @@ mod certify;
 mod cli;
 mod cli_io;
 mod common;
+mod contract;
 mod crosscheck;
 mod differential;
 mod differential2;

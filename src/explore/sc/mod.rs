@@ -105,6 +105,7 @@ pub(crate) fn judge(model: &Model, class: &Classification, ignoring: Ignoring) -
         ),
         Judgement::of(INVARIANTS, by(|r| matches!(r, Reason::Invariant(_)))),
         contract::discipline(model),
+        contract::end_excl(model),
         contract::loops(model, ignoring, &classify::invisible_loops(model, class)),
     ]
 }
@@ -119,6 +120,7 @@ pub(crate) fn contract(ignoring: Ignoring) -> Contract {
             OBSERVED,
             INVARIANTS,
             contract::DISCIPLINE,
+            contract::END_EXCL,
             contract::ignoring(ignoring),
         ],
         store: None,
