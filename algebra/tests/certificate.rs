@@ -309,3 +309,28 @@ fn a_step_whose_goal_is_not_what_its_node_derives_is_rejected() {
         "{e}"
     );
 }
+
+#[test]
+fn a_summand_at_a_thread_certified_as_a_lemma_about_every_system_is_rejected() {
+    // 1 <= (+k : 1) is false in a system without threads (the sum is 0);
+    // sum-intro gives it for every thread t, which says nothing there.
+    let mut c = certificate();
+    let l = lemma(&mut c, "one_le_star");
+    let f = omega_algebra::FormulaCert {
+        lhs: T(Term::One),
+        rel: omega_algebra::trusted::Rel::Le,
+        rhs: T(read_term("(sum 1)").expect("a term")),
+    };
+    l.statement.conclusions = vec![f.clone()];
+    l.nodes = vec![Node::SumIntro {
+        sum: f.rhs.clone(),
+        at: "t".into(),
+    }];
+    l.steps[0].goal = f;
+    l.steps[0].root = Some(0);
+    let e = rejected(&c);
+    assert!(
+        e.contains("one_le_star: statement: rule `lemma`: the proof of one_le_star holds for every thread t"),
+        "{e}"
+    );
+}

@@ -1,10 +1,21 @@
 //! Theorems and the primitive rules: the only way to make a [`Thm`].
 //!
-//! A theorem `Γ ⊢ φ` holds for every thread assignment of its free indices
-//! and every value of its variables (predicates for `Sort::Pred`) under
-//! which its assumptions Γ hold: index disequalities `i != j` and premise
-//! formulas. Every rule below maps valid theorems to a valid theorem; the
-//! comment on each says why. `a <= b` abbreviates `a + b = b`.
+//! A theorem `Γ ⊢ φ` holds in every system, whatever its number of threads
+//! n (none included: a sum over threads is then 0 and a product 1), for
+//! every assignment of its indices ([`Thm::indices`]) to threads and every
+//! value of its variables (predicates for `Sort::Pred`) under which its
+//! assumptions Γ hold: index disequalities `i != j` and premise formulas.
+//! Every rule below maps valid theorems to a valid theorem; the comment on
+//! each says why. `a <= b` abbreviates `a + b = b`.
+//!
+//! A theorem with an index says nothing of a system without threads, which
+//! has no thread to assign. So the indices a theorem is quantified over are
+//! kept even where its conclusion loses them (the middle of a
+//! transitivity, a summand taken at a thread), and a lemma is closed only
+//! if its statement mentions every one: `1 <= (+k : 1)`, true in every
+//! system with a thread and false in one without, is refused, though
+//! `sum_intro` gives it for every thread `t`. Only `sum_least` and
+//! rewriting under a binder drop an index, the one they bind.
 //!
 //! Every rule's result goes through [`Theory::conclude`]: its terms must
 //! have at most [`MAX_SIZE`] operators and leaves and nest at most
@@ -122,6 +133,8 @@ pub struct Thm {
     concl: Formula,
     hyps: BTreeSet<String>,
     admitted: BTreeSet<String>,
+    /// The thread indices it is quantified over (see [`Thm::indices`]).
+    ixs: BTreeSet<String>,
     /// The sizes of its conclusion and premises, set by [`Theory::conclude`].
     weight: usize,
 }
@@ -147,6 +160,14 @@ impl Thm {
     pub fn admitted(&self) -> &BTreeSet<String> {
         &self.admitted
     }
+    /// The thread indices it is quantified over: those free in its
+    /// conclusion and assumptions, and those that a rule used on the way
+    /// (the middle of a transitivity, the thread a summand was taken at).
+    /// It holds for every assignment of them to threads, which says
+    /// nothing of a system without threads unless there are none.
+    pub fn indices(&self) -> &BTreeSet<String> {
+        &self.ixs
+    }
     fn plain(concl: Formula) -> Thm {
         Thm {
             distinct: BTreeSet::new(),
@@ -154,6 +175,7 @@ impl Thm {
             concl,
             hyps: BTreeSet::new(),
             admitted: BTreeSet::new(),
+            ixs: BTreeSet::new(),
             weight: 0,
         }
     }
@@ -171,6 +193,7 @@ impl Thm {
         t.premises.extend(o.premises.iter().cloned());
         t.hyps.extend(o.hyps.iter().cloned());
         t.admitted.extend(o.admitted.iter().cloned());
+        t.ixs.extend(o.ixs.iter().cloned());
         t
     }
     fn assumption_ixs(&self) -> BTreeSet<String> {
@@ -198,6 +221,20 @@ fn eq(l: &Term, r: &Term) -> Formula {
 }
 fn le(l: &Term, r: &Term) -> Formula {
     Formula::new(l.clone(), Rel::Le, r.clone())
+}
+
+/// The indices free in a statement: its conditions, premises and conclusions.
+fn statement_ixs(st: &Statement) -> BTreeSet<String> {
+    let mut s: BTreeSet<String> = st
+        .distinct
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    st.premises
+        .iter()
+        .chain(&st.conclusions)
+        .for_each(|f| f.free_ixs(&mut s));
+    s
 }
 
 fn pair(a: &str, b: &str) -> (String, String) {
@@ -371,6 +408,9 @@ impl Theory {
         }
         self.charge(rule, given.iter().map(|g| g.weight).sum::<usize>() + 1)?;
         t.weight = weight;
+        let mut free = t.assumption_ixs();
+        t.concl.free_ixs(&mut free);
+        t.ixs.extend(free);
         Ok(t)
     }
 
@@ -547,7 +587,10 @@ impl Theory {
         }
     }
 
-    /// Conclusion `k` of a hypothesis; its index conditions become assumptions.
+    /// Conclusion `k` of a hypothesis; its index conditions become
+    /// assumptions. It is quantified over every index of the hypothesis,
+    /// even one that conclusion `k` does not mention: the hypothesis holds
+    /// for every assignment of them, which is nothing without threads.
     pub fn hyp(&self, label: &str, k: usize) -> R<Thm> {
         let Some(st) = self.hyps.get(label) else {
             bail!("hypothesis", "the theory has no hypothesis {label}");
@@ -559,6 +602,7 @@ impl Theory {
         t.distinct = st.distinct.iter().map(|(a, b)| pair(a, b)).collect();
         t.premises = st.premises.iter().cloned().collect();
         t.hyps.insert(label.to_string());
+        t.ixs = statement_ixs(st);
         self.conclude("hypothesis", &[], t)
     }
 
@@ -643,6 +687,7 @@ impl Theory {
             .iter()
             .map(|p| p.map(|x| x.subst(&s.vars, &s.ixs)))
             .collect();
+        t.ixs = th.ixs.iter().map(ix).collect();
         t
     }
 
@@ -711,6 +756,7 @@ impl Theory {
         let (l, r) = rule.eq_sides(RULE)?;
         let mut avoid = rule.assumption_ixs();
         rule.concl.free_ixs(&mut avoid);
+        avoid.extend(rule.ixs.iter().cloned());
         t.free_ixs(&mut avoid);
         let mut fresh = Vec::new();
         let (new, inst) = self.rewrite_at(l, r, rule, t, path, &mut avoid, &mut fresh)?;
@@ -726,7 +772,13 @@ impl Theory {
                 rule.concl
             );
         }
-        self.conclude(RULE, &[rule], inst.with(eq(t, &new)))
+        // The instance holds at every k, so the rewrite under the binder
+        // holds; without threads the binder is empty on both sides.
+        let mut out = inst.with(eq(t, &new));
+        fresh.iter().for_each(|k| {
+            out.ixs.remove(k);
+        });
+        self.conclude(RULE, &[rule], out)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -862,10 +914,15 @@ impl Theory {
         }
     }
 
-    /// `f(t) <= (+k : f(k))`: a summand is below the (finite) sum.
+    /// `f(t) <= (+k : f(k))`: a summand is below the (finite) sum. It is
+    /// quantified over `t` even when `f` does not mention it: `1 <= (+k :
+    /// 1)` holds for every thread `t`, and a system without threads has
+    /// none (its sum is 0).
     pub fn sum_intro(&self, sum: &Term, at: &str) -> R<Thm> {
         let b = self.binder_body(sum, true, "sum-intro")?;
-        self.conclude("sum-intro", &[], Thm::plain(le(&Term::open(b, at), sum)))
+        let mut t = Thm::plain(le(&Term::open(b, at), sum));
+        t.ixs.insert(at.to_string());
+        self.conclude("sum-intro", &[], t)
     }
 
     /// From `f(k) <= b` for a fresh `k` (not in b, not assumed anything of),
@@ -881,7 +938,10 @@ impl Theory {
             );
         }
         let sum = Term::Sum(rc(Term::close(&th.concl.lhs, k)));
-        self.conclude("sum-least", &[th], th.with(le(&sum, &th.concl.rhs)))
+        // Without threads the sum is 0, below anything.
+        let mut t = th.with(le(&sum, &th.concl.rhs));
+        t.ixs.remove(k);
+        self.conclude("sum-least", &[th], t)
     }
 
     /// `c (+k : f(k)) = (+k : c f(k))` when `left`, else `(+k : f(k)) c =
@@ -899,10 +959,15 @@ impl Theory {
     }
 
     /// `(.k : f(k)) <= f(t)`: predicates are below 1 and commute, so a
-    /// product of predicates is below each factor.
+    /// product of predicates is below each factor. It is quantified over
+    /// `t` even when `f` does not mention it: `(.k : 0) <= 0` holds for
+    /// every thread `t`, and a system without threads has none (its
+    /// product is 1).
     pub fn prod_elim(&self, prod: &Term, at: &str) -> R<Thm> {
         let b = self.binder_body(prod, false, "prod-elim")?;
-        self.conclude("prod-elim", &[], Thm::plain(le(prod, &Term::open(b, at))))
+        let mut t = Thm::plain(le(prod, &Term::open(b, at)));
+        t.ixs.insert(at.to_string());
+        self.conclude("prod-elim", &[], t)
     }
 
     /// `(.k : f(k)) <= 1`: a product of predicates is a predicate.
@@ -939,6 +1004,13 @@ impl Theory {
             bail!(
                 RULE,
                 "the proof of {label} assumes `{p}`, which is not a premise"
+            );
+        }
+        let own = statement_ixs(&st);
+        if let Some(k) = th.ixs.iter().find(|k| !own.contains(*k)) {
+            bail!(
+                RULE,
+                "the proof of {label} holds for every thread {k}, which the lemma does not mention: it says nothing of a system without threads"
             );
         }
         let (hyps, admitted) = (th.hyps.clone(), th.admitted.clone());
