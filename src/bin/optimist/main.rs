@@ -92,8 +92,9 @@ Examples:
   optimist prove --check-certificate cert.json
 
 Exit codes:
-  0  proved (or certificate accepted)   1  a step fails (or rejected)
-  2  input or usage error")]
+  0  proved: the paper's (19) in the paper's theory (or certificate accepted)
+  1  a step fails (or rejected)   2  input or usage error
+  3  proved, but not the paper's (19) in its theory (or the check hit a bound)")]
     Prove(prove::ProveArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
