@@ -60,9 +60,12 @@ Examples:
 Examples:
   optimist certify models/barrier.gc                   every obligation, locally
   optimist certify models/barrier.gc --exhaustive      at the reachable states
+  optimist certify models/barrier.gc --certificate-out barrier.cert.json
+  optimist certify --recheck barrier.cert.json models/barrier.gc --proof-certificate proof.json
 
 Exit codes:
-  0  every hypothesis holds   1  one fails   2  input or usage error   3  inconclusive")]
+  0  every hypothesis holds (--recheck: confirmed)   1  one fails (rejected)
+  2  input or usage error   3  inconclusive")]
     Certify(certify::CertifyArgs),
     /// Show which transitions the reduction treats as visible, and why.
     #[command(after_help = "\
