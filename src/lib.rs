@@ -23,8 +23,11 @@ mod stepping;
 mod syntax;
 
 pub use certify::{
-    Certification, CertifiedCheck, CertifyLevel, CertifyOptions, CertifyReport, DEFAULT_MAX_STATES,
-    FRAME_BOUND, Obligation, ObligationStatus, certify,
+    Agreement, CERTIFY_CERTIFICATE_FORMAT, CertificateNote, Certification, CertifiedCheck,
+    CertifyCertificate, CertifyLevel, CertifyOptions, CertifyReport, ClaimCheck, ClaimRecord,
+    DEFAULT_MAX_STATES, FRAME_BOUND, ModelIdentity, Obligation, ObligationCheck, ObligationRecord,
+    ObligationStatus, RecheckReport, RecheckStatus, certify, model_hash, pinned_claim,
+    proof_certificate, recheck_certificate, sha256_hex,
 };
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, ErrorPlace, Source};

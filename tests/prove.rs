@@ -245,3 +245,132 @@ fn certificates_are_emitted_accepted_and_corruptions_rejected() {
     let _ = std::fs::remove_file(&cert);
     let _ = std::fs::remove_file(&bad);
 }
+
+#[test]
+fn a_proof_in_another_theory_is_not_reported_as_the_papers_theorem() {
+    // (14) without its condition i != j is stronger than the paper's: the
+    // proof goes through, but it is not a proof of the paper's (19).
+    let reduction = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("proofs/reduction.proof"),
+    )
+    .expect("the built-in proof");
+    let strong = reduction.replace("hyp (14): i != j => ", "hyp (14): ");
+    assert_ne!(strong, reduction);
+    let path = scratch("strong14.proof");
+    std::fs::write(&path, strong).expect("write");
+    let dir = path.parent().expect("a directory");
+    let (code, stdout, stderr) = optimist_in(dir, &["prove", "strong14.proof"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(!stdout.contains("\nproved:"), "{stdout}");
+    let summary: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("proved") || l.starts_with("claim"))
+        .collect();
+    settings().bind(|| insta::assert_snapshot!("strengthened_14_summary", summary.join("\n")));
+    let (code, stdout, _) = optimist_in(dir, &["prove", "strong14.proof", "--format", "json"]);
+    assert_eq!(code, 3);
+    let v = json(&stdout);
+    assert_eq!(v["status"], "proved");
+    assert_eq!(v["paper_theory"], false);
+    assert_eq!(v["paper_claim"], false);
+    let d = v["paper_difference"].as_str().expect("a difference");
+    assert!(
+        d.starts_with("the theory differs: hypothesis (14) is"),
+        "{d}"
+    );
+    // The paper's own proof has no difference to report.
+    let (code, stdout, _) = optimist(&["prove", "--format", "json"]);
+    assert_eq!(code, 0);
+    let v = json(&stdout);
+    assert_eq!(
+        (&v["paper_theory"], &v["paper_claim"]),
+        (&true.into(), &true.into())
+    );
+    assert_eq!(v["paper_difference"], serde_json::Value::Null);
+
+    // A script of other lemmas, proved, says so too.
+    std::fs::write(&path, "var x\nlemma l: x <= x + 1 by {}\n").expect("write");
+    let (code, stdout, _) = optimist_in(dir, &["prove", "strong14.proof"]);
+    assert_eq!(code, 3, "{stdout}");
+    assert!(
+        stdout.contains("proved, but not the paper's theorem (19): 1 steps")
+            && stdout.contains("claim: NOT the paper's theorem (19): the theory differs"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_file(&path);
+}
+
+/// The paper's theory from a certificate the binary wrote, with `lemmas`
+/// in place of the derivations.
+fn paper_certificate_with(name: &str, lemmas: serde_json::Value) -> PathBuf {
+    let cert = scratch(name);
+    let c = cert.to_str().expect("utf-8 path");
+    let (code, _, stderr) = optimist(&["prove", "--emit-certificate", c]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut v = json(&std::fs::read_to_string(&cert).expect("written"));
+    v["lemmas"] = lemmas;
+    std::fs::write(&cert, v.to_string()).expect("write");
+    cert
+}
+
+#[test]
+fn a_certificate_that_doubles_a_term_forty_times_is_stopped_at_once() {
+    // ?x + ?x = ?x, then 40 instances of ?x := ?x + ?x: a few kilobytes
+    // that would make the core unfold 2^41 nodes.
+    let mut nodes = vec![serde_json::json!({"axiom": "add-idem"})];
+    for k in 0..40 {
+        nodes.push(serde_json::json!({"inst": {
+            "of": k, "vars": {"?x": "(+ (? ?x e) (? ?x e))"}, "ixs": {}
+        }}));
+    }
+    let x = "(? ?x e)";
+    let lemma = serde_json::json!([{
+        "statement": {"label": "bomb", "distinct": [], "premises": [],
+            "conclusions": [{"lhs": x, "rel": "=", "rhs": x}]},
+        "steps": [],
+        "nodes": nodes,
+    }]);
+    let cert = paper_certificate_with("bomb.cert.json", lemma);
+    let size = std::fs::metadata(&cert).expect("written").len();
+    assert!(size < 8_000, "{size} bytes");
+    let c = cert.to_str().expect("utf-8");
+    let start = std::time::Instant::now();
+    let (code, stdout, _) = optimist(&["prove", "--check-certificate", c]);
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+    assert_eq!(code, 3, "{stdout}");
+    assert!(
+        stdout.contains("not accepted: the check stopped at a bound of the core: bomb: assembly of the steps, node 13: rule `instance`: a term has more than 20000 operators and leaves"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = optimist(&["prove", "--check-certificate", c, "--format", "json"]);
+    assert_eq!(code, 3);
+    let v = json(&stdout);
+    assert_eq!(v["status"], "limit");
+    assert!(v["reason"].as_str().expect("a reason").contains("node 13"));
+    let _ = std::fs::remove_file(&cert);
+}
+
+#[test]
+fn a_certificate_whose_step_claims_1_eq_0_is_rejected() {
+    let cert = scratch("goal.cert.json");
+    let c = cert.to_str().expect("utf-8 path");
+    let (code, _, stderr) = optimist(&["prove", "--emit-certificate", c]);
+    assert_eq!(code, 0, "{stderr}");
+    let mut v = json(&std::fs::read_to_string(&cert).expect("written"));
+    let lemma = v["lemmas"]
+        .as_array_mut()
+        .expect("lemmas")
+        .iter_mut()
+        .find(|l| l["statement"]["label"] == "(19)")
+        .expect("(19)");
+    lemma["steps"][0]["goal"] = serde_json::json!({"lhs": "1", "rel": "=", "rhs": "0"});
+    std::fs::write(&cert, v.to_string()).expect("write");
+    let (code, stdout, _) = optimist(&["prove", "--check-certificate", c]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("rejected: (19): step 1, node")
+            && stdout.contains("the step's goal is `1 = 0`, but its node derives"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_file(&cert);
+}

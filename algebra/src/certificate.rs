@@ -84,9 +84,10 @@ pub struct StepCert {
     pub case: Option<(String, String, bool)>,
     /// Its position in its chain.
     pub number: usize,
-    /// The step.
+    /// The step: exactly what its root node derives (the re-checker
+    /// refuses a certificate where it is not).
     pub goal: FormulaCert,
-    /// The node proving it.
+    /// The node proving it (every step of a derived lemma has one).
     pub root: Option<usize>,
 }
 
@@ -231,10 +232,10 @@ pub(crate) fn theory_of(t: &TheoryCert) -> Result<Theory, CoreError> {
             ("family", Some(p)) => DefHead::Family(d.name.clone(), p.clone()),
             ("bracket", None) => DefHead::Bracket(d.name.clone()),
             _ => {
-                return Err(CoreError {
-                    rule: "define",
-                    reason: format!("{}: unknown kind of definition `{}`", d.label, d.kind),
-                });
+                return Err(CoreError::new(
+                    "define",
+                    format!("{}: unknown kind of definition `{}`", d.label, d.kind),
+                ));
             }
         };
         th.define(&d.label, head, d.body.0.clone())?;

@@ -108,4 +108,15 @@ pub enum CertificateError {
         /// What does not check, naming the core's rule.
         reason: String,
     },
+    /// Replaying the certificate went past a bound of the core (term size,
+    /// term depth or total work): it is neither accepted nor shown wrong.
+    #[error("{lemma}: {location}: {reason}")]
+    Limit {
+        /// The lemma being replayed.
+        lemma: String,
+        /// Which step and node.
+        location: String,
+        /// Which bound, naming the core's rule.
+        reason: String,
+    },
 }

@@ -8,6 +8,7 @@ use egg::Rewrite;
 
 use crate::axioms::axioms;
 use crate::bridge::{self, Sorts};
+use crate::error::CertificateError;
 use crate::facts::{
     Check, Citable, Fact, Scope, Source, assumption_of, pred_atom_test, render_inst,
 };
@@ -261,6 +262,7 @@ fn check_with(
     } else {
         Status::Failed
     };
+    let paper = paper_comparison(&k.core, &k.dropped);
     let report = Report {
         file: script.file.clone(),
         status,
@@ -274,7 +276,9 @@ fn check_with(
         saturations: k.prover.saturations,
         lemmas: reports,
         without: without(script, &k.dropped),
-        paper_claim: status == Status::Proved && paper_claim(&k.core, &k.dropped),
+        paper_theory: paper.theory,
+        paper_claim: status == Status::Proved && paper.difference.is_none(),
+        paper_difference: paper.difference,
     };
     (Checked { report, records }, k.outcomes)
 }
@@ -1180,14 +1184,51 @@ fn without(script: &Script, dropped: &BTreeSet<String>) -> Option<crate::report:
     Some(w)
 }
 
-/// Whether the core holds the paper's (19), with no admitted lemma under
-/// it, in exactly the paper's theory.
-fn paper_claim(core: &Theory, dropped: &BTreeSet<String>) -> bool {
+/// How a run compares with the paper: whether its theory is the paper's,
+/// and what keeps it from being the paper's (19) in that theory, if
+/// anything.
+struct PaperComparison {
+    theory: bool,
+    difference: Option<String>,
+}
+
+/// Compares the core's theory with the paper's (`trusted/paper.rs`) and its
+/// lemma (19) with the paper's claim, with no admitted lemma under it.
+fn paper_comparison(core: &Theory, dropped: &BTreeSet<String>) -> PaperComparison {
     use crate::trusted::paper;
-    let Ok(p) = paper::theory() else { return false };
-    dropped.is_empty()
-        && crate::recheck::same_theory(core, &p).is_ok()
-        && core
-            .lemma(paper::CLAIM)
-            .is_some_and(|(st, _, admitted)| *st == paper::claim() && admitted.is_empty())
+    let differs = |theory, why: String| PaperComparison {
+        theory,
+        difference: Some(why),
+    };
+    let p = match paper::theory() {
+        Ok(p) => p,
+        Err(e) => return differs(false, format!("the paper's theory does not build: {e}")),
+    };
+    if !dropped.is_empty() {
+        let d: Vec<&str> = dropped.iter().map(String::as_str).collect();
+        return differs(false, format!("hypotheses dropped: {}", d.join(", ")));
+    }
+    if let Err(e) = crate::recheck::same_theory(core, &p) {
+        let why = match e {
+            CertificateError::Rejected { reason, .. } => reason,
+            other => other.to_string(),
+        };
+        return differs(false, format!("the theory differs: {why}"));
+    }
+    let claim = paper::claim();
+    let difference = match core.lemma(paper::CLAIM) {
+        None => Some(format!("the script does not prove {}", paper::CLAIM)),
+        Some((st, _, _)) if *st != claim => Some(format!(
+            "{} is stated as `{st}`, the paper's is `{claim}`",
+            paper::CLAIM
+        )),
+        Some((_, _, admitted)) if !admitted.is_empty() => {
+            Some(format!("{} rests on lemmas without proof", paper::CLAIM))
+        }
+        Some(_) => None,
+    };
+    PaperComparison {
+        theory: true,
+        difference,
+    }
 }

@@ -172,9 +172,11 @@ pub struct NodeError {
 }
 
 fn get<'a>(thms: &'a [Thm], k: usize, rule: &'static str) -> Result<&'a Thm, CoreError> {
-    thms.get(k).ok_or_else(|| CoreError {
-        rule,
-        reason: format!("refers to node {k}, which does not come before it"),
+    thms.get(k).ok_or_else(|| {
+        CoreError::new(
+            rule,
+            format!("refers to node {k}, which does not come before it"),
+        )
     })
 }
 
@@ -206,8 +208,8 @@ pub fn step(th: &Theory, n: &Node, thms: &[Thm]) -> Result<Thm, CoreError> {
             let mut cur = start.0.clone();
             for (k, (rule, path)) in steps.iter().enumerate() {
                 let one = th.rewrite(g(*rule)?, &cur, path).map_err(|e| CoreError {
-                    rule: e.rule,
                     reason: format!("rewrite {} of {}: {}", k + 1, steps.len(), e.reason),
+                    ..e
                 })?;
                 cur = one.concl().rhs.clone();
                 acc = Some(match acc {
@@ -215,10 +217,7 @@ pub fn step(th: &Theory, n: &Node, thms: &[Thm]) -> Result<Thm, CoreError> {
                     Some(a) => th.trans(&a, &one)?,
                 });
             }
-            acc.ok_or_else(|| CoreError {
-                rule: r,
-                reason: "no rewrites".into(),
-            })
+            acc.ok_or_else(|| CoreError::new(r, "no rewrites"))
         }
         Node::LeFold(a) => th.le_fold(g(*a)?),
         Node::LeUnfold(a) => th.le_unfold(g(*a)?),
@@ -237,17 +236,20 @@ pub fn step(th: &Theory, n: &Node, thms: &[Thm]) -> Result<Thm, CoreError> {
 
 /// Replays a node list; the theorem of its last node.
 pub fn run(th: &Theory, nodes: &[Node]) -> Result<Thm, NodeError> {
+    let mut thms = run_all(th, nodes)?;
+    thms.pop().ok_or(NodeError {
+        node: 0,
+        error: CoreError::new("proof", "the derivation is empty"),
+    })
+}
+
+/// Replays a node list; the theorem of every node, in order.
+pub fn run_all(th: &Theory, nodes: &[Node]) -> Result<Vec<Thm>, NodeError> {
     let mut thms: Vec<Thm> = Vec::with_capacity(nodes.len());
     for (k, n) in nodes.iter().enumerate() {
         thms.push(step(th, n, &thms).map_err(|error| NodeError { node: k, error })?);
     }
-    thms.pop().ok_or(NodeError {
-        node: 0,
-        error: CoreError {
-            rule: "proof",
-            reason: "the derivation is empty".into(),
-        },
-    })
+    Ok(thms)
 }
 
 /// Records nodes while executing them, sharing identical ones.

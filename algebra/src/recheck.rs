@@ -2,16 +2,19 @@
 //! egg, the parser or the prover, and it pins the claim: [`recheck`] builds
 //! the paper's theory and theorem (19) itself (`trusted/paper.rs`), refuses
 //! a certificate that declares any other theory, replays every lemma's
-//! derivation through the core's rules, and accepts only if (19) itself,
-//! as the paper states it, was derived. It says what it accepted.
+//! derivation through the core's rules (within the core's bounds on term
+//! size, depth and total work: past them it stops with
+//! [`CertificateError::Limit`]), checks that each step's recorded goal is
+//! what its node derives, and accepts only if (19) itself, as the paper
+//! states it, was derived. It says what it accepted.
 
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::certificate::{Certificate, LemmaCert, statement_of, theory_of};
+use crate::certificate::{Certificate, LemmaCert, StepCert, formula_of, statement_of, theory_of};
 use crate::error::CertificateError;
-use crate::proofterm::{Node, run};
+use crate::proofterm::{Node, run_all};
 use crate::trusted::{DefHead, Statement, Term, Theory, paper};
 
 /// What a re-check accepted.
@@ -140,29 +143,60 @@ fn lemma(th: &mut Theory, l: &LemmaCert) -> Result<(), CertificateError> {
     if l.nodes.is_empty() {
         return Err(reject(label, "derivation", "the lemma has no derivation"));
     }
-    let thm = run(th, &l.nodes).map_err(|e| {
+    let step_name = |s: &StepCert| match &s.case {
+        Some((i, j, eq)) => format!(
+            "case {i} {} {j}, step {}",
+            if *eq { "=" } else { "!=" },
+            s.number
+        ),
+        None => format!("step {}", s.number),
+    };
+    let thms = run_all(th, &l.nodes).map_err(|e| {
         // Name the step whose proof contains the refused node.
         let step = l
             .steps
             .iter()
             .find(|s| s.root.is_some_and(|r| r >= e.node))
-            .map(|s| match &s.case {
-                Some((i, j, eq)) => format!(
-                    "case {i} {} {j}, step {}",
-                    if *eq { "=" } else { "!=" },
-                    s.number
-                ),
-                None => format!("step {}", s.number),
-            })
+            .map(step_name)
             .unwrap_or_else(|| "assembly of the steps".into());
-        reject(
-            label,
-            format!("{step}, node {}", e.node),
-            e.error.to_string(),
-        )
+        let location = format!("{step}, node {}", e.node);
+        match e.error.limit {
+            Some(_) => CertificateError::Limit {
+                lemma: label.to_string(),
+                location,
+                reason: e.error.to_string(),
+            },
+            None => reject(label, location, e.error.to_string()),
+        }
     })?;
-    th.close_lemma(label, statement_of(&l.statement), &thm)
-        .map_err(|e| reject(label, "statement", e.to_string()))
+    let Some(thm) = thms.last() else {
+        return Err(reject(label, "derivation", "the lemma has no derivation"));
+    };
+    th.close_lemma(label, statement_of(&l.statement), thm)
+        .map_err(|e| reject(label, "statement", e.to_string()))?;
+    // Each step's goal is what its root node derives, so that what the
+    // certificate says of a step is never more than the core showed.
+    for s in &l.steps {
+        let Some(thm) = s.root.and_then(|r| thms.get(r)) else {
+            return Err(reject(
+                label,
+                step_name(s),
+                "the step names no node of the derivation as its proof",
+            ));
+        };
+        let goal = formula_of(&s.goal);
+        if *thm.concl() != goal {
+            return Err(reject(
+                label,
+                format!("{}, node {}", step_name(s), s.root.unwrap_or_default()),
+                format!(
+                    "the step's goal is `{goal}`, but its node derives `{}`",
+                    thm.concl()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn definition_text(h: &DefHead, body: &Term) -> String {

@@ -405,10 +405,10 @@ fn shown_atoms(
         }
     }
     for (v, sort) in &sig.vars {
-        if expanded.contains(v) {
-            if let Some(r) = model.constants.get(v) {
-                out.push((v.clone(), *r, *sort == Sort::Pred));
-            }
+        if expanded.contains(v)
+            && let Some(r) = model.constants.get(v)
+        {
+            out.push((v.clone(), *r, *sort == Sort::Pred));
         }
     }
     out
@@ -459,10 +459,10 @@ mod tests {
                             .constants
                             .insert(which.into(), Relation::identity(n).meet(r));
                     }
-                    if rng.chance(1, 3) {
-                        if let Some(x) = model.constants.get("x").copied() {
-                            model.constants.insert("z".into(), x);
-                        }
+                    if rng.chance(1, 3)
+                        && let Some(x) = model.constants.get("x").copied()
+                    {
+                        model.constants.insert("z".into(), x);
                     }
                 }
                 let premises = st

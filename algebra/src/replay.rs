@@ -658,10 +658,10 @@ impl<'b, 't> Replay<'b, 't> {
         } else {
             Some(self.d.chain(init.clone(), steps)?)
         };
-        if let Some(n) = n {
-            if self.d.rhs(n) != fin {
-                return mismatch(format!("congruence gives `{}`, not `{fin}`", self.d.rhs(n)));
-            }
+        if let Some(n) = n
+            && self.d.rhs(n) != fin
+        {
+            return mismatch(format!("congruence gives `{}`, not `{fin}`", self.d.rhs(n)));
         }
         let v = (init, fin, n);
         self.trees.insert(key, v.clone());

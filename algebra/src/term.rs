@@ -325,10 +325,10 @@ impl Term {
     pub fn mentions(&self, name: &str) -> bool {
         let mut found = false;
         self.visit(&mut |t| {
-            if let Term::Const(a) = t {
-                if a.name == name {
-                    found = true;
-                }
+            if let Term::Const(a) = t
+                && a.name == name
+            {
+                found = true;
             }
         });
         found

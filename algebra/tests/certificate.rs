@@ -3,9 +3,10 @@
 //! the paper's; and rejected, naming the lemma, step and rule, when any
 //! recorded inference is corrupted.
 
+use omega_algebra::trusted::Term;
 use omega_algebra::{
-    Certificate, CheckOptions, Node, Status, T, check, parse_script, read_term, recheck,
-    recheck_declared,
+    Certificate, CertificateError, CheckOptions, Node, Status, T, check, parse_script, read_term,
+    recheck, recheck_declared,
 };
 
 const SCRIPT: &str = "\
@@ -224,4 +225,112 @@ fn malformed_certificates_are_errors_not_panics() {
     let json = certificate().to_json().replacen("(@ p i)", &deep, 1);
     let e = Certificate::from_json(&json).expect_err("too deep");
     assert!(e.to_string().contains("deeper"), "{e}");
+}
+
+/// Node 0 is `?x + ?x = ?x`; each of the next `n` instantiates `?x` with
+/// `?x + ?x`, doubling the theorem: after 40, its left side would have
+/// 2^41 - 1 operators and leaves, though every term written is tiny.
+fn doubling(n: usize) -> Vec<Node> {
+    let double = T(read_term("(+ (? ?x e) (? ?x e))").expect("a term"));
+    let mut nodes = vec![Node::Axiom("add-idem".into())];
+    for k in 0..n {
+        nodes.push(Node::Inst {
+            of: k,
+            vars: [("?x".to_string(), double.clone())].into(),
+            ixs: Default::default(),
+        });
+    }
+    nodes
+}
+
+#[test]
+fn a_term_doubled_by_forty_instances_is_refused_quickly() {
+    let mut c = certificate();
+    lemma(&mut c, "one_le_star").nodes = doubling(40);
+    let start = std::time::Instant::now();
+    let e = recheck_declared(&c, None).expect_err("refused");
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+    // The first instance past the bound is refused: 2^15 - 1 > 20,000.
+    assert!(
+        matches!(&e, CertificateError::Limit { lemma, location, .. }
+            if lemma == "one_le_star" && location.ends_with("node 13")),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .contains("rule `instance`: a term has more than 20000 operators and leaves"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_long_derivation_on_large_terms_is_stopped_by_the_work_limit() {
+    // A theorem with terms of about 16,000 and 8,000 operators, then flipped by
+    // symmetry over and over: each node is cheap to write and costs the
+    // core the size of its terms, so the total work is what bounds it.
+    let mut c = certificate();
+    let mut nodes = doubling(12);
+    for k in 12..200_000 {
+        nodes.push(Node::Sym(k));
+    }
+    lemma(&mut c, "one_le_star").nodes = nodes;
+    let start = std::time::Instant::now();
+    let e = recheck_declared(&c, None).expect_err("refused");
+    assert!(start.elapsed().as_secs() < 30, "{:?}", start.elapsed());
+    assert!(matches!(e, CertificateError::Limit { .. }), "{e:?}");
+    assert!(e.to_string().contains("work limit"), "{e}");
+    // The same derivation, short, is within the limits (and then refused
+    // for proving something else than the lemma).
+    let mut c = certificate();
+    lemma(&mut c, "one_le_star").nodes = doubling(12);
+    let e = recheck_declared(&c, None).expect_err("refused");
+    assert!(matches!(e, CertificateError::Rejected { .. }), "{e:?}");
+}
+
+#[test]
+fn a_step_whose_goal_is_not_what_its_node_derives_is_rejected() {
+    let mut c = certificate();
+    let l = lemma(&mut c, "sim");
+    l.steps[0].goal.lhs = T(Term::One);
+    l.steps[0].goal.rel = omega_algebra::trusted::Rel::Eq;
+    l.steps[0].goal.rhs = T(Term::Zero);
+    let e = rejected(&c);
+    assert!(e.contains("sim: step 1, node"), "{e}");
+    assert!(
+        e.contains("the step's goal is `1 = 0`, but its node derives `x* y <= x* y z*`"),
+        "{e}"
+    );
+    // A step that names no node is rejected too.
+    let mut c = certificate();
+    lemma(&mut c, "pu").steps[1].root = None;
+    let e = rejected(&c);
+    assert!(
+        e.contains("pu: case i = j, step 2: the step names no node"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_summand_at_a_thread_certified_as_a_lemma_about_every_system_is_rejected() {
+    // 1 <= (+k : 1) is false in a system without threads (the sum is 0);
+    // sum-intro gives it for every thread t, which says nothing there.
+    let mut c = certificate();
+    let l = lemma(&mut c, "one_le_star");
+    let f = omega_algebra::FormulaCert {
+        lhs: T(Term::One),
+        rel: omega_algebra::trusted::Rel::Le,
+        rhs: T(read_term("(sum 1)").expect("a term")),
+    };
+    l.statement.conclusions = vec![f.clone()];
+    l.nodes = vec![Node::SumIntro {
+        sum: f.rhs.clone(),
+        at: "t".into(),
+    }];
+    l.steps[0].goal = f;
+    l.steps[0].root = Some(0);
+    let e = rejected(&c);
+    assert!(
+        e.contains("one_le_star: statement: rule `lemma`: the proof of one_le_star holds for every thread t"),
+        "{e}"
+    );
 }

@@ -7,9 +7,11 @@
 //! depends on (its *frame*), or exhaustively, at every reachable state of the
 //! full system. [`CertifyReport`] renders the result as text or JSON, and
 //! [`CertifiedCheck`] combines it with a reduced check into a conclusion
-//! about the original system. `src/certify/README.md` documents what each
-//! obligation means concretely.
+//! about the original system. [`CertifyCertificate`] records a run for
+//! [`recheck_certificate`], which validates it with the local level alone.
+//! `src/certify/README.md` documents what each obligation means concretely.
 
+mod certificate;
 mod cycle;
 mod exhaustive;
 mod frame;
@@ -17,13 +19,20 @@ mod law;
 mod local;
 mod lockset;
 mod report;
+mod sha256;
 mod system;
 #[cfg(test)]
 mod tests;
 
+pub use certificate::{
+    Agreement, CERTIFY_CERTIFICATE_FORMAT, CertifyCertificate, ClaimCheck, ClaimRecord,
+    ModelIdentity, ObligationCheck, ObligationRecord, RecheckReport, RecheckStatus, model_hash,
+    pinned_claim, proof_certificate, recheck_certificate,
+};
 pub use frame::FRAME_BOUND;
 pub use law::Obligation;
-pub use report::{CertifiedCheck, CertifyReport};
+pub use report::{CertificateNote, CertifiedCheck, CertifyReport};
+pub use sha256::sha256_hex;
 
 use std::time::Duration;
 

@@ -46,6 +46,20 @@ pub struct CertifyReport {
     pub wf: Obligations,
     /// What follows for the reduction theorem.
     pub conclusion: String,
+    /// The certificate written, when `--certificate-out` asked for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<CertificateNote>,
+}
+
+/// Where a certify certificate was written, and the hashes it records.
+#[derive(Clone, Debug, Serialize)]
+pub struct CertificateNote {
+    /// The file.
+    pub file: String,
+    /// SHA-256 of the model (source text, defines, stack bound).
+    pub model_sha256: String,
+    /// SHA-256 of the proof certificate the claim rests on.
+    pub proof_certificate_sha256: String,
 }
 
 /// Obligations in report order; serialises as a JSON object.
@@ -335,6 +349,7 @@ impl CertifyReport {
             hypotheses: Obligations(hypotheses),
             wf: Obligations(wf),
             conclusion,
+            certificate: None,
         }
     }
 
@@ -460,7 +475,15 @@ impl fmt::Display for CertifyReport {
             }
         }
         writeln!(f)?;
-        writeln!(f, "conclusion  {}", self.conclusion)
+        writeln!(f, "conclusion  {}", self.conclusion)?;
+        if let Some(c) = &self.certificate {
+            writeln!(
+                f,
+                "certificate {}: model sha256 {}, proof certificate sha256 {}",
+                c.file, c.model_sha256, c.proof_certificate_sha256
+            )?;
+        }
+        Ok(())
     }
 }
 

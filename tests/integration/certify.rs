@@ -491,3 +491,321 @@ fn certify_outputs() {
         });
     });
 }
+
+// ------------------------------------------------------- certificates
+
+/// A scratch file for the certificate tests.
+fn scratch(name: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("certify-certificates");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+/// The proof certificate of (19), as `optimist prove` writes it, in a file
+/// of the test's own (tests run in parallel).
+fn proof_certificate(test: &str) -> String {
+    let path = scratch(&format!("{test}.proof.cert.json"));
+    let run = optimist(["prove", "--emit-certificate", &path]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    path
+}
+
+fn edit(path: &str, to: &str, f: impl FnOnce(&mut Value)) -> String {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    f(&mut v);
+    let out = scratch(to);
+    std::fs::write(&out, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    out
+}
+
+fn recheck(cert: &str, model: &str, proof: Option<&str>) -> (i32, Value) {
+    let mut args = vec!["certify", "--recheck", cert, model, "--format", "json"];
+    if let Some(p) = proof {
+        args.extend(["--proof-certificate", p]);
+    }
+    let run = optimist(&args);
+    let v = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}\n{}", run.stdout));
+    (run.code, v)
+}
+
+fn certificate_settings() -> insta::Settings {
+    let mut s = settings();
+    s.add_filter(r"/[^\s]*/certify-certificates/", "[tmp]/");
+    s.add_filter(
+        r"proof certificate sha256 [0-9a-f]{64}",
+        "proof certificate sha256 [proof]",
+    );
+    s.add_filter(
+        r#""proof_certificate_sha256": "[0-9a-f]{64}""#,
+        r#""proof_certificate_sha256": "[proof]""#,
+    );
+    s
+}
+
+#[test]
+fn a_certificate_records_the_run_and_re_checks_without_the_search() {
+    let proof = proof_certificate("records");
+    let proof_sha = optimist::sha256_hex(&std::fs::read(&proof).unwrap());
+    let cert = scratch("barrier.cert.json");
+    let run = optimist([
+        "certify",
+        "models/barrier.gc",
+        "--certificate-out",
+        &cert,
+        "--proof-certificate",
+        &proof,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let note = run.stdout.lines().last().unwrap();
+    assert!(
+        note.starts_with(&format!("certificate {cert}: model sha256 "))
+            && note.ends_with(&format!("proof certificate sha256 {proof_sha}")),
+        "{note}"
+    );
+    let text = std::fs::read_to_string(&cert).unwrap();
+    certificate_settings().bind(|| insta::assert_snapshot!("certificate_barrier", text));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["claim"]["proof_certificate_sha256"], proof_sha.as_str());
+    // The same run writes the same bytes; without --proof-certificate the
+    // prover makes the built-in proof's certificate, the same bytes as
+    // `optimist prove --emit-certificate`.
+    let again = scratch("barrier-again.cert.json");
+    let (code, j) = certify_json(&["models/barrier.gc", "--certificate-out", &again]);
+    assert_eq!(code, 0);
+    assert_eq!(j["certificate"]["file"], again.as_str());
+    assert_eq!(
+        j["certificate"]["proof_certificate_sha256"],
+        proof_sha.as_str()
+    );
+    assert_eq!(j["certificate"]["model_sha256"], v["model"]["sha256"]);
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+
+    // Re-checked with the proof certificate: confirmed, exit 0.
+    let run = optimist([
+        "certify",
+        "--recheck",
+        &cert,
+        "models/barrier.gc",
+        "--proof-certificate",
+        &proof,
+    ]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    certificate_settings().bind(|| insta::assert_snapshot!("recheck_barrier", run.stdout));
+    let (code, r) = recheck(&cert, "models/barrier.gc", Some(&proof));
+    assert_eq!(code, 0);
+    assert_eq!(r["status"], "confirmed");
+    assert_eq!(r["model_matches"], true);
+    assert_eq!(r["claim"]["proof_certificate"], "accepted");
+    assert_eq!(r["obligations"].as_array().unwrap().len(), 14);
+    // Without it, the claim's proof is not re-checked: inconclusive, exit 3.
+    let (code, r) = recheck(&cert, "models/barrier.gc", None);
+    assert_eq!(code, 3);
+    assert_eq!(r["status"], "inconclusive");
+    assert_eq!(r["claim"]["proof_certificate"], "not given");
+}
+
+#[test]
+fn tampered_certify_certificates_are_rejected() {
+    let proof = proof_certificate("tampered");
+    let p = Some(proof.as_str());
+    // endexcl: (15) and WFendExcl fail at the local level.
+    let cert = scratch("endexcl.cert.json");
+    let run = optimist([
+        "certify",
+        "models/endexcl.gc",
+        "--certificate-out",
+        &cert,
+        "--proof-certificate",
+        &proof,
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(recheck(&cert, "models/endexcl.gc", p).0, 0);
+
+    // A failing obligation recorded as holding (and the verdict with it).
+    let forged = edit(&cert, "endexcl-holds.cert.json", |v| {
+        for o in v["obligations"].as_array_mut().unwrap() {
+            o["result"] = "holds".into();
+            o["failing"] = 0.into();
+        }
+        v["verdict"] = "holds".into();
+    });
+    let (code, r) = recheck(&forged, "models/endexcl.gc", p);
+    assert_eq!(code, 1, "{r}");
+    assert_eq!(r["status"], "rejected");
+    let contradicted: Vec<&str> = r["obligations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["agreement"] == "contradicted")
+        .map(|o| o["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(contradicted, ["15", "WFendExcl"]);
+    // A verdict that its obligations do not give.
+    let forged = edit(&cert, "endexcl-verdict.cert.json", |v| {
+        v["verdict"] = "holds".into();
+    });
+    let (code, r) = recheck(&forged, "models/endexcl.gc", p);
+    assert_eq!(code, 1);
+    assert!(
+        r["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("its obligations give `fails`")
+    );
+
+    // Another model, or the same model changed by one character.
+    let (code, r) = recheck(&cert, "models/barrier.gc", p);
+    assert_eq!(code, 1);
+    assert_eq!(r["model_matches"], false);
+    assert!(
+        r["reasons"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("the model differs")
+    );
+    let text = std::fs::read_to_string("models/endexcl.gc").unwrap();
+    let changed = scratch("endexcl-changed.gc");
+    std::fs::write(&changed, format!("{text}\n")).unwrap();
+    assert_eq!(recheck(&cert, &changed, p).0, 1);
+    // A changed define is another model too.
+    let forged = edit(&cert, "endexcl-define.cert.json", |v| {
+        v["model"]["max_stack"] = 8.into();
+    });
+    assert_eq!(recheck(&forged, "models/endexcl.gc", p).0, 1);
+
+    // Changed hashes: of the model, of the proof certificate.
+    let forged = edit(&cert, "endexcl-sha.cert.json", |v| {
+        v["model"]["sha256"] = "0".repeat(64).into();
+    });
+    assert_eq!(recheck(&forged, "models/endexcl.gc", p).0, 1);
+    let forged = edit(&cert, "endexcl-proof-sha.cert.json", |v| {
+        v["claim"]["proof_certificate_sha256"] = "0".repeat(64).into();
+    });
+    let (code, r) = recheck(&forged, "models/endexcl.gc", p);
+    assert_eq!(code, 1);
+    assert!(
+        r["claim"]["proof_certificate"]
+            .as_str()
+            .unwrap()
+            .starts_with("the proof certificate hashes to")
+    );
+    // A proof certificate that is not the recorded one.
+    let other = edit(&proof, "proof-other.cert.json", |_| {});
+    assert_eq!(recheck(&cert, "models/endexcl.gc", Some(&other)).0, 1);
+    // Another claim.
+    let forged = edit(&cert, "endexcl-claim.cert.json", |v| {
+        v["claim"]["hypotheses"].as_array_mut().unwrap().pop();
+    });
+    let (code, r) = recheck(&forged, "models/endexcl.gc", p);
+    assert_eq!(code, 1);
+    assert_eq!(r["claim"]["matches_pinned"], false);
+
+    // Not a certificate: exit 2, with the error in JSON too.
+    let bad = scratch("not-a.cert.json");
+    std::fs::write(&bad, "{\"format\": \"optimist-certify-certificate/1\"}").unwrap();
+    let run = optimist([
+        "certify",
+        "--recheck",
+        &bad,
+        "models/endexcl.gc",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 2);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["status"], "error");
+    assert!(
+        run.stderr.contains("malformed certify certificate"),
+        "{}",
+        run.stderr
+    );
+    let forged = edit(&cert, "endexcl-format.cert.json", |v| {
+        v["format"] = "something/else".into();
+    });
+    assert_eq!(
+        optimist(["certify", "--recheck", &forged, "models/endexcl.gc"]).code,
+        2
+    );
+    // Usage: -D with --recheck, two models, a missing model.
+    assert_eq!(
+        optimist([
+            "certify",
+            "--recheck",
+            &cert,
+            "models/endexcl.gc",
+            "-D",
+            "N=2"
+        ])
+        .code,
+        2
+    );
+    assert_eq!(
+        optimist([
+            "certify",
+            "--recheck",
+            &cert,
+            "models/endexcl.gc",
+            "models/barrier.gc"
+        ])
+        .code,
+        2
+    );
+    assert_eq!(
+        optimist(["certify", "--recheck", &cert, "models/none.gc"]).code,
+        2
+    );
+    assert_eq!(
+        optimist([
+            "certify",
+            "models/barrier.gc",
+            "models/handoff.gc",
+            "--certificate-out",
+            &cert
+        ])
+        .code,
+        2
+    );
+}
+
+#[test]
+fn an_exhaustive_certificate_is_confirmed_only_where_the_local_level_agrees() {
+    let proof = proof_certificate("exhaustive");
+    let p = Some(proof.as_str());
+    // memreuse: (15) and WFendExcl hold at the reachable states and fail
+    // at unreachable valuations, which the local re-check also tries.
+    let cert = scratch("memreuse.cert.json");
+    let run = optimist([
+        "certify",
+        "models/memreuse.gc",
+        "--exhaustive",
+        "--certificate-out",
+        &cert,
+        "--proof-certificate",
+        &proof,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (code, r) = recheck(&cert, "models/memreuse.gc", p);
+    assert_eq!(code, 3, "{r}");
+    assert_eq!(r["status"], "inconclusive");
+    let not_confirmed: Vec<&str> = r["obligations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["agreement"] == "not_confirmed")
+        .map(|o| o["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(not_confirmed, ["15", "WFendExcl"]);
+    // barrier: every obligation holds at both levels: confirmed.
+    let cert = scratch("barrier-exhaustive.cert.json");
+    let run = optimist([
+        "certify",
+        "models/barrier.gc",
+        "--exhaustive",
+        "--certificate-out",
+        &cert,
+        "--proof-certificate",
+        &proof,
+    ]);
+    assert_eq!(run.code, 0);
+    assert_eq!(recheck(&cert, "models/barrier.gc", p).0, 0);
+}

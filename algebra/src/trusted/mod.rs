@@ -15,5 +15,8 @@ pub mod paper;
 pub mod term;
 pub mod thm;
 
-pub use term::{Ix, Sort, Subst, Term, matches, schematic};
-pub use thm::{CoreError, DefHead, Formula, Rel, Statement, Theory, Thm};
+pub use term::{Ix, Limit, Sort, Subst, Term, matches, schematic};
+pub use thm::{
+    CoreError, DEFAULT_WORK_LIMIT, DefHead, Formula, MAX_DEPTH, MAX_SIZE, Rel, Statement, Theory,
+    Thm,
+};

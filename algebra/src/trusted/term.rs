@@ -18,6 +18,17 @@ pub enum Ix {
     Bound(usize),
 }
 
+/// A bound of the core that a derivation exceeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Limit {
+    /// A term with more operators and leaves than [`MAX_SIZE`](super::thm::MAX_SIZE).
+    TermSize,
+    /// A term nested deeper than [`MAX_DEPTH`](super::thm::MAX_DEPTH).
+    TermDepth,
+    /// More work than the theory's limit (see [`Theory::work_limit`](super::Theory::work_limit)).
+    Work,
+}
+
 /// The sort of a schematic variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Sort {
@@ -138,17 +149,26 @@ impl Term {
         })
     }
 
-    /// Whether the term nests at most `max` operators deep (checked without
-    /// recursion, so that any term can be measured).
-    pub fn depth_at_most(&self, max: usize) -> bool {
+    /// The term's size (its operators and leaves, a shared subterm counted
+    /// at every occurrence) when it has at most `max_size` of them and
+    /// nests at most `max_depth` deep; otherwise the bound it exceeds.
+    /// Checked without recursion, and in at most `max_size + 1` steps, so a
+    /// term whose sharing unfolds into an exponential tree costs no more
+    /// than the bound.
+    pub fn measure(&self, max_size: usize, max_depth: usize) -> Result<usize, Limit> {
         let mut todo = vec![(self, 0usize)];
+        let mut size = 0;
         while let Some((t, d)) = todo.pop() {
-            if d > max {
-                return false;
+            size += 1;
+            if size > max_size {
+                return Err(Limit::TermSize);
+            }
+            if d > max_depth {
+                return Err(Limit::TermDepth);
             }
             todo.extend(t.children().into_iter().map(|c| (&**c, d + 1)));
         }
-        true
+        Ok(size)
     }
 
     /// Whether every bound index refers to a binder inside the term.

@@ -1,15 +1,34 @@
 //! Theorems and the primitive rules: the only way to make a [`Thm`].
 //!
-//! A theorem `Γ ⊢ φ` holds for every thread assignment of its free indices
-//! and every value of its variables (predicates for `Sort::Pred`) under
-//! which its assumptions Γ hold: index disequalities `i != j` and premise
-//! formulas. Every rule below maps valid theorems to a valid theorem; the
-//! comment on each says why. `a <= b` abbreviates `a + b = b`.
+//! A theorem `Γ ⊢ φ` holds in every system, whatever its number of threads
+//! n (none included: a sum over threads is then 0 and a product 1), for
+//! every assignment of its indices ([`Thm::indices`]) to threads and every
+//! value of its variables (predicates for `Sort::Pred`) under which its
+//! assumptions Γ hold: index disequalities `i != j` and premise formulas.
+//! Every rule below maps valid theorems to a valid theorem; the comment on
+//! each says why. `a <= b` abbreviates `a + b = b`.
+//!
+//! A theorem with an index says nothing of a system without threads, which
+//! has no thread to assign. So the indices a theorem is quantified over are
+//! kept even where its conclusion loses them (the middle of a
+//! transitivity, a summand taken at a thread), and a lemma is closed only
+//! if its statement mentions every one: `1 <= (+k : 1)`, true in every
+//! system with a thread and false in one without, is refused, though
+//! `sum_intro` gives it for every thread `t`. Only `sum_least` and
+//! rewriting under a binder drop an index, the one they bind.
+//!
+//! Every rule's result goes through [`Theory::conclude`]: its terms must
+//! have at most [`MAX_SIZE`] operators and leaves and nest at most
+//! [`MAX_DEPTH`] deep, and the rule is charged the sizes it handled against
+//! the theory's work limit. So no derivation, however written, makes the
+//! core build a term beyond the bounds or work without end: it is refused
+//! with a [`CoreError`] whose `limit` says which bound.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-use super::term::{Ix, Sort, Subst, Term, matches};
+use super::term::{Ix, Limit, Sort, Subst, Term, matches};
 
 /// `=` or `<=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -64,19 +83,47 @@ pub struct CoreError {
     pub rule: &'static str,
     /// Why it does not apply.
     pub reason: String,
+    /// The bound exceeded, when the rule was refused for that: the
+    /// inference may be valid, but the core does not check it.
+    pub limit: Option<Limit>,
+}
+
+impl CoreError {
+    /// The rule does not apply.
+    pub fn new(rule: &'static str, reason: impl Into<String>) -> CoreError {
+        CoreError {
+            rule,
+            reason: reason.into(),
+            limit: None,
+        }
+    }
 }
 
 /// Returns a [`CoreError`] from the enclosing rule.
 macro_rules! bail {
     ($rule:expr, $($msg:tt)*) => {
-        return Err(CoreError { rule: $rule, reason: format!($($msg)*) })
+        return Err(CoreError::new($rule, format!($($msg)*)))
     };
 }
 
 type R<T> = Result<T, CoreError>;
 
-/// Terms of theorems nest at most this deep.
+/// Terms of theorems nest at most this deep, the terms a rule is given as
+/// well as those it derives: every recursive function of the core then
+/// stays on the stack.
 pub const MAX_DEPTH: usize = 2048;
+
+/// Terms of theorems have at most this many operators and leaves (a shared
+/// subterm counted at every occurrence), the terms a rule is given as well
+/// as those it derives: a rule that would exceed it (an instance that
+/// doubles a term, again and again) is refused before its result is
+/// used. No term of the proof of (19) has 200.
+pub const MAX_SIZE: usize = 20_000;
+
+/// The default [`Theory::work_limit`]: the operators and leaves that the
+/// rules of one theory may visit in all. Checking the proof of (19), or
+/// re-checking its certificate, visits about 1.9x10^6.
+pub const DEFAULT_WORK_LIMIT: u64 = 100_000_000;
 
 /// A theorem. Its fields are private: only the rules of [`Theory`] make one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +133,10 @@ pub struct Thm {
     concl: Formula,
     hyps: BTreeSet<String>,
     admitted: BTreeSet<String>,
+    /// The thread indices it is quantified over (see [`Thm::indices`]).
+    ixs: BTreeSet<String>,
+    /// The sizes of its conclusion and premises, set by [`Theory::conclude`].
+    weight: usize,
 }
 
 impl Thm {
@@ -109,6 +160,14 @@ impl Thm {
     pub fn admitted(&self) -> &BTreeSet<String> {
         &self.admitted
     }
+    /// The thread indices it is quantified over: those free in its
+    /// conclusion and assumptions, and those that a rule used on the way
+    /// (the middle of a transitivity, the thread a summand was taken at).
+    /// It holds for every assignment of them to threads, which says
+    /// nothing of a system without threads unless there are none.
+    pub fn indices(&self) -> &BTreeSet<String> {
+        &self.ixs
+    }
     fn plain(concl: Formula) -> Thm {
         Thm {
             distinct: BTreeSet::new(),
@@ -116,6 +175,8 @@ impl Thm {
             concl,
             hyps: BTreeSet::new(),
             admitted: BTreeSet::new(),
+            ixs: BTreeSet::new(),
+            weight: 0,
         }
     }
     /// The same assumptions and provenance, with another conclusion.
@@ -132,6 +193,7 @@ impl Thm {
         t.premises.extend(o.premises.iter().cloned());
         t.hyps.extend(o.hyps.iter().cloned());
         t.admitted.extend(o.admitted.iter().cloned());
+        t.ixs.extend(o.ixs.iter().cloned());
         t
     }
     fn assumption_ixs(&self) -> BTreeSet<String> {
@@ -159,6 +221,20 @@ fn eq(l: &Term, r: &Term) -> Formula {
 }
 fn le(l: &Term, r: &Term) -> Formula {
     Formula::new(l.clone(), Rel::Le, r.clone())
+}
+
+/// The indices free in a statement: its conditions, premises and conclusions.
+fn statement_ixs(st: &Statement) -> BTreeSet<String> {
+    let mut s: BTreeSet<String> = st
+        .distinct
+        .iter()
+        .flat_map(|(a, b)| [a.clone(), b.clone()])
+        .collect();
+    st.premises
+        .iter()
+        .chain(&st.conclusions)
+        .for_each(|f| f.free_ixs(&mut s));
+    s
 }
 
 fn pair(a: &str, b: &str) -> (String, String) {
@@ -220,8 +296,9 @@ struct Lemma {
     admitted: BTreeSet<String>,
 }
 
-/// Declarations, definitions, hypotheses and proved lemmas.
-#[derive(Clone, Debug, Default)]
+/// Declarations, definitions, hypotheses and proved lemmas, and the work
+/// its rules have done.
+#[derive(Clone, Debug)]
 pub struct Theory {
     /// (name, family) to sort.
     atoms: BTreeMap<(String, bool), Sort>,
@@ -231,9 +308,112 @@ pub struct Theory {
     bracket: bool,
     hyps: BTreeMap<String, Statement>,
     lemmas: BTreeMap<String, Lemma>,
+    /// Operators and leaves visited by the rules so far, and the limit.
+    work: Cell<u64>,
+    work_limit: u64,
+}
+
+impl Default for Theory {
+    fn default() -> Theory {
+        Theory {
+            atoms: BTreeMap::new(),
+            defined: BTreeSet::new(),
+            defs: BTreeMap::new(),
+            bracket: false,
+            hyps: BTreeMap::new(),
+            lemmas: BTreeMap::new(),
+            work: Cell::new(0),
+            work_limit: DEFAULT_WORK_LIMIT,
+        }
+    }
 }
 
 impl Theory {
+    /// The same theory with another limit on the work of its rules, counted
+    /// in operators and leaves visited ([`DEFAULT_WORK_LIMIT`] by default).
+    /// A rule that would go past it is refused with [`Limit::Work`], so any
+    /// derivation, however long, ends within a bounded time.
+    #[must_use = "the limit applies to the theory returned"]
+    pub fn with_work_limit(mut self, limit: u64) -> Theory {
+        self.work_limit = limit;
+        self
+    }
+
+    /// The limit on the work of the rules.
+    pub fn work_limit(&self) -> u64 {
+        self.work_limit
+    }
+
+    /// The work done by the rules so far, in operators and leaves visited.
+    pub fn work(&self) -> u64 {
+        self.work.get()
+    }
+
+    /// Counts `units` of work, refusing the rule when the limit is passed.
+    fn charge(&self, rule: &'static str, units: usize) -> R<()> {
+        let total = self.work.get().saturating_add(units as u64);
+        self.work.set(total);
+        if total > self.work_limit {
+            return Err(CoreError {
+                rule,
+                reason: format!(
+                    "the work limit of {} operators and leaves visited is exhausted",
+                    self.work_limit
+                ),
+                limit: Some(Limit::Work),
+            });
+        }
+        Ok(())
+    }
+
+    /// The size of a term within [`MAX_SIZE`] and [`MAX_DEPTH`], charged as
+    /// work (the measuring stops at the bound, so it costs at most that).
+    fn measure(&self, t: &Term, rule: &'static str) -> R<usize> {
+        let bound = |limit, reason: String| {
+            Err(CoreError {
+                rule,
+                reason,
+                limit: Some(limit),
+            })
+        };
+        match t.measure(MAX_SIZE, MAX_DEPTH) {
+            Ok(n) => {
+                self.charge(rule, n)?;
+                Ok(n)
+            }
+            Err(Limit::TermDepth) => {
+                self.charge(rule, MAX_SIZE)?;
+                bound(
+                    Limit::TermDepth,
+                    format!("a term nests deeper than {MAX_DEPTH}"),
+                )
+            }
+            Err(l) => {
+                self.charge(rule, MAX_SIZE)?;
+                bound(
+                    l,
+                    format!("a term has more than {MAX_SIZE} operators and leaves"),
+                )
+            }
+        }
+    }
+
+    /// Every rule's result passes here: each term of its conclusion and
+    /// premises must be within the bounds, and the rule is charged their
+    /// sizes and those of the theorems it was given.
+    fn conclude(&self, rule: &'static str, given: &[&Thm], mut t: Thm) -> R<Thm> {
+        let mut weight = 0;
+        for f in std::iter::once(&t.concl).chain(&t.premises) {
+            weight += self.measure(&f.lhs, rule)? + self.measure(&f.rhs, rule)?;
+        }
+        self.charge(rule, given.iter().map(|g| g.weight).sum::<usize>() + 1)?;
+        t.weight = weight;
+        let mut free = t.assumption_ixs();
+        t.concl.free_ixs(&mut free);
+        t.ixs.extend(free);
+        Ok(t)
+    }
+
     /// Declares an atom (`pred q`, `elem u_i`). Names are fresh.
     pub fn declare(&mut self, name: &str, family: bool, sort: Sort) -> R<()> {
         let key = (name.to_string(), family);
@@ -348,10 +528,9 @@ impl Theory {
     /// Well-formed: closed, atoms declared or defined with the right arity,
     /// `~` only of predicate atoms and variables, products only of predicates.
     pub fn wf(&self, t: &Term, rule: &'static str) -> R<()> {
-        // Bounded depth keeps every recursive function below on the stack.
-        if !t.depth_at_most(MAX_DEPTH) {
-            bail!(rule, "a term nests deeper than {MAX_DEPTH}");
-        }
+        // Bounded depth keeps every recursive function below on the stack;
+        // bounded size keeps them from unfolding a shared term.
+        self.measure(t, rule)?;
         if !t.is_closed() {
             bail!(rule, "`{t}` has a bound index outside its binder");
         }
@@ -403,12 +582,15 @@ impl Theory {
     /// An equational axiom, with its variables free (hence schematic).
     pub fn axiom(&self, name: &str) -> R<Thm> {
         match axiom(name) {
-            Some((l, r)) => Ok(Thm::plain(eq(&l, &r))),
+            Some((l, r)) => self.conclude("axiom", &[], Thm::plain(eq(&l, &r))),
             None => bail!("axiom", "no equational axiom `{name}`"),
         }
     }
 
-    /// Conclusion `k` of a hypothesis; its index conditions become assumptions.
+    /// Conclusion `k` of a hypothesis; its index conditions become
+    /// assumptions. It is quantified over every index of the hypothesis,
+    /// even one that conclusion `k` does not mention: the hypothesis holds
+    /// for every assignment of them, which is nothing without threads.
     pub fn hyp(&self, label: &str, k: usize) -> R<Thm> {
         let Some(st) = self.hyps.get(label) else {
             bail!("hypothesis", "the theory has no hypothesis {label}");
@@ -420,7 +602,8 @@ impl Theory {
         t.distinct = st.distinct.iter().map(|(a, b)| pair(a, b)).collect();
         t.premises = st.premises.iter().cloned().collect();
         t.hyps.insert(label.to_string());
-        Ok(t)
+        t.ixs = statement_ixs(st);
+        self.conclude("hypothesis", &[], t)
     }
 
     /// A definition as an equation `name = body`, over the family's index
@@ -434,7 +617,7 @@ impl Theory {
             DefHead::Family(n, p) => Term::Atom(n.clone(), Some(Ix::Free(p.clone()))),
             DefHead::Bracket(x) => Term::Bracket(Rc::new(Term::Var(x.clone(), Sort::Elem))),
         };
-        Ok(Thm::plain(eq(&lhs, body)))
+        self.conclude("definition", &[], Thm::plain(eq(&lhs, body)))
     }
 
     /// A proved lemma, with its conditions and premises as assumptions
@@ -448,7 +631,7 @@ impl Theory {
         t.premises = l.st.premises.iter().cloned().collect();
         t.hyps = l.hyps.clone();
         t.admitted = l.admitted.clone();
-        Ok(t)
+        self.conclude("lemma", &[], t)
     }
 
     /// `{f} ⊢ f`: a premise of the lemma being proved.
@@ -456,7 +639,7 @@ impl Theory {
         self.wf_formula(&f, "premise")?;
         let mut t = Thm::plain(f.clone());
         t.premises.insert(f);
-        Ok(t)
+        self.conclude("premise", &[], t)
     }
 
     /// Instantiates variables (a predicate variable only by a predicate
@@ -464,7 +647,8 @@ impl Theory {
     /// assumptions alike. Sound: the theorem holds for all values.
     pub fn inst(&self, th: &Thm, s: &Subst) -> R<Thm> {
         self.check_subst(th, s, "instance")?;
-        Ok(self.apply(th, s, th.concl.map(|t| t.subst(&s.vars, &s.ixs))))
+        let t = self.apply(th, s, th.concl.map(|t| t.subst(&s.vars, &s.ixs)));
+        self.conclude("instance", &[th], t)
     }
 
     fn check_subst(&self, th: &Thm, s: &Subst, rule: &'static str) -> R<()> {
@@ -503,6 +687,7 @@ impl Theory {
             .iter()
             .map(|p| p.map(|x| x.subst(&s.vars, &s.ixs)))
             .collect();
+        t.ixs = th.ixs.iter().map(ix).collect();
         t
     }
 
@@ -519,7 +704,7 @@ impl Theory {
             .cloned()
             .collect();
         t.premises.extend(p.premises.iter().cloned());
-        Ok(t)
+        self.conclude("cut", &[th, p], t)
     }
 
     /// `⊢ a = b` when `a` and `b` are equal modulo associativity,
@@ -535,13 +720,13 @@ impl Theory {
                 "`{a}` and `{b}` differ beyond associativity, commutativity and units"
             );
         }
-        Ok(Thm::plain(eq(a, b)))
+        self.conclude("aci", &[], Thm::plain(eq(a, b)))
     }
 
     /// Symmetry of `=`.
     pub fn sym(&self, th: &Thm) -> R<Thm> {
         let (a, b) = th.eq_sides("sym")?;
-        Ok(th.with(eq(b, a)))
+        self.conclude("sym", &[th], th.with(eq(b, a)))
     }
 
     /// Transitivity of `=`.
@@ -551,7 +736,8 @@ impl Theory {
         if b != b2 {
             bail!("trans", "`{b}` is not `{b2}`");
         }
-        Ok(x.join(y, Formula::new(a.clone(), Rel::Eq, c.clone())))
+        let t = x.join(y, Formula::new(a.clone(), Rel::Eq, c.clone()));
+        self.conclude("trans", &[x, y], t)
     }
 
     /// Rewrites `t` at `path` (child positions) with an instance of the
@@ -564,9 +750,13 @@ impl Theory {
     pub fn rewrite(&self, rule: &Thm, t: &Term, path: &[usize]) -> R<Thm> {
         const RULE: &str = "rewrite";
         self.wf(t, RULE)?;
+        // Each binder on the path opens and closes the term below it.
+        let size = t.measure(MAX_SIZE, MAX_DEPTH).unwrap_or(MAX_SIZE);
+        self.charge(RULE, size.saturating_mul(path.len()))?;
         let (l, r) = rule.eq_sides(RULE)?;
         let mut avoid = rule.assumption_ixs();
         rule.concl.free_ixs(&mut avoid);
+        avoid.extend(rule.ixs.iter().cloned());
         t.free_ixs(&mut avoid);
         let mut fresh = Vec::new();
         let (new, inst) = self.rewrite_at(l, r, rule, t, path, &mut avoid, &mut fresh)?;
@@ -582,7 +772,13 @@ impl Theory {
                 rule.concl
             );
         }
-        Ok(inst.with(eq(t, &new)))
+        // The instance holds at every k, so the rewrite under the binder
+        // holds; without threads the binder is empty on both sides.
+        let mut out = inst.with(eq(t, &new));
+        fresh.iter().for_each(|k| {
+            out.ixs.remove(k);
+        });
+        self.conclude(RULE, &[rule], out)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -636,7 +832,7 @@ impl Theory {
     pub fn le_fold(&self, th: &Thm) -> R<Thm> {
         let (s, b) = th.eq_sides("le-fold")?;
         match s {
-            Term::Add(a, b2) if **b2 == *b => Ok(th.with(le(a, b))),
+            Term::Add(a, b2) if **b2 == *b => self.conclude("le-fold", &[th], th.with(le(a, b))),
             _ => bail!("le-fold", "`{}` is not of the form `a + b = b`", th.concl),
         }
     }
@@ -647,14 +843,16 @@ impl Theory {
         if c.rel != Rel::Le {
             bail!("le-unfold", "`{c}` is not an inequation");
         }
-        Ok(th.with(eq(&Term::plus(c.lhs.clone(), c.rhs.clone()), &c.rhs)))
+        let t = th.with(eq(&Term::plus(c.lhs.clone(), c.rhs.clone()), &c.rhs));
+        self.conclude("le-unfold", &[th], t)
     }
 
     /// Star induction (left): `x y <= y` gives `x* y = y`.
     pub fn star_ind_l(&self, th: &Thm) -> R<Thm> {
         match (&th.concl.lhs, th.concl.rel) {
             (Term::Seq(x, y), Rel::Le) if **y == th.concl.rhs => {
-                Ok(th.with(eq(&Term::Seq(rc(Term::Star(x.clone())), y.clone()), y)))
+                let t = th.with(eq(&Term::Seq(rc(Term::Star(x.clone())), y.clone()), y));
+                self.conclude("star-ind-l", &[th], t)
             }
             _ => bail!("star-ind-l", "`{}` is not of the form `x y <= y`", th.concl),
         }
@@ -664,7 +862,8 @@ impl Theory {
     pub fn star_ind_r(&self, th: &Thm) -> R<Thm> {
         match (&th.concl.lhs, th.concl.rel) {
             (Term::Seq(x, y), Rel::Le) if **x == th.concl.rhs => {
-                Ok(th.with(eq(&Term::Seq(x.clone(), rc(Term::Star(y.clone()))), x)))
+                let t = th.with(eq(&Term::Seq(x.clone(), rc(Term::Star(y.clone()))), x));
+                self.conclude("star-ind-r", &[th], t)
             }
             _ => bail!("star-ind-r", "`{}` is not of the form `x y <= x`", th.concl),
         }
@@ -673,12 +872,12 @@ impl Theory {
     /// Omega induction: `x <= y x + z` gives `x <= y <w> z`.
     pub fn omega_ind(&self, th: &Thm) -> R<Thm> {
         let c = &th.concl;
-        if let (Rel::Le, Term::Add(yx, z)) = (c.rel, &c.rhs) {
-            if let Term::Seq(y, x) = &**yx {
-                if **x == c.lhs {
-                    return Ok(th.with(le(&c.lhs, &Term::OStar(y.clone(), z.clone()))));
-                }
-            }
+        if let (Rel::Le, Term::Add(yx, z)) = (c.rel, &c.rhs)
+            && let Term::Seq(y, x) = &**yx
+            && **x == c.lhs
+        {
+            let t = th.with(le(&c.lhs, &Term::OStar(y.clone(), z.clone())));
+            return self.conclude("omega-ind", &[th], t);
         }
         bail!("omega-ind", "`{c}` is not of the form `x <= y x + z`")
     }
@@ -700,7 +899,7 @@ impl Theory {
         let ij = pair(i, j);
         t.distinct
             .extend(differ.distinct.iter().filter(|p| **p != ij).cloned());
-        Ok(t)
+        self.conclude("cases", &[same, differ], t)
     }
 
     fn binder_body<'t>(&self, t: &'t Term, sum: bool, rule: &'static str) -> R<&'t Term> {
@@ -715,10 +914,15 @@ impl Theory {
         }
     }
 
-    /// `f(t) <= (+k : f(k))`: a summand is below the (finite) sum.
+    /// `f(t) <= (+k : f(k))`: a summand is below the (finite) sum. It is
+    /// quantified over `t` even when `f` does not mention it: `1 <= (+k :
+    /// 1)` holds for every thread `t`, and a system without threads has
+    /// none (its sum is 0).
     pub fn sum_intro(&self, sum: &Term, at: &str) -> R<Thm> {
         let b = self.binder_body(sum, true, "sum-intro")?;
-        Ok(Thm::plain(le(&Term::open(b, at), sum)))
+        let mut t = Thm::plain(le(&Term::open(b, at), sum));
+        t.ixs.insert(at.to_string());
+        self.conclude("sum-intro", &[], t)
     }
 
     /// From `f(k) <= b` for a fresh `k` (not in b, not assumed anything of),
@@ -734,7 +938,10 @@ impl Theory {
             );
         }
         let sum = Term::Sum(rc(Term::close(&th.concl.lhs, k)));
-        Ok(th.with(le(&sum, &th.concl.rhs)))
+        // Without threads the sum is 0, below anything.
+        let mut t = th.with(le(&sum, &th.concl.rhs));
+        t.ixs.remove(k);
+        self.conclude("sum-least", &[th], t)
     }
 
     /// `c (+k : f(k)) = (+k : c f(k))` when `left`, else `(+k : f(k)) c =
@@ -744,23 +951,29 @@ impl Theory {
         self.wf(c, "sum-dist")?;
         let b = self.binder_body(sum, true, "sum-dist")?;
         let (c, s, b) = (c.clone(), sum.clone(), b.clone());
-        Ok(Thm::plain(match left {
+        let t = Thm::plain(match left {
             true => eq(&Term::seq(c.clone(), s), &Term::Sum(rc(Term::seq(c, b)))),
             false => eq(&Term::seq(s, c.clone()), &Term::Sum(rc(Term::seq(b, c)))),
-        }))
+        });
+        self.conclude("sum-dist", &[], t)
     }
 
     /// `(.k : f(k)) <= f(t)`: predicates are below 1 and commute, so a
-    /// product of predicates is below each factor.
+    /// product of predicates is below each factor. It is quantified over
+    /// `t` even when `f` does not mention it: `(.k : 0) <= 0` holds for
+    /// every thread `t`, and a system without threads has none (its
+    /// product is 1).
     pub fn prod_elim(&self, prod: &Term, at: &str) -> R<Thm> {
         let b = self.binder_body(prod, false, "prod-elim")?;
-        Ok(Thm::plain(le(prod, &Term::open(b, at))))
+        let mut t = Thm::plain(le(prod, &Term::open(b, at)));
+        t.ixs.insert(at.to_string());
+        self.conclude("prod-elim", &[], t)
     }
 
     /// `(.k : f(k)) <= 1`: a product of predicates is a predicate.
     pub fn prod_test(&self, prod: &Term) -> R<Thm> {
         self.binder_body(prod, false, "prod-test")?;
-        Ok(Thm::plain(le(prod, &Term::One)))
+        self.conclude("prod-test", &[], Thm::plain(le(prod, &Term::One)))
     }
 
     // --------------------------------------------------------------- lemmas
@@ -791,6 +1004,13 @@ impl Theory {
             bail!(
                 RULE,
                 "the proof of {label} assumes `{p}`, which is not a premise"
+            );
+        }
+        let own = statement_ixs(&st);
+        if let Some(k) = th.ixs.iter().find(|k| !own.contains(*k)) {
+            bail!(
+                RULE,
+                "the proof of {label} holds for every thread {k}, which the lemma does not mention: it says nothing of a system without threads"
             );
         }
         let (hyps, admitted) = (th.hyps.clone(), th.admitted.clone());

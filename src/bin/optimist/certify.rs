@@ -1,11 +1,17 @@
-//! `optimist certify`: does this model satisfy the reduction theorem's hypotheses?
+//! `optimist certify`: does this model satisfy the reduction theorem's
+//! hypotheses? With `--certificate-out`, write what was found as a
+//! certificate; with `--recheck`, validate one without the search code.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use optimist::{CertifyLevel, CertifyOptions, CertifyReport, DEFAULT_MAX_STATES, certify};
+use optimist::{
+    CertificateNote, CertifyCertificate, CertifyLevel, CertifyOptions, CertifyReport,
+    DEFAULT_MAX_STATES, certify,
+};
 
-use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, fail, print, set_format};
+use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, fail, print, refuse, set_format};
 
 /// Arguments of `optimist certify`.
 #[derive(Args, Debug)]
@@ -21,23 +27,51 @@ pub struct CertifyArgs {
     exhaustive: bool,
     #[command(flatten)]
     limits: LimitArgs,
+    /// Write a certificate to OUT: the model's hash (source text, -D
+    /// defines, --max-stack), every obligation with how it was checked and
+    /// its result, and the pinned claim (19) with the hash of its proof
+    /// certificate. One model only.
+    #[arg(long, value_name = "OUT", conflicts_with = "recheck")]
+    certificate_out: Option<PathBuf>,
+    /// Instead of certifying, re-check the certificate CERT for the model
+    /// FILE (compiled with the certificate's defines and stack bound): its
+    /// hash, every obligation again at the local level (no exploration),
+    /// the claim, and with --proof-certificate the proof's hash and
+    /// derivation.
+    #[arg(long, value_name = "CERT", conflicts_with_all = ["exhaustive", "max_states", "max_time", "max_memory"])]
+    recheck: Option<PathBuf>,
+    /// The proof certificate of (19) (`optimist prove --emit-certificate`):
+    /// with --certificate-out, the one to record (re-checked first; by
+    /// default the built-in proof's, made by the prover); with --recheck,
+    /// the one to compare and re-check.
+    #[arg(long, value_name = "PROOF")]
+    proof_certificate: Option<PathBuf>,
 }
 
 pub fn run(args: CertifyArgs) -> ExitCode {
     set_format(args.format);
+    if let Some(cert) = &args.recheck {
+        return recheck(&args, cert);
+    }
+    if args.proof_certificate.is_some() && args.certificate_out.is_none() {
+        return refuse("--proof-certificate goes with --certificate-out or --recheck");
+    }
+    if args.certificate_out.is_some() && args.models.files.len() != 1 {
+        return refuse("--certificate-out certifies one model at a time");
+    }
     args.limits.watch(args.format);
     args.models.each(args.format, |model| one(&args, model))
 }
 
 fn one(args: &CertifyArgs, model: &ModelArgs) -> ExitCode {
-    let (src, model) = match model.load() {
+    let (src, model_c) = match model.load() {
         Ok(m) => m,
         Err(code) => return code,
     };
     crate::common::LimitArgs::disarm();
     // The reduction, and so the theorem, covers only invariants over
     // unprotected shared variables.
-    if let Err(e) = optimist::check_reducible(&src, &model) {
+    if let Err(e) = optimist::check_reducible(&src, &model_c) {
         return fail(e);
     }
     let options = CertifyOptions {
@@ -54,8 +88,107 @@ fn one(args: &CertifyArgs, model: &ModelArgs) -> ExitCode {
         max_memory: args.limits.max_memory,
         ..CertifyOptions::default()
     };
-    let cert = certify(&model, &options);
-    let report = CertifyReport::new(&model, &src.name, &cert);
+    let cert = certify(&model_c, &options);
+    let mut report = CertifyReport::new(&model_c, &src.name, &cert);
+    if let Some(out) = &args.certificate_out {
+        let proof_sha = match proof_sha256(args.proof_certificate.as_ref()) {
+            Ok(h) => h,
+            Err(msg) => return refuse(&msg),
+        };
+        let c = CertifyCertificate::new(
+            &model_c,
+            &src.name,
+            &src.text,
+            &model.define,
+            model.max_stack,
+            &cert,
+            &proof_sha,
+        );
+        if let Err(e) = std::fs::write(out, c.to_json()) {
+            return refuse(&format!("cannot write {}: {e}", out.display()));
+        }
+        report.certificate = Some(CertificateNote {
+            file: out.display().to_string(),
+            model_sha256: c.model.sha256.clone(),
+            proof_certificate_sha256: proof_sha,
+        });
+    }
+    print(&report, args.format);
+    ExitCode::from(report.exit_code())
+}
+
+/// The hash of the proof certificate to record: the given file's, once the
+/// trusted core accepts it, or the built-in proof's.
+fn proof_sha256(given: Option<&PathBuf>) -> Result<String, String> {
+    let text = match given {
+        Some(p) => {
+            let name = p.display();
+            let text =
+                std::fs::read_to_string(p).map_err(|e| format!("cannot read {name}: {e}"))?;
+            let c =
+                omega_algebra::Certificate::from_json(&text).map_err(|e| format!("{name}: {e}"))?;
+            omega_algebra::recheck(&c)
+                .map_err(|e| format!("the proof certificate {name} is not accepted: {e}"))?;
+            text
+        }
+        None => optimist::proof_certificate()?,
+    };
+    Ok(optimist::sha256_hex(text.as_bytes()))
+}
+
+fn recheck(args: &CertifyArgs, cert_path: &PathBuf) -> ExitCode {
+    let [file] = args.models.files.as_slice() else {
+        return refuse("--recheck CERT takes one model FILE");
+    };
+    if !args.models.define.is_empty() {
+        return refuse("--recheck compiles the model with the certificate's -D defines; give none");
+    }
+    let name = cert_path.display().to_string();
+    let cert = match std::fs::read_to_string(cert_path) {
+        Ok(t) => match CertifyCertificate::from_json(&t) {
+            Ok(c) => c,
+            Err(e) => return refuse(&format!("{name}: {e}")),
+        },
+        Err(e) => return refuse(&format!("cannot read {name}: {e}")),
+    };
+    let defines = match cert.defines() {
+        Ok(d) => d,
+        Err(e) => return refuse(&format!("{name}: {e}")),
+    };
+    let model = ModelArgs {
+        file: file.clone(),
+        define: defines,
+        max_stack: cert.model.max_stack,
+    };
+    if !(1..=optimist::MAX_STACK).contains(&model.max_stack) {
+        return refuse(&format!(
+            "{name}: malformed certify certificate: max_stack {} is not between 1 and {}",
+            model.max_stack,
+            optimist::MAX_STACK
+        ));
+    }
+    let (src, model_c) = match model.load() {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    if let Err(e) = optimist::check_reducible(&src, &model_c) {
+        return fail(e);
+    }
+    let proof = match &args.proof_certificate {
+        None => None,
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(t) => Some(t),
+            Err(e) => return refuse(&format!("cannot read {}: {e}", p.display())),
+        },
+    };
+    let report = optimist::recheck_certificate(
+        &cert,
+        &name,
+        &src.name,
+        &src.text,
+        &model_c,
+        proof.as_deref(),
+    );
     print(&report, args.format);
     ExitCode::from(report.exit_code())
 }

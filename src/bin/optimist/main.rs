@@ -65,9 +65,12 @@ Examples:
 Examples:
   optimist certify models/barrier.gc                   every obligation, locally
   optimist certify models/barrier.gc --exhaustive      at the reachable states
+  optimist certify models/barrier.gc --certificate-out barrier.cert.json
+  optimist certify --recheck barrier.cert.json models/barrier.gc --proof-certificate proof.json
 
 Exit codes:
-  0  every hypothesis holds   1  one fails   2  input or usage error   3  inconclusive")]
+  0  every hypothesis holds (--recheck: confirmed)   1  one fails (rejected)
+  2  input or usage error   3  inconclusive")]
     Certify(certify::CertifyArgs),
     /// Show which transitions the reduction treats as visible, and why.
     #[command(after_help = "\
@@ -97,8 +100,9 @@ Examples:
   optimist prove --check-certificate cert.json
 
 Exit codes:
-  0  proved (or certificate accepted)   1  a step fails (or rejected)
-  2  input or usage error")]
+  0  proved: the paper's (19) in the paper's theory (or certificate accepted)
+  1  a step fails (or rejected)   2  input or usage error
+  3  proved, but not the paper's (19) in its theory (or the check hit a bound)")]
     Prove(prove::ProveArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\

@@ -1,8 +1,11 @@
 //! `optimist prove`: check a proof script with the omega-algebra kernel,
 //! or re-check a certificate it wrote.
 //!
-//! Exit codes: 0 proved (or certificate accepted), 1 a step failed (or the
-//! certificate was rejected), 2 unreadable input or bad usage.
+//! Exit codes: 0 proved, and it is the paper's (19) in the paper's theory
+//! (or certificate accepted), 1 a step failed (or the certificate was
+//! rejected), 2 unreadable input or bad usage, 3 proved, but not the
+//! paper's (19) in the paper's theory (or the certificate check stopped at
+//! a bound of the core).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -138,6 +141,19 @@ fn recheck(path: &Path, format: Format) -> ExitCode {
                 )),
             }
             ExitCode::SUCCESS
+        }
+        Err(e @ omega_algebra::CertificateError::Limit { .. }) => {
+            // Neither accepted nor shown wrong: the core stopped at a bound.
+            match format {
+                Format::Text => out(&format!(
+                    "certificate {name} not accepted: the check stopped at a bound of the core: {e}\n"
+                )),
+                Format::Json => out(&format!(
+                    "{:#}\n",
+                    json!({"status": "limit", "certificate": name, "reason": e.to_string()})
+                )),
+            }
+            ExitCode::from(3)
         }
         Err(e) => {
             match format {

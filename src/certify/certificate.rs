@@ -1,0 +1,609 @@
+//! Certify certificates: what `optimist certify --certificate-out` found,
+//! in a form a second program can re-check without the search code.
+//!
+//! A [`CertifyCertificate`] names the model by a SHA-256 hash of its source
+//! text, its `-D` defines and its `--max-stack`; lists every obligation
+//! with the level and counts of its check and its result; and pins the
+//! claim that the results feed: the paper's theorem (19) under (11)-(18),
+//! with the SHA-256 hash of the proof certificate (`optimist prove
+//! --emit-certificate`) that derives it.
+//!
+//! [`recheck_certificate`] validates one: it recomputes the model's hash,
+//! checks every obligation again with the local level (each instance at
+//! every valuation of its frame: no state-space exploration), compares the
+//! claim with the one the trusted core pins, and, given the proof
+//! certificate, compares its hash and has the core re-check it.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::sha256::sha256_hex;
+use super::{Certification, law::Obligation};
+use super::{CertifyLevel, CertifyOptions, FRAME_BOUND, ObligationStatus, certify};
+use crate::model::Model;
+
+/// The format this version writes and reads.
+pub const CERTIFY_CERTIFICATE_FORMAT: &str = "optimist-certify-certificate/1";
+
+/// The proof of (19), as built into the binary.
+const PROOF_SCRIPT: &str = include_str!("../../proofs/reduction.proof");
+const PROOF_NAME: &str = "proofs/reduction.proof";
+
+/// Which model, exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelIdentity {
+    /// The model's name.
+    pub name: String,
+    /// The file it was read from, as given.
+    pub file: String,
+    /// The `-D NAME=VALUE` overrides, in the order given.
+    pub defines: Vec<String>,
+    /// The `--max-stack` it was compiled with.
+    pub max_stack: u32,
+    /// SHA-256 of the source text, the defines and the stack bound
+    /// ([`model_hash`]).
+    pub sha256: String,
+}
+
+/// One obligation: how it was checked and what was found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObligationRecord {
+    /// `11` to `18`, or the condition's name (`WFendExcl`).
+    pub key: String,
+    /// The law, as the digest writes it.
+    pub law: String,
+    /// `local` or `exhaustive`.
+    pub level: String,
+    /// How it was checked, in words (instances, valuations or states).
+    pub checked: String,
+    /// Instances checked.
+    pub instances: u64,
+    /// Instances that fail.
+    pub failing: u64,
+    /// `holds`, `fails` or `not checked`.
+    pub result: String,
+}
+
+/// The theorem the obligations are the hypotheses of, and its proof.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimRecord {
+    /// `(19)`.
+    pub theorem: String,
+    /// The theorem as the trusted core pins it.
+    pub statement: String,
+    /// Its hypotheses, `(11)` to `(18)`.
+    pub hypotheses: Vec<String>,
+    /// The proof script.
+    pub proof: String,
+    /// The format of the proof certificate.
+    pub proof_certificate_format: String,
+    /// SHA-256 of the proof certificate's bytes.
+    pub proof_certificate_sha256: String,
+}
+
+/// What `optimist certify --certificate-out` writes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CertifyCertificate {
+    /// [`CERTIFY_CERTIFICATE_FORMAT`].
+    pub format: String,
+    /// The model.
+    pub model: ModelIdentity,
+    /// `local` or `exhaustive`.
+    pub level: String,
+    /// Local level: most valuations per instance.
+    pub frame_bound: Option<u64>,
+    /// Exhaustive level: states of the full system stored.
+    pub states: Option<u64>,
+    /// The limit that left obligations not checked, if one did.
+    pub limit: Option<String>,
+    /// `holds`, `fails` or `not checked`: what the obligations give.
+    pub verdict: String,
+    /// Every obligation, in report order.
+    pub obligations: Vec<ObligationRecord>,
+    /// The claim they feed.
+    pub claim: ClaimRecord,
+}
+
+/// SHA-256 of a model: its source text, `-D` defines (in order) and stack
+/// bound, each delimited so that no two inputs share an encoding.
+pub fn model_hash(text: &str, defines: &[(String, String)], max_stack: u32) -> String {
+    let mut b = format!("optimist model\nmax-stack {max_stack}\n");
+    for (k, v) in defines {
+        b.push_str(&format!("define {} {k} {} {v}\n", k.len(), v.len()));
+    }
+    b.push_str(&format!("source {}\n", text.len()));
+    b.push_str(text);
+    sha256_hex(b.as_bytes())
+}
+
+/// The proof certificate of the built-in proof of (19), as `optimist prove
+/// --emit-certificate` writes it (the same bytes). This runs the prover.
+pub fn proof_certificate() -> Result<String, String> {
+    let script =
+        omega_algebra::parse_script(PROOF_NAME, PROOF_SCRIPT).map_err(|e| e.to_string())?;
+    let checked = omega_algebra::check(&script, &omega_algebra::CheckOptions::default());
+    if !checked.report.paper_claim {
+        return Err(format!(
+            "the built-in {PROOF_NAME} does not prove the paper's (19)"
+        ));
+    }
+    checked
+        .certificate(&script)
+        .map(|c| c.to_json())
+        .map_err(|e| e.to_string())
+}
+
+/// The claim the trusted core pins, with the hash of a proof certificate.
+pub fn pinned_claim(proof_certificate_sha256: &str) -> ClaimRecord {
+    use omega_algebra::trusted::paper;
+    let hypotheses = paper::theory()
+        .map(|t| t.hypotheses().keys().cloned().collect())
+        .unwrap_or_default();
+    let claim = paper::claim();
+    ClaimRecord {
+        theorem: paper::CLAIM.to_string(),
+        statement: claim
+            .conclusions
+            .first()
+            .map(|c| c.to_string())
+            .unwrap_or_default(),
+        hypotheses,
+        proof: PROOF_NAME.to_string(),
+        proof_certificate_format: omega_algebra::CERTIFICATE_FORMAT.to_string(),
+        proof_certificate_sha256: proof_certificate_sha256.to_string(),
+    }
+}
+
+fn result_name(s: ObligationStatus) -> &'static str {
+    match s {
+        ObligationStatus::Holds => "holds",
+        ObligationStatus::Fails => "fails",
+        ObligationStatus::NotChecked => "not checked",
+    }
+}
+
+fn level_name(l: CertifyLevel) -> &'static str {
+    match l {
+        CertifyLevel::Local | CertifyLevel::LocalOnReachable => "local",
+        CertifyLevel::Exhaustive => "exhaustive",
+    }
+}
+
+fn records(cert: &Certification) -> Vec<ObligationRecord> {
+    cert.laws
+        .iter()
+        .map(|r| ObligationRecord {
+            key: r.law.key().to_string(),
+            law: r.law.formula().to_string(),
+            level: level_name(cert.level).to_string(),
+            checked: r.checked.clone(),
+            instances: r.instances,
+            failing: r.failing,
+            result: result_name(r.status).to_string(),
+        })
+        .collect()
+}
+
+/// The verdict the obligations give: `fails` if one fails, else `not
+/// checked` if one was not checked, else `holds`.
+fn verdict_of<'a>(results: impl Iterator<Item = &'a str> + Clone) -> &'static str {
+    if results.clone().any(|r| r == "fails") {
+        "fails"
+    } else if results.into_iter().any(|r| r != "holds") {
+        "not checked"
+    } else {
+        "holds"
+    }
+}
+
+impl CertifyCertificate {
+    /// The certificate of `cert` for `model`, read from `file` with
+    /// `defines` and `max_stack` from `text`, resting on the proof
+    /// certificate whose SHA-256 is `proof_sha256`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        model: &Model,
+        file: &str,
+        text: &str,
+        defines: &[(String, String)],
+        max_stack: u32,
+        cert: &Certification,
+        proof_sha256: &str,
+    ) -> CertifyCertificate {
+        let obligations = records(cert);
+        let verdict = verdict_of(obligations.iter().map(|o| o.result.as_str())).to_string();
+        CertifyCertificate {
+            format: CERTIFY_CERTIFICATE_FORMAT.to_string(),
+            model: ModelIdentity {
+                name: model.name.clone(),
+                file: file.to_string(),
+                defines: defines.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                max_stack,
+                sha256: model_hash(text, defines, max_stack),
+            },
+            level: level_name(cert.level).to_string(),
+            frame_bound: (cert.level != CertifyLevel::Exhaustive)
+                .then_some(cert.options.frame_bound),
+            states: cert.states,
+            limit: cert.limit.map(|l| l.to_string()),
+            verdict,
+            obligations,
+            claim: pinned_claim(proof_sha256),
+        }
+    }
+
+    /// The certificate as pretty JSON, fields in a fixed order.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("certificates serialise") + "\n"
+    }
+
+    /// Reads a certificate; an error says why it is not one.
+    pub fn from_json(s: &str) -> Result<CertifyCertificate, String> {
+        let c: CertifyCertificate =
+            serde_json::from_str(s).map_err(|e| format!("malformed certify certificate: {e}"))?;
+        if c.format != CERTIFY_CERTIFICATE_FORMAT {
+            return Err(format!(
+                "malformed certify certificate: format `{}`, expected `{CERTIFY_CERTIFICATE_FORMAT}`",
+                c.format
+            ));
+        }
+        Ok(c)
+    }
+
+    /// The defines as `(NAME, VALUE)` pairs, to compile the model again.
+    pub fn defines(&self) -> Result<Vec<(String, String)>, String> {
+        self.model
+            .defines
+            .iter()
+            .map(|d| match d.split_once('=') {
+                Some((k, v)) => Ok((k.to_string(), v.to_string())),
+                None => Err(format!(
+                    "malformed certify certificate: define `{d}` is not NAME=VALUE"
+                )),
+            })
+            .collect()
+    }
+}
+
+/// How a recorded obligation compares with the local re-check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Agreement {
+    /// The re-check finds the same.
+    Confirmed,
+    /// The certificate records "not checked": it claims nothing.
+    NothingClaimed,
+    /// The re-check cannot confirm it: the local level, which also tries
+    /// unreachable valuations, fails or could not check an obligation that
+    /// the exhaustive level found to hold (or confirm an exhaustive
+    /// failure, which may be at unreachable valuations only).
+    NotConfirmed,
+    /// The re-check finds otherwise: the certificate is wrong.
+    Contradicted,
+}
+
+/// One obligation, recorded and re-checked.
+#[derive(Clone, Debug, Serialize)]
+pub struct ObligationCheck {
+    /// Its key.
+    pub key: String,
+    /// The recorded result, and how it was checked.
+    pub recorded: String,
+    /// The recorded check.
+    pub recorded_checked: String,
+    /// The re-check's result (always at the local level).
+    pub rechecked: String,
+    /// How the re-check checked it.
+    pub rechecked_checked: String,
+    /// Whether they agree.
+    pub agreement: Agreement,
+}
+
+/// The pinned claim and the proof certificate, re-checked.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaimCheck {
+    /// The theorem, as pinned by the trusted core.
+    pub theorem: String,
+    /// Its statement.
+    pub statement: String,
+    /// Whether the certificate records exactly the pinned claim.
+    pub matches_pinned: bool,
+    /// `accepted` (hash equal, and the core re-derived (19) from it),
+    /// `not given`, or why not.
+    pub proof_certificate: String,
+}
+
+/// The verdict of a re-check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecheckStatus {
+    /// Everything the certificate claims was re-checked and holds (exit 0).
+    Confirmed,
+    /// Something it claims is false: another model, a changed result or
+    /// hash, a claim other than the pinned one (exit 1).
+    Rejected,
+    /// Nothing found false, but not everything could be confirmed (exit 3).
+    Inconclusive,
+}
+
+/// What [`recheck_certificate`] found; serialises to JSON and displays as
+/// text.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecheckReport {
+    /// The certificate file.
+    pub certificate: String,
+    /// The verdict.
+    pub status: RecheckStatus,
+    /// The model file given.
+    pub model_file: String,
+    /// The model's hash, recomputed.
+    pub model_sha256: String,
+    /// Whether it is the certificate's.
+    pub model_matches: bool,
+    /// Every obligation, when the model matches.
+    pub obligations: Vec<ObligationCheck>,
+    /// The claim.
+    pub claim: ClaimCheck,
+    /// Why the verdict is not `confirmed`, one line each.
+    pub reasons: Vec<String>,
+}
+
+impl RecheckReport {
+    /// The process exit code: 0 confirmed, 1 rejected, 3 inconclusive.
+    pub fn exit_code(&self) -> u8 {
+        match self.status {
+            RecheckStatus::Confirmed => 0,
+            RecheckStatus::Rejected => 1,
+            RecheckStatus::Inconclusive => 3,
+        }
+    }
+}
+
+fn compare(rec: &ObligationRecord, local: &ObligationRecord) -> Agreement {
+    let (r, l) = (rec.result.as_str(), local.result.as_str());
+    match (rec.level.as_str(), r, l) {
+        (_, "not checked", _) => Agreement::NothingClaimed,
+        // Local against local: the check is deterministic, so everything
+        // recorded must come out again.
+        ("local", _, "not checked") => Agreement::NotConfirmed,
+        ("local", _, _) if rec == local => Agreement::Confirmed,
+        ("local", _, _) => Agreement::Contradicted,
+        // Where the local level holds, the exhaustive level holds too.
+        (_, "holds", "holds") => Agreement::Confirmed,
+        (_, "fails", "holds") => Agreement::Contradicted,
+        _ => Agreement::NotConfirmed,
+    }
+}
+
+/// Re-checks `cert` for the model `text` read from `file` and compiled as
+/// `model` with the certificate's defines and stack bound, and, when given,
+/// the proof certificate `proof` (its bytes). Uses the local level only:
+/// no state-space exploration.
+pub fn recheck_certificate(
+    cert: &CertifyCertificate,
+    certificate_file: &str,
+    file: &str,
+    text: &str,
+    model: &Model,
+    proof: Option<&str>,
+) -> RecheckReport {
+    let mut reasons = Vec::new();
+    let mut rejected = false;
+    let mut inconclusive = false;
+    let defines = cert.defines().unwrap_or_default();
+    let sha = model_hash(text, &defines, cert.model.max_stack);
+    let model_matches = sha == cert.model.sha256;
+    if !model_matches {
+        rejected = true;
+        reasons.push(format!(
+            "the model differs: {file} with the certificate's defines and stack bound hashes to {sha}, the certificate records {}",
+            cert.model.sha256
+        ));
+    }
+    // The recorded verdict must be the one its obligations give.
+    let verdict = verdict_of(cert.obligations.iter().map(|o| o.result.as_str()));
+    if cert.verdict != verdict {
+        rejected = true;
+        reasons.push(format!(
+            "the certificate's verdict is `{}`, but its obligations give `{verdict}`",
+            cert.verdict
+        ));
+    }
+    let keys: Vec<&str> = Obligation::ALL.iter().map(|o| o.key()).collect();
+    let recorded: Vec<&str> = cert.obligations.iter().map(|o| o.key.as_str()).collect();
+    if recorded != keys {
+        rejected = true;
+        reasons.push(format!(
+            "the certificate lists the obligations {}, not {}",
+            recorded.join(", "),
+            keys.join(", ")
+        ));
+    }
+    let mut obligations = Vec::new();
+    if model_matches && recorded == keys {
+        let options = CertifyOptions {
+            level: CertifyLevel::Local,
+            // The CLI's bound, whatever the certificate says, so that no
+            // certificate can make the re-check enumerate more.
+            frame_bound: FRAME_BOUND,
+            ..CertifyOptions::default()
+        };
+        let local = records(&certify(model, &options));
+        for (rec, loc) in cert.obligations.iter().zip(&local) {
+            let agreement = compare(rec, loc);
+            match agreement {
+                Agreement::Contradicted => {
+                    rejected = true;
+                    reasons.push(format!(
+                        "{}: the certificate records `{}` ({}, {} instances, {} failing), the local re-check finds `{}` ({}, {} instances, {} failing)",
+                        rec.key, rec.result, rec.checked, rec.instances, rec.failing,
+                        loc.result, loc.checked, loc.instances, loc.failing
+                    ));
+                }
+                Agreement::NotConfirmed => {
+                    inconclusive = true;
+                    reasons.push(format!(
+                        "{}: the certificate records `{}` at the {} level; the local re-check finds `{}` ({}), which does not confirm it",
+                        rec.key, rec.result, rec.level, loc.result, loc.checked
+                    ));
+                }
+                Agreement::Confirmed | Agreement::NothingClaimed => {}
+            }
+            obligations.push(ObligationCheck {
+                key: rec.key.clone(),
+                recorded: rec.result.clone(),
+                recorded_checked: rec.checked.clone(),
+                rechecked: loc.result.clone(),
+                rechecked_checked: loc.checked.clone(),
+                agreement,
+            });
+        }
+    }
+    // The claim: exactly the pinned one, and its proof certificate.
+    let pinned = pinned_claim(&cert.claim.proof_certificate_sha256);
+    let matches_pinned = cert.claim == pinned;
+    if !matches_pinned {
+        rejected = true;
+        reasons.push(format!(
+            "the claim is not the pinned one: the certificate records {} `{}` under {}, the trusted core pins {} `{}` under {} (proof {}, format {})",
+            cert.claim.theorem,
+            cert.claim.statement,
+            cert.claim.hypotheses.join(", "),
+            pinned.theorem,
+            pinned.statement,
+            pinned.hypotheses.join(", "),
+            pinned.proof,
+            pinned.proof_certificate_format
+        ));
+    }
+    let proof_certificate = match proof {
+        None => {
+            inconclusive = true;
+            reasons.push(
+                "the proof certificate was not given (--proof-certificate, written by `optimist prove --emit-certificate`): the claim's proof is not re-checked".to_string(),
+            );
+            "not given".to_string()
+        }
+        Some(bytes) => {
+            let sha = sha256_hex(bytes.as_bytes());
+            if sha != cert.claim.proof_certificate_sha256 {
+                rejected = true;
+                let why = format!(
+                    "the proof certificate hashes to {sha}, the certificate records {}",
+                    cert.claim.proof_certificate_sha256
+                );
+                reasons.push(why.clone());
+                why
+            } else {
+                match omega_algebra::Certificate::from_json(bytes)
+                    .map_err(|e| e.to_string())
+                    .and_then(|c| omega_algebra::recheck(&c).map_err(|e| e.to_string()))
+                {
+                    Ok(_) => "accepted".to_string(),
+                    Err(e) => {
+                        rejected = true;
+                        let why = format!("the trusted core rejects the proof certificate: {e}");
+                        reasons.push(why.clone());
+                        why
+                    }
+                }
+            }
+        }
+    };
+    let status = if rejected {
+        RecheckStatus::Rejected
+    } else if inconclusive {
+        RecheckStatus::Inconclusive
+    } else {
+        RecheckStatus::Confirmed
+    };
+    RecheckReport {
+        certificate: certificate_file.to_string(),
+        status,
+        model_file: file.to_string(),
+        model_sha256: sha,
+        model_matches,
+        obligations,
+        claim: ClaimCheck {
+            theorem: pinned.theorem,
+            statement: pinned.statement,
+            matches_pinned,
+            proof_certificate,
+        },
+        reasons,
+    }
+}
+
+fn agreement_name(a: Agreement) -> &'static str {
+    match a {
+        Agreement::Confirmed => "confirmed",
+        Agreement::NothingClaimed => "nothing claimed",
+        Agreement::NotConfirmed => "NOT CONFIRMED",
+        Agreement::Contradicted => "CONTRADICTED",
+    }
+}
+
+impl fmt::Display for RecheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let status = match self.status {
+            RecheckStatus::Confirmed => "confirmed",
+            RecheckStatus::Rejected => "REJECTED",
+            RecheckStatus::Inconclusive => "inconclusive",
+        };
+        writeln!(f, "certificate {}", self.certificate)?;
+        writeln!(
+            f,
+            "model       {} (sha256 {}): {}",
+            self.model_file,
+            self.model_sha256,
+            if self.model_matches {
+                "the certificate's"
+            } else {
+                "NOT the certificate's"
+            }
+        )?;
+        if !self.obligations.is_empty() {
+            writeln!(f)?;
+            let mut rows = vec![
+                ["obligation", "recorded", "re-checked (local)", "agreement"].map(String::from),
+            ];
+            for o in &self.obligations {
+                rows.push([
+                    o.key.clone(),
+                    o.recorded.clone(),
+                    format!("{} ({})", o.rechecked, o.rechecked_checked),
+                    agreement_name(o.agreement).to_string(),
+                ]);
+            }
+            let width: Vec<usize> = (0..4)
+                .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+                .collect();
+            for r in &rows {
+                let mut line = String::from(" ");
+                for (c, cell) in r.iter().enumerate() {
+                    line.push_str(cell);
+                    line.push_str(&" ".repeat(width[c] - cell.chars().count() + 2));
+                }
+                writeln!(f, "{}", line.trim_end())?;
+            }
+            writeln!(f)?;
+        }
+        writeln!(
+            f,
+            "claim       {} {}: {}; proof certificate: {}",
+            self.claim.theorem,
+            self.claim.statement,
+            if self.claim.matches_pinned {
+                "the one the trusted core pins"
+            } else {
+                "NOT the one the trusted core pins"
+            },
+            self.claim.proof_certificate
+        )?;
+        for r in &self.reasons {
+            writeln!(f, "reason      {r}")?;
+        }
+        writeln!(f, "verdict     {status}")
+    }
+}
