@@ -207,6 +207,10 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
     let mut report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
     report.show_transactions = args.transactions;
     if args.certify {
+        // The certified theorem covers fewer invariants than the check.
+        if let Err(e) = optimist::check_reducible(&src, &model) {
+            return crate::common::fail(e);
+        }
         // The certificate takes the same memory limit, and what is left of
         // the time limit: `--max-time` bounds the whole command.
         let cert = optimist::certify(

@@ -145,10 +145,10 @@ fn recheck(path: &Path, format: Format) -> ExitCode {
         Err(e @ omega_algebra::CertificateError::Limit { .. }) => {
             // Neither accepted nor shown wrong: the core stopped at a bound.
             match format {
-                Format::Text => out(&format!(
+                Format::Text => write_out(&format!(
                     "certificate {name} not accepted: the check stopped at a bound of the core: {e}\n"
                 )),
-                Format::Json => out(&format!(
+                Format::Json => write_out(&format!(
                     "{:#}\n",
                     json!({"status": "limit", "certificate": name, "reason": e.to_string()})
                 )),
