@@ -57,12 +57,18 @@
 //! transaction is run depth first like a Stoller-Cohen step, and its
 //! intermediate states are checked but not stored.
 //!
-//! Seed 000 also needs exclusive access that only its holder can give up
-//! and take (its property (ii)): a transition of another thread that makes
-//! `excl(u, x)` true is reported as a well-formedness violation, as WFendExcl
-//! already reports one that makes it false. Deadlocks in the middle of a
-//! transaction are not preserved (seed 000 section 7), so `--deadlock` is
-//! refused under this reduction.
+//! # The contract
+//!
+//! The theorem needs more of a model than the predicates give; [`Plan`]
+//! decides, before the run, where a model breaks a side condition, and the
+//! reduction adapts there rather than answer wrongly: observed transitions
+//! are no movers, a lock read as a value gives no exclusive access, and a
+//! variable another thread may hand off (Flanagan and Qadeer's property
+//! (ii): exclusive access is taken and given up only by its holder) has
+//! none either. WFendExcl, the other half of (ii), is checked as the
+//! search runs, and a breach refuses the model. Deadlocks in the middle of
+//! a transaction are not preserved (Flanagan and Qadeer, section 7), so
+//! `--deadlock` is refused under this reduction.
 
 use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
@@ -223,8 +229,7 @@ impl Access for Touched {
 }
 
 impl<'m> Txs<'m> {
-    /// The transactions of `model`, with `class` telling which transitions
-    /// observe control points.
+    /// The transactions of `model`, under what `plan` decided about it.
     pub(super) fn new(model: &'m Model, plan: &'m Plan) -> Txs<'m> {
         Txs {
             model,
