@@ -267,16 +267,19 @@ pub enum Seen {
 /// The kind of a disagreement, which shrinking preserves.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Wrong {
-    /// Full exploration finds a violation, the reduction says holds.
-    Missed,
+    /// Full exploration finds a violation (of this kind), the reduction
+    /// says holds.
+    Missed(&'static str),
     /// The reduction reports a violation (not of well-formedness) where
     /// full exploration finds none.
     FalseViolation,
     /// A well-formedness violation where full exploration finds none
     /// (the problem's name).
     FalseWellFormedness(&'static str),
-    /// A counterexample that does not replay in the full semantics.
-    NoReplay,
+    /// A counterexample that does not replay in the full semantics:
+    /// "fault-elsewhere" when its last step faults, but not where the
+    /// checker said; "path" when it goes astray before.
+    NoReplay(&'static str),
     /// The full counterexample does not replay.
     FullNoReplay,
     /// More states than full exploration.
@@ -289,6 +292,15 @@ pub enum Wrong {
     /// found by the soak example, which runs systems in child processes.
     Crash,
 }
+
+const KINDS: [&str; 6] = [
+    "discipline",
+    "assertion",
+    "invariant",
+    "range",
+    "well-formedness",
+    "deadlock",
+];
 
 const PROBLEMS: [&str; 8] = [
     "Fault",
@@ -305,10 +317,10 @@ impl Wrong {
     /// A short code, for the soak's child processes.
     pub fn code(&self) -> String {
         match self {
-            Wrong::Missed => "missed".into(),
+            Wrong::Missed(k) => format!("missed:{k}"),
             Wrong::FalseViolation => "false-violation".into(),
             Wrong::FalseWellFormedness(p) => format!("false-wf:{p}"),
-            Wrong::NoReplay => "no-replay".into(),
+            Wrong::NoReplay(t) => format!("no-replay:{t}"),
             Wrong::FullNoReplay => "full-no-replay".into(),
             Wrong::MoreStates => "more-states".into(),
             Wrong::Threads => "threads".into(),
@@ -319,15 +331,21 @@ impl Wrong {
 
     pub fn from_code(s: &str) -> Option<Wrong> {
         Some(match s {
-            "missed" => Wrong::Missed,
             "false-violation" => Wrong::FalseViolation,
-            "no-replay" => Wrong::NoReplay,
+
             "full-no-replay" => Wrong::FullNoReplay,
             "more-states" => Wrong::MoreStates,
             "threads" => Wrong::Threads,
             "panic" => Wrong::Panic,
             "crash" => Wrong::Crash,
             _ => {
+                if let Some(k) = s.strip_prefix("missed:") {
+                    return Some(Wrong::Missed(KINDS.iter().find(|q| **q == k)?));
+                }
+                if let Some(t) = s.strip_prefix("no-replay:") {
+                    let tags = ["fault-elsewhere", "path"];
+                    return Some(Wrong::NoReplay(tags.iter().find(|q| **q == t)?));
+                }
                 let p = s.strip_prefix("false-wf:")?;
                 Wrong::FalseWellFormedness(PROBLEMS.iter().find(|q| **q == p)?)
             }
@@ -336,10 +354,13 @@ impl Wrong {
 
     pub fn name(&self) -> String {
         match self {
-            Wrong::Missed => "misses a violation".into(),
+            Wrong::Missed(k) => format!("misses a violation ({k})"),
             Wrong::FalseViolation => "reports a violation full exploration does not reach".into(),
             Wrong::FalseWellFormedness(p) => format!("false well-formedness alarm ({p})"),
-            Wrong::NoReplay => "counterexample does not replay".into(),
+            Wrong::NoReplay("path") => "counterexample does not replay".into(),
+            Wrong::NoReplay(_) => {
+                "counterexample does not replay: its last step faults elsewhere".into()
+            }
             Wrong::FullNoReplay => "full counterexample does not replay".into(),
             Wrong::MoreStates => "stores more states than full".into(),
             Wrong::Threads => "--threads 2 differs from --threads 1".into(),
@@ -365,11 +386,15 @@ pub struct Disagreement {
 }
 
 /// What the known bugs are matched against.
+#[derive(Clone)]
 pub struct Facts {
     features: BTreeSet<Feature>,
     /// A procedure reads `self` or `index` (in its code or its locals'
     /// initial values).
     proc_identity: bool,
+    /// For a disagreement of shared summaries: whether per-thread
+    /// summaries agree with full exploration there.
+    per_thread_agrees: Option<bool>,
 }
 
 impl Facts {
@@ -377,7 +402,33 @@ impl Facts {
         Facts {
             features: cover::features(sys),
             proc_identity: shrink::procs_read_identity(sys),
+            per_thread_agrees: None,
         }
+    }
+
+    /// The facts of a disagreement under `c`: for shared summaries, whether
+    /// per-thread summaries disagree too.
+    fn under(&self, model: &Model, reducible: bool, full: &Outcome, c: &Config) -> Facts {
+        let mut f = self.clone();
+        if c.summaries && !c.per_thread {
+            let per = Config {
+                per_thread: true,
+                ..*c
+            };
+            f.per_thread_agrees = Some(compare(model, reducible, full, &per).2.is_none());
+        }
+        f
+    }
+
+    /// A control point read by `at()` in thread code or an invariant.
+    fn reads_pc(&self) -> bool {
+        self.features.iter().any(|(c, p)| {
+            *c == "at()"
+                && matches!(
+                    *p,
+                    "guard" | "assert" | "cond" | "assign" | "call-arg" | "return" | "invariant"
+                )
+        })
     }
 
     /// A lock read as a value by thread code or an invariant (not by an
@@ -409,7 +460,7 @@ pub const KNOWN_OPEN: &[KnownOpen] = &[
         description: "movers (also movers+stubborn and movers with summaries) treat a lock \
                       operation as a mover although another thread reads the lock as a value \
                       (`assert m == free`, an invariant on a lock), and miss the violation",
-        matches: |c, w, f| c.movers() && *w == Wrong::Missed && f.reads_lock(),
+        matches: |c, w, f| c.movers() && matches!(w, Wrong::Missed(_)) && f.reads_lock(),
     },
     KnownOpen {
         name: "summaries-shared-identity",
@@ -421,7 +472,8 @@ pub const KNOWN_OPEN: &[KnownOpen] = &[
                 && c.summaries
                 && !c.per_thread
                 && f.proc_identity
-                && matches!(w, Wrong::Missed | Wrong::FalseViolation)
+                && f.per_thread_agrees == Some(true)
+                && matches!(w, Wrong::Missed(_) | Wrong::FalseViolation)
         },
     },
     KnownOpen {
@@ -443,13 +495,62 @@ pub const KNOWN_OPEN: &[KnownOpen] = &[
         },
     },
     KnownOpen {
+        name: "movers-pc-read",
+        description: "movers (also movers+stubborn and with summaries) miss a violation that \
+                      another thread sees by reading a control point inside a transaction \
+                      (`assert !at(B, L)` while B is between `acquire m` and a call at L): \
+                      like a lock read as a value, a read of a program counter by `at()` in \
+                      thread code or an invariant does not stop the transaction",
+        matches: |c, w, f| c.movers() && matches!(w, Wrong::Missed(_)) && f.reads_pc(),
+    },
+    KnownOpen {
+        name: "summaries-deadlock",
+        description: "`--summaries --deadlock` misses a deadlock reached in a procedure \
+                      called in a loop (the second `acquire` of a lock that the first call \
+                      kept)",
+        matches: |c, w, _| c.summaries && c.deadlock && *w == Wrong::Missed("deadlock"),
+    },
+    KnownOpen {
+        name: "summaries-either-verdict",
+        description: "with `--summaries` (shared or per thread) a procedure whose `either` \
+                      has a branch that returns runs, after that return, a statement of \
+                      another branch: a violation full exploration does not reach (or, under \
+                      movers, a stack bound that a run with nine states never reaches)",
+        matches: |c, w, f| {
+            c.summaries
+                && f.per_thread_agrees != Some(true)
+                && matches!(w, Wrong::FalseViolation | Wrong::Missed(_))
+                && f.features.contains(&("either", "proc"))
+        },
+    },
+    KnownOpen {
         name: "summaries-either-trace",
         description: "with `--summaries` a violation inside a procedure reached through an \
                       `either` branch is reported with a trace that names another branch's \
                       transition (`return 0` for `x := 0`): the verdict is right, the \
                       counterexample does not replay",
         matches: |c, w, f| {
-            c.summaries && *w == Wrong::NoReplay && f.features.contains(&("either", "proc"))
+            c.summaries && *w == Wrong::NoReplay("path") && f.features.contains(&("either", "proc"))
+        },
+    },
+    KnownOpen {
+        name: "summaries-fault-depth",
+        description: "with `--summaries` a range fault in a procedure that runs at several \
+                      stack depths (recursion, or called both from a thread and from another \
+                      procedure) is reported on the slot of another depth's copy: the verdict \
+                      is right, the counterexample's last step faults elsewhere",
+        matches: |c, w, _| c.summaries && *w == Wrong::NoReplay("fault-elsewhere"),
+    },
+    KnownOpen {
+        name: "summaries-either-goto-crash",
+        description: "with `--summaries` a procedure whose `either` has a branch `goto` its \
+                      own label (`P: either { goto P; } or { ... }`) exhausts the stack or the \
+                      memory (found by the soak example, which runs systems in child processes)",
+        matches: |c, w, f| {
+            c.summaries
+                && *w == Wrong::Crash
+                && f.features.contains(&("either", "proc"))
+                && f.features.contains(&("goto", "proc"))
         },
     },
 ];
@@ -551,10 +652,8 @@ pub fn compare(
         {
             return (Seen::Refused, Some(red.clone()), None);
         }
-        if let Err(e) = replays(model, &v.trace, &v.problem) {
-            let d = format!("{}: {e}", both());
-            return (seen(full), Some(red), Some((Wrong::NoReplay, d)));
-        }
+        // Where full exploration holds, a reported violation is a false
+        // alarm (and its trace cannot replay to a violation).
         if full.verdict == Verdict::Holds {
             let w = if v.kind() == Kind::WellFormedness && !v.initial {
                 Wrong::FalseWellFormedness(problem_name(&v.problem))
@@ -564,11 +663,21 @@ pub fn compare(
             let d = both();
             return (Seen::Holds, Some(red), Some((w, d)));
         }
+        if let Err(e) = replays(model, &v.trace, &v.problem) {
+            let tag = if e.starts_with("replay ends in") {
+                "fault-elsewhere"
+            } else {
+                "path"
+            };
+            let d = format!("{}: {e}", both());
+            return (seen(full), Some(red), Some((Wrong::NoReplay(tag), d)));
+        }
         return (Seen::Violated, Some(red), None);
     }
-    if full.verdict == Verdict::Violated {
+    if let Some(v) = &full.violation {
         let d = both();
-        return (Seen::Violated, Some(red), Some((Wrong::Missed, d)));
+        let w = Wrong::Missed(v.kind().name());
+        return (Seen::Violated, Some(red), Some((w, d)));
     }
     if red.stats.states > full.stats.states {
         let d = both();
@@ -858,7 +967,7 @@ pub fn check_system(seed: u64, k: u64) -> SystemResult {
         }
         res.runs.push((c, seen));
         if let Some((w, detail)) = wrong {
-            let known = known(&c, &w, &facts);
+            let known = known(&c, &w, &facts.under(&model, reducible, full, &c));
             res.disagreements.push(Disagreement {
                 system: k,
                 config: c,
@@ -884,14 +993,21 @@ pub fn known(c: &Config, w: &Wrong, facts: &Facts) -> Option<&'static str> {
 /// Whether `sys` still shows disagreement `w` under `c`, as an instance of
 /// the same known open bug (or of none): shrinking keeps the bug.
 pub fn still_wrong(sys: &System, c: &Config, w: &Wrong, was: Option<&str>) -> bool {
-    if known(c, w, &Facts::of(sys)) != was {
-        return false;
-    }
-    still_wrong_text(&ast::print(sys), c, w)
+    let facts = Facts::of(sys);
+    still_wrong_text(&ast::print(sys), c, w, &mut |model, reducible, full| {
+        known(c, w, &facts.under(model, reducible, full, c)) == was
+    })
 }
 
-/// Whether `text` still shows disagreement `w` under `c`.
-pub fn still_wrong_text(text: &str, c: &Config, w: &Wrong) -> bool {
+/// Whether `text` still shows disagreement `w` under `c`, and `same`
+/// (which sees the model, whether it is reducible and full exploration's
+/// outcome) agrees.
+pub fn still_wrong_text(
+    text: &str,
+    c: &Config,
+    w: &Wrong,
+    same: &mut dyn FnMut(&Model, bool, &Outcome) -> bool,
+) -> bool {
     let Ok(model) = compile(text) else {
         return false;
     };
@@ -909,6 +1025,9 @@ pub fn still_wrong_text(text: &str, c: &Config, w: &Wrong) -> bool {
             .is_some_and(|v| replays(&model, &v.trace, &v.problem).is_err());
     }
     let reducible = reducible(text, &model);
+    if !same(&model, reducible, &full) {
+        return false;
+    }
     let (_, red, wrong) = compare(&model, reducible, &full, c);
     match (w, wrong) {
         (Wrong::Threads, None) => {
@@ -1333,6 +1452,7 @@ impl SystemResult {
     pub fn crashed(seed: u64, k: u64, configs: &[Config], why: &str) -> SystemResult {
         let sys = system(&mut Rng::for_system(seed, k));
         let text = ast::print(&sys);
+        let facts = Facts::of(&sys);
         SystemResult {
             index: k,
             text: text.clone(),
@@ -1344,7 +1464,7 @@ impl SystemResult {
                     config: *c,
                     wrong: Wrong::Crash,
                     detail: why.to_string(),
-                    known: None,
+                    known: known(c, &Wrong::Crash, &facts),
                     text: text.clone(),
                     shrunk: None,
                 })

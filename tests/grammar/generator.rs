@@ -174,6 +174,10 @@ struct Gen<'r> {
     /// fails early, and then hides the disagreements that only a system
     /// with one way to fail can show.
     risk: u32,
+    /// A symmetric system names no thread: no thread constants, no
+    /// predicate for one thread. Only then can copies of one body share
+    /// procedure summaries.
+    symmetric: bool,
     /// Scalars the current body assigned last (place, whether a bool):
     /// reads prefer them, so that what is computed is used.
     recent: Vec<(Ref, String, bool)>,
@@ -192,6 +196,7 @@ pub fn system(r: &mut Rng) -> System {
         procs: vec![],
         index_in_procs: false,
         risk: 0,
+        symmetric: false,
         recent: vec![],
     };
     g.system()
@@ -207,6 +212,7 @@ impl Gen<'_> {
 
     fn system(&mut self) -> System {
         self.risk = *self.r.pick(&[5, 15, 30, 60]);
+        self.symmetric = self.r.chance(45);
         // Threads: `threads N`, named threads, or copies of bodies.
         // Copies of one body share procedure summaries: more of them.
         let form = self.r.weighted(&[40, 20, 40]);
@@ -977,7 +983,7 @@ impl Gen<'_> {
             if int_consts.is_empty() { 0 } else { 2 },
             if cx.self_ok { 3 } else { 0 },
             if cx.index_ok { 3 } else { 0 },
-            1,
+            if self.symmetric { 0 } else { 1 },
             if cx.consts_only { 0 } else { 8 },
             if cx.q.is_empty() { 0 } else { 3 },
             if cx.excl.is_some() { 3 } else { 0 },
@@ -985,7 +991,7 @@ impl Gen<'_> {
             if d > 0 { 1 } else { 0 },
             if d > 0 { 4 } else { 0 },
             if d > 0 { 1 } else { 0 },
-            if d > 0 && cx.tr_ok && has_int_local {
+            if d > 0 && cx.tr_ok && has_int_local && !self.symmetric {
                 2
             } else {
                 0
@@ -1057,7 +1063,7 @@ impl Gen<'_> {
         let n = self.nthreads();
         // 0 name, 1 self, 2 t, 3 bound variable, 4 shared int, 5 lock
         let w = [
-            4,
+            if self.symmetric { 0 } else { 4 },
             if cx.self_ok { 3 } else { 0 },
             if cx.excl.is_some() { 4 } else { 0 },
             if cx.q.is_empty() { 0 } else { 3 },
@@ -1153,7 +1159,9 @@ impl Gen<'_> {
             .map(|c| c.0.clone())
             .collect();
         let locks = self.vars.iter().any(|v| v.class == Ref::Lock);
-        let pcs = !cx.consts_only;
+        // A symmetric system reads no thread's control point or local from
+        // another: only then does every thread forget the others.
+        let pcs = !cx.consts_only && !self.symmetric;
         // 0 literal, 1 const, 2 variable, 3 comparison, 4 lock comparison,
         // 5 !, 6 && ||, 7 at, 8 init(t, x), 9 init(x), 10 quantifier, 11 t.r
         let w = [
@@ -1167,8 +1175,8 @@ impl Gen<'_> {
             if pcs { 2 } else { 0 },
             if pcs { 1 } else { 0 },
             if pcs { 1 } else { 0 },
-            if d > 0 && pcs { 2 } else { 0 },
-            if cx.tr_ok { 2 } else { 0 },
+            if d > 0 && !cx.consts_only { 2 } else { 0 },
+            if cx.tr_ok && !self.symmetric { 2 } else { 0 },
         ];
         let sub = d.saturating_sub(1);
         match self.r.weighted(&w) {
@@ -1319,9 +1327,9 @@ impl Gen<'_> {
             .collect();
         let g = match self.r.weighted(&[
             if lock_places.is_empty() { 0 } else { 6 },
-            6,
-            2,
-            2,
+            if self.symmetric { 0 } else { 6 },
+            if self.symmetric { 0 } else { 2 },
+            if self.symmetric { 0 } else { 2 },
             2,
             if arrays.is_empty() { 0 } else { 2 },
             1,
@@ -1512,7 +1520,10 @@ impl Gen<'_> {
                 E::bin(Op::Le, e, E::Int(self.r.int(1, 3)))
             }
             _ => {
-                let a = self.at(&cx).unwrap_or(E::Bool(false));
+                let a = match self.symmetric {
+                    true => self.bexp(&cx, 1),
+                    false => self.at(&cx).unwrap_or(E::Bool(false)),
+                };
                 let b = self.bexp(&cx, 1);
                 E::bin(Op::Or, a, b)
             }
@@ -1815,7 +1826,7 @@ impl Gen<'_> {
                 (true, _) => 0,
                 (false, false) => 5,
                 // Nested calls whose value comes back.
-                (false, true) => 9,
+                (false, true) => 14,
             },
             if proc && sx.depth > 0 { 2 } else { 0 },
             if recursive && !deep { 2 } else { 0 },

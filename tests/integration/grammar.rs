@@ -38,7 +38,7 @@ use shared::compare::{KNOWN_OPEN, check_many, shrink_and_keep};
 use shared::generator::{Rng, system};
 
 const SEED: u64 = 2026;
-const SYSTEMS: u64 = 3000;
+const SYSTEMS: u64 = 5000;
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
