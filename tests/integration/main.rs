@@ -14,6 +14,7 @@ mod export;
 mod fuzz;
 mod generate;
 mod generate2;
+mod grammar;
 mod graph;
 mod hostile;
 mod lang;
