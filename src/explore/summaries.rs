@@ -890,9 +890,12 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             &self.nodes[r].state,
             &self.sums[callee].callers[c].entered,
         );
+        // Only the returns: at an `either` that returns or goes on, the
+        // other branches are the callee's own moves.
         let range = self.model.threads[t].points[back[t] as usize]
             .transitions
-            .clone();
+            .clone()
+            .filter(|&k| self.model.transitions[k].stack == StackOp::Return);
         for k in range {
             match self.steps.fire(t, k, &back, &mut self.out) {
                 Fired::Disabled => {}
@@ -1024,9 +1027,26 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 ))));
             }
             let path = self.concrete(t, c, &moves)?;
+            // A summary runs a callee in its shallowest copy: a fault names
+            // that copy's slots. Told again in the thread's real frames.
+            let problem = self.in_real_frames(c, &path).unwrap_or(problem);
             return Err(Stop::Found(Found { problem, path }));
         }
         Ok(sum)
+    }
+
+    /// The fault of the last transition of `path` from concrete state `c`,
+    /// if it faults in the full semantics.
+    fn in_real_frames(&self, c: &[i64], path: &[u32]) -> Option<Problem> {
+        let (mut s, mut out) = (c[..self.model.slots.len()].to_vec(), Vec::new());
+        for &k in path {
+            match step(self.model, k as usize, &s, &mut out) {
+                StepResult::Ok => std::mem::swap(&mut s, &mut out),
+                StepResult::Bad(p) => return Some(p),
+                StepResult::Disabled => return None,
+            }
+        }
+        None
     }
 
     /// Drops this round's summaries (a violation cut it short).
@@ -1089,7 +1109,8 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 let before = path_to(self, n)?;
                 let range = self.model.threads[t].points[back[t] as usize]
                     .transitions
-                    .clone();
+                    .clone()
+                    .filter(|&k| self.model.transitions[k].stack == StackOp::Return);
                 for k in range {
                     let mut out = Vec::new();
                     let fired = self.steps.fire(t, k, &back, &mut out);

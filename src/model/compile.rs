@@ -313,7 +313,7 @@ pub fn compile_with(
         let n = &numbered[id];
         let info = procs.point_info(n, layout);
         let mut by_point: Vec<Vec<Transition>> = vec![Vec::new(); info.len()];
-        let mut sites = vec![Vec::new(); frames.len()];
+        let mut sites = procs::Sites::new(frames.len(), layout.end);
         let ctx = procs::Ctx {
             procs: &procs,
             layout,
@@ -361,6 +361,11 @@ pub fn compile_with(
             }
             .run_proc(p)?;
         }
+        // Return points past the thread's points, for sites that share a
+        // continuation: the return point slots hold them too.
+        for &r in &ret {
+            c.bounds[r as usize].1 = layout.end + sites.aliases.len() as i64;
+        }
         transitions.reserve(by_point.iter().map(Vec::len).sum());
         let mut points = Vec::with_capacity(by_point.len());
         for (pc, trs) in by_point.into_iter().enumerate() {
@@ -382,6 +387,7 @@ pub fn compile_with(
             points,
             frames,
             ret,
+            ret_alias: sites.aliases,
             locals: local_slots,
         });
     }

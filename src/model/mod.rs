@@ -102,6 +102,11 @@ pub struct Thread {
     pub frames: Vec<Frame>,
     /// `ret[k - 1]`: the slot holding the return point of the frame at depth k.
     pub ret: Vec<u32>,
+    /// Return points past the thread's points: `end() + 1 + j` stands for
+    /// a call that goes on at point `ret_alias[j]`, where another call of
+    /// the same copy goes on too but assigns its value elsewhere (calls in
+    /// two branches of an `if` or an `either`).
+    pub ret_alias: Vec<i64>,
     /// The slots of the thread body's `local` variables.
     pub locals: std::ops::Range<u32>,
 }
@@ -477,10 +482,17 @@ impl Model {
                 .map_or(v.to_string(), |t| t.name.clone()),
             SlotKind::Pc => self.threads[slot].points[v as usize].name(),
             SlotKind::Ret => match self.slots[slot].class {
-                SlotClass::Local(t) => self.threads[t as usize]
-                    .points
-                    .get(v as usize)
-                    .map_or(v.to_string(), Point::name),
+                SlotClass::Local(t) => {
+                    let th = &self.threads[t as usize];
+                    let alias = usize::try_from(v - th.end() - 1).ok();
+                    let point = match alias.and_then(|j| th.ret_alias.get(j)) {
+                        Some(&cont) => cont,
+                        None => v,
+                    };
+                    th.points
+                        .get(point as usize)
+                        .map_or(v.to_string(), Point::name)
+                }
                 _ => v.to_string(),
             },
             SlotKind::Int | SlotKind::Sem => v.to_string(),

@@ -288,6 +288,9 @@ pub enum Wrong {
     Threads,
     /// The checker panicked.
     Panic,
+    /// The run ended with an internal error (a check of the library's own
+    /// results failed): no wrong verdict, but a bug.
+    Internal,
     /// The process died (a stack overflow, memory exhausted, a hang):
     /// found by the soak example, which runs systems in child processes.
     Crash,
@@ -325,6 +328,7 @@ impl Wrong {
             Wrong::MoreStates => "more-states".into(),
             Wrong::Threads => "threads".into(),
             Wrong::Panic => "panic".into(),
+            Wrong::Internal => "internal".into(),
             Wrong::Crash => "crash".into(),
         }
     }
@@ -337,6 +341,7 @@ impl Wrong {
             "more-states" => Wrong::MoreStates,
             "threads" => Wrong::Threads,
             "panic" => Wrong::Panic,
+            "internal" => Wrong::Internal,
             "crash" => Wrong::Crash,
             _ => {
                 if let Some(k) = s.strip_prefix("missed:") {
@@ -365,6 +370,7 @@ impl Wrong {
             Wrong::MoreStates => "stores more states than full".into(),
             Wrong::Threads => "--threads 2 differs from --threads 1".into(),
             Wrong::Panic => "panics".into(),
+            Wrong::Internal => "ends with an internal error".into(),
             Wrong::Crash => "crashes the process".into(),
         }
     }
@@ -563,7 +569,6 @@ fn problem_name(p: &Problem) -> &'static str {
         Problem::Invariant(_) => "Invariant",
         Problem::Deadlock => "Deadlock",
         Problem::InvisibleCycle { .. } => "InvisibleCycle",
-        Problem::GiveExcl { .. } => "GiveExcl",
         Problem::EndExcl { .. } => "EndExcl",
     }
 }
@@ -627,9 +632,7 @@ pub fn compare(
     full: &Outcome,
     c: &Config,
 ) -> (Seen, Option<Outcome>, Option<(Wrong, String)>) {
-    if c.transactions() && !reducible {
-        return (Seen::Refused, None, None);
-    }
+    let _ = reducible;
     let red = match run(model, c) {
         Ok(o) => o,
         Err(p) => return (Seen::Skipped, None, Some((Wrong::Panic, p))),
@@ -641,6 +644,10 @@ pub fn compare(
     };
     if let Verdict::DoesNotApply(_) = red.verdict {
         return (Seen::Refused, Some(red), None);
+    }
+    if let Verdict::Inconclusive(optimist::Limit::Internal(why)) = red.verdict {
+        let d = format!("{}: {why}", both());
+        return (Seen::Skipped, Some(red), Some((Wrong::Internal, d)));
     }
     if !conclusive(full) || !conclusive(&red) {
         return (Seen::Skipped, Some(red), None);
@@ -710,10 +717,7 @@ pub fn replays(model: &Model, trace: &[Step], problem: &Problem) -> Result<(), S
     let mut out = Vec::new();
     let ends_in_state = matches!(
         problem,
-        Problem::Deadlock
-            | Problem::InvisibleCycle { .. }
-            | Problem::EndExcl { .. }
-            | Problem::GiveExcl { .. }
+        Problem::Deadlock | Problem::InvisibleCycle { .. } | Problem::EndExcl { .. }
     );
     for (n, st) in trace.iter().enumerate() {
         let tr = &model.transitions[st.transition];

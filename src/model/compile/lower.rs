@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
-use super::procs::{CallSite, Ctx, ProcEntry};
+use super::procs::{Ctx, ProcEntry, Sites};
 use super::*;
 use crate::model::StackOp;
 
@@ -28,9 +28,8 @@ pub(super) struct Lower<'c, 'x> {
     pub(super) frame: Option<usize>,
     pub(super) ctx: &'c Ctx<'c>,
     pub(super) by_point: &'x mut Vec<Vec<Transition>>,
-    /// Per copy of a procedure: its call sites, filled as callers are
-    /// lowered (callers run at a smaller depth, so they come first).
-    pub(super) sites: &'x mut Vec<Vec<CallSite>>,
+    /// The call sites of the thread's copies.
+    pub(super) sites: &'x mut Sites,
 }
 
 /// The guard and command of a simple statement or `atomic` block.
@@ -735,17 +734,14 @@ impl Lower<'_, '_> {
                 )
             })
             .collect();
+        let value = self.sites.add(callee, next, place);
         parts.push((
             Place::Slot {
                 slot: ctx.ret[depth as usize],
                 shared: false,
             },
-            CExpr::Const(next),
+            CExpr::Const(value),
         ));
-        self.sites[callee].push(CallSite {
-            cont: next,
-            target: place,
-        });
         let entry = frame.points.start + super::procs::entry(ctx.procs.get(p));
         self.push_op(
             s.span,
@@ -812,7 +808,7 @@ impl Lower<'_, '_> {
         let fi = self.frame.expect("a procedure's copy");
         let frame = &ctx.frames[fi];
         let ret = ctx.ret[frame.depth as usize - 1];
-        let sites = self.sites[fi].clone();
+        let sites = self.sites.of[fi].clone();
         for site in sites {
             let mut parts = Vec::new();
             if let (Some(place), Some(v)) = (site.target, &value) {
@@ -839,7 +835,7 @@ impl Lower<'_, '_> {
                     slot: ret,
                     shared: false,
                 }),
-                Box::new(CExpr::Const(site.cont)),
+                Box::new(CExpr::Const(site.value)),
             );
             let text = format!("{head} (to {})", ctx.point_name(self.c, site.cont));
             self.push_op(

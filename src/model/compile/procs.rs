@@ -92,6 +92,56 @@ pub(super) struct CallSite {
     pub(super) cont: i64,
     /// The caller's place for the value, if it takes one.
     pub(super) target: Option<Place>,
+    /// The return point the call writes and the return tests: `cont`,
+    /// unless another site of the copy goes on at `cont` with another
+    /// target (calls in two branches of an `if` or an `either` that both
+    /// end there): then a value of its own past the thread's points (see
+    /// [`crate::model::Thread::ret_alias`]), or the return could not tell
+    /// which target is the caller's.
+    pub(super) value: i64,
+}
+
+/// The call sites of a thread's copies, and the return points past its
+/// points given to sites that share a continuation.
+pub(super) struct Sites {
+    /// Per copy of a procedure: its call sites, filled as callers are
+    /// lowered (callers run at a smaller depth, so they come first).
+    pub(super) of: Vec<Vec<CallSite>>,
+    /// The thread's final point: return points past it are aliases.
+    end: i64,
+    /// The continuation of each alias `end + 1 + j`.
+    pub(super) aliases: Vec<i64>,
+}
+
+impl Sites {
+    /// No sites yet, for `copies` copies of a thread whose final point is
+    /// `end`.
+    pub(super) fn new(copies: usize, end: i64) -> Sites {
+        Sites {
+            of: vec![Vec::new(); copies],
+            end,
+            aliases: Vec::new(),
+        }
+    }
+
+    /// Adds a call of copy `callee` that goes on at `cont` with `target`;
+    /// returns the value its return point takes.
+    pub(super) fn add(&mut self, callee: usize, cont: i64, target: Option<Place>) -> i64 {
+        let sites = &self.of[callee];
+        let value = match sites.iter().find(|s| s.cont == cont) {
+            Some(s) if s.target != target => {
+                self.aliases.push(cont);
+                self.end + self.aliases.len() as i64
+            }
+            _ => cont,
+        };
+        self.of[callee].push(CallSite {
+            cont,
+            target,
+            value,
+        });
+        value
+    }
 }
 
 /// What lowering needs to know about a thread's procedures.
