@@ -407,7 +407,6 @@ fn own(
     preds: &Predicates,
     scratch: &mut Scratch,
 ) -> (bool, Reason) {
-    let tr = &model.transitions[k];
     let (reads, writes) = slots(model, k);
     if let Some(&s) = reads
         .iter()
@@ -419,72 +418,98 @@ fn own(
     if let Some(why) = observers.of(model, k, &reads, &writes) {
         return (true, why);
     }
-    let tr_cost = transition_cost(model, tr).saturating_add(writes.len() as u64);
     // The predicates that read a slot the transition writes, in the order
     // of the protected variables and then of the threads: the first one
     // that may change is the reason.
     for q in preds.reading(&writes) {
         let (p, i) = (q as usize / preds.threads, q as usize % preds.threads);
-        let pred = &model.protected[p].excl[i];
-        // Enumerate what the predicate and the transition read; the
-        // thread's own program counter is fixed to where it starts.
-        let mut vars: Vec<u32> = preds.reads[q as usize]
-            .iter()
-            .chain(&reads)
-            .copied()
-            .filter(|&s| s != tr.thread)
-            .collect();
-        vars.sort_unstable();
-        vars.dedup();
-        // Saturating: three full 64-bit ranges overflow even a u128.
-        let valuations = vars
-            .iter()
-            .fold(1u128, |n, &s| n.saturating_mul(width(model, s)));
-        if valuations > u128::from(ENUMERATION_BOUND) {
-            return (
-                true,
-                Reason::TooManyValues {
-                    protected: p,
-                    thread: i,
-                    valuations,
-                },
-            );
-        }
-        // Each valuation evaluates the predicate twice and fires the
-        // transition once.
-        let per_try = pred
-            .cost(&model.bounds)
-            .saturating_mul(2)
-            .saturating_add(tr_cost);
-        let work = (valuations as u64).saturating_mul(per_try);
-        if scratch.work.saturating_add(work) > WORK_BOUND {
-            return (
-                true,
-                Reason::TooMuchWork {
-                    protected: p,
-                    thread: i,
-                    work,
-                },
-            );
-        }
-        let found = changes(model, k, pred, &vars, &writes, scratch, |b, a| b != a);
-        scratch.work = scratch
-            .work
-            .saturating_add(scratch.tries.saturating_mul(per_try));
-        if let Some((witness, before, after)) = found {
-            return (
-                true,
-                Reason::ChangesExcl {
-                    protected: p,
-                    thread: i,
-                    witness,
-                    before,
-                    after,
-                },
-            );
-        }
+        let reason = match try_predicate(model, k, q, preds, (&reads, &writes), scratch, |b, a| {
+            b != a
+        }) {
+            Tried::Nothing => continue,
+            Tried::Found((witness, before, after)) => Reason::ChangesExcl {
+                protected: p,
+                thread: i,
+                witness,
+                before,
+                after,
+            },
+            Tried::TooManyValues(valuations) => Reason::TooManyValues {
+                protected: p,
+                thread: i,
+                valuations,
+            },
+            Tried::TooMuchWork(work) => Reason::TooMuchWork {
+                protected: p,
+                thread: i,
+                work,
+            },
+        };
+        return (true, reason);
     }
     (false, Reason::Invisible)
+}
+
+/// What trying predicate `q` (as `p * threads + i`) against transition
+/// `k` found.
+enum Tried {
+    /// A valuation where `wanted` holds of its values before and after.
+    Found(Change),
+    /// No such valuation.
+    Nothing,
+    /// Not tried: too many valuations ([`ENUMERATION_BOUND`]).
+    TooManyValues(u128),
+    /// Not tried: the classification's work would pass [`WORK_BOUND`].
+    TooMuchWork(u64),
+}
+
+/// Tries every valuation of what predicate `q` and transition `k` read
+/// (`slots`: its reads and writes), with its thread's own program counter
+/// fixed to where it starts, for one where `wanted` holds of the
+/// predicate's values before and after the transition.
+fn try_predicate(
+    model: &Model,
+    k: usize,
+    q: u32,
+    preds: &Predicates,
+    (reads, writes): (&[u32], &[u32]),
+    scratch: &mut Scratch,
+    wanted: fn(Option<bool>, Option<bool>) -> bool,
+) -> Tried {
+    let tr = &model.transitions[k];
+    let (p, i) = (q as usize / preds.threads, q as usize % preds.threads);
+    let pred = &model.protected[p].excl[i];
+    let mut vars: Vec<u32> = preds.reads[q as usize]
+        .iter()
+        .chain(reads)
+        .copied()
+        .filter(|&s| s != tr.thread)
+        .collect();
+    vars.sort_unstable();
+    vars.dedup();
+    // Saturating: three full 64-bit ranges overflow even a u128.
+    let valuations = vars
+        .iter()
+        .fold(1u128, |n, &s| n.saturating_mul(width(model, s)));
+    if valuations > u128::from(ENUMERATION_BOUND) {
+        return Tried::TooManyValues(valuations);
+    }
+    // Each valuation evaluates the predicate twice and fires the
+    // transition once.
+    let tr_cost = transition_cost(model, tr).saturating_add(writes.len() as u64);
+    let per_try = pred
+        .cost(&model.bounds)
+        .saturating_mul(2)
+        .saturating_add(tr_cost);
+    let work = (valuations as u64).saturating_mul(per_try);
+    if scratch.work.saturating_add(work) > WORK_BOUND {
+        return Tried::TooMuchWork(work);
+    }
+    let found = changes(model, k, pred, &vars, writes, scratch, wanted);
+    scratch.work = scratch
+        .work
+        .saturating_add(scratch.tries.saturating_mul(per_try));
+    found.map_or(Tried::Nothing, Tried::Found)
 }
 
 fn width(model: &Model, s: u32) -> u128 {
@@ -625,36 +650,20 @@ pub(crate) fn hand_offs(model: &Model) -> Vec<Option<HandOff>> {
                 continue;
             }
             for u in (0..model.threads.len()).filter(|&u| u != tr.thread as usize) {
-                let q = p * preds.threads + u;
-                let mut vars: Vec<u32> = preds.reads[q]
-                    .iter()
-                    .chain(&reads)
-                    .copied()
-                    .filter(|&s| s != tr.thread)
-                    .collect();
-                vars.sort_unstable();
-                vars.dedup();
-                let valuations = vars
-                    .iter()
-                    .fold(1u128, |n, &s| n.saturating_mul(width(model, s)));
-                let pred = &model.protected[p].excl[u];
-                let per_try = pred
-                    .cost(&model.bounds)
-                    .saturating_mul(2)
-                    .saturating_add(transition_cost(model, tr));
-                let work = (valuations.min(u128::from(u64::MAX)) as u64).saturating_mul(per_try);
-                let witness = if valuations > u128::from(ENUMERATION_BOUND)
-                    || scratch.work.saturating_add(work) > WORK_BOUND
-                {
-                    Some(None)
-                } else {
-                    let found = changes(model, k, pred, &vars, &writes, &mut scratch, |b, a| {
-                        b != Some(true) && a == Some(true)
-                    });
-                    scratch.work = scratch
-                        .work
-                        .saturating_add(scratch.tries.saturating_mul(per_try));
-                    found.map(|(w, ..)| Some(w))
+                let q = (p * preds.threads + u) as u32;
+                let gives = |b: Option<bool>, a| b != Some(true) && a == Some(true);
+                let witness = match try_predicate(
+                    model,
+                    k,
+                    q,
+                    &preds,
+                    (&reads, &writes),
+                    &mut scratch,
+                    gives,
+                ) {
+                    Tried::Nothing => None,
+                    Tried::Found((w, ..)) => Some(Some(w)),
+                    Tried::TooManyValues(_) | Tried::TooMuchWork(_) => Some(None),
                 };
                 if let Some(witness) = witness {
                     out[p] = Some(HandOff {
