@@ -426,6 +426,12 @@ impl Facts {
         f
     }
 
+    /// An `either` and procedures.
+    fn either_and_calls(&self) -> bool {
+        self.features.iter().any(|(c, _)| *c == "either")
+            && self.features.iter().any(|(c, _)| *c == "proc")
+    }
+
     /// A control point read by `at()` in thread code or an invariant.
     fn reads_pc(&self) -> bool {
         self.features.iter().any(|(c, p)| {
@@ -531,13 +537,19 @@ pub const KNOWN_OPEN: &[KnownOpen] = &[
     },
     KnownOpen {
         name: "summaries-either-trace",
-        description: "with `--summaries` a violation inside a procedure reached through an \
-                      `either` branch is reported with a trace that names another branch's \
-                      transition (`return 0` for `x := 0`): the verdict is right, the \
-                      counterexample does not replay",
-        matches: |c, w, f| {
-            c.summaries && *w == Wrong::NoReplay("path") && f.features.contains(&("either", "proc"))
-        },
+        description: "with `--summaries` a violation reached through an `either` whose \
+                      branches call or return (in a procedure, or calls in a thread) is \
+                      reported with a trace that names another branch's transition (`return \
+                      0` for `x := 0`): the verdict is right, the counterexample does not replay",
+        matches: |c, w, f| c.summaries && *w == Wrong::NoReplay("path") && f.either_and_calls(),
+    },
+    KnownOpen {
+        name: "summaries-either-panic",
+        description: "with `--summaries` an `either` in a procedure whose branches return \
+                      makes the search index past a point's transitions and panic \
+                      (`src/explore/summaries.rs`, index out of bounds); `optimist check` \
+                      panics too",
+        matches: |c, w, f| c.summaries && *w == Wrong::Panic && f.either_and_calls(),
     },
     KnownOpen {
         name: "summaries-fault-depth",

@@ -25,6 +25,8 @@
 //! - `compare.rs`: every mode and option combination against full
 //!   exploration, the known open bugs, and the tally (the coverage table).
 //! - `shrink.rs`: greedy shrinking of a disagreement.
+//! - `process.rs`: systems checked in child processes, so that a crash of
+//!   the checker is a finding.
 
 #![allow(dead_code)]
 
@@ -32,4 +34,5 @@ pub mod ast;
 pub mod compare;
 pub mod cover;
 pub mod generator;
+pub mod process;
 pub mod shrink;

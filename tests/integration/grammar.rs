@@ -22,7 +22,9 @@
 //! (`KNOWN_OPEN` in `tests/grammar/compare.rs`), on an empty cell of the
 //! coverage table or of the options table, when more than 2% of the
 //! systems do not compile, and when the verdicts are too one-sided to test
-//! anything. A disagreement is shrunk into
+//! anything. The systems run in child processes (`grammar_child_process`),
+//! so that a crash of the checker is a disagreement of its own, found
+//! without taking the machine's memory. A disagreement is shrunk into
 //! `inputs/soundness/pending/grammar-<hash>.gc`. Print the tables with
 //! `cargo test --test integration grammar -- --nocapture`;
 //! `cargo run --release --example soak` runs the same comparison longer.
@@ -34,8 +36,9 @@ mod shared;
 
 use std::time::{Duration, Instant};
 
-use shared::compare::{KNOWN_OPEN, check_many, shrink_and_keep};
+use shared::compare::KNOWN_OPEN;
 use shared::generator::{Rng, system};
+use shared::process::{CHILD_ENV, Launcher, check_isolated, child_main, shrink_some};
 
 const SEED: u64 = 2026;
 const SYSTEMS: u64 = 5000;
@@ -52,15 +55,18 @@ fn grammar_generated_systems_agree_with_full_exploration() {
     let seed = env("OPTIMIST_GRAMMAR_SEED", SEED);
     let systems = env("OPTIMIST_GRAMMAR_SYSTEMS", SYSTEMS);
     let start = Instant::now();
-    let mut tally = check_many(seed, 0, systems, 2, &|_| {});
+    // The systems run in children: this binary again, running only
+    // `grammar_child_process`.
+    let launcher = Launcher::this(&[
+        "grammar::grammar_child_process",
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    let mut tally = check_isolated(&launcher, seed, 0, systems, 2, &|_| {});
     let elapsed = start.elapsed();
-    // Shrink the first few new disagreements of each kind.
-    let mut shrunk = std::collections::BTreeSet::new();
-    for d in tally.disagreements.iter_mut() {
-        if d.known.is_none() && shrunk.insert((d.wrong.name(), d.config.column_name())) {
-            shrink_and_keep(seed, d, Duration::from_secs(20));
-        }
-    }
+    // Shrink the first new disagreement of each kind.
+    shrink_some(&launcher, seed, 2, 20, (0, 1), &mut tally.disagreements);
     println!(
         "## Coverage (seed {seed}, {systems} systems)\n\n{}",
         tally.table()
@@ -127,6 +133,14 @@ fn grammar_generated_systems_agree_with_full_exploration() {
         new.len(),
         new.join("\n")
     );
+}
+
+/// A child process of the test above (does nothing unless it is one).
+#[test]
+fn grammar_child_process() {
+    if let Ok(spec) = std::env::var(CHILD_ENV) {
+        std::process::exit(child_main(&spec));
+    }
 }
 
 /// A seed gives one system, whatever else ran before.
