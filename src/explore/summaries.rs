@@ -67,9 +67,10 @@
 //! [`crate::model::Swaps`]): its node is carried into the other's terms to
 //! look the summary up, and the summary's nodes are carried back where the
 //! search, or a caller's summary, uses them; a caller always takes its
-//! own return. Paths are offsets into the transitions of a point, which
-//! matched points list in the same order (returns aside, which paths name
-//! as [`RET`]), so they replay in the thread's own frames unchanged. A
+//! own return. Paths are offsets into the transitions of a point that are
+//! not returns, which matched points and the copies of a procedure list in
+//! the same order, and returns by which enabled one ([`ret`]), so they
+//! replay in the thread's own frames unchanged. A
 //! violation met in another thread's summary is searched for again in the
 //! thread's own terms (its details name threads and slots).
 //!
@@ -107,8 +108,29 @@ pub struct SummaryStats {
 }
 
 /// A path step inside a summary, relative to the point it leaves: the
-/// offset of the transition in the point's list, or [`RET`].
+/// offset of the transition among the point's transitions that are not
+/// returns, or a return ([`ret`]). Copies of a procedure at other depths
+/// have other call sites, so other returns, but the same other
+/// transitions in the same order: offsets that skip the returns name the
+/// same statement in every copy.
 const RET: u32 = u32::MAX;
+
+/// The `j`-th return enabled at a point, as a path step: a point has one
+/// return per `return` statement there (an `either` may have several) and
+/// call site, and exactly one per statement is enabled, in their order.
+fn ret(j: usize) -> u32 {
+    RET - j as u32
+}
+
+/// Which enabled return a path step names, if it names one.
+fn returned(m: u32) -> Option<usize> {
+    (m > RET - (1 << 16)).then(|| (RET - m) as usize)
+}
+
+/// Whether transition `k` of `model` is a return.
+fn is_return(model: &Model, k: usize) -> bool {
+    model.transitions[k].stack == StackOp::Return
+}
 
 /// The classification with every point visible in all copies of its
 /// procedure if it is in one.
@@ -231,8 +253,9 @@ enum Kind {
 enum Move {
     /// One transition of the frame.
     Step(u32),
-    /// A call (its offset), the callee's path to `exit`, and the return.
-    Call(u32, usize),
+    /// A call (its offset), the callee's path to `exit`, and the return
+    /// (which enabled one, see [`ret`]).
+    Call(u32, usize, usize),
 }
 
 struct Node {
@@ -672,10 +695,10 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         for m in chain.into_iter().rev() {
             match m {
                 Move::Step(o) => out.push(o),
-                Move::Call(o, exit) => {
+                Move::Call(o, exit, j) => {
                     out.push(o);
                     self.moves(exit, out);
-                    out.push(RET);
+                    out.push(ret(j));
                 }
             }
         }
@@ -707,26 +730,25 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             let range = self.model.threads[t].points[cur[t] as usize]
                 .transitions
                 .clone();
-            let candidates: Vec<usize> = if m == RET {
-                range
-                    .filter(|&k| self.model.transitions[k].stack == StackOp::Return)
-                    .collect()
-            } else {
-                range.clone().nth(m as usize).into_iter().collect()
+            let (candidates, mut skip): (Vec<usize>, usize) = match returned(m) {
+                Some(j) => (range.filter(|&k| is_return(self.model, k)).collect(), j),
+                None => {
+                    let mut steps = range.filter(|&k| !is_return(self.model, k));
+                    (steps.nth(m as usize).into_iter().collect(), 0)
+                }
             };
             let mut next = None;
             for k in candidates {
-                match step(self.model, k, &cur, &mut out) {
-                    StepResult::Disabled => {}
-                    StepResult::Ok => {
-                        next = Some((k, true));
-                        break;
-                    }
-                    StepResult::Bad(_) => {
-                        next = Some((k, false));
-                        break;
-                    }
+                let ok = match step(self.model, k, &cur, &mut out) {
+                    StepResult::Disabled => continue,
+                    StepResult::Ok => true,
+                    StepResult::Bad(_) => false,
+                };
+                if skip == 0 {
+                    next = Some((k, ok));
+                    break;
                 }
+                skip -= 1;
             }
             let last = n + 1 == moves.len();
             match next {
@@ -773,8 +795,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         let range = self.model.threads[t].points[pc as usize]
             .transitions
             .clone();
-        let returns = |k: usize| self.model.transitions[k].stack == StackOp::Return;
-        let ret = range.clone().any(returns);
+        let ret = range.clone().any(|k| is_return(self.model, k));
         if ret {
             self.nodes[n].ret = true;
             self.sums[sum].edges += 1;
@@ -786,18 +807,16 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                     return Ok(());
                 }
             }
-            if range.clone().all(returns) {
+            if range.clone().all(|k| is_return(self.model, k)) {
                 return Ok(());
             }
             // An `either` whose branches return or go on: the point is a
             // return point and a point of the frame at once.
         }
         let mut moved = false;
-        for (o, k) in range.enumerate() {
+        let steps = range.filter(|&k| !is_return(self.model, k));
+        for (o, k) in steps.enumerate() {
             let o = o as u32;
-            if ret && self.model.transitions[k].stack == StackOp::Return {
-                continue;
-            }
             let fired = self.steps.fire(t, k, &state, &mut self.out);
             let commit = match fired {
                 Fired::Disabled => continue,
@@ -833,12 +852,15 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                     entered: out.clone(),
                 });
                 let c = self.sums[callee].callers.len() - 1;
-                let exits: Vec<usize> = self.sums[callee]
+                let mut exits: Vec<usize> = self.sums[callee]
                     .nodes
                     .values()
                     .copied()
                     .filter(|&r| self.nodes[r].ret)
                     .collect();
+                // In the order they were made: a map's order differs from
+                // run to run, and so would the first violation and its trace.
+                exits.sort_unstable();
                 for r in exits {
                     self.compose(callee, c, r, budget)?;
                     if self.bad.is_some() {
@@ -896,21 +918,27 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             .transitions
             .clone()
             .filter(|&k| self.model.transitions[k].stack == StackOp::Return);
+        let mut j = 0;
         for k in range {
-            match self.steps.fire(t, k, &back, &mut self.out) {
+            let fired = self.steps.fire(t, k, &back, &mut self.out);
+            if let Fired::Disabled = fired {
+                continue;
+            }
+            j += 1;
+            match fired {
                 Fired::Disabled => {}
                 Fired::Bad(p) => {
                     let mut path = vec![off];
                     self.moves(r, &mut path);
-                    path.push(RET);
+                    path.push(ret(j - 1));
                     self.bad = Some((m, path, p));
                     return Ok(());
                 }
                 fired => {
                     let ends = matches!(fired, Fired::Ends);
                     let node = self.canon(t, &self.out);
-                    let (x, _) =
-                        self.add_node(sum, node, Some((m, Move::Call(off, r))), true, budget)?;
+                    let step = Move::Call(off, r, j - 1);
+                    let (x, _) = self.add_node(sum, node, Some((m, step)), true, budget)?;
                     self.nodes[m].succ.push(x);
                     if ends {
                         self.end(x);
@@ -1142,8 +1170,10 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 let mut path = path_to(self, n)?;
                 let k = self.model.threads[t].points[at[t] as usize]
                     .transitions
-                    .start
-                    + o as usize;
+                    .clone()
+                    .filter(|&k| !is_return(self.model, k))
+                    .nth(o as usize)
+                    .expect("a call of the summary is a transition of the point");
                 path.push(k as u32);
                 let mut out = Vec::new();
                 match self.steps.fire(t, k, &at, &mut out) {

@@ -414,14 +414,14 @@ impl Facts {
 
     /// The facts of a disagreement under `c`: for shared summaries, whether
     /// per-thread summaries disagree too.
-    fn under(&self, model: &Model, reducible: bool, full: &Outcome, c: &Config) -> Facts {
+    fn under(&self, model: &Model, full: &Outcome, c: &Config) -> Facts {
         let mut f = self.clone();
         if c.summaries && !c.per_thread {
             let per = Config {
                 per_thread: true,
                 ..*c
             };
-            f.per_thread_agrees = Some(compare(model, reducible, full, &per).2.is_none());
+            f.per_thread_agrees = Some(compare(model, full, &per).2.is_none());
         }
         f
     }
@@ -466,112 +466,7 @@ pub struct KnownOpen {
     pub matches: fn(&Config, &Wrong, &Facts) -> bool,
 }
 
-pub const KNOWN_OPEN: &[KnownOpen] = &[
-    KnownOpen {
-        name: "movers-lock-read",
-        description: "movers (also movers+stubborn and movers with summaries) treat a lock \
-                      operation as a mover although another thread reads the lock as a value \
-                      (`assert m == free`, an invariant on a lock), and miss the violation",
-        matches: |c, w, f| c.movers() && matches!(w, Wrong::Missed(_)) && f.reads_lock(),
-    },
-    KnownOpen {
-        name: "summaries-shared-identity",
-        description: "`--summaries` (sc) shared between threads: a procedure whose locals start \
-                      at `self`/`index`, or that returns them through a nested call, gives the \
-                      caller another thread's value",
-        matches: |c, w, f| {
-            c.reduction == Reduction::Sc
-                && c.summaries
-                && !c.per_thread
-                && f.proc_identity
-                && f.per_thread_agrees == Some(true)
-                && matches!(w, Wrong::Missed(_) | Wrong::FalseViolation)
-        },
-    },
-    KnownOpen {
-        name: "movers-give-excl",
-        description: "movers report a well-formedness violation (GiveExcl) on a hand-off \
-                      predicate (`excl(B, x)` made true by A) where the system holds",
-        matches: |c, w, _| c.movers() && *w == Wrong::FalseWellFormedness("GiveExcl"),
-    },
-    // Not in the issue: found by this generator, reported with it.
-    KnownOpen {
-        name: "wf-end-excl",
-        description: "every reduction with transactions (sc, movers, over stubborn sets, with \
-                      summaries) reports a well-formedness violation (EndExcl, WFendExcl) where \
-                      the system holds: a transition falsifies another thread's predicate \
-                      (`excl(t) = t == A && m != B` and B acquires m); the side condition should \
-                      refuse the model, not violate it",
-        matches: |c, w, _| {
-            c.reduction != Reduction::Stubborn && *w == Wrong::FalseWellFormedness("EndExcl")
-        },
-    },
-    KnownOpen {
-        name: "movers-pc-read",
-        description: "movers (also movers+stubborn and with summaries) miss a violation that \
-                      another thread sees by reading a control point inside a transaction \
-                      (`assert !at(B, L)` while B is between `acquire m` and a call at L): \
-                      like a lock read as a value, a read of a program counter by `at()` in \
-                      thread code or an invariant does not stop the transaction",
-        matches: |c, w, f| c.movers() && matches!(w, Wrong::Missed(_)) && f.reads_pc(),
-    },
-    KnownOpen {
-        name: "summaries-deadlock",
-        description: "`--summaries --deadlock` misses a deadlock reached in a procedure \
-                      called in a loop (the second `acquire` of a lock that the first call \
-                      kept)",
-        matches: |c, w, _| c.summaries && c.deadlock && *w == Wrong::Missed("deadlock"),
-    },
-    KnownOpen {
-        name: "summaries-either-verdict",
-        description: "with `--summaries` (shared or per thread) a procedure whose `either` \
-                      has a branch that returns runs, after that return, a statement of \
-                      another branch: a violation full exploration does not reach (or, under \
-                      movers, a stack bound that a run with nine states never reaches)",
-        matches: |c, w, f| {
-            c.summaries
-                && f.per_thread_agrees != Some(true)
-                && matches!(w, Wrong::FalseViolation | Wrong::Missed(_))
-                && f.features.contains(&("either", "proc"))
-        },
-    },
-    KnownOpen {
-        name: "summaries-either-trace",
-        description: "with `--summaries` a violation reached through an `either` whose \
-                      branches call or return (in a procedure, or calls in a thread) is \
-                      reported with a trace that names another branch's transition (`return \
-                      0` for `x := 0`): the verdict is right, the counterexample does not replay",
-        matches: |c, w, f| c.summaries && *w == Wrong::NoReplay("path") && f.either_and_calls(),
-    },
-    KnownOpen {
-        name: "summaries-either-panic",
-        description: "with `--summaries` an `either` in a procedure whose branches return \
-                      makes the search index past a point's transitions and panic \
-                      (`src/explore/summaries.rs`, index out of bounds); `optimist check` \
-                      panics too",
-        matches: |c, w, f| c.summaries && *w == Wrong::Panic && f.either_and_calls(),
-    },
-    KnownOpen {
-        name: "summaries-fault-depth",
-        description: "with `--summaries` a range fault in a procedure that runs at several \
-                      stack depths (recursion, or called both from a thread and from another \
-                      procedure) is reported on the slot of another depth's copy: the verdict \
-                      is right, the counterexample's last step faults elsewhere",
-        matches: |c, w, _| c.summaries && *w == Wrong::NoReplay("fault-elsewhere"),
-    },
-    KnownOpen {
-        name: "summaries-either-goto-crash",
-        description: "with `--summaries` a procedure whose `either` has a branch `goto` its \
-                      own label (`P: either { goto P; } or { ... }`) exhausts the stack or the \
-                      memory (found by the soak example, which runs systems in child processes)",
-        matches: |c, w, f| {
-            c.summaries
-                && *w == Wrong::Crash
-                && f.features.contains(&("either", "proc"))
-                && f.features.contains(&("goto", "proc"))
-        },
-    },
-];
+pub const KNOWN_OPEN: &[KnownOpen] = &[];
 
 fn problem_name(p: &Problem) -> &'static str {
     match p {
@@ -615,9 +510,6 @@ pub fn compile(text: &str) -> Result<Model, String> {
 
 /// Whether the reductions with transactions accept the invariants (the
 /// command line refuses the model otherwise).
-fn reducible(text: &str, model: &Model) -> bool {
-    optimist::check_reducible(&Source::new("generated.gc", text).unwrap(), model).is_ok()
-}
 
 fn run(model: &Model, c: &Config) -> Result<Outcome, String> {
     let options = c.options();
@@ -640,11 +532,9 @@ fn conclusive(o: &Outcome) -> bool {
 /// same `--deadlock`). Returns what it concluded, or the disagreement.
 pub fn compare(
     model: &Model,
-    reducible: bool,
     full: &Outcome,
     c: &Config,
 ) -> (Seen, Option<Outcome>, Option<(Wrong, String)>) {
-    let _ = reducible;
     let red = match run(model, c) {
         Ok(o) => o,
         Err(p) => return (Seen::Skipped, None, Some((Wrong::Panic, p))),
@@ -906,7 +796,6 @@ pub fn check_system(seed: u64, k: u64) -> SystemResult {
     };
     res.features = cover::features(&sys);
     let facts = Facts::of(&sys);
-    let reducible = reducible(&text, &model);
     let mut fulls: [Option<Outcome>; 2] = [None, None];
     let mut singles: Vec<(Config, Outcome)> = vec![];
     for c in configs_for(k) {
@@ -953,7 +842,7 @@ pub fn check_system(seed: u64, k: u64) -> SystemResult {
             fulls[d] = Some(full);
         }
         let full = fulls[d].as_ref().unwrap();
-        let (seen, red, wrong) = compare(&model, reducible, full, &c);
+        let (seen, red, wrong) = compare(&model, full, &c);
         let mut wrong = wrong;
         if c.threads > 1 && wrong.is_none() {
             let one = Config { threads: 1, ..c };
@@ -983,7 +872,7 @@ pub fn check_system(seed: u64, k: u64) -> SystemResult {
         }
         res.runs.push((c, seen));
         if let Some((w, detail)) = wrong {
-            let known = known(&c, &w, &facts.under(&model, reducible, full, &c));
+            let known = known(&c, &w, &facts.under(&model, full, &c));
             res.disagreements.push(Disagreement {
                 system: k,
                 config: c,
@@ -1010,19 +899,18 @@ pub fn known(c: &Config, w: &Wrong, facts: &Facts) -> Option<&'static str> {
 /// the same known open bug (or of none): shrinking keeps the bug.
 pub fn still_wrong(sys: &System, c: &Config, w: &Wrong, was: Option<&str>) -> bool {
     let facts = Facts::of(sys);
-    still_wrong_text(&ast::print(sys), c, w, &mut |model, reducible, full| {
-        known(c, w, &facts.under(model, reducible, full, c)) == was
+    still_wrong_text(&ast::print(sys), c, w, &mut |model, full| {
+        known(c, w, &facts.under(model, full, c)) == was
     })
 }
 
 /// Whether `text` still shows disagreement `w` under `c`, and `same`
-/// (which sees the model, whether it is reducible and full exploration's
-/// outcome) agrees.
+/// (which sees the model and full exploration's outcome) agrees.
 pub fn still_wrong_text(
     text: &str,
     c: &Config,
     w: &Wrong,
-    same: &mut dyn FnMut(&Model, bool, &Outcome) -> bool,
+    same: &mut dyn FnMut(&Model, &Outcome) -> bool,
 ) -> bool {
     let Ok(model) = compile(text) else {
         return false;
@@ -1040,11 +928,10 @@ pub fn still_wrong_text(
             .as_ref()
             .is_some_and(|v| replays(&model, &v.trace, &v.problem).is_err());
     }
-    let reducible = reducible(text, &model);
-    if !same(&model, reducible, &full) {
+    if !same(&model, &full) {
         return false;
     }
-    let (_, red, wrong) = compare(&model, reducible, &full, c);
+    let (_, red, wrong) = compare(&model, &full, c);
     match (w, wrong) {
         (Wrong::Threads, None) => {
             let Some(red) = red else { return false };
@@ -1093,10 +980,9 @@ pub fn shrink_and_keep_with(
                 Some(v) => format!("violated {}, full {}", v.kind().name(), full.stats.states),
                 None => format!("holds, full {}", full.stats.states),
             };
-            let r = reducible(&text, m);
             let detail = match crash {
                 true => d.detail.clone(),
-                false => compare(m, r, &full, &c)
+                false => compare(m, &full, &c)
                     .2
                     .map_or_else(|| d.detail.clone(), |(_, why)| why),
             };
@@ -1500,7 +1386,6 @@ pub fn probe(text: &str, c: &Config) {
     };
     let Ok(full) = run(&model, &fc) else { return };
     if c.reduction != Reduction::None {
-        let r = reducible(text, &model);
-        let _ = compare(&model, r, &full, c);
+        let _ = compare(&model, &full, c);
     }
 }
