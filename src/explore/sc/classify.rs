@@ -113,12 +113,7 @@ impl Classification {
 pub fn classify(model: &Model) -> Classification {
     let observers = Observers::new(model);
     let preds = Predicates::new(model);
-    let mut scratch = Scratch {
-        state: model.init.clone(),
-        saved: Vec::new(),
-        work: 0,
-        tries: 0,
-    };
+    let mut scratch = Scratch::new(model);
     let transitions: Vec<(bool, Reason)> = (0..model.transitions.len())
         .map(|k| own(model, k, &observers, &preds, &mut scratch))
         .collect();
@@ -363,6 +358,18 @@ struct Scratch {
     work: u64,
     /// Valuations the last call of [`changes`] tried.
     tries: u64,
+}
+
+impl Scratch {
+    /// A scratch state for `model`, with no work done yet.
+    fn new(model: &Model) -> Scratch {
+        Scratch {
+            state: model.init.clone(),
+            saved: Vec::new(),
+            work: 0,
+            tries: 0,
+        }
+    }
 }
 
 /// An upper bound on the nodes evaluated by firing `tr` once.
@@ -635,12 +642,7 @@ pub struct HandOff {
 /// transition read, and assuming a hand-off past the bounds.
 pub(crate) fn hand_offs(model: &Model) -> Vec<Option<HandOff>> {
     let preds = Predicates::new(model);
-    let mut scratch = Scratch {
-        state: model.init.clone(),
-        saved: Vec::new(),
-        work: 0,
-        tries: 0,
-    };
+    let mut scratch = Scratch::new(model);
     let mut out = vec![None; model.protected.len()];
     for (k, tr) in model.transitions.iter().enumerate() {
         let (reads, writes) = slots(model, k);
