@@ -3,7 +3,7 @@
 //! owes both contracts: the transactions' side conditions, judged as the
 //! transactions alone judge them, and the stubborn sets' proviso.
 
-use super::contract::{Contract, Judgement, Mode};
+use super::contract::{Judgement, Mode};
 use super::graph::{Overlay, StateGraph};
 use super::movers::{Movers, Transactions};
 use super::outcome::{Outcome, Stats};
@@ -50,10 +50,6 @@ impl<'m> ScStubborn<'m> {
 }
 
 impl Mode for ScStubborn<'_> {
-    fn contract(&self) -> Contract {
-        stubborn::over(super::sc::contract(self.ignoring))
-    }
-
     fn judge(&self) -> Vec<Judgement> {
         let mut j = super::sc::judge(self.model, &self.class, self.ignoring);
         j.push(stubborn::proviso(self.model));
@@ -103,10 +99,6 @@ impl<'m> MoversStubborn<'m> {
 }
 
 impl Mode for MoversStubborn<'_> {
-    fn contract(&self) -> Contract {
-        stubborn::over(super::movers::contract(self.ignoring))
-    }
-
     fn judge(&self) -> Vec<Judgement> {
         let mut j = self.txs.judge();
         j.push(stubborn::proviso(self.model));

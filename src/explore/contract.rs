@@ -244,28 +244,29 @@ pub struct Assessment {
 impl Assessment {
     /// Why the reduction does not apply, if a condition refuses the model.
     pub fn refusal(&self) -> Option<Inapplicable> {
-        let j = self
-            .judgements
-            .iter()
-            .find(|j| j.status == Status::Refused)?;
-        let first = j.findings.first();
-        Some(Inapplicable {
-            condition: j.condition.name,
-            message: first.map_or_else(|| j.condition.needs.to_string(), |f| f.message.clone()),
-            place: first.and_then(|f| f.place),
-        })
+        refusal(&self.judgements)
     }
+}
+
+/// The first condition of `judgements` that refuses the model, as a
+/// refusal.
+fn refusal(judgements: &[Judgement]) -> Option<Inapplicable> {
+    let j = judgements.iter().find(|j| j.status == Status::Refused)?;
+    let first = j.findings.first();
+    Some(Inapplicable {
+        condition: j.condition.name,
+        message: first.map_or_else(|| j.condition.needs.to_string(), |f| f.message.clone()),
+        place: first.and_then(|f| f.place),
+    })
 }
 
 /// At most this many findings are listed per condition.
 pub(crate) const FINDINGS: usize = 8;
 
-/// A reduction applied to one model: its contract, its judgement of the
-/// model, and its search. Made by [`mode`]; each reduction's module
-/// implements it.
+/// A reduction applied to one model: its judgement of the model, and its
+/// search. Made by [`mode`]; each reduction's module implements it, next
+/// to the function that states its contract (read by [`contract`]).
 pub(crate) trait Mode {
-    /// What it promises.
-    fn contract(&self) -> Contract;
     /// Its side conditions, judged on the model.
     fn judge(&self) -> Vec<Judgement>;
     /// The search, with `options` (limits, workers, store).
@@ -356,28 +357,24 @@ pub fn contract(options: &Options) -> Result<Contract, Unsupported> {
         Reduction::ScStubborn => super::stubborn::over(super::sc::contract(i)),
         Reduction::MoversStubborn => super::stubborn::over(super::movers::contract(i)),
     };
-    Ok(with_store(c, Vec::new(), options.kept).contract)
+    Ok(Contract {
+        store: match options.kept {
+            Kept::Exact => None,
+            Kept::HashCompact | Kept::Bitstate { .. } => Some(
+                "the store keeps a fingerprint or bits of each state: every violation it reports is real and its trace replays, but a state may be missed, so `holds` is probabilistic (the report gives the bound)",
+            ),
+        },
+        ..c
+    })
 }
 
 /// The contract of the reduction `options` name and its judgement of
 /// `model`, as `classify --reduction R` prints it.
 pub fn assess(model: &Model, options: &Options) -> Result<Assessment, Unsupported> {
-    validate(options)?;
-    let mode = mode(model, options);
-    Ok(with_store(mode.contract(), mode.judge(), options.kept))
-}
-
-fn with_store(mut contract: Contract, judgements: Vec<Judgement>, kept: Kept) -> Assessment {
-    contract.store = match kept {
-        Kept::Exact => None,
-        Kept::HashCompact | Kept::Bitstate { .. } => Some(
-            "the store keeps a fingerprint or bits of each state: every violation it reports is real and its trace replays, but a state may be missed, so `holds` is probabilistic (the report gives the bound)",
-        ),
-    };
-    Assessment {
-        contract,
-        judgements,
-    }
+    Ok(Assessment {
+        contract: contract(options)?,
+        judgements: mode(model, options).judge(),
+    })
 }
 
 /// The run: judge the model, refuse it where a condition says so, and
@@ -389,8 +386,7 @@ pub(crate) fn run(
     progress: &mut dyn FnMut(&Stats),
 ) -> Outcome {
     let mode = mode(model, options);
-    let assessment = with_store(mode.contract(), mode.judge(), options.kept);
-    if let Some(why) = assessment.refusal() {
+    if let Some(why) = refusal(&mode.judge()) {
         return Outcome::new(Verdict::DoesNotApply(why), Stats::default(), None);
     }
     let mut o = mode.search(options, watch, progress);
@@ -430,7 +426,7 @@ fn breach(model: &Model, v: &super::Violation) -> Option<Inapplicable> {
             ),
         ),
         Problem::InvisibleCycle { thread, length } => (
-            "finite transactions",
+            FINITE,
             format!(
                 "{} can run a loop of {length} transition{} inside one transaction for ever (WFfiniteInvis, reported as `--ignoring forbid` asks). The trace shows the loop",
                 model.threads[*thread].name,
@@ -531,6 +527,9 @@ pub(crate) fn discipline(model: &Model) -> Judgement {
     Judgement::of(DISCIPLINE, found.collect())
 }
 
+/// The name of the condition [`ignoring`] states.
+const FINITE: &str = "finite transactions";
+
 /// What a run of one thread's transaction that can go on forever is
 /// handled by: the `--ignoring` policy.
 pub(crate) fn ignoring(ignoring: Ignoring) -> Condition {
@@ -553,7 +552,7 @@ pub(crate) fn ignoring(ignoring: Ignoring) -> Condition {
         ),
     };
     Condition {
-        name: "finite transactions",
+        name: FINITE,
         needs: "every run of one thread's transaction ends (WFfiniteInvis; Flanagan and Qadeer's condition C)",
         remedy,
         how,
@@ -565,10 +564,7 @@ pub(crate) fn ignoring(ignoring: Ignoring) -> Condition {
 pub(crate) fn loops(model: &Model, policy: Ignoring, loops: &[(usize, Vec<i64>)]) -> Judgement {
     let found = loops.iter().take(FINDINGS).map(|(t, pcs)| {
         let th = &model.threads[*t];
-        let k = pcs
-            .iter()
-            .find_map(|&pc| th.points[pc as usize].transitions.clone().next());
-        let place = k.map(|k| (model.transitions[k].span, model.transitions[k].line));
+        let place = loop_place(model, *t, pcs);
         Finding {
             message: format!(
                 "{} can run round a loop of {} control point{} inside one transaction{}",
@@ -581,6 +577,16 @@ pub(crate) fn loops(model: &Model, policy: Ignoring, loops: &[(usize, Vec<i64>)]
         }
     });
     Judgement::of(ignoring(policy), found.collect())
+}
+
+/// Where a loop of thread `t` through points `pcs` is shown: the first
+/// statement on it.
+pub(crate) fn loop_place(model: &Model, t: usize, pcs: &[i64]) -> Option<(Span, usize)> {
+    let th = &model.threads[t];
+    let k = pcs
+        .iter()
+        .find_map(|&pc| th.points[pc as usize].transitions.clone().next())?;
+    Some((model.transitions[k].span, model.transitions[k].line))
 }
 
 /// The loops of each thread's control flow among the points `inside`

@@ -94,10 +94,6 @@ impl<'m> Plain<'m> {
 }
 
 impl super::contract::Mode for Plain<'_> {
-    fn contract(&self) -> super::Contract {
-        contract()
-    }
-
     fn judge(&self) -> Vec<super::Judgement> {
         vec![super::contract::discipline(self.model)]
     }

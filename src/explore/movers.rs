@@ -168,6 +168,50 @@ impl Plan {
             handed: crate::classify::hand_offs(model),
         }
     }
+
+    /// The plan for `--summaries`: a transition is never a mover in every
+    /// copy of its procedure if it is not in one, because a summary runs a
+    /// callee in the shallowest copy and is used at every depth (see
+    /// [`super::summaries::uniform`]); fewer movers only end transactions
+    /// earlier. Copies list the same transitions at a point in the same
+    /// order but for their returns (one per call site), so those match by
+    /// their order among the others, and the returns all together.
+    pub(super) fn for_summaries(mut self, model: &Model) -> Plan {
+        let returns = |k: &usize| model.transitions[*k].stack == crate::model::StackOp::Return;
+        for th in &model.threads {
+            for f in &th.frames {
+                for o in 0..(f.points.end - f.points.start) as usize {
+                    let copies: Vec<Vec<usize>> = th
+                        .frames
+                        .iter()
+                        .filter(|g| g.proc == f.proc)
+                        .map(|g| {
+                            th.points[g.points.start as usize + o]
+                                .transitions
+                                .clone()
+                                .collect()
+                        })
+                        .collect();
+                    let rets = copies.iter().flatten().copied().filter(returns);
+                    let mut groups: Vec<Vec<usize>> = vec![rets.collect()];
+                    let others: Vec<Vec<usize>> = copies
+                        .iter()
+                        .map(|ks| ks.iter().copied().filter(|k| !returns(k)).collect())
+                        .collect();
+                    let width = others.iter().map(Vec::len).min().unwrap_or(0);
+                    groups.extend((0..width).map(|i| others.iter().map(|ks| ks[i]).collect()));
+                    for group in groups {
+                        if let Some(why) = group.iter().find_map(|&k| self.fixed[k].clone()) {
+                            for k in group {
+                                self.fixed[k].get_or_insert_with(|| why.clone());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self
+    }
 }
 
 impl super::stubborn::Transactions for Movers<'_> {
@@ -207,8 +251,6 @@ pub(super) struct Txs<'m> {
     model: &'m Model,
     /// What the reduction decided about the model before running.
     plan: &'m Plan,
-    /// Per transition: never a mover (see [`Plan::fixed`]).
-    observes: Vec<bool>,
     watch: Watch,
     probe: Vec<i64>,
     /// Fired on the nodes of summaries, where the frames below the top one
@@ -234,41 +276,25 @@ impl<'m> Txs<'m> {
         Txs {
             model,
             plan,
-            observes: plan.fixed.iter().map(Option::is_some).collect(),
             watch: Watch::default(),
             probe: Vec::new(),
             summarizing: false,
         }
     }
 
-    /// The transactions `--summaries` summarizes: a transition observes in
-    /// every copy of its procedure if it does in one, because a summary
-    /// runs a callee in the shallowest copy and is used at every depth (see
-    /// [`super::summaries::uniform`]); fewer movers only end transactions
-    /// earlier. Returns are judged without the stack (`summarizing`).
+    /// The transactions `--summaries` summarizes, under a plan made
+    /// [`Plan::for_summaries`]. Returns are judged without the stack
+    /// (`summarizing`).
     pub(super) fn for_summaries(model: &'m Model, plan: &'m Plan) -> Txs<'m> {
-        let mut txs = Txs::new(model, plan);
-        txs.summarizing = true;
-        for th in &model.threads {
-            for f in &th.frames {
-                let len = (f.points.end - f.points.start) as usize;
-                for o in 0..len {
-                    let copies = || {
-                        th.frames.iter().filter(|g| g.proc == f.proc).map(move |g| {
-                            th.points[g.points.start as usize + o].transitions.clone()
-                        })
-                    };
-                    let width = copies().map(|r| r.len()).min().unwrap_or(0);
-                    for i in 0..width {
-                        let any = copies().any(|r| txs.observes[r.start + i]);
-                        for r in copies() {
-                            txs.observes[r.start + i] = any;
-                        }
-                    }
-                }
-            }
+        Txs {
+            summarizing: true,
+            ..Txs::new(model, plan)
         }
-        txs
+    }
+
+    /// Whether transition `k` is never a mover ([`Plan::fixed`]).
+    fn fixed(&self, k: usize) -> bool {
+        self.plan.fixed[k].is_some()
     }
 }
 
@@ -287,7 +313,7 @@ impl super::summaries::Stepper for Txs<'_> {
             && swap
                 .transitions
                 .iter()
-                .all(|&(k, j)| self.observes[k] == self.observes[j])
+                .all(|&(k, j)| self.fixed(k) == self.fixed(j))
     }
 }
 
@@ -351,7 +377,7 @@ impl Txs<'_> {
     /// `None` when it faults.
     fn left_from(&mut self, t: usize, k: usize, s: &[i64]) -> Option<(bool, bool)> {
         let (enabled, slots) = self.accessed(k, s)?;
-        let left = !self.observes[k]
+        let left = !self.fixed(k)
             && slots.iter().all(|&x| self.exclusive(t, x, s))
             && !(enabled && self.changes_excl(k, s, &self.probe));
         Some((left, enabled))
@@ -364,7 +390,7 @@ impl Txs<'_> {
     fn left_return(&self, t: usize, k: usize, s: &[i64]) -> bool {
         let model = self.model;
         let (reads, writes) = crate::classify::slots(model, k);
-        !self.observes[k]
+        !self.fixed(k)
             && model.transitions[k].stack == crate::model::StackOp::Return
             && model.transitions[k].touches_excl.is_empty()
             && reads
@@ -429,7 +455,7 @@ impl Transaction for Txs<'_> {
             StepResult::Ok => {}
         }
         let slots = accessed.map(|a| a.1).unwrap_or_default();
-        let mover = !self.observes[k] && !self.changes_excl(k, s, out);
+        let mover = !self.fixed(k) && !self.changes_excl(k, s, out);
         let left = mover && slots.iter().all(|&x| self.exclusive(t, x, s));
         let right = mover && slots.iter().all(|&x| self.exclusive(t, x, out));
         let at_init = s[t] == 0;
@@ -637,17 +663,9 @@ impl Plan {
             let h = h.as_ref()?;
             let x = &model.slots[model.protected[p].slot as usize].name;
             let when = match &h.witness {
-                Some(w) if !w.is_empty() => format!(
-                    " (when {})",
-                    w.iter()
-                        .map(|&(s, v)| format!(
-                            "{} = {}",
-                            model.slots[s as usize].name,
-                            model.show_value(s as usize, v)
-                        ))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                Some(w) if !w.is_empty() => {
+                    format!(" (when {})", crate::classify::valuation(model, w))
+                }
                 Some(_) => String::new(),
                 None => " (too many valuations to rule it out)".into(),
             };
@@ -724,10 +742,6 @@ impl<'m> Transactions<'m> {
 }
 
 impl Mode for Transactions<'_> {
-    fn contract(&self) -> Contract {
-        contract(self.ignoring)
-    }
-
     fn judge(&self) -> Vec<Judgement> {
         self.plan.judge(self.model, self.ignoring, self.deadlock)
     }

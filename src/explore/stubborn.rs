@@ -949,12 +949,7 @@ pub(super) fn proviso(model: &Model) -> super::Judgement {
         .iter()
         .take(super::contract::FINDINGS)
         .map(|(t, pcs)| {
-            let k = model.threads[*t].points[pcs[0] as usize].transitions.start;
-            let place = model
-                .transitions
-                .get(k)
-                .filter(|tr| tr.thread as usize == *t)
-                .map(|tr| (tr.span, tr.line));
+            let place = super::contract::loop_place(model, *t, pcs);
             super::Finding {
                 message: format!(
                     "{} has a loop{}: states where the set would close it are fully expanded",
@@ -1013,10 +1008,6 @@ impl<'m> Selective<'m> {
 }
 
 impl super::contract::Mode for Selective<'_> {
-    fn contract(&self) -> super::Contract {
-        contract()
-    }
-
     fn judge(&self) -> Vec<super::Judgement> {
         vec![proviso(self.model), super::contract::discipline(self.model)]
     }

@@ -199,7 +199,7 @@ impl Shares {
         // A procedure's nodes keep no local of the thread's body.
         let bare = |t: usize| forgets[t] && body[t].len() == model.threads[t].locals.len();
         for p in 0..model.procs.len() {
-            let runs = |t: usize| model.threads[t].frames.iter().any(|f| f.proc as usize == p);
+            let runs = |t: usize| runs(model, t, p);
             for t in (0..model.threads.len())
                 .filter(|&t| shares.whole[t].is_none() && bare(t) && runs(t))
             {
@@ -227,6 +227,11 @@ impl Shares {
             .filter(|&t| self.whole[t].is_some() || self.procs[t].iter().any(Option::is_some))
             .count() as u64
     }
+}
+
+/// Whether thread `t` of `model` may run procedure `p`.
+fn runs(model: &Model, t: usize, p: usize) -> bool {
+    model.threads[t].frames.iter().any(|f| f.proc as usize == p)
 }
 
 /// A summary's key: the thread, the kind of node, and the node.
@@ -499,8 +504,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
     /// judge it otherwise.
     pub(super) fn unshared(&self) -> Vec<(usize, usize)> {
         let model = self.model;
-        let runs =
-            |t: usize, p: usize| model.threads[t].frames.iter().any(|f| f.proc as usize == p);
+        let runs = |t: usize, p: usize| runs(model, t, p);
         let mut out = Vec::new();
         for p in 0..model.procs.len() {
             for t in 1..model.threads.len() {
@@ -718,11 +722,16 @@ impl<'m, X: Stepper> Summaries<'m, X> {
     }
 
     /// The transitions of `moves` from `s`, thread `t`, in the thread's
-    /// real frames; the last may fail. A summary explores a callee in the
+    /// real frames; the last may fail, and then its fault comes too. A summary explores a callee in the
     /// shallowest copies, so from a deep frame its path may need a call
     /// deeper than `--max-stack`: that path cannot be shown or replayed,
     /// and the run ends at the stack bound, as it would without summaries.
-    fn concrete(&self, t: usize, s: &[i64], moves: &[u32]) -> Result<Vec<u32>, Stop> {
+    fn concrete(
+        &self,
+        t: usize,
+        s: &[i64],
+        moves: &[u32],
+    ) -> Result<(Vec<u32>, Option<Problem>), Stop> {
         // The replay runs in the full semantics, on the state alone.
         let s = &s[..self.model.slots.len()];
         let (mut cur, mut out, mut path) = (s.to_vec(), Vec::new(), Vec::new());
@@ -739,24 +748,27 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             };
             let mut next = None;
             for k in candidates {
-                let ok = match step(self.model, k, &cur, &mut out) {
+                let fault = match step(self.model, k, &cur, &mut out) {
                     StepResult::Disabled => continue,
-                    StepResult::Ok => true,
-                    StepResult::Bad(_) => false,
+                    StepResult::Ok => None,
+                    StepResult::Bad(p) => Some(p),
                 };
                 if skip == 0 {
-                    next = Some((k, ok));
+                    next = Some((k, fault));
                     break;
                 }
                 skip -= 1;
             }
             let last = n + 1 == moves.len();
             match next {
-                Some((k, true)) => {
+                Some((k, None)) => {
                     path.push(k as u32);
                     std::mem::swap(&mut cur, &mut out);
                 }
-                Some((k, false)) if last => path.push(k as u32),
+                Some((k, Some(p))) if last => {
+                    path.push(k as u32);
+                    return Ok((path, Some(p)));
+                }
                 _ => {
                     return Err(Stop::Found(Found {
                         problem: Problem::Fault(crate::model::Fault::StackBound {
@@ -767,7 +779,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                 }
             }
         }
-        Ok(path)
+        Ok((path, None))
     }
 
     /// Explores the queued nodes (level II), then settles the summaries made.
@@ -1054,27 +1066,13 @@ impl<'m, X: Stepper> Summaries<'m, X> {
                     "a violation found through another thread's summary is not one of the thread's own",
                 ))));
             }
-            let path = self.concrete(t, c, &moves)?;
+            let (path, fault) = self.concrete(t, c, &moves)?;
             // A summary runs a callee in its shallowest copy: a fault names
             // that copy's slots. Told again in the thread's real frames.
-            let problem = self.in_real_frames(c, &path).unwrap_or(problem);
+            let problem = fault.unwrap_or(problem);
             return Err(Stop::Found(Found { problem, path }));
         }
         Ok(sum)
-    }
-
-    /// The fault of the last transition of `path` from concrete state `c`,
-    /// if it faults in the full semantics.
-    fn in_real_frames(&self, c: &[i64], path: &[u32]) -> Option<Problem> {
-        let (mut s, mut out) = (c[..self.model.slots.len()].to_vec(), Vec::new());
-        for &k in path {
-            match step(self.model, k as usize, &s, &mut out) {
-                StepResult::Ok => std::mem::swap(&mut s, &mut out),
-                StepResult::Bad(p) => return Some(p),
-                StepResult::Disabled => return None,
-            }
-        }
-        None
     }
 
     /// Drops this round's summaries (a violation cut it short).
@@ -1118,7 +1116,8 @@ impl<'m, X: Stepper> Summaries<'m, X> {
             this.moves(n, &mut moves);
             path.extend(
                 this.concrete(t, c, &moves)
-                    .map_err(|e| prepend(e, prefix))?,
+                    .map_err(|e| prepend(e, prefix))?
+                    .0,
             );
             Ok(path)
         };

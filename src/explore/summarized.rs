@@ -58,7 +58,7 @@ impl<'m> Summarized<'m> {
     /// movers), shared by interchangeable threads if `share`.
     pub(super) fn new(model: &'m Model, reduction: Reduction, share: bool, deadlock: bool) -> Self {
         let inner = match reduction {
-            Reduction::Movers => Inner::Movers(Plan::new(model)),
+            Reduction::Movers => Inner::Movers(Plan::new(model).for_summaries(model)),
             _ => Inner::Sc(uniform(model, classify(model))),
         };
         Summarized {
@@ -122,20 +122,6 @@ impl<X: Stepper + Send> Summarizing for Summaries<'_, X> {
 }
 
 impl Mode for Summarized<'_> {
-    fn contract(&self) -> Contract {
-        let mut c = match self.inner {
-            Inner::Sc(_) => super::sc::contract(Ignoring::Cpc),
-            Inner::Movers(_) => super::movers::contract(Ignoring::Cpc),
-        };
-        c.name.push_str(" --summaries");
-        c.source =
-            "Qadeer, Rajamani and Rehof, \"Summarizing procedures in concurrent programs\", 2004";
-        if self.share {
-            c.conditions.push(SHARED);
-        }
-        c
-    }
-
     fn judge(&self) -> Vec<Judgement> {
         let mut j = match &self.inner {
             Inner::Sc(class) => super::sc::judge(self.model, class, Ignoring::Cpc),

@@ -7,7 +7,6 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::explore::{Assessment, Property};
-use crate::syntax::span::Span;
 
 /// A reduction's contract judged on a model.
 #[derive(Clone, Debug, Serialize)]
@@ -63,9 +62,6 @@ pub struct FindingRow {
     /// The line of the statement or declaration.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
-    /// Its byte span in the source.
-    #[serde(skip)]
-    pub span: Option<Span>,
 }
 
 impl ContractReport {
@@ -97,7 +93,6 @@ impl ContractReport {
                         .map(|f| FindingRow {
                             message: f.message.clone(),
                             line: f.place.map(|(_, l)| l),
-                            span: f.place.map(|(s, _)| s),
                         })
                         .collect(),
                 })

@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use optimist::{
     CertifiedCheck, CertifyLevel, CertifyOptions, CertifyReport, CheckReport, Ignoring, Kind,
-    Limits, Model, ObligationStatus, Options, Outcome, Problem, Reduction, Source, Step,
-    StepResult, Verdict, certify, compile,
+    Limits, Model, ObligationStatus, Options, Outcome, Reduction, Source, Verdict, certify,
+    compile,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
@@ -181,99 +181,9 @@ fn keep(property: &str, text: &str, why: &str, full: Option<&Outcome>) -> String
     path.display().to_string()
 }
 
-/// Replays a trace in the full semantics: every transition but the last
-/// completes without violation and yields the recorded state; the last one
-/// yields the reported problem (for a deadlock, a state where no thread can
-/// move; for a lasso, the state it started from).
-///
-/// A fault of the last transition, `Problem::ExclFault` included (a
-/// predicate that cannot be evaluated after it), must be the one reported.
-pub fn replays(model: &Model, trace: &[Step], problem: &Problem) -> Result<(), String> {
-    let mut s = model.init.clone();
-    let mut out = Vec::new();
-    let ends_in_state = matches!(
-        problem,
-        Problem::Deadlock | Problem::InvisibleCycle { .. } | Problem::EndExcl { .. }
-    );
-    for (n, st) in trace.iter().enumerate() {
-        let tr = &model.transitions[st.transition];
-        if tr.from != s[tr.thread as usize] {
-            return Err(format!(
-                "step {}: thread {} is not at the transition's point",
-                n + 1,
-                tr.thread
-            ));
-        }
-        let last = n + 1 == trace.len();
-        match optimist::step(model, st.transition, &s, &mut out) {
-            StepResult::Disabled => return Err(format!("step {}: disabled", n + 1)),
-            StepResult::Ok if !last || ends_in_state => {
-                if st.state.as_deref() != Some(out.as_slice()) {
-                    return Err(format!("step {}: a different state", n + 1));
-                }
-                s.clone_from(&out);
-            }
-            StepResult::Ok => return Err(format!("step {}: no violation at the end", n + 1)),
-            StepResult::Bad(p) if last && !ends_in_state => {
-                if &p != problem {
-                    return Err(format!(
-                        "replay ends in {p:?}, the checker said {problem:?}"
-                    ));
-                }
-            }
-            StepResult::Bad(p) => return Err(format!("step {}: unexpected {p:?}", n + 1)),
-        }
-    }
-    match problem {
-        Problem::Deadlock => {
-            let moves = (0..model.transitions.len()).any(|k| {
-                let tr = &model.transitions[k];
-                tr.from == s[tr.thread as usize]
-                    && !matches!(optimist::step(model, k, &s, &mut out), StepResult::Disabled)
-            });
-            let ended = model
-                .threads
-                .iter()
-                .enumerate()
-                .all(|(t, th)| s[t] == th.end());
-            if moves || ended {
-                return Err("the trace does not end in a deadlock".into());
-            }
-        }
-        Problem::InvisibleCycle { length, .. } => {
-            let start = trace
-                .len()
-                .checked_sub(*length)
-                .ok_or("a lasso longer than its trace")?;
-            let before = if start == 0 {
-                model.init.clone()
-            } else {
-                trace[start - 1]
-                    .state
-                    .clone()
-                    .ok_or("a lasso through a failed step")?
-            };
-            if trace.last().and_then(|s| s.state.as_ref()) != Some(&before) {
-                return Err("the lasso does not close".into());
-            }
-        }
-        // A violation of the initial state itself.
-        Problem::Overlap { protected, .. } if trace.is_empty() => {
-            if !matches!(model.overlap(&model.init), Ok(Some((p, _, _))) if p == *protected) {
-                return Err("no such overlap in the initial state".into());
-            }
-        }
-        Problem::ExclFault(f) if trace.is_empty() => {
-            if model.overlap(&model.init).err().as_ref() != Some(f) {
-                return Err("no such fault in the initial state".into());
-            }
-        }
-        Problem::Invariant(_) => {}
-        _ if trace.is_empty() => return Err(format!("{problem:?} with an empty trace")),
-        _ => {}
-    }
-    Ok(())
-}
+/// Replays a trace in the full semantics (the grammar generator's
+/// comparison, shared by every differential test).
+pub use crate::grammar::shared::compare::replays;
 
 /// What happened on the generated systems, to show that the generator
 /// reaches every verdict and to fail when it degenerates.

@@ -33,7 +33,7 @@
 //! systems (the coverage check then needs enough of them).
 
 #[path = "../grammar/mod.rs"]
-mod shared;
+pub mod shared;
 
 use std::time::{Duration, Instant};
 

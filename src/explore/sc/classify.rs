@@ -622,6 +622,21 @@ fn changes(
 /// before and after (`None`: evaluating it faults).
 type Change = (Vec<(u32, i64)>, Option<bool>, Option<bool>);
 
+/// A valuation as `x = 1, m = free`.
+pub(crate) fn valuation(model: &Model, witness: &[(u32, i64)]) -> String {
+    let vals: Vec<String> = witness
+        .iter()
+        .map(|&(s, v)| {
+            format!(
+                "{} = {}",
+                model.slots[s as usize].name,
+                model.show_value(s as usize, v)
+            )
+        })
+        .collect();
+    vals.join(", ")
+}
+
 /// A transition that may hand a protected variable to another thread: make
 /// `excl(receiver, x)` true where it was not, for a receiver other than
 /// its own thread.
@@ -702,14 +717,9 @@ impl Reason {
             } => {
                 let x = name(model.protected[*protected].slot);
                 let t = &model.threads[*thread].name;
-                let vals: Vec<String> = witness
-                    .iter()
-                    .map(|&(s, v)| format!("{} = {}", name(s), model.show_value(s as usize, v)))
-                    .collect();
-                let when = if vals.is_empty() {
-                    String::new()
-                } else {
-                    format!(" when {}", vals.join(", "))
+                let when = match witness.is_empty() {
+                    true => String::new(),
+                    false => format!(" when {}", valuation(model, witness)),
                 };
                 let value = |v: &Option<bool>| v.map_or("a fault".to_string(), |b| b.to_string());
                 format!(

@@ -128,10 +128,6 @@ pub(crate) fn contract(ignoring: Ignoring) -> Contract {
 }
 
 impl Mode for Sc<'_> {
-    fn contract(&self) -> Contract {
-        contract(self.ignoring)
-    }
-
     fn judge(&self) -> Vec<Judgement> {
         judge(self.model, &self.class, self.ignoring)
     }
