@@ -113,7 +113,6 @@ fn io_reason(e: &std::io::Error) -> String {
 pub enum Error {
     /// The file could not be read.
     #[error("cannot read {path}: {reason}")]
-    #[diagnostic(code(optimist::io))]
     Io {
         /// The path given.
         path: String,
@@ -123,7 +122,6 @@ pub enum Error {
     /// The file is not UTF-8.
     #[error("{path}:{line}:{col}: the file is not valid UTF-8")]
     #[diagnostic(
-        code(optimist::encoding),
         help("models are UTF-8 text; convert the file (e.g. with iconv)")
     )]
     NotUtf8 {
@@ -137,7 +135,6 @@ pub enum Error {
     /// The file holds nothing but whitespace.
     #[error("{path}: the model is empty")]
     #[diagnostic(
-        code(optimist::empty),
         help("a model needs at least one thread; see the examples in models/")
     )]
     Empty {
@@ -146,7 +143,6 @@ pub enum Error {
     },
     /// A syntax or static error at a place in the source.
     #[error("{location}: {message}")]
-    #[diagnostic(code(optimist::input))]
     Input {
         /// `file:line:col`.
         location: String,
@@ -166,7 +162,6 @@ pub enum Error {
     },
     /// A static error with no place in the source (such as a bad `-D`).
     #[error("{file}: {message}")]
-    #[diagnostic(code(optimist::usage))]
     Usage {
         /// The model file.
         file: String,
@@ -178,7 +173,6 @@ pub enum Error {
     },
     /// Command-line usage that is wrong whatever the model.
     #[error("{0}")]
-    #[diagnostic(code(optimist::usage))]
     Refused(String),
 }
 

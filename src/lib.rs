@@ -59,8 +59,9 @@ pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
 pub use report::{
-    CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, FindingRow, LoopRow,
-    PreservedRow, RegionRow, StepReport, ViolationReport,
+    Blocked, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, Deadlock,
+    FindingRow, Link, LoopRow, PreservedRow, RegionRow, StateLayout, StepReport, ThreadState,
+    ViolationReport, Wait,
 };
 pub use stepping::{
     ChoiceView, Difference, Divergence, NotATrace, ReplayReport, ScriptView, Session, SessionView,

@@ -14,7 +14,8 @@ use crate::explore::{
 };
 use crate::model::Model;
 use crate::report::{
-    StepReport, ViolationReport, describe, json_state, step_report, steps, write_state, write_trace,
+    StateLayout, StepReport, ViolationReport, describe, json_state, step_report, steps,
+    write_trace,
 };
 
 /// The report of `optimist simulate`: a random walk, in the trace format of
@@ -44,6 +45,12 @@ pub struct SimulateReport {
     pub trace: Vec<StepReport>,
     /// The state where it ended (before a failing last step).
     pub final_state: Map<String, Value>,
+    /// The same state laid out per thread.
+    pub final_layout: StateLayout,
+    /// Whether ending in a deadlock is a violation (exit 1): unless
+    /// `--no-deadlock`.
+    #[serde(skip)]
+    pub deadlock_is_violation: bool,
 }
 
 impl SimulateReport {
@@ -62,7 +69,7 @@ impl SimulateReport {
             .rev()
             .find_map(|s| s.state.as_ref())
             .unwrap_or(&model.init);
-        let violation = walk.violation.as_ref().map(|v| describe(model, v));
+        let mut violation = walk.violation.as_ref().map(|v| describe(model, v));
         let (end, message) = match &walk.end {
             WalkEnd::Violation => (
                 "violation",
@@ -74,7 +81,8 @@ impl SimulateReport {
                     initial: false,
                     trace: walk.trace.clone(),
                 };
-                ("deadlock", describe(model, &v).message)
+                violation = Some(describe(model, &v));
+                ("deadlock", "no thread can move".to_string())
             }
             WalkEnd::Ended => ("ended", "every thread has ended".to_string()),
             WalkEnd::StepLimit(n) => (
@@ -98,13 +106,17 @@ impl SimulateReport {
             message,
             trace: steps(model, &walk.trace, reduction != Reduction::None),
             final_state: json_state(model, last),
+            final_layout: StateLayout::of(model, last),
+            deadlock_is_violation: true,
         }
     }
 
-    /// 1 for a violation, 3 for the stack bound, else 0.
+    /// 1 for a violation (a deadlock too, unless `--no-deadlock`), 3 for
+    /// the stack bound, else 0.
     pub fn exit_code(&self) -> u8 {
         match self.end {
             "violation" => 1,
+            "deadlock" if self.deadlock_is_violation => 1,
             "stack-bound" => 3,
             _ => 0,
         }
@@ -133,6 +145,9 @@ impl fmt::Display for SimulateReport {
             if let Some(p) = &v.predicate {
                 writeln!(f, "predicate    {p}")?;
             }
+            if let Some(d) = &v.deadlock {
+                d.write(f)?;
+            }
         }
         if !self.trace.is_empty() {
             writeln!(f)?;
@@ -147,7 +162,7 @@ impl fmt::Display for SimulateReport {
         } else {
             "final state"
         };
-        write_state(f, which, &self.final_state)
+        self.final_layout.write(f, which)
     }
 }
 

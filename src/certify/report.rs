@@ -26,7 +26,8 @@ pub struct CertifyReport {
     pub file: String,
     /// `local` or `exhaustive`.
     pub level: &'static str,
-    /// `holds`, `fails` or `not checked`.
+    /// `hypotheses hold`, `hypotheses fail` or `not checked`: about the
+    /// reduction theorem's hypotheses, not the model's properties.
     pub verdict: &'static str,
     /// Local level: most valuations per obligation instance.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -223,14 +224,6 @@ fn witness(model: &Model, f: &Failure) -> WitnessReport {
     }
 }
 
-fn status_name(s: ObligationStatus) -> &'static str {
-    match s {
-        ObligationStatus::Holds => "holds",
-        ObligationStatus::Fails => "fails",
-        ObligationStatus::NotChecked => "not checked",
-    }
-}
-
 fn label(law: Obligation) -> String {
     if law.is_hypothesis() {
         format!("({})", law.key())
@@ -301,7 +294,7 @@ impl CertifyReport {
                 }
             ),
             ObligationStatus::Fails if only_finiteness(&with(ObligationStatus::Fails)) => format!(
-                "the reduction theorem (19) does not apply: {} fail{}, so a run of invisible transitions can go on forever, and every other obligation holds; a reduced check that ends such runs by force (`--ignoring cpc`, the default, or `cycles`) is still sound for this model, by seed 003's theorem (Levin, Palmer, Qadeer and Rajamani, commit point completion), which `optimist prove` does not check",
+                "the reduction theorem (19) does not apply: {} fail{}, so a run of invisible transitions can go on forever, and every other obligation holds; a reduced check that ends such runs by force (`--ignoring cpc`, the default, or `cycles`) is still sound for this model, by the theorem of commit point completion (Levin, Palmer, Qadeer and Rajamani, 2005), which `optimist prove` does not check",
                 list(&with(ObligationStatus::Fails)),
                 if with(ObligationStatus::Fails).len() == 1 {
                     "s"
@@ -342,7 +335,11 @@ impl CertifyReport {
                 CertifyLevel::Local | CertifyLevel::LocalOnReachable => "local",
                 CertifyLevel::Exhaustive => "exhaustive",
             },
-            verdict: status_name(cert.verdict()),
+            verdict: match cert.verdict() {
+                ObligationStatus::Holds => "hypotheses hold",
+                ObligationStatus::Fails => "hypotheses fail",
+                ObligationStatus::NotChecked => "not checked",
+            },
             frame_bound: local.then_some(cert.options.frame_bound),
             states: cert.states,
             limit: cert.limit.map(|l| l.to_string()),
@@ -356,9 +353,30 @@ impl CertifyReport {
     /// The process exit code: 0 all hold, 1 one fails, 3 one not checked.
     pub fn exit_code(&self) -> u8 {
         match self.verdict {
-            "holds" => 0,
-            "fails" => 1,
+            "hypotheses hold" => 0,
+            "hypotheses fail" => 1,
             _ => 3,
+        }
+    }
+
+    /// The verdict in words: which hypotheses fail, and that it is not the
+    /// model's verdict.
+    fn result(&self) -> String {
+        let keys = |want: Option<bool>| -> Vec<String> {
+            self.all()
+                .filter(|(_, o)| o.holds == want)
+                .map(|(k, _)| key_label(k))
+                .collect()
+        };
+        match self.verdict {
+            "hypotheses hold" => {
+                "every hypothesis of the reduction theorem holds (the model's own verdict is `optimist check`'s)".into()
+            }
+            "hypotheses fail" => match keys(Some(false)).as_slice() {
+                [one] => format!("hypothesis {one} fails"),
+                many => format!("hypotheses {} fail", many.join(", ")),
+            },
+            _ => format!("not checked: {}", keys(None).join(", ")),
         }
     }
 
@@ -414,7 +432,7 @@ impl fmt::Display for CertifyReport {
             )?,
             (None, None, _) => writeln!(f, "level       {}", self.level)?,
         }
-        writeln!(f, "verdict     {}", self.verdict)?;
+        writeln!(f, "result      {}", self.result())?;
         writeln!(f)?;
         let mut rows = vec![["obligation", "law", "checked", "result"].map(String::from)];
         for (key, o) in self.all() {
@@ -602,7 +620,7 @@ fn write_witness(f: &mut fmt::Formatter<'_>, w: &WitnessReport) -> fmt::Result {
 /// usual table: `holds` (0) when the reduced check holds and every
 /// obligation holds (or only (11) and WFfiniteInvis fail, and the check
 /// ended endless runs by commit point completion or cycle detection, so
-/// seed 003's theorem stands in for (19)); `violated` (1) when the reduced check found a
+/// the theorem of commit point completion stands in for (19)); `violated` (1) when the reduced check found a
 /// violation other than of well-formedness, since its counterexample is a
 /// path of the original system; `inconclusive` (3) whenever nothing follows
 /// for the original system: the reduced check holds but the certificate
@@ -656,7 +674,7 @@ impl CertifiedCheck {
                     "violated",
                     "a violation is reachable in the original system: the counterexample is a path of the original system".to_string(),
                 ),
-                ("holds", _, "holds") => (
+                ("holds", _, "hypotheses hold") => (
                     "holds",
                     format!(
                         "no violation is reachable in the original system: the reduced check holds and the reduction theorem (19) applies (proof: {PROOF}, checked by `optimist prove`){}",
@@ -667,20 +685,20 @@ impl CertifiedCheck {
                         }
                     ),
                 ),
-                ("holds", _, "fails")
+                ("holds", _, "hypotheses fail")
                     if matches!(check.ignoring, Some("cpc" | "cycles"))
                         && only_finiteness(&certify.failing_laws()) =>
                 {
                     (
                         "holds",
                         format!(
-                            "no violation is reachable in the original system, by seed 003's theorem rather than (19): {} fail (a run of invisible transitions can go on forever) and every other obligation holds, and the reduced check ({}) scheduled every thread wherever such a run could not complete; `optimist prove` checks (19), not seed 003's theorem",
+                            "no violation is reachable in the original system, by the theorem of commit point completion (Levin, Palmer, Qadeer and Rajamani, 2005) rather than (19): {} fail (a run of invisible transitions can go on forever) and every other obligation holds, and the reduced check ({}) scheduled every thread wherever such a run could not complete; `optimist prove` checks (19), not that theorem",
                             join(failing(&certify, Some(false))),
                             check.ignoring.unwrap_or_default()
                         ),
                     )
                 }
-                ("holds", _, "fails") => (
+                ("holds", _, "hypotheses fail") => (
                     "inconclusive",
                     format!(
                         "nothing follows for the original system: the reduced check holds, but the reduction theorem does not apply ({} {}); check it with `--reduction none`{}",

@@ -87,11 +87,10 @@ impl<'m> MoversStubborn<'m> {
         model: &'m Model,
         ignoring: Ignoring,
         interference: Interference,
-        deadlock: bool,
     ) -> Self {
         MoversStubborn {
             model,
-            txs: Transactions::new(model, ignoring, deadlock),
+            txs: Transactions::new(model, ignoring),
             ignoring,
             interference,
         }

@@ -39,8 +39,8 @@ pub enum Property {
     /// under its exclusive access predicate, no two threads satisfying one,
     /// and the well-formedness of the predicates (WFinitExcl, WFendExcl).
     Discipline,
-    /// With `--deadlock`: a state where no thread can move and some thread
-    /// has not ended.
+    /// Unless `--no-deadlock`: a state where no thread can move and some
+    /// thread has not ended (a thread that ended is not deadlocked).
     Deadlocks,
     /// Lock misuse warnings (`ended-holding-lock`, `release-not-owner`).
     LockWarnings,
@@ -77,7 +77,7 @@ pub enum Preserved {
     /// Found in the states the search stores; one met only inside a
     /// reduced step can be missed.
     Stored,
-    /// Not preserved: a run asked to check it is refused.
+    /// Not preserved.
     No,
 }
 
@@ -312,7 +312,6 @@ pub fn validate(options: &Options) -> Result<(), Unsupported> {
 /// The reduction `options` name, applied to `model`.
 pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm> {
     let ignoring = options.ignoring;
-    let deadlock = options.deadlock;
     match options.reduction {
         Reduction::None => Box::new(super::full::Plain::new(model)),
         Reduction::Sc | Reduction::Movers if options.summaries => {
@@ -320,11 +319,10 @@ pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm
                 model,
                 options.reduction,
                 !options.summaries_per_thread,
-                deadlock,
             ))
         }
         Reduction::Sc => Box::new(super::sc::Sc::new(model, ignoring)),
-        Reduction::Movers => Box::new(super::movers::Transactions::new(model, ignoring, deadlock)),
+        Reduction::Movers => Box::new(super::movers::Transactions::new(model, ignoring)),
         Reduction::Stubborn => {
             Box::new(super::stubborn::Selective::new(model, options.interference))
         }
@@ -337,7 +335,6 @@ pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm
             model,
             ignoring,
             options.interference,
-            deadlock,
         )),
     }
 }
@@ -402,6 +399,16 @@ pub(crate) fn run(
     if let Some(why) = o.violation.as_ref().and_then(|v| breach(model, v)) {
         // Kept: the trace shows where the model breaks the condition.
         o.verdict = Verdict::DoesNotApply(why);
+    }
+    if options.deadlock
+        && matches!(o.verdict, Verdict::Holds)
+        && let Ok(c) = contract(options)
+        && c.preserves(Property::Deadlocks) != Preserved::Yes
+    {
+        o.caveats.push(format!(
+            "deadlock freedom is not established: `{}` finds deadlocks only in the states it stores, and one inside a reduced step can be missed; `--reduction sc` or `none` checks them",
+            c.name
+        ));
     }
     o
 }
@@ -624,10 +631,3 @@ pub(crate) fn control_loops(
     out
 }
 
-/// A finding with no place: for conditions about options.
-pub(crate) fn unplaced(message: impl Into<String>) -> Finding {
-    Finding {
-        message: message.into(),
-        place: None,
-    }
-}

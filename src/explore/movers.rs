@@ -67,8 +67,9 @@
 //! (ii): exclusive access is taken and given up only by its holder) has
 //! none either. WFendExcl, the other half of (ii), is checked as the
 //! search runs, and a breach refuses the model. Deadlocks in the middle of
-//! a transaction are not preserved (Flanagan and Qadeer, section 7), so
-//! `--deadlock` is refused under this reduction.
+//! a transaction are not preserved (Flanagan and Qadeer, section 7): those
+//! in the states the search stores are reported, and the report says that
+//! a `holds` does not establish deadlock freedom.
 
 use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
@@ -600,32 +601,23 @@ const HAND_OFF: Condition = Condition {
     how: "a variable that may be handed off has no exclusive access under this reduction: every access to it is a non-mover, as for an unprotected variable",
 };
 
-/// Deadlocks, which transactions hide.
-const DEADLOCKS: Condition = Condition {
-    name: "deadlocks",
-    needs: "`--deadlock` is not asked: a thread blocked in the middle of a transaction is never explored, so deadlocks are not preserved (Flanagan and Qadeer, section 7)",
-    remedy: Remedy::Refuse,
-    how: "the run is refused; use `--reduction sc` or `none` to check deadlocks",
-};
-
 /// What `--reduction movers` preserves.
 pub(super) const PRESERVES: [(Property, Preserved); 5] = [
     (Property::Assertions, Preserved::Yes),
     (Property::Invariants, Preserved::Yes),
     (Property::Discipline, Preserved::Yes),
-    (Property::Deadlocks, Preserved::No),
+    (Property::Deadlocks, Preserved::Stored),
     (Property::LockWarnings, Preserved::Stored),
 ];
 
 impl Plan {
     /// The side conditions of the mover transactions, judged on `model`,
-    /// with `--deadlock` if `deadlock`, and the loops a transaction may run
+    /// and the loops a transaction may run
     /// round under `ignoring`.
     pub(super) fn judge(
         &self,
         model: &Model,
         ignoring: Ignoring,
-        deadlock: bool,
     ) -> Vec<Judgement> {
         let observed = self.fixed.iter().enumerate().filter_map(|(k, why)| {
             let why = why.as_ref()?.describe(model);
@@ -678,18 +670,12 @@ impl Plan {
                 ),
             ))
         });
-        let refused = deadlock.then(|| {
-            contract::unplaced(
-                "`--deadlock`: mover transactions do not preserve deadlocks (Flanagan and Qadeer, section 7); use `--reduction sc` or `--reduction none`",
-            )
-        });
         // A transaction may run round any loop of its thread's code.
         let loops = contract::control_loops(model, |_, _| true);
         vec![
             Judgement::of(OBSERVED, contract::at_transitions(model, observed)),
             Judgement::of(LOCKS, locks.take(contract::FINDINGS).collect()),
             Judgement::of(HAND_OFF, contract::at_transitions(model, handed)),
-            Judgement::of(DEADLOCKS, refused.into_iter().collect()),
             contract::discipline(model),
             contract::end_excl(model),
             contract::loops(model, ignoring, &loops),
@@ -707,7 +693,6 @@ pub(super) fn contract(ignoring: Ignoring) -> Contract {
             OBSERVED,
             LOCKS,
             HAND_OFF,
-            DEADLOCKS,
             contract::DISCIPLINE,
             contract::END_EXCL,
             contract::ignoring(ignoring),
@@ -721,17 +706,15 @@ pub(super) struct Transactions<'m> {
     model: &'m Model,
     plan: Plan,
     ignoring: Ignoring,
-    deadlock: bool,
 }
 
 impl<'m> Transactions<'m> {
     /// The mover transactions of `model`, planned.
-    pub(super) fn new(model: &'m Model, ignoring: Ignoring, deadlock: bool) -> Transactions<'m> {
+    pub(super) fn new(model: &'m Model, ignoring: Ignoring) -> Transactions<'m> {
         Transactions {
             model,
             plan: Plan::new(model),
             ignoring,
-            deadlock,
         }
     }
 
@@ -743,7 +726,7 @@ impl<'m> Transactions<'m> {
 
 impl Mode for Transactions<'_> {
     fn judge(&self) -> Vec<Judgement> {
-        self.plan.judge(self.model, self.ignoring, self.deadlock)
+        self.plan.judge(self.model, self.ignoring)
     }
 
     fn search(

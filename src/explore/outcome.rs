@@ -251,6 +251,9 @@ pub struct Outcome {
     pub summaries: Option<super::SummaryStats>,
     /// `--hash-compact`, `--bitstate`: what the run may have missed.
     pub coverage: Option<super::Coverage>,
+    /// What a `holds` does not establish: properties asked for that the
+    /// reduction does not preserve in full.
+    pub caveats: Vec<String>,
 }
 
 impl Outcome {
@@ -266,6 +269,7 @@ impl Outcome {
             boundaries: Vec::new(),
             summaries: None,
             coverage: None,
+            caveats: Vec::new(),
         }
     }
 }

@@ -50,13 +50,12 @@ pub(super) struct Summarized<'m> {
     model: &'m Model,
     inner: Inner,
     share: bool,
-    deadlock: bool,
 }
 
 impl<'m> Summarized<'m> {
     /// Summaries of `model`'s transactions under `reduction` (sc or
     /// movers), shared by interchangeable threads if `share`.
-    pub(super) fn new(model: &'m Model, reduction: Reduction, share: bool, deadlock: bool) -> Self {
+    pub(super) fn new(model: &'m Model, reduction: Reduction, share: bool) -> Self {
         let inner = match reduction {
             Reduction::Movers => Inner::Movers(Plan::new(model).for_summaries(model)),
             _ => Inner::Sc(uniform(model, classify(model))),
@@ -65,7 +64,6 @@ impl<'m> Summarized<'m> {
             model,
             inner,
             share,
-            deadlock,
         }
     }
 
@@ -125,7 +123,7 @@ impl Mode for Summarized<'_> {
     fn judge(&self) -> Vec<Judgement> {
         let mut j = match &self.inner {
             Inner::Sc(class) => super::sc::judge(self.model, class, Ignoring::Cpc),
-            Inner::Movers(plan) => plan.judge(self.model, Ignoring::Cpc, self.deadlock),
+            Inner::Movers(plan) => plan.judge(self.model, Ignoring::Cpc),
         };
         if self.share {
             let model = self.model;

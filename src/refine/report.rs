@@ -277,7 +277,7 @@ impl fmt::Display for RefineReport {
             writeln!(f, "The final check is violated ({}): {}", v.kind, v.message)?;
             writeln!(
                 f,
-                "For its trace, write the final guesses (`--write OUT`) and run `optimist check OUT`."
+                "For its trace, write the final guesses (`-o OUT`) and run `optimist check OUT`."
             )?;
         }
         Ok(())

@@ -6,7 +6,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 mod contract;
+mod deadlock;
+mod state;
 
+pub use deadlock::{Blocked, Deadlock, Link, Wait};
+pub use state::{StateLayout, ThreadState};
 pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
@@ -53,6 +57,10 @@ pub struct CheckReport {
     pub depth: u64,
     /// Deadlocked states.
     pub deadlocks: u64,
+    /// What a `holds` does not establish: properties the reduction does
+    /// not preserve in full (deadlocks under the mover transactions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<String>,
     /// Misuses of locks met in stored states (a thread that ended holding
     /// a lock, a `release` by a thread that does not hold the lock):
     /// warnings, not violations. Absent when there are none.
@@ -76,6 +84,9 @@ pub struct CheckReport {
     /// The last state of the counterexample: after its last transition
     /// that completed (the one before a failing step).
     pub final_state: Option<Map<String, Value>>,
+    /// The same state laid out per thread: where each is, and its locals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_layout: Option<StateLayout>,
 }
 
 /// A kind of lock misuse met during the search.
@@ -241,6 +252,9 @@ pub struct ViolationReport {
     pub message: String,
     /// The exclusive access predicate involved, with the values it read.
     pub predicate: Option<String>,
+    /// A deadlock: what each thread waits for, and the cycle of waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadlock: Option<Deadlock>,
 }
 
 /// One transition of a counterexample.
@@ -299,6 +313,10 @@ impl CheckReport {
             Verdict::DoesNotApply(why) => ("inconclusive", Some(why.to_string())),
         };
         let violation = outcome.violation.as_ref();
+        let last_state = violation.map(|v| {
+            let last = v.trace.iter().rev().find_map(|st| st.state.as_ref());
+            last.unwrap_or(&model.init).as_slice()
+        });
         CheckReport {
             model: model.name.clone(),
             file: file.to_string(),
@@ -322,6 +340,7 @@ impl CheckReport {
             original_transitions: (reduction != Reduction::None).then_some(s.fired),
             depth: s.depth,
             deadlocks: s.deadlocks,
+            caveats: outcome.caveats.clone(),
             warnings: s
                 .lock_misuses
                 .iter()
@@ -339,10 +358,8 @@ impl CheckReport {
             trace: violation.map_or_else(Vec::new, |v| {
                 steps(model, &v.trace, reduction != Reduction::None)
             }),
-            final_state: violation.map(|v| {
-                let last = v.trace.iter().rev().find_map(|st| st.state.as_ref());
-                json_state(model, last.unwrap_or(&model.init))
-            }),
+            final_state: last_state.map(|s| json_state(model, s)),
+            final_layout: last_state.map(|s| StateLayout::of(model, s)),
         }
     }
 
@@ -454,23 +471,6 @@ pub(crate) fn step_report(
     }
 }
 
-/// A whole state under a heading, six variables to a line.
-pub(crate) fn write_state(
-    f: &mut fmt::Formatter<'_>,
-    which: &str,
-    state: &Map<String, Value>,
-) -> fmt::Result {
-    let values: Vec<String> = state
-        .iter()
-        .map(|(k, v)| format!("{k} = {}", v.as_str().map_or(v.to_string(), str::to_string)))
-        .collect();
-    writeln!(f, "{which}:")?;
-    for chunk in values.chunks(6) {
-        writeln!(f, "  {}", chunk.join(", "))?;
-    }
-    Ok(())
-}
-
 /// The scalar variables a transition's top-level assignments write (array
 /// elements at a computed index, and writes inside an `atomic`'s `if`, show
 /// only when they change).
@@ -543,6 +543,7 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
         variable: None,
         message: String::new(),
         predicate: None,
+        deadlock: None,
     };
     let at = match (&r.thread, tr) {
         (Some(t), Some(tr)) => {
@@ -671,11 +672,9 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
             r.predicate = Some(predicate(model, *protected, *victim, &after));
         }
         Problem::Deadlock => {
-            let where_: Vec<String> = (0..model.threads.len())
-                .filter(|&t| after[t] != model.threads[t].end())
-                .map(|t| format!("{} at {}", tname(t), model.show_value(t, after[t])))
-                .collect();
-            r.message = format!("deadlock: no thread can move ({})", where_.join(", "));
+            let d = Deadlock::explain(model, &after);
+            r.message = format!("deadlock: no thread can move; {}", d.summary());
+            r.deadlock = Some(d);
             r.thread = None;
             r.label = None;
             r.line = None;
@@ -880,9 +879,12 @@ impl fmt::Display for CheckReport {
             let s = if self.deadlocks == 1 { "" } else { "s" };
             writeln!(
                 f,
-                "note         {} deadlocked state{s}; --deadlock reports the first with a trace",
+                "note         {} deadlocked state{s}, not reported (--no-deadlock)",
                 self.deadlocks
             )?;
+        }
+        for c in &self.caveats {
+            writeln!(f, "note         {c}")?;
         }
         if let Some(v) = &self.violation {
             writeln!(f)?;
@@ -896,6 +898,9 @@ impl fmt::Display for CheckReport {
             if let Some(p) = &v.predicate {
                 writeln!(f, "predicate    {p}")?;
             }
+            if let Some(d) = &v.deadlock {
+                d.write(f)?;
+            }
         }
         if !self.trace.is_empty() {
             writeln!(f)?;
@@ -903,7 +908,7 @@ impl fmt::Display for CheckReport {
             writeln!(f, "trace ({} transition{s}):", self.trace.len())?;
             write_trace(f, &self.trace)?;
         }
-        if let Some(state) = &self.final_state {
+        if let Some(state) = &self.final_layout {
             writeln!(f)?;
             let failed = self.trace.last().is_some_and(|s| s.state.is_none());
             let which = if failed {
@@ -911,7 +916,7 @@ impl fmt::Display for CheckReport {
             } else {
                 "final state"
             };
-            write_state(f, which, state)?;
+            state.write(f, which)?;
         }
         Ok(())
     }

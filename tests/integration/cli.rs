@@ -252,7 +252,10 @@ fn check_certify_concludes_for_the_original_system() {
     assert_eq!((code, v["verdict"].as_str()), (0, Some("holds")), "{v}");
     assert!(v["certify"]["hypotheses"]["11"]["holds"] == false, "{v}");
     assert!(
-        v["conclusion"].as_str().unwrap().contains("seed 003"),
+        v["conclusion"]
+            .as_str()
+            .unwrap()
+            .contains("commit point completion"),
         "{v}"
     );
     // Reported instead of handled: the reduction does not apply, so
@@ -300,7 +303,7 @@ fn check_certify_that_holds_with_a_failing_certificate_is_inconclusive() {
             let v: Value = serde_json::from_str(&run.stdout).unwrap();
             assert_eq!(v["verdict"], "inconclusive");
             assert_eq!(v["check"]["verdict"], "holds");
-            assert_eq!(v["certify"]["verdict"], "fails");
+            assert_eq!(v["certify"]["verdict"], "hypotheses fail");
             assert!(
                 v["conclusion"]
                     .as_str()
@@ -609,54 +612,62 @@ fn state_limits_give_the_same_partial_statistics_every_time() {
     }
 }
 
-/// Movers do not preserve deadlocks, so `--deadlock` is refused, not
-/// silently unsound.
+/// Deadlocks are checked by default. Movers do not preserve them: a run
+/// that finds none says that deadlock freedom is not established (exit 0
+/// for the other properties), never a bare `holds`.
 #[test]
-fn movers_refuse_deadlock_checking() {
-    let run = optimist([
-        "check",
-        "models/deadlock.gc",
-        "--reduction",
-        "movers",
-        "--deadlock",
-    ]);
-    // The contract refuses: the reduction does not apply (exit 3), with
-    // the reason, in text and in JSON.
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(
-        run.stdout.contains("the reduction does not apply")
-            && run.stdout.contains("do not preserve deadlocks"),
-        "{}",
-        run.stdout
-    );
-    let (code, v) = json(&[
-        "check",
-        "models/deadlock.gc",
-        "--reduction",
-        "movers+stubborn",
-        "--deadlock",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(code, 3);
-    assert_eq!(v["verdict"], "inconclusive");
-    assert_eq!(v["states"], 0);
-    assert!(
-        v["limit"]
-            .as_str()
-            .unwrap()
-            .contains("do not preserve deadlocks")
-    );
-    // Full exploration and sc find the deadlock.
-    for mode in ["none", "sc"] {
-        let run = optimist([
+fn movers_say_deadlock_freedom_is_not_established() {
+    for mode in ["movers", "movers+stubborn"] {
+        let run = optimist(["check", "models/deadlock.gc", "--reduction", mode]);
+        assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("deadlock freedom is not established"),
+            "{mode}: {}",
+            run.stdout
+        );
+        let (code, v) = json(&[
             "check",
             "models/deadlock.gc",
             "--reduction",
             mode,
-            "--deadlock",
+            "--format",
+            "json",
         ]);
+        assert_eq!(code, 0);
+        assert!(
+            v["caveats"][0]
+                .as_str()
+                .unwrap()
+                .contains("deadlock freedom is not established"),
+            "{v}"
+        );
+        // With `--no-deadlock` nothing was asked, so nothing is said.
+        let (_, v) = json(&[
+            "check",
+            "models/deadlock.gc",
+            "--reduction",
+            mode,
+            "--no-deadlock",
+            "--format",
+            "json",
+        ]);
+        assert!(v["caveats"].is_null(), "{v}");
+    }
+    // Full exploration and sc find the deadlock, by default, with the
+    // cycle of waits; `--no-deadlock` counts it only.
+    for mode in ["none", "sc", "stubborn", "sc+stubborn"] {
+        let run = optimist(["check", "models/bank.gc", "--reduction", mode]);
         assert_eq!(run.code, 1, "{mode}: {}", run.stdout);
+        assert!(
+            run.stdout.contains(
+                "a cycle of waits: alice holds la, waits for lb; bob holds lb, waits for la"
+            ),
+            "{mode}: {}",
+            run.stdout
+        );
+        let run = optimist(["check", "models/bank.gc", "--reduction", mode, "--no-deadlock"]);
+        assert_eq!(run.code, 0, "{mode}: {}", run.stdout);
+        assert!(run.stdout.contains("not reported (--no-deadlock)"), "{}", run.stdout);
     }
 }
 

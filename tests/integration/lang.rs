@@ -66,12 +66,27 @@ fn thread_names_under_threads_n_are_constants() {
 
 /// A thread that ends holding a lock, and a `release` by a thread that does
 /// not hold the lock, are warnings in the report, text and JSON, in every
-/// mode; the verdict stays `holds`.
+/// mode; with `--no-deadlock` the verdict stays `holds`, and by default the
+/// release that waits for good is a deadlock that says why.
 #[test]
 fn lock_misuses_are_warnings() {
     let file = "tests/integration/inputs/lang/lock-misuse.gc";
     for mode in ["none", "sc", "stubborn", "sc+stubborn"] {
         let (run, v) = json(["check", file, "--reduction", mode, "--format", "json"]);
+        assert_eq!(run.code, 1, "{mode}: {}", run.stderr);
+        let blocked = &v["violation"]["deadlock"]["blocked"][0];
+        assert_eq!(blocked["thread"], "b", "{mode}: {v}");
+        assert_eq!(blocked["waits"][0]["lock"], "m", "{mode}: {v}");
+        assert_eq!(v["violation"]["deadlock"]["ended"][0], "a", "{mode}: {v}");
+        let (run, v) = json([
+            "check",
+            file,
+            "--reduction",
+            mode,
+            "--format",
+            "json",
+            "--no-deadlock",
+        ]);
         assert_eq!(run.code, 0, "{mode}: {}", run.stderr);
         let kinds: Vec<&str> = v["warnings"]
             .as_array()

@@ -26,7 +26,7 @@ fn written_rechecks(file: &str, args: &[&str]) {
         std::process::id(),
         file.replace('/', "_")
     ));
-    let mut all = vec!["refine", file, "--write", out.to_str().unwrap()];
+    let mut all = vec!["refine", file, "--output", out.to_str().unwrap()];
     all.extend(args);
     let run = optimist(&all);
     let verdict_code = run.code;
@@ -205,7 +205,7 @@ fn write_never_overwrites_the_model() {
     let run = optimist([
         "refine",
         model.to_str().unwrap(),
-        "--write",
+        "-o",
         model.to_str().unwrap(),
     ]);
     assert_eq!(run.code, 2, "{}", run.stderr);

@@ -17,14 +17,15 @@ fn headers() -> Vec<(String, Vec<String>, String, Option<u64>)> {
             let mut full_too = true;
             while let Some(f) = flags.next() {
                 match f.as_str() {
-                    "--deadlock" => {}
+                    "--no-deadlock" => {}
                     "-D" => {
                         flags.next();
                     }
                     _ => full_too = false,
                 }
             }
-            if !full_too {
+            // A line for some reductions only is not about full exploration.
+            if !full_too || e.full.is_none() {
                 continue;
             }
             out.push((rel(&path), e.flags, e.verdict, e.full));

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use optimist::{CheckReport, Ignoring, Interference, Kept, Options, Reduction};
 
-use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
+use crate::common::{DeadlockArgs, Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
 
 /// Arguments of `optimist check`.
 #[derive(Args, Debug)]
@@ -33,9 +33,8 @@ pub struct CheckArgs {
     format: Format,
     #[command(flatten)]
     limits: LimitArgs,
-    /// Report a reachable deadlock as a violation.
-    #[arg(long)]
-    deadlock: bool,
+    #[command(flatten)]
+    deadlock: DeadlockArgs,
     /// Show how many transactions (reduced steps) each labelled region of
     /// each thread is cut into (always in JSON).
     #[arg(long)]
@@ -164,7 +163,7 @@ impl CheckArgs {
         Options {
             reduction: self.reduction.reduction(),
             limits: self.limits.limits(),
-            deadlock: self.deadlock,
+            deadlock: self.deadlock.on(),
             ignoring: self.ignoring.ignoring(),
             summaries: self.summaries,
             summaries_per_thread: self.summaries_per_thread,

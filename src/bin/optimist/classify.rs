@@ -28,9 +28,6 @@ pub struct ClassifyArgs {
     /// As for `check`: the contract with `--summaries-per-thread`.
     #[arg(long, requires = "summaries")]
     summaries_per_thread: bool,
-    /// As for `check`: the contract when deadlocks are checked.
-    #[arg(long)]
-    deadlock: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -43,7 +40,6 @@ pub fn run(args: ClassifyArgs) -> ExitCode {
         ignoring: args.ignoring.ignoring(),
         summaries: args.summaries,
         summaries_per_thread: args.summaries_per_thread,
-        deadlock: args.deadlock,
         ..Options::default()
     };
     if let Err(e) = optimist::validate(&options) {

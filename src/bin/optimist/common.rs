@@ -120,6 +120,27 @@ pub struct LimitArgs {
     pub max_memory: Option<u64>,
 }
 
+/// Whether a deadlock is a violation: by default it is, as in SPIN (invalid
+/// end states) and TLC.
+#[derive(Args, Clone, Debug, Default)]
+pub struct DeadlockArgs {
+    /// Do not report a deadlock as a violation, only count it. A deadlock
+    /// is a state where no thread can move and some thread has not ended
+    /// (a thread that ended is not deadlocked).
+    #[arg(long)]
+    no_deadlock: bool,
+    /// Report a deadlock as a violation: the default.
+    #[arg(long, hide = true, overrides_with = "no_deadlock")]
+    deadlock: bool,
+}
+
+impl DeadlockArgs {
+    /// Whether deadlocks are violations.
+    pub fn on(&self) -> bool {
+        !self.no_deadlock
+    }
+}
+
 /// Most seconds accepted by `--max-time`: about 31 years, far beyond any
 /// run, and far inside what a `Duration` holds.
 pub const MAX_SECONDS: f64 = 1e9;

@@ -18,13 +18,17 @@ pub struct GraphArgs {
     #[command(flatten)]
     model: ModelArgs,
     /// Draw this reduced search over the full graph: the states it stores
-    /// filled, its steps in red. `none` draws the full graph alone.
+    /// filled, its steps in red. The default, `none`, draws the full graph
+    /// alone: a picture is of the original system, which a reduction only
+    /// marks up.
     #[arg(long, value_enum, default_value_t = ReductionArg::None)]
     reduction: ReductionArg,
     /// dot (Graphviz), svg (laid out by optimist, no Graphviz needed), or json.
     #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
     format: GraphFormat,
-    /// Refuse models with more states than this (exit 3); at most 5000.
+    /// Refuse models with more states than this (exit 3); at most 5000. The
+    /// default is lower than `check`'s (none): a picture of more states
+    /// cannot be read.
     #[arg(long, value_name = "N", default_value_t = 300)]
     max_states: usize,
     /// Instead of the state graph, check the model (under --reduction) and

@@ -85,7 +85,7 @@ Exit codes:
     #[command(after_help = "\
 Examples:
   optimist refine models/refine-locks.gc --guess locks
-  optimist refine models/refine-init.gc --write refined.gc
+  optimist refine models/refine-init.gc -o refined.gc
 
 Exit codes:
   0  the final guesses hold   1  a violation remains   2  input or usage error
@@ -122,7 +122,7 @@ Examples:
     /// every violation optimist reports is an assertion. When the model
     /// holds, SPIN (-DNOREDUCE) and Rumur (no symmetry) count exactly
     /// `optimist check --reduction none`'s states. Deadlocks are not
-    /// errors, as without `--deadlock`. Refused (exit 2): values that may
+    /// errors, as with `check --no-deadlock`. Refused (exit 2): values that may
     /// leave 32 bits, quantifiers over more than 256 values, more than 254
     /// threads for SPIN.
     Export(export::ExportArgs),
@@ -135,9 +135,9 @@ Examples:
     Graph(graph::GraphArgs),
     /// Walk the model at random from the initial state, printed as a trace.
     ///
-    /// The same seed gives the same walk. It stops at a violation (exit 1),
-    /// a deadlock or the end of every thread (exit 0), or after --steps
-    /// steps (exit 0, saying so).
+    /// The same seed gives the same walk. It stops at a violation or a
+    /// deadlock (exit 1; a deadlock exits 0 with --no-deadlock), at the end
+    /// of every thread (exit 0), or after --steps steps (exit 0, saying so).
     #[command(after_help = "\
 Examples:
   optimist simulate models/racy-counter.gc --seed 3

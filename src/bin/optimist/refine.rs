@@ -25,9 +25,10 @@ pub struct RefineArgs {
     /// The reduced system each check explores.
     #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
     reduction: ReductionArg,
-    /// Write the model with the final guesses as declarations to this file.
-    #[arg(long, value_name = "OUT")]
-    write: Option<PathBuf>,
+    /// Write the model with the final guesses as declarations to this file
+    /// (the report still goes to standard output).
+    #[arg(short, long, value_name = "OUT", alias = "write")]
+    output: Option<PathBuf>,
     #[command(flatten)]
     limits: LimitArgs,
     /// Output format.
@@ -68,10 +69,10 @@ enum GuessArg {
 pub fn run(args: RefineArgs) -> ExitCode {
     set_format(args.format);
     args.limits.watch(args.format);
-    if let Some(out) = &args.write {
+    if let Some(out) = &args.output {
         if same_file(&args.model.file, out) {
             return refuse(&format!(
-                "--write {} would overwrite the model itself; choose another file",
+                "--output {} would overwrite the model itself; choose another file",
                 out.display()
             ));
         }
@@ -97,7 +98,7 @@ pub fn run(args: RefineArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return crate::common::fail(e),
     };
-    if let Some(out) = &args.write {
+    if let Some(out) = &args.output {
         let text = format!(
             "// Written by `optimist refine` from {} (guesses from {}):\n// the final guesses are declared below; it checks as it is.\n\n{}",
             src.name, report.guess, report.text

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use optimist::{Reduction, SimulateReport};
 
-use crate::common::{Format, ModelArgs, print, set_format};
+use crate::common::{DeadlockArgs, Format, ModelArgs, print, set_format};
 
 /// Arguments of `optimist simulate`.
 #[derive(Args, Debug)]
@@ -18,10 +18,13 @@ pub struct SimulateArgs {
     /// Stop after K steps (transitions; reduced steps under `sc`).
     #[arg(long, value_name = "K", default_value_t = 1000)]
     steps: usize,
-    /// Walk the original system (one transition at a time) or the reduced
-    /// one (one reduced step at a time).
+    /// Walk the original system (one transition at a time, the default: a
+    /// walk shows the interleavings a reduction skips) or the reduced one
+    /// (one reduced step at a time).
     #[arg(long, value_enum, default_value_t = WalkReduction::None)]
     reduction: WalkReduction,
+    #[command(flatten)]
+    deadlock: DeadlockArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -46,7 +49,9 @@ pub fn run(args: SimulateArgs) -> ExitCode {
         WalkReduction::Sc => Reduction::Sc,
     };
     let walk = optimist::simulate(&model, reduction, args.seed, args.steps);
-    let report = SimulateReport::new(&model, &src.name, reduction, args.seed, args.steps, &walk);
+    let mut report =
+        SimulateReport::new(&model, &src.name, reduction, args.seed, args.steps, &walk);
+    report.deadlock_is_violation = args.deadlock.on();
     print(&report, args.format);
     ExitCode::from(report.exit_code())
 }
