@@ -20,7 +20,7 @@ mod generate;
 
 /// The local level tries every valuation of every copy of a recursive
 /// procedure, one copy per stack depth, so models are compiled with a
-/// small stack bound (figure 4 of seed 004 recurses); the shipped models
+/// small stack bound (figure 4 of Qadeer, Rajamani and Rehof recurses); the shipped models
 /// without recursion call no deeper than this.
 const STACK: crate::CompileOptions = crate::CompileOptions { max_stack: 2 };
 

@@ -1,4 +1,4 @@
-//! Flanagan and Qadeer's transactions (seed 000, sections 4 and 5) on the
+//! Flanagan and Qadeer's transactions (2003, sections 4 and 5) on the
 //! model's exclusive access predicates: right movers, one committing
 //! action, then left movers.
 //!
@@ -21,7 +21,7 @@
 //! thread in or out of a point that another thread reads (`at`, `init`), is
 //! neither: control points are shared as far as those readers go. Nor is a
 //! transition that changes an exclusive access predicate of any thread (bar
-//! `m == t` on a lock, which lock semantics keeps disjoint): seed 000's
+//! `m == t` on a lock, which lock semantics keeps disjoint): Flanagan and Qadeer's
 //! predicates read only the store, ours may read control points and data,
 //! and moving the moment a thread gains or gives up exclusive access could
 //! hide a state where two threads have it, which every mode reports.
@@ -30,7 +30,7 @@
 //!
 //! Each thread has a phase bit, true in the pre-commit (right mover) part of
 //! a transaction. A transition sets it to `right && (phase || at_init ||
-//! !left)` (seed 000's `p'`). The assertion δ of seed 000, "an access that
+//! !left)` (Flanagan and Qadeer's `p'`). The assertion δ of Flanagan and Qadeer, "an access that
 //! is not safe for x holds `E(t, x)`", is the discipline every mode already
 //! checks (a protected access needs `excl(t, x)`); locks and unprotected
 //! variables are safe. A thread is in
@@ -321,7 +321,7 @@ impl super::summaries::Stepper for Txs<'_> {
 impl Txs<'_> {
     /// Whether thread `t` has exclusive access to `slot` in `s`. A slot
     /// whose protecting lock is being inferred (`refine --incremental`,
-    /// seed 000 section 6) is exclusive while t holds every lock still a
+    /// Flanagan and Qadeer section 6) is exclusive while t holds every lock still a
     /// candidate; candidates only narrow, so this only grows, and an
     /// exploration made with smaller transactions stays valid.
     fn exclusive(&self, t: usize, slot: u32, s: &[i64]) -> bool {
@@ -468,7 +468,7 @@ impl Transaction for Txs<'_> {
             Fired::Ends
         } else {
             // A post-commit state after a transition that is not a right
-            // mover is a commit point (seed 003).
+            // mover is a commit point (2005).
             Fired::Continues {
                 commit: !next && !right,
             }

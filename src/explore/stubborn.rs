@@ -1,5 +1,5 @@
 //! Selective search with conditional stubborn sets (Godefroid 1996, chapter
-//! 4; seed 001's Algo1), on the original system (`--reduction stubborn`)
+//! 4; Kahlon, Gupta and Sinha's Algo1), on the original system (`--reduction stubborn`)
 //! and on the Stoller-Cohen reduced system (`--reduction sc+stubborn`, the
 //! combination section 7 of the paper proposes).
 //!
@@ -32,7 +32,7 @@
 //! - for each of i's transitions at its point that is disabled, a necessary
 //!   enabling set: the threads whose future writes a slot its guard reads,
 //!   none if it reads only i's own locals, and for `acquire m` while thread
-//!   h holds m, just h (seed 002 section 7: only the holder releases).
+//!   h holds m, just h (Stoller and Cohen section 7: only the holder releases).
 //!
 //! The relation is *conditional* on the state in one way: a thread's future
 //! is cut at an `acquire m` of a lock held by a thread already in the set,

@@ -1,5 +1,5 @@
 //! `--summaries`: the two-level algorithm of Qadeer, Rajamani and Rehof
-//! (seed 004, sections 4 and 5) on the Stoller-Cohen transactions or on
+//! (2004, sections 4 and 5) on the Stoller-Cohen transactions or on
 //! the mover transactions of Flanagan and Qadeer ([`Stepper`]).
 //!
 //! # The two levels
@@ -10,7 +10,7 @@
 //! transition by transition as [`super::reduced`] runs it, but read off
 //! *summaries* (level II), computed once and reused across call sites.
 //!
-//! A summary is keyed by a node without a stack (seed 004's `(g, ℓ)`): the
+//! A summary is keyed by a node without a stack (Qadeer, Rajamani and Rehof's `(g, ℓ)`): the
 //! state with every frame of the thread below the top one, and every return
 //! point, put back to its initial value, and the top frame moved to the
 //! shallowest copy of its procedure. Nothing reads what this forgets but the
@@ -26,7 +26,7 @@
 //! for the trace and the count of original transitions. A summary runs a
 //! callee in the shallowest copies, so a step may need a deeper stack than
 //! `--max-stack` where it is used: then the run ends at the stack bound. The key also says whether the node is the start of a
-//! transaction (a stored state) or a commit point (seed 004's phase bit:
+//! transaction (a stored state) or a commit point (Qadeer, Rajamani and Rehof's phase bit:
 //! whether the transaction had committed when it got there).
 //!
 //! A summary is the set of path edges from its node through the same frame
@@ -50,12 +50,12 @@
 //!
 //! # Transactions that cannot complete
 //!
-//! Commit point completion (seed 003, [`super::commit`]) over the summary
+//! Commit point completion (2005, [`super::commit`]) over the summary
 //! graph: a commit point from which the thread cannot reach an end (in its
 //! frame or deeper) or a return ends the transaction by force, and every
 //! thread is scheduled there. After a return the caller's node counts as a
 //! commit point, because the callee's path to its return may have committed
-//! and its summary cannot know whether the caller completes (seed 004's
+//! and its summary cannot know whether the caller completes (Qadeer, Rajamani and Rehof's
 //! condition C3'). Ending a transaction early is always sound; a
 //! transaction that never committed and cannot complete (figure 4's endless
 //! recursion) is dropped, as uncommitted right movers may be.
@@ -310,7 +310,7 @@ struct Summary {
 /// the reduction keeps per transaction (the movers' phase bit), and the
 /// summaries treat those extra words as part of the frame-free node: the
 /// phase is what tells a callee's pre-commit summary from its post-commit
-/// one (seed 004, figure 5).
+/// one (2004, figure 5).
 pub trait Stepper: Transaction {
     /// What the steps watch besides the semantics.
     fn watch_mut(&mut self) -> &mut Watch;

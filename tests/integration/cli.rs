@@ -671,7 +671,7 @@ fn movers_say_deadlock_freedom_is_not_established() {
     }
 }
 
-/// The counter of seed 000: one transaction per procedure under movers,
+/// The counter of Flanagan and Qadeer: one transaction per procedure under movers,
 /// one per visible transition under sc.
 #[test]
 fn transactions_per_region_on_the_counter() {

@@ -264,7 +264,7 @@ fn body(c: &mut Choices, w: &World, thread: usize, hands_off: bool) -> String {
     let n = 1 + c.below(5);
     let looping = !hands_off && c.chance(40);
     // Where a loop that can run forever goes, if anywhere: after a visible
-    // write, as in seed 003's figure 1, so that ignoring the other threads
+    // write, as in Levin, Palmer, Qadeer and Rajamani's figure 1, so that ignoring the other threads
     // from there on would hide what they do with it.
     let endless_at = (!hands_off && c.chance(45)).then(|| c.below(n + 1));
     for k in 0..n {
@@ -301,7 +301,7 @@ fn body(c: &mut Choices, w: &World, thread: usize, hands_off: bool) -> String {
 }
 
 /// A loop of invisible transitions that can run forever (the ignoring
-/// problem, seed 003): local work for ever, loops with a nondeterministic
+/// problem, Levin, Palmer, Qadeer and Rajamani): local work for ever, loops with a nondeterministic
 /// exit, `goto` back into local code, and loops over protected data inside
 /// a critical section, whose states are commit points.
 fn endless(c: &mut Choices, w: &World) -> String {

@@ -1,4 +1,4 @@
-//! The language's conveniences (issue 17): declaration lists, `thread
+//! The language's conveniences: declaration lists, `thread
 //! NAME[n]`, thread names as constants. Each must mean exactly what the
 //! longhand means, so the tests compare state counts with the longhand.
 

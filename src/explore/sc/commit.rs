@@ -1,10 +1,10 @@
 //! The end of a reduced step: thread i's run of invisible transitions after
 //! its visible one, and what to do where that run can go on forever (the
-//! ignoring problem of seed 003, Levin, Palmer, Qadeer and Rajamani).
+//! ignoring problem of Levin, Palmer, Qadeer and Rajamani, 2005).
 //!
 //! # Transactions in the Stoller-Cohen reduction
 //!
-//! A reduced step of thread i is a transaction in the sense of seed 003: the
+//! A reduced step of thread i is a transaction in the sense of Levin, Palmer, Qadeer and Rajamani: the
 //! visible transition commits it (there are no right movers here, so nothing
 //! comes before it), and the invisible transitions that follow are left
 //! movers (hypotheses (14) and (15)). The transaction *completes* in a state
@@ -14,23 +14,23 @@
 //!
 //! # Commit points
 //!
-//! The state right after the visible transition is a commit point (seed 003
+//! The state right after the visible transition is a commit point (Levin, Palmer, Qadeer and Rajamani
 //! section 4: the state after the committing action). So is every state
 //! after an invisible transition that touches a protected variable: such a
 //! transition is a left mover, but the hypotheses ((14), (15)) do not make
-//! it a right mover, and seed 003 makes every state after a pure left mover
+//! it a right mover, and Levin, Palmer, Qadeer and Rajamani makes every state after a pure left mover
 //! a commit point. A state after a transition that touches only its own
 //! thread's locals and program counter is not a commit point: such a
 //! transition is a both-mover (no other thread reads what it reads or
 //! writes, and its guard reads only locals), and a suffix of both-movers
-//! can be postponed past anything other threads do (seed 003's Lemma 5,
+//! can be postponed past anything other threads do (Levin, Palmer, Qadeer and Rajamani's Lemma 5,
 //! the optimisation of its line L19).
 //!
 //! A commit point is *completed* when the run can go from it, through i's
 //! invisible transitions, to a state where every thread is scheduled: an end
 //! state of the step, or a state where the transaction was ended by force.
 //! The run is a depth-first search, so this is decided when a state is
-//! popped, as in seed 003's figure 8: a state is completed when it is an
+//! popped, as in Levin, Palmer, Qadeer and Rajamani's figure 8: a state is completed when it is an
 //! end state, or one of its successors is completed (a successor still on
 //! the stack counts as not completed yet, which is the conservative
 //! choice). A state popped without being completed is a commit point that
@@ -54,7 +54,7 @@
 //! # The policies
 //!
 //! - [`Ignoring::Cpc`]: commit point completion, as above.
-//! - [`Ignoring::Cycles`]: seed 003's baseline, cycle detection: where a
+//! - [`Ignoring::Cycles`]: Levin, Palmer, Qadeer and Rajamani's baseline, cycle detection: where a
 //!   transition of the run leads back to a state on the run's stack, the
 //!   transaction is ended by force at the state the transition left, unless
 //!   the loop already passes through a state where every thread is
@@ -63,7 +63,7 @@
 //! - [`Ignoring::Forbid`]: a cycle is a violation of WFfiniteInvis, reported
 //!   with its lasso (the paper's hypothesis (11) taken literally).
 //! - [`Ignoring::Unsound`]: a cycle is cut and nothing is scheduled. This
-//!   is the lower bound of seed 003's Table 1, for measurement and teaching
+//!   is the lower bound of Levin, Palmer, Qadeer and Rajamani's Table 1, for measurement and teaching
 //!   only: it can miss violations (`models/ignoring-fig1.gc`).
 
 use crate::explore::budget::{Budget, Halt, reserve_one};
@@ -114,7 +114,7 @@ pub enum Fired {
 /// forever.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Ignoring {
-    /// Commit point completion (seed 003): end a transaction by force only
+    /// Commit point completion (2005): end a transaction by force only
     /// at a commit point from which it cannot complete.
     #[default]
     Cpc,
