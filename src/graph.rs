@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::explore::{Kind, StateGraph, Violation};
 use crate::model::Model;
+use crate::report::StateLayout;
 
 /// The fill of a state the reduced search stores.
 const STORED: &str = "#f6c85f";
@@ -28,19 +29,6 @@ fn transition_label(model: &Model, k: usize) -> String {
         th.points[tr.from as usize].name(),
         tr.text
     )
-}
-
-/// The control points of every thread, then the variables that differ from
-/// `before` (all of them for the initial state).
-fn state_label(model: &Model, s: &[i64], before: Option<&[i64]>) -> (String, Vec<String>) {
-    let points: Vec<String> = (0..model.threads.len())
-        .map(|t| format!("{}:{}", model.threads[t].name, model.show_value(t, s[t])))
-        .collect();
-    let changed = (model.first_var()..s.len())
-        .filter(|&k| before.is_none_or(|b| b[k] != s[k]))
-        .map(|k| format!("{}={}", model.slots[k].name, model.show_value(k, s[k])))
-        .collect();
-    (points.join(" "), changed)
 }
 
 fn quote(s: &str) -> String {
@@ -96,11 +84,12 @@ pub fn graph_dot(model: &Model, g: &StateGraph) -> String {
     out += "  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
     out += "  edge [fontname=\"monospace\", fontsize=8];\n";
     for (k, s) in g.states.iter().enumerate() {
-        let before = g.parent[k].map(|p| g.states[p].as_slice());
-        let (points, changed) = state_label(model, s, before);
-        let mut label = format!("s{k}  {points}");
-        for c in changed {
-            label += &format!("\\n{}", quote(&c));
+        // The layout of the check's final states, what changed since the
+        // state it was first reached from marked with `*`.
+        let before = g.parent[k].map(|p| StateLayout::of(model, &g.states[p]));
+        let mut label = format!("s{k}");
+        for line in StateLayout::of(model, s).marked(before.as_ref()) {
+            label += &format!("\\n{}", quote(&line));
         }
         let stored = g.overlay.as_ref().is_some_and(|o| o.stored[k]);
         let style = if stored {

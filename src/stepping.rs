@@ -575,6 +575,10 @@ pub struct SessionView {
     pub position: usize,
     /// The current state.
     pub state: Map<String, Value>,
+    /// The same state as `check` lays out a final state, one line for the
+    /// shared variables and one per thread, `*` after what the last step
+    /// changed.
+    pub layout: Vec<String>,
     /// Each thread with its control point and transitions there.
     pub threads: Vec<ThreadView>,
     /// The path so far, in the trace format of `check`.
@@ -807,6 +811,13 @@ impl Session {
             file: self.file.clone(),
             position: self.trace.len(),
             state: json_state(m, s),
+            layout: {
+                // The state before the last step that completed.
+                let mut done = self.trace.iter().rev().filter_map(|st| st.state.as_deref());
+                let before = done.nth(1).unwrap_or(&m.init);
+                let before = (!self.trace.is_empty()).then(|| StateLayout::of(m, before));
+                StateLayout::of(m, s).marked(before.as_ref())
+            },
             threads,
             path: self.path.clone(),
             deadlock: self.bad.is_none() && none_enabled && !m.all_ended(s),

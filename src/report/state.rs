@@ -85,6 +85,37 @@ impl StateLayout {
         StateLayout { shared, threads }
     }
 
+    /// Short lines for a picture's box: `shared` and its variables, then
+    /// each thread's position and locals, with `*` after whatever differs
+    /// from `before` (the state the box was reached from).
+    pub fn marked(&self, before: Option<&StateLayout>) -> Vec<String> {
+        // `name = value` entries, marked where `before` has another value.
+        let mark = |now: &[String], then: Option<&[String]>| -> Vec<String> {
+            now.iter()
+                .map(|e| match then {
+                    Some(then) if !then.contains(e) => format!("{e}*"),
+                    _ => e.clone(),
+                })
+                .collect()
+        };
+        let mut out = Vec::new();
+        if !self.shared.is_empty() {
+            let then = before.map(|b| b.shared.as_slice());
+            out.push(format!("shared: {}", mark(&self.shared, then).join(", ")));
+        }
+        for (t, th) in self.threads.iter().enumerate() {
+            let was = before.and_then(|b| b.threads.get(t));
+            let moved = was.is_some_and(|w| w.at != th.at);
+            let mut line = format!("{}: {}{}", th.thread, th.at, if moved { "*" } else { "" });
+            if !th.locals.is_empty() {
+                let then = was.map(|w| w.locals.as_slice());
+                line.push_str(&format!("; {}", mark(&th.locals, then).join(", ")));
+            }
+            out.push(line);
+        }
+        out
+    }
+
     /// The text under `heading`: `shared` and each thread on a line of its
     /// own, names aligned.
     pub(crate) fn write(&self, f: &mut fmt::Formatter<'_>, heading: &str) -> fmt::Result {

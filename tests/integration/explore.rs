@@ -101,6 +101,17 @@ fn explore_api_steps_undoes_and_follows_a_counterexample() {
     assert_eq!(v["path"][0]["thread"], "T0");
     assert_eq!(v["path"][0]["statement"], "t := c");
     assert_eq!(v["threads"][0]["point"], "W");
+    // The state laid out as `check` lays out a final state, the step's
+    // changes marked: T0 moved to W and read c into its local t.
+    let layout: Vec<&str> = v["layout"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(layout[0].starts_with("shared: "), "{layout:?}");
+    assert!(layout[1].starts_with("T0: W*"), "{layout:?}");
+    assert!(!layout[2].contains('*'), "{layout:?}");
     let (status, v) = server.call("POST", "/step", &json!({"transition": k}).to_string());
     assert_eq!(status, 400);
     assert!(
