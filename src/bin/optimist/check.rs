@@ -74,7 +74,9 @@ pub struct CheckArgs {
           value_parser = clap::value_parser!(u32).range(1..=16))]
     hash_functions: u32,
     /// Show the progress line also when stderr is not a terminal (as a
-    /// plain line every few seconds, for logs).
+    /// plain line every few seconds, for logs). Only `check` has one: the
+    /// other commands' searches are small (graph, simulate) or report each
+    /// step they take (refine, certify).
     #[arg(long)]
     progress: bool,
 }
