@@ -128,20 +128,40 @@ impl<'a> Parser<'a> {
     }
 
     fn error(&self) -> SyntaxError {
-        if let Some(f) = self.fatal.borrow().clone() {
+        // A file of NULs between letters is UTF-16: say so at the first.
+        let utf16 = looks_utf16(self.src);
+        if let Some(f) = self.fatal.borrow().clone()
+            && !utf16
+        {
             return f;
         }
-        let at = self.far.get();
+        let mut at = self.far.get();
+        if utf16 && let Some(first) = self.src.find('\0') {
+            at = first;
+        }
         let rest = &self.src[at..];
         // A character the reader cannot see is named, and pointed at
         // where it is (not at the end of the previous line).
         if let Some(c) = rest.chars().next()
             && let Some((what, help)) = invisible(c)
         {
+            let mut message = format!("unexpected {what} (U+{:04X})", u32::from(c));
+            let mut help = help.to_string();
+            if c == '\0' {
+                // One NUL is a stray; many mean the file is not UTF-8 text.
+                let nuls = self.src.bytes().filter(|&b| b == 0).count();
+                if utf16 {
+                    message.push_str("; the file is not UTF-8 text (UTF-16?)");
+                    help = "a file with a NUL byte after every letter is UTF-16: convert it to UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`)".into();
+                } else if nuls > 1 {
+                    message.push_str(&format!("; the file has {nuls} of them: is it text?"));
+                    help = "models are UTF-8 text; delete the NUL bytes, or check that this is the model file".into();
+                }
+            }
             return SyntaxError {
                 span: Span::new(at, at + c.len_utf8()),
-                message: format!("unexpected {what} (U+{:04X})", u32::from(c)),
-                help: Some(help.to_string()),
+                message,
+                help: Some(help),
             };
         }
         let found = found_token(rest);
@@ -1598,10 +1618,7 @@ fn invisible(c: char) -> Option<(&'static str, &'static str)> {
     const DELETE: &str = "delete it (most editors do not show it)";
     const SPACE: &str = "replace it with an ordinary space";
     Some(match c {
-        '\0' => (
-            "NUL byte",
-            "delete it (most editors do not show it); a file with NUL bytes between its letters is UTF-16: convert it to UTF-8 (e.g. with iconv)",
-        ),
+        '\0' => ("NUL byte", "delete it (most editors do not show it)"),
         '\u{b}' => ("vertical tab", SPACE),
         '\u{c}' => ("form feed", SPACE),
         '\u{1b}' => ("escape character", DELETE),
@@ -1697,6 +1714,15 @@ fn is_symbol(expected: &str) -> bool {
         .is_some_and(|s| !s.starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
+/// Whether `src` reads as UTF-16 taken for UTF-8: a NUL byte in (almost)
+/// every other place, as the ASCII letters of UTF-16 have.
+fn looks_utf16(src: &str) -> bool {
+    let head = &src.as_bytes()[..src.len().min(512)];
+    let pairs = head.len() / 2;
+    let nul_at = |k: usize| head.chunks_exact(2).filter(|p| p[k] == 0).count();
+    pairs >= 2 && nul_at(0).max(nul_at(1)) * 10 >= pairs * 9
+}
+
 /// The token at the start of `rest`, for "found ..." in messages.
 fn found_token(rest: &str) -> &str {
     let Some(c) = rest.chars().next() else {
@@ -1778,6 +1804,17 @@ mod tests {
         assert_eq!(crate::syntax::span::line_col(src, e.span.start), (3, 1));
         assert_eq!(e.span.end - e.span.start, 3);
         assert_eq!(err("thread T { skip;\0 }"), "unexpected NUL byte (U+0000)");
+        assert_eq!(
+            err("thread T { skip;\0\0 }"),
+            "unexpected NUL byte (U+0000); the file has 2 of them: is it text?"
+        );
+        let utf16: String = "threads 1;".chars().flat_map(|c| [c, '\0']).collect();
+        let e = parse(&utf16).unwrap_err();
+        assert_eq!(
+            e.message,
+            "unexpected NUL byte (U+0000); the file is not UTF-8 text (UTF-16?)"
+        );
+        assert_eq!(e.span.start, 1);
         assert_eq!(
             err("thread T { skip; }\u{feff}"),
             "unexpected byte-order mark (U+FEFF)"
