@@ -1826,6 +1826,161 @@ mod tests {
         assert_eq!(err("thread T { é }"), "expected a statement, found `é`");
     }
 
+    /// The message and the `line:col` of the error in `src`.
+    fn err_at(src: &str) -> (String, (usize, usize)) {
+        let e = parse(src).unwrap_err();
+        let at = crate::syntax::span::line_col(src, e.span.start);
+        (e.message, at)
+    }
+
+    #[test]
+    fn misspelt_keywords_are_suggested_where_they_are() {
+        let body = |s: &str| format!("lock m;\nthread T {{\n  {s}\n}}\n");
+        let cases = [
+            (
+                "asert x > 0;",
+                "unknown statement `asert`; did you mean `assert`?",
+            ),
+            (
+                "aquire m;",
+                "unknown statement `aquire`; did you mean `acquire`?",
+            ),
+            (
+                "acquier m;",
+                "unknown statement `acquier`; did you mean `acquire`?",
+            ),
+            (
+                "relase m;",
+                "unknown statement `relase`; did you mean `release`?",
+            ),
+            (
+                "whle (x < 3) { skip; }",
+                "unknown statement `whle`; did you mean `while`?",
+            ),
+            (
+                "awiat x;",
+                "unknown statement `awiat`; did you mean `await`?",
+            ),
+            ("skp;", "unknown statement `skp`; did you mean `skip`?"),
+            (
+                "retrun;",
+                "unknown statement `retrun`; did you mean `return`?",
+            ),
+            (
+                "L: asert x;",
+                "unknown statement `asert`; did you mean `assert`?",
+            ),
+            (
+                "assume x > 0;",
+                "unknown statement `assume`; did you mean `await`?",
+            ),
+            (
+                "unlock m;",
+                "unknown statement `unlock`; did you mean `release`?",
+            ),
+            (
+                "lock m;",
+                "unknown statement `lock`; did you mean `acquire`?",
+            ),
+            ("if x { skip; } fi", "unknown statement `fi`"),
+        ];
+        for (stmt, message) in cases {
+            let src = body(stmt);
+            let (m, at) = err_at(&src);
+            assert_eq!(m, message, "{stmt}");
+            // At the word, on its line.
+            let word = message.split('`').nth(1).unwrap();
+            assert_eq!(at, (3, 3 + stmt.find(word).unwrap()), "{stmt}");
+        }
+        let top = |d: &str| format!("threads 1;\nshared x : 0..1 = 0;\n\n{d}\n");
+        let cases = [
+            ("thred T { skip; }", "thred", "thread"),
+            ("sharde y : 0..1 = 0;", "sharde", "shared"),
+            ("protcted y : 0..1 = 0 by m;", "protcted", "protected"),
+            ("invarient x < 1;", "invarient", "invariant"),
+            ("thraeds 2;", "thraeds", "threads"),
+            ("Thread T { skip; }", "Thread", "thread"),
+            ("procedure f() { skip; }", "procedure", "proc"),
+        ];
+        for (decl, word, keyword) in cases {
+            let (m, at) = err_at(&top(decl));
+            assert_eq!(
+                m,
+                format!("unknown declaration `{word}`; did you mean `{keyword}`?")
+            );
+            // On the line of the word, not at the end of the line before.
+            assert_eq!(at, (4, 1), "{decl}");
+        }
+        // A name that begins an assignment is no misspelt keyword; nor is a
+        // name far from every keyword.
+        assert_eq!(err(&body("asert := 1 1;")), "expected `;`, found `1`");
+        assert_eq!(err(&body("frobnicate m;")), "expected `:=`, found `m`");
+        assert_eq!(err(&body("f(1);")), "expected `:=`, found `(`");
+        // Long words are not compared with the keywords.
+        let long = format!("{} m;", "acquire".repeat(10_000));
+        assert!(err(&body(&long)).starts_with("expected `:=`"));
+    }
+
+    #[test]
+    fn a_wrong_word_is_pointed_at_a_missing_symbol_after_the_line() {
+        // A forgotten `;`: at the end of the line that lacks it.
+        assert_eq!(
+            err_at("shared x : 0..1 = 0\nthread T { skip; }"),
+            ("expected `;`, found `thread`".into(), (1, 20))
+        );
+        // A wrong word: where it is.
+        assert_eq!(
+            err_at("shared x : 0..1 = 0;\n\n  frob T { skip; }"),
+            ("expected a declaration, found `frob`".into(), (3, 3))
+        );
+        assert_eq!(
+            err_at("thread T {\n  skip;\n  é\n}"),
+            ("expected a statement, found `é`".into(), (3, 3))
+        );
+        // The end of the input: after the last line.
+        assert_eq!(
+            err_at("thread T {\n  skip;\n\n"),
+            (
+                "expected a statement or `}`, found end of input".into(),
+                (2, 8)
+            )
+        );
+    }
+
+    #[test]
+    fn types_of_other_languages_get_a_hint() {
+        let hint = |src: &str| {
+            let e = parse(src).unwrap_err();
+            (e.message, e.help.unwrap_or_default())
+        };
+        let (m, h) = hint("shared x : int = 0;");
+        assert_eq!(
+            m,
+            "optimist has no `int` type: a variable takes a range of values"
+        );
+        assert!(h.contains("`shared x : 0..10 = 0;`"), "{h}");
+        let (m, h) = hint("shared x : int[3];");
+        assert!(m.starts_with("optimist has no `int` type"), "{m}");
+        assert!(h.contains("`shared x[3] : 0..10 = 0;`"), "{h}");
+        let (m, h) = hint("shared x : bool[] = false;");
+        assert_eq!(
+            m,
+            "an array's length goes after its name, not after its type"
+        );
+        assert!(h.contains("`shared x[3] : bool = false;`"), "{h}");
+        let (m, h) = hint("protected x : boolean = false by m;");
+        assert!(m.contains("its boolean type is `bool`"), "{m}");
+        assert!(h.contains("`protected x : bool = false by m;`"), "{h}");
+        let (_, h) = hint("shared x : uint8 = 0;");
+        assert!(h.contains("0..255"), "{h}");
+        let (m, _) = hint("thread T { local s : string = 0; skip; }");
+        assert!(m.starts_with("optimist has no `string` type"), "{m}");
+        let (m, _) = hint("proc f(x : nat) { skip; }");
+        assert!(m.starts_with("optimist has no `nat` type"), "{m}");
+        // A constant named like a type is the bound of a range.
+        parse("const int = 3;\nshared x : int..5 = 3;\nshared y : 0..int + 1 = 0;").unwrap();
+    }
+
     #[test]
     fn keywords_are_not_names() {
         assert_eq!(
