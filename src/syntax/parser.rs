@@ -689,7 +689,7 @@ impl<'a> Parser<'a> {
         let mut end = self.off(i) + word.len();
         let mut size = None;
         if after.starts_with('[') {
-            let Some(n) = after.find(']').filter(|&n| n < 40) else {
+            let Some(n) = bracket_end(after) else {
                 return Ok(());
             };
             end = self.off(after) + n + 1;
@@ -747,10 +747,7 @@ impl<'a> Parser<'a> {
             ),
             Type::Lock => return Ok(()),
         };
-        let size = r[1..]
-            .find(']')
-            .filter(|&n| n < 40)
-            .map(|n| array_size(&r[1..=n]));
+        let size = bracket_end(r).map(|n| array_size(&r[1..n]));
         self.fatal::<()>(
             Span::new(at, at + 1),
             "an array's length goes after its name, not after its type".into(),
@@ -1667,6 +1664,12 @@ fn declaration(kw: &str, name: &str, size: Option<&str>, ty: &str, init: &str) -
     let size = size.map_or(String::new(), |n| format!("[{n}]"));
     let by = if kw == "protected" { " by m" } else { "" };
     format!("{kw} {name}{size} : {ty} = {init}{by};")
+}
+
+/// Where the `]` is that closes the `[` that begins `s`, when it is near
+/// (a hint shows a short length, and looks no further).
+fn bracket_end(s: &str) -> Option<usize> {
+    s.bytes().take(40).position(|b| b == b']')
 }
 
 /// The length written between brackets, or `3` when there is none.
