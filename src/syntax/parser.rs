@@ -696,7 +696,11 @@ impl<'a> Parser<'a> {
             size = Some(array_size(&after[1..n]));
             after = self.skip(&after[n + 1..])?;
         }
-        if after.starts_with("..") || after.starts_with(['+', '-', '*', '/', '%', '(', '.']) {
+        if after.starts_with("..")
+            || after.starts_with("==")
+            || after.starts_with("!=")
+            || after.starts_with(['+', '-', '*', '/', '%', '(', '.', '<', '>', '&', '|'])
+        {
             return Ok(());
         }
         let decl = |ty: &str, init: &str| decl(size, ty, init);
