@@ -51,10 +51,13 @@ impl Source {
                 let good = e.utf8_error().valid_up_to();
                 let prefix = String::from_utf8_lossy(&e.as_bytes()[..good]);
                 let (line, col) = line_col(&prefix, good);
+                let (what, help) = not_utf8(e.as_bytes(), good);
                 return Err(Error::NotUtf8 {
                     path: name,
                     line,
                     col,
+                    what,
+                    help,
                 });
             }
         };
@@ -99,6 +102,28 @@ impl Source {
     }
 }
 
+/// What the first byte that is not UTF-8 (at `at`) says of the file, and
+/// how to convert it.
+fn not_utf8(bytes: &[u8], at: usize) -> (String, String) {
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return (
+            "it begins with a UTF-16 byte-order mark".into(),
+            "the file is UTF-16; convert it to UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`)".into(),
+        );
+    }
+    let head = &bytes[..bytes.len().min(4096)];
+    if head.contains(&0) {
+        return (
+            format!("byte 0x{:02X}, and NUL bytes: is it text?", bytes[at]),
+            "models are UTF-8 text; check that this is the model file".into(),
+        );
+    }
+    (
+        format!("byte 0x{:02X}", bytes[at]),
+        "models are UTF-8 text; a file saved as Latin-1 or Windows-1252 can be converted (e.g. `iconv -f WINDOWS-1252 -t UTF-8`)".into(),
+    )
+}
+
 fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".into(),
@@ -120,10 +145,7 @@ pub enum Error {
         reason: String,
     },
     /// The file is not UTF-8.
-    #[error("{path}:{line}:{col}: the file is not valid UTF-8")]
-    #[diagnostic(
-        help("models are UTF-8 text; convert the file (e.g. with iconv)")
-    )]
+    #[error("{path}:{line}:{col}: the file is not valid UTF-8 ({what})")]
     NotUtf8 {
         /// The path given.
         path: String,
@@ -131,6 +153,11 @@ pub enum Error {
         line: usize,
         /// Column of the first invalid byte.
         col: usize,
+        /// The byte, or what the file seems to be.
+        what: String,
+        /// How to convert it.
+        #[help]
+        help: String,
     },
     /// The file holds nothing but whitespace.
     #[error("{path}: the model is empty")]

@@ -26,6 +26,7 @@ use crate::syntax::ast::{
 };
 use crate::syntax::pretty;
 use crate::syntax::span::{LineIndex, Span};
+use crate::syntax::suggest::closest;
 
 mod lower;
 mod procs;
@@ -1806,85 +1807,5 @@ fn fault_text(f: &super::Fault) -> String {
         super::Fault::DivZero => "division by zero".into(),
         super::Fault::Overflow => "integer overflow".into(),
         other => format!("{other:?}"),
-    }
-}
-
-/// The candidate nearest to `name` by edit distance, if it is near enough.
-fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-    candidates
-        .into_iter()
-        .filter_map(|c| Some((near(name.as_bytes(), c.as_bytes())?, c)))
-        .filter(|&(d, c)| d < c.len().max(name.len()))
-        .min()
-        .map(|(_, c)| c)
-}
-
-/// The edit distance between `a` and `b` when it is at most 2. Only cells
-/// within 2 of the diagonal can lead to such a distance, so the work is
-/// linear in the length of the names, however long a user makes them.
-fn near(a: &[u8], b: &[u8]) -> Option<usize> {
-    const K: usize = 2;
-    if a.len().abs_diff(b.len()) > K {
-        return None;
-    }
-    // Values above K are all "too far": capping keeps the rows small.
-    let far = K + 1;
-    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j.min(far)).collect();
-    let mut cur = vec![far; b.len() + 1];
-    for i in 1..=a.len() {
-        let (lo, hi) = (i.saturating_sub(K), (i + K).min(b.len()));
-        for j in lo..=hi {
-            cur[j] = if j == 0 {
-                i.min(far)
-            } else {
-                let replace = prev[j - 1] + usize::from(a[i - 1] != b[j - 1]);
-                let delete = if j < i + K { prev[j] + 1 } else { far };
-                let insert = if j > lo { cur[j - 1] + 1 } else { far };
-                replace.min(delete).min(insert).min(far)
-            };
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    let d = prev[b.len()];
-    (d <= K).then_some(d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn near_is_the_edit_distance_up_to_two() {
-        fn full(a: &[u8], b: &[u8]) -> usize {
-            let mut row: Vec<usize> = (0..=b.len()).collect();
-            for (i, &ca) in a.iter().enumerate() {
-                let mut prev = row[0];
-                row[0] = i + 1;
-                for (j, &cb) in b.iter().enumerate() {
-                    let cur = row[j + 1];
-                    row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-                    prev = cur;
-                }
-            }
-            row[b.len()]
-        }
-        let words = [
-            "", "a", "ab", "ba", "abc", "acb", "count", "cuont", "conut", "counter", "x", "xyzzy",
-            "lock", "block", "clock",
-        ];
-        for a in words {
-            for b in words {
-                let d = full(a.as_bytes(), b.as_bytes());
-                assert_eq!(
-                    near(a.as_bytes(), b.as_bytes()),
-                    (d <= 2).then_some(d),
-                    "{a} {b}"
-                );
-            }
-        }
-        // Linear, not quadratic, in the length of a long name.
-        let long = "a".repeat(1_000_000);
-        assert_eq!(near(long.as_bytes(), long.as_bytes()), Some(0));
-        assert_eq!(closest("cuont", ["count", "other"]), Some("count"));
     }
 }

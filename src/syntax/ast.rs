@@ -100,7 +100,7 @@ pub struct VarDecl {
     pub span: Span,
 }
 
-/// The class of a variable (digest section 3).
+/// The class of a variable, as in Stoller and Cohen's discipline (2003).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Class {
     /// `shared`, `lock`, `sem`: an unprotected shared variable.
@@ -218,7 +218,7 @@ pub enum StmtKind {
     Repeat(Expr, Vec<Stmt>),
     /// `init x, y { }`: the body initialises x and y. It is not a control
     /// point: its statements are, and while a thread is at one of them,
-    /// `init(t, x)` holds (digest section 5, the initialisation phase).
+    /// `init(t, x)` holds (the initialisation phase of Stoller and Cohen's discipline).
     Init(Vec<Ident>, Vec<Stmt>),
     /// `call f(args)` or `x := call f(args)`: one transition that pushes a
     /// frame and enters `f`; the return assigns `x`.

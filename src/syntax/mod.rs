@@ -5,3 +5,4 @@ pub mod excerpt;
 pub mod parser;
 pub mod pretty;
 pub mod span;
+pub mod suggest;

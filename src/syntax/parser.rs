@@ -14,6 +14,7 @@ use nom::{Err as NomErr, IResult, Parser as _};
 
 use super::ast::*;
 use super::span::Span;
+use super::suggest;
 
 type Res<'a, T> = IResult<&'a str, T, ()>;
 
@@ -127,31 +128,54 @@ impl<'a> Parser<'a> {
     }
 
     fn error(&self) -> SyntaxError {
-        if let Some(f) = self.fatal.borrow().clone() {
+        // A file of NULs between letters is UTF-16: say so at the first.
+        let utf16 = looks_utf16(self.src);
+        if let Some(f) = self.fatal.borrow().clone()
+            && !utf16
+        {
             return f;
         }
-        let at = self.far.get();
+        let mut at = self.far.get();
+        if utf16 && let Some(first) = self.src.find('\0') {
+            at = first;
+        }
         let rest = &self.src[at..];
         // A character the reader cannot see is named, and pointed at
         // where it is (not at the end of the previous line).
         if let Some(c) = rest.chars().next()
             && let Some((what, help)) = invisible(c)
         {
+            let mut message = format!("unexpected {what} (U+{:04X})", u32::from(c));
+            let mut help = help.to_string();
+            if c == '\0' {
+                // One NUL is a stray; many mean the file is not UTF-8 text.
+                let nuls = self.src.bytes().filter(|&b| b == 0).count();
+                if utf16 {
+                    message.push_str("; the file is not UTF-8 text (UTF-16?)");
+                    help = "a file with a NUL byte after every letter is UTF-16: convert it to UTF-8 (e.g. `iconv -f UTF-16 -t UTF-8`)".into();
+                } else if nuls > 1 {
+                    message.push_str(&format!("; the file has {nuls} of them: is it text?"));
+                    help = "models are UTF-8 text; delete the NUL bytes, or check that this is the model file".into();
+                }
+            }
             return SyntaxError {
                 span: Span::new(at, at + c.len_utf8()),
-                message: format!("unexpected {what} (U+{:04X})", u32::from(c)),
-                help: Some(help.to_string()),
+                message,
+                help: Some(help),
             };
         }
         let found = found_token(rest);
         let mut span = Span::new(at, at + found.len().max(usize::from(!rest.is_empty())));
-        // What is missing at the start of a line belongs to the end of the
-        // previous one (a forgotten `;`): point there.
+        let exp = self.expected.borrow();
+        // A symbol missing at the start of a line was forgotten at the end
+        // of the previous one (a `;`), and the end of the input is past the
+        // last line: point there. A word that is wrong (`expected a
+        // declaration, found ...`) is pointed at where it is.
         let prev = self.src[..at].trim_end();
-        if self.src[prev.len()..at].contains('\n') && !prev.is_empty() {
+        let missing = rest.is_empty() || exp.iter().all(|e| is_symbol(e));
+        if missing && self.src[prev.len()..at].contains('\n') && !prev.is_empty() {
             span = Span::new(prev.len(), prev.len());
         }
-        let exp = self.expected.borrow();
         let list = match exp.as_slice() {
             [] => "more input".to_string(),
             [one] => one.to_string(),
@@ -399,7 +423,40 @@ impl<'a> Parser<'a> {
                 Some("move the declaration into a `thread NAME { ... }` block, before its statements"),
             );
         }
+        self.unknown_word(i, "declaration", DECLARATION_KEYWORDS, DECLARATION_WORDS)?;
+        self.misplaced_at_top(i)?;
         self.expect(i, "a declaration")
+    }
+
+    /// A statement, or a stray `}`, where a declaration should be.
+    fn misplaced_at_top(&self, i: &'a str) -> Result<(), NomErr<()>> {
+        let word = found_token(i);
+        let at = self.off(i);
+        let span = Span::new(at, at + word.len().max(1));
+        if i.starts_with('}') {
+            return self
+                .fatal::<()>(
+                    span,
+                    "expected a declaration, found `}`".into(),
+                    Some("this `}` closes no block: delete it, or the `}` that closes the block too early"),
+                )
+                .map(|_| ());
+        }
+        let statement = STATEMENT_KEYWORDS.contains(&word)
+            || (i.starts_with(is_ident_start)
+                && !KEYWORDS.contains(&word)
+                && word.len() <= suggest::MAX_TYPO
+                && self.skip(&i[word.len()..])?.starts_with(":="));
+        if statement {
+            return self
+                .fatal::<()>(
+                    span,
+                    format!("expected a declaration, found `{word}`"),
+                    Some("statements belong in the body of a thread: `thread T { ... }`"),
+                )
+                .map(|_| ());
+        }
+        Ok(())
     }
 
     /// `lock a, b[2];`
@@ -450,6 +507,12 @@ impl<'a> Parser<'a> {
             Ok((r, (name, size)))
         })?;
         let (r, _) = self.sym(r, ":")?;
+        let first = &names[0].0.name;
+        let first_size = names[0].1.as_ref().map(super::pretty::expr);
+        let decl = |size: Option<&str>, ty: &str, init: &str| {
+            declaration(kw, first, size.or(first_size.as_deref()), ty, init)
+        };
+        self.foreign_type(r, &decl)?;
         let (r, ty) = if kw == "sem" {
             let (r, (lo, hi)) = self.range(r)?;
             (r, Type::Sem(lo, hi))
@@ -459,6 +522,7 @@ impl<'a> Parser<'a> {
             let (r, (lo, hi)) = self.range(r)?;
             (r, Type::Int(lo, hi))
         };
+        self.array_after_type(r, &decl, &ty)?;
         let (r, init) = match self.try_sym(r, "=") {
             Some((r, _)) => {
                 let (r, init) = self.init(r)?;
@@ -597,11 +661,106 @@ impl<'a> Parser<'a> {
 
     /// `bool` or `lo..hi`: the type of a parameter or a returned value.
     fn value_type(&self, r: &'a str) -> Res<'a, Type> {
+        let decl =
+            |_: Option<&str>, ty: &str, _: &str| format!("proc f(x : {ty}) : {ty} {{ ... }}");
+        self.foreign_type(r, &decl)?;
         if let Some((r, _)) = self.try_kw(r, "bool") {
             return Ok((r, Type::Bool));
         }
         let (r, (lo, hi)) = self.range(r)?;
         Ok((r, Type::Int(lo, hi)))
+    }
+
+    /// Fails with a hint when the type at `i` is written as in another
+    /// language (`int`, `boolean`, `string`, `int[3]`); `decl(type, init)`
+    /// writes the declaration as it should be. A name followed by `..`
+    /// is the bound of a range (`const int = 3;` is allowed), not a type.
+    fn foreign_type(&self, i: &'a str, decl: &Decl) -> Result<(), NomErr<()>> {
+        let i = self.skip(i)?;
+        let word = found_token(i);
+        if !i.starts_with(is_ident_start) || word.len() > suggest::MAX_TYPO {
+            return Ok(());
+        }
+        let Some((kind, range)) = foreign(word) else {
+            return Ok(());
+        };
+        // `int[3]`: a length in brackets after the type.
+        let mut after = self.skip(&i[word.len()..])?;
+        let mut end = self.off(i) + word.len();
+        let mut size = None;
+        if after.starts_with('[') {
+            let Some(n) = bracket_end(after) else {
+                return Ok(());
+            };
+            end = self.off(after) + n + 1;
+            size = Some(array_size(&after[1..n]));
+            after = self.skip(&after[n + 1..])?;
+        }
+        if after.starts_with("..")
+            || after.starts_with("==")
+            || after.starts_with("!=")
+            || after.starts_with(['+', '-', '*', '/', '%', '(', '.', '<', '>', '&', '|'])
+        {
+            return Ok(());
+        }
+        let decl = |ty: &str, init: &str| decl(size, ty, init);
+        let array_note = if size.is_some() {
+            ", and the array's length after its name"
+        } else {
+            ""
+        };
+        let (message, help) = match kind {
+            Foreign::Int => (
+                format!("optimist has no `{word}` type: a variable takes a range of values"),
+                format!(
+                    "write the range of its values{array_note}, as in `{}`",
+                    decl(range, range.split("..").next().unwrap_or("0"))
+                ),
+            ),
+            Foreign::Bool => (
+                format!("optimist has no `{word}` type: its boolean type is `bool`"),
+                format!("write `bool`{array_note}, as in `{}`", decl("bool", "false")),
+            ),
+            Foreign::Other => (
+                format!("optimist has no `{word}` type: a variable is a `bool` or takes a range of integers"),
+                format!("number the values it takes{array_note}, as in `{}`", decl("0..3", "0")),
+            ),
+            Foreign::Lock => (
+                format!("a lock is not a variable's type: `{word}` cannot follow `:`"),
+                "a lock is declared on its own, as in `lock m;` (and `lock m[3];` for an array of locks)".into(),
+            ),
+        };
+        let at = self.off(i);
+        self.fatal::<()>(Span::new(at, end), message, Some(&help))
+            .map(|_| ())
+    }
+
+    /// Fails with a hint when an array's length follows the type
+    /// (`bool[3]`, `0..3[2]`) rather than the name.
+    fn array_after_type(&self, r: &'a str, decl: &Decl, ty: &Type) -> Result<(), NomErr<()>> {
+        let r = self.skip(r)?;
+        if !r.starts_with('[') {
+            return Ok(());
+        }
+        let at = self.off(r);
+        let (ty, init) = match ty {
+            Type::Bool => ("bool".to_string(), "false".to_string()),
+            Type::Int(lo, hi) | Type::Sem(lo, hi) => (
+                format!("{}..{}", super::pretty::expr(lo), super::pretty::expr(hi)),
+                super::pretty::expr(lo),
+            ),
+            Type::Lock => return Ok(()),
+        };
+        let size = bracket_end(r).map(|n| array_size(&r[1..n]));
+        self.fatal::<()>(
+            Span::new(at, at + 1),
+            "an array's length goes after its name, not after its type".into(),
+            Some(&format!(
+                "write `{}`",
+                decl(Some(size.unwrap_or("3")), &ty, &init)
+            )),
+        )
+        .map(|_| ())
     }
 
     /// `{ locals statements }` of a thread or a procedure (`what`), with the
@@ -798,9 +957,78 @@ impl<'a> Parser<'a> {
             }
         }
         if self.quietly(|| self.ident(i)).is_err() {
+            self.unknown_word(i, "statement", STATEMENT_KEYWORDS, STATEMENT_WORDS)?;
             return self.expect(i, "a statement");
         }
+        // A name that no `:=`, `,` or `[` follows begins no assignment: it
+        // is more likely a misspelt keyword (`asert x;`, `whle (...)`).
+        let word = found_token(i);
+        let next = self.skip(&i[word.len()..])?;
+        if !next.starts_with(":=") && !next.starts_with(',') && !next.starts_with('[') {
+            self.unknown_word(i, "statement", STATEMENT_KEYWORDS, STATEMENT_WORDS)?;
+            self.assignment_hint(next)?;
+        }
         self.assign(i)
+    }
+
+    /// Fails with "unknown WHAT `w`; did you mean `k`?" when the word at
+    /// `i` misspells one of `keywords`, or is one of `words` (the ways other
+    /// languages say something: `fi`, `procedure`); succeeds otherwise.
+    fn unknown_word(
+        &self,
+        i: &'a str,
+        what: &str,
+        keywords: &[&'static str],
+        words: &[(&str, Option<&'static str>, &'static str)],
+    ) -> Result<(), NomErr<()>> {
+        let word = found_token(i);
+        if word.is_empty() || !i.starts_with(is_ident_start) || word.len() > suggest::MAX_TYPO {
+            return Ok(());
+        }
+        let at = self.off(i);
+        let span = Span::new(at, at + word.len());
+        if let Some(&(_, instead, help)) = words.iter().find(|(w, _, _)| *w == word) {
+            let message = match instead {
+                Some(k) => format!("unknown {what} `{word}`; did you mean `{k}`?"),
+                None => format!("unknown {what} `{word}`"),
+            };
+            return self.fatal::<()>(span, message, Some(help)).map(|_| ());
+        }
+        if KEYWORDS.contains(&word) {
+            return Ok(());
+        }
+        match suggest::keyword(word, keywords) {
+            Some(k) => self
+                .fatal::<()>(
+                    span,
+                    format!("unknown {what} `{word}`; did you mean `{k}`?"),
+                    None,
+                )
+                .map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// After a name at the start of a statement, a token that shows what
+    /// was meant: `=` for `:=`, `(` for a call without `call`.
+    fn assignment_hint(&self, next: &'a str) -> Result<(), NomErr<()>> {
+        let at = self.off(next);
+        let (found, help) = if next.starts_with('=') && !next.starts_with("==") {
+            ("=", "an assignment is written `x := e;`")
+        } else if next.starts_with('(') {
+            (
+                "(",
+                "a procedure is called with `call`: `call f(...);` or `x := call f(...);`",
+            )
+        } else {
+            return Ok(());
+        };
+        self.fatal::<()>(
+            Span::new(at, at + 1),
+            format!("expected `:=`, found `{found}`"),
+            Some(help),
+        )
+        .map(|_| ())
     }
 
     fn opt_semi(&self, i: &'a str) -> &'a str {
@@ -1189,6 +1417,173 @@ pub fn depth(e: &Expr) -> usize {
     max
 }
 
+/// The keywords that begin a statement.
+const STATEMENT_KEYWORDS: &[&str] = &[
+    "acquire", "release", "down", "up", "call", "return", "skip", "goto", "assert", "await",
+    "atomic", "if", "while", "either", "repeat",
+];
+
+/// The keywords that begin a declaration.
+const DECLARATION_KEYWORDS: &[&str] = &[
+    "system",
+    "const",
+    "threads",
+    "thread",
+    "lock",
+    "shared",
+    "protected",
+    "sem",
+    "invariant",
+    "proc",
+];
+
+/// What other languages write where a statement goes: the word, the
+/// keyword meant (if one), and a hint.
+type Words = [(&'static str, Option<&'static str>, &'static str)];
+
+const BLOCK_END: &str = "a block is closed with `}`, as in `if c { ... }` and `while c { ... }`";
+const LOCAL: &str =
+    "a thread's variables are declared before its statements: `local x : 0..10 = 0;`";
+
+const STATEMENT_WORDS: &Words = &[
+    ("assume", Some("await"), "`await e;` waits until e holds"),
+    ("wait", Some("await"), "`await e;` waits until e holds"),
+    ("when", Some("await"), "`await e;` waits until e holds"),
+    (
+        "lock",
+        Some("acquire"),
+        "a lock is taken with `acquire m;` and given back with `release m;`",
+    ),
+    (
+        "unlock",
+        Some("release"),
+        "a lock is given back with `release m;`",
+    ),
+    ("fi", None, BLOCK_END),
+    ("od", None, BLOCK_END),
+    ("end", None, BLOCK_END),
+    ("endif", None, BLOCK_END),
+    ("done", None, BLOCK_END),
+    ("esac", None, BLOCK_END),
+    ("do", Some("while"), "a loop is written `while c { ... }`"),
+    (
+        "loop",
+        Some("while"),
+        "a loop is written `while true { ... }`",
+    ),
+    (
+        "for",
+        Some("repeat"),
+        "a loop is written `repeat n { ... }` or `while c { ... }`",
+    ),
+    (
+        "choice",
+        Some("either"),
+        "a choice is written `either { ... } or { ... }`",
+    ),
+    (
+        "select",
+        Some("either"),
+        "a choice is written `either { ... } or { ... }`",
+    ),
+    ("elif", None, "write `} else if c {`"),
+    ("elsif", None, "write `} else if c {`"),
+    (
+        "break",
+        None,
+        "jump out of a loop with `goto L;`, to a label `L:` after it",
+    ),
+    ("continue", None, "jump with `goto L;`, to a label `L:`"),
+    ("int", None, LOCAL),
+    ("var", None, LOCAL),
+    ("bool", None, LOCAL),
+    ("let", None, LOCAL),
+];
+
+const DECLARATION_WORDS: &Words = &[
+    (
+        "procedure",
+        Some("proc"),
+        "a procedure is declared `proc f(x : 0..3) { ... }`",
+    ),
+    (
+        "function",
+        Some("proc"),
+        "a procedure is declared `proc f(x : 0..3) : bool { ... }`",
+    ),
+    (
+        "func",
+        Some("proc"),
+        "a procedure is declared `proc f(x : 0..3) : bool { ... }`",
+    ),
+    (
+        "fn",
+        Some("proc"),
+        "a procedure is declared `proc f(x : 0..3) : bool { ... }`",
+    ),
+    (
+        "def",
+        Some("proc"),
+        "a procedure is declared `proc f(x : 0..3) : bool { ... }`",
+    ),
+    (
+        "process",
+        Some("thread"),
+        "a thread is declared `thread T { ... }`",
+    ),
+    (
+        "proctype",
+        Some("thread"),
+        "a thread is declared `thread T { ... }`",
+    ),
+    (
+        "task",
+        Some("thread"),
+        "a thread is declared `thread T { ... }`",
+    ),
+    (
+        "var",
+        Some("shared"),
+        "a shared variable is declared `shared x : 0..10 = 0;`",
+    ),
+    (
+        "global",
+        Some("shared"),
+        "a shared variable is declared `shared x : 0..10 = 0;`",
+    ),
+    (
+        "int",
+        Some("shared"),
+        "a shared variable is declared `shared x : 0..10 = 0;`",
+    ),
+    (
+        "bool",
+        Some("shared"),
+        "a shared variable is declared `shared x : bool = false;`",
+    ),
+    ("mutex", Some("lock"), "a lock is declared `lock m;`"),
+    (
+        "semaphore",
+        Some("sem"),
+        "a semaphore is declared `sem s : 0..2 = 1;`",
+    ),
+    (
+        "define",
+        Some("const"),
+        "a constant is declared `const N = 3;`",
+    ),
+    (
+        "constant",
+        Some("const"),
+        "a constant is declared `const N = 3;`",
+    ),
+    (
+        "assert",
+        Some("invariant"),
+        "a property of every state is declared `invariant e;`",
+    ),
+];
+
 fn sym_name(s: &'static str) -> &'static str {
     match s {
         ";" => "`;`",
@@ -1224,10 +1619,7 @@ fn invisible(c: char) -> Option<(&'static str, &'static str)> {
     const DELETE: &str = "delete it (most editors do not show it)";
     const SPACE: &str = "replace it with an ordinary space";
     Some(match c {
-        '\0' => (
-            "NUL byte",
-            "delete it (most editors do not show it); a file with NUL bytes between its letters is UTF-16: convert it to UTF-8 (e.g. with iconv)",
-        ),
+        '\0' => ("NUL byte", "delete it (most editors do not show it)"),
         '\u{b}' => ("vertical tab", SPACE),
         '\u{c}' => ("form feed", SPACE),
         '\u{1b}' => ("escape character", DELETE),
@@ -1265,6 +1657,77 @@ fn invisible(c: char) -> Option<(&'static str, &'static str)> {
         c if c.is_whitespace() => ("non-ASCII space", SPACE),
         _ => return None,
     })
+}
+
+/// Writes a declaration for a hint, from its array length (if any), type
+/// and initial value.
+type Decl<'d> = dyn Fn(Option<&str>, &str, &str) -> String + 'd;
+
+/// A declaration written `KW NAME[SIZE] : TYPE = INIT;`, for hints.
+fn declaration(kw: &str, name: &str, size: Option<&str>, ty: &str, init: &str) -> String {
+    let size = size.map_or(String::new(), |n| format!("[{n}]"));
+    let by = if kw == "protected" { " by m" } else { "" };
+    format!("{kw} {name}{size} : {ty} = {init}{by};")
+}
+
+/// Where the `]` is that closes the `[` that begins `s`, when it is near
+/// (a hint shows a short length, and looks no further).
+fn bracket_end(s: &str) -> Option<usize> {
+    s.bytes().take(40).position(|b| b == b']')
+}
+
+/// The length written between brackets, or `3` when there is none.
+fn array_size(text: &str) -> &str {
+    match text.trim() {
+        "" => "3",
+        n => n,
+    }
+}
+
+/// The kinds of type other languages have.
+enum Foreign {
+    Int,
+    Bool,
+    Other,
+    Lock,
+}
+
+/// The kind of a type name from another language, with the range that
+/// stands for it.
+fn foreign(word: &str) -> Option<(Foreign, &'static str)> {
+    let lower = word.to_ascii_lowercase();
+    Some(match lower.as_str() {
+        "uint8" | "u8" | "byte" | "uchar" => (Foreign::Int, "0..255"),
+        "int8" | "i8" | "sbyte" => (Foreign::Int, "-128..127"),
+        "int" | "integer" | "nat" | "natural" | "number" | "unsigned" | "signed" | "long"
+        | "short" | "uint" | "usize" | "isize" | "int16" | "int32" | "int64" | "uint16"
+        | "uint32" | "uint64" | "i16" | "i32" | "i64" | "u16" | "u32" | "u64" | "bigint" => {
+            (Foreign::Int, "0..10")
+        }
+        "boolean" | "bit" => (Foreign::Bool, ""),
+        "bool" if word != "bool" => (Foreign::Bool, ""),
+        "string" | "str" | "char" | "float" | "double" | "real" | "float32" | "float64" | "f32"
+        | "f64" | "rune" | "symbol" | "enum" => (Foreign::Other, ""),
+        "lock" | "mutex" | "sem" | "semaphore" => (Foreign::Lock, ""),
+        _ => return None,
+    })
+}
+
+/// Whether an expectation is a symbol (`` `;` ``, `` `}` ``), which can be
+/// missing, rather than a word or a kind of thing, which can be wrong.
+fn is_symbol(expected: &str) -> bool {
+    expected
+        .strip_prefix('`')
+        .is_some_and(|s| !s.starts_with(|c: char| c.is_ascii_alphabetic()))
+}
+
+/// Whether `src` reads as UTF-16 taken for UTF-8: a NUL byte in (almost)
+/// every other place, as the ASCII letters of UTF-16 have.
+fn looks_utf16(src: &str) -> bool {
+    let head = &src.as_bytes()[..src.len().min(512)];
+    let pairs = head.len() / 2;
+    let nul_at = |k: usize| head.chunks_exact(2).filter(|p| p[k] == 0).count();
+    pairs >= 2 && nul_at(0).max(nul_at(1)) * 10 >= pairs * 9
 }
 
 /// The token at the start of `rest`, for "found ..." in messages.
@@ -1349,6 +1812,17 @@ mod tests {
         assert_eq!(e.span.end - e.span.start, 3);
         assert_eq!(err("thread T { skip;\0 }"), "unexpected NUL byte (U+0000)");
         assert_eq!(
+            err("thread T { skip;\0\0 }"),
+            "unexpected NUL byte (U+0000); the file has 2 of them: is it text?"
+        );
+        let utf16: String = "threads 1;".chars().flat_map(|c| [c, '\0']).collect();
+        let e = parse(&utf16).unwrap_err();
+        assert_eq!(
+            e.message,
+            "unexpected NUL byte (U+0000); the file is not UTF-8 text (UTF-16?)"
+        );
+        assert_eq!(e.span.start, 1);
+        assert_eq!(
             err("thread T { skip; }\u{feff}"),
             "unexpected byte-order mark (U+FEFF)"
         );
@@ -1357,6 +1831,161 @@ mod tests {
             "unexpected non-breaking space (U+00A0)"
         );
         assert_eq!(err("thread T { é }"), "expected a statement, found `é`");
+    }
+
+    /// The message and the `line:col` of the error in `src`.
+    fn err_at(src: &str) -> (String, (usize, usize)) {
+        let e = parse(src).unwrap_err();
+        let at = crate::syntax::span::line_col(src, e.span.start);
+        (e.message, at)
+    }
+
+    #[test]
+    fn misspelt_keywords_are_suggested_where_they_are() {
+        let body = |s: &str| format!("lock m;\nthread T {{\n  {s}\n}}\n");
+        let cases = [
+            (
+                "asert x > 0;",
+                "unknown statement `asert`; did you mean `assert`?",
+            ),
+            (
+                "aquire m;",
+                "unknown statement `aquire`; did you mean `acquire`?",
+            ),
+            (
+                "acquier m;",
+                "unknown statement `acquier`; did you mean `acquire`?",
+            ),
+            (
+                "relase m;",
+                "unknown statement `relase`; did you mean `release`?",
+            ),
+            (
+                "whle (x < 3) { skip; }",
+                "unknown statement `whle`; did you mean `while`?",
+            ),
+            (
+                "awiat x;",
+                "unknown statement `awiat`; did you mean `await`?",
+            ),
+            ("skp;", "unknown statement `skp`; did you mean `skip`?"),
+            (
+                "retrun;",
+                "unknown statement `retrun`; did you mean `return`?",
+            ),
+            (
+                "L: asert x;",
+                "unknown statement `asert`; did you mean `assert`?",
+            ),
+            (
+                "assume x > 0;",
+                "unknown statement `assume`; did you mean `await`?",
+            ),
+            (
+                "unlock m;",
+                "unknown statement `unlock`; did you mean `release`?",
+            ),
+            (
+                "lock m;",
+                "unknown statement `lock`; did you mean `acquire`?",
+            ),
+            ("if x { skip; } fi", "unknown statement `fi`"),
+        ];
+        for (stmt, message) in cases {
+            let src = body(stmt);
+            let (m, at) = err_at(&src);
+            assert_eq!(m, message, "{stmt}");
+            // At the word, on its line.
+            let word = message.split('`').nth(1).unwrap();
+            assert_eq!(at, (3, 3 + stmt.find(word).unwrap()), "{stmt}");
+        }
+        let top = |d: &str| format!("threads 1;\nshared x : 0..1 = 0;\n\n{d}\n");
+        let cases = [
+            ("thred T { skip; }", "thred", "thread"),
+            ("sharde y : 0..1 = 0;", "sharde", "shared"),
+            ("protcted y : 0..1 = 0 by m;", "protcted", "protected"),
+            ("invarient x < 1;", "invarient", "invariant"),
+            ("thraeds 2;", "thraeds", "threads"),
+            ("Thread T { skip; }", "Thread", "thread"),
+            ("procedure f() { skip; }", "procedure", "proc"),
+        ];
+        for (decl, word, keyword) in cases {
+            let (m, at) = err_at(&top(decl));
+            assert_eq!(
+                m,
+                format!("unknown declaration `{word}`; did you mean `{keyword}`?")
+            );
+            // On the line of the word, not at the end of the line before.
+            assert_eq!(at, (4, 1), "{decl}");
+        }
+        // A name that begins an assignment is no misspelt keyword; nor is a
+        // name far from every keyword.
+        assert_eq!(err(&body("asert := 1 1;")), "expected `;`, found `1`");
+        assert_eq!(err(&body("frobnicate m;")), "expected `:=`, found `m`");
+        assert_eq!(err(&body("f(1);")), "expected `:=`, found `(`");
+        // Long words are not compared with the keywords.
+        let long = format!("{} m;", "acquire".repeat(10_000));
+        assert!(err(&body(&long)).starts_with("expected `:=`"));
+    }
+
+    #[test]
+    fn a_wrong_word_is_pointed_at_a_missing_symbol_after_the_line() {
+        // A forgotten `;`: at the end of the line that lacks it.
+        assert_eq!(
+            err_at("shared x : 0..1 = 0\nthread T { skip; }"),
+            ("expected `;`, found `thread`".into(), (1, 20))
+        );
+        // A wrong word: where it is.
+        assert_eq!(
+            err_at("shared x : 0..1 = 0;\n\n  frob T { skip; }"),
+            ("expected a declaration, found `frob`".into(), (3, 3))
+        );
+        assert_eq!(
+            err_at("thread T {\n  skip;\n  é\n}"),
+            ("expected a statement, found `é`".into(), (3, 3))
+        );
+        // The end of the input: after the last line.
+        assert_eq!(
+            err_at("thread T {\n  skip;\n\n"),
+            (
+                "expected a statement or `}`, found end of input".into(),
+                (2, 8)
+            )
+        );
+    }
+
+    #[test]
+    fn types_of_other_languages_get_a_hint() {
+        let hint = |src: &str| {
+            let e = parse(src).unwrap_err();
+            (e.message, e.help.unwrap_or_default())
+        };
+        let (m, h) = hint("shared x : int = 0;");
+        assert_eq!(
+            m,
+            "optimist has no `int` type: a variable takes a range of values"
+        );
+        assert!(h.contains("`shared x : 0..10 = 0;`"), "{h}");
+        let (m, h) = hint("shared x : int[3];");
+        assert!(m.starts_with("optimist has no `int` type"), "{m}");
+        assert!(h.contains("`shared x[3] : 0..10 = 0;`"), "{h}");
+        let (m, h) = hint("shared x : bool[] = false;");
+        assert_eq!(
+            m,
+            "an array's length goes after its name, not after its type"
+        );
+        assert!(h.contains("`shared x[3] : bool = false;`"), "{h}");
+        let (m, h) = hint("protected x : boolean = false by m;");
+        assert!(m.contains("its boolean type is `bool`"), "{m}");
+        assert!(h.contains("`protected x : bool = false by m;`"), "{h}");
+        let (_, h) = hint("shared x : uint8 = 0;");
+        assert!(h.contains("0..255"), "{h}");
+        let (m, _) = hint("thread T { local s : string = 0; skip; }");
+        assert!(m.starts_with("optimist has no `string` type"), "{m}");
+        let (m, _) = hint("proc f(x : nat) { skip; }");
+        assert!(m.starts_with("optimist has no `nat` type"), "{m}");
+        // A constant named like a type is the bound of a range.
+        parse("const int = 3;\nshared x : int..5 = 3;\nshared y : 0..int + 1 = 0;").unwrap();
     }
 
     #[test]

@@ -301,3 +301,74 @@ fn invisible_characters_are_named() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("bom-bad.gc:2:17:"), "{}", bad.stderr);
 }
+
+/// A misspelt keyword is named with the keyword meant, at the misspelt
+/// word: `file:line:col` is the word's, and the caret is under it.
+#[test]
+fn misspelt_keywords_are_suggested() {
+    let cases = [
+        (
+            "syntax-misspelt-assert",
+            "6:3",
+            "statement `asert`",
+            "assert",
+        ),
+        (
+            "syntax-misspelt-acquire",
+            "6:3",
+            "statement `aquire`",
+            "acquire",
+        ),
+        (
+            "syntax-misspelt-acquire-swapped",
+            "6:3",
+            "statement `acquier`",
+            "acquire",
+        ),
+        (
+            "syntax-misspelt-release",
+            "8:3",
+            "statement `relase`",
+            "release",
+        ),
+        ("syntax-misspelt-while", "6:3", "statement `whle`", "while"),
+        (
+            "syntax-misspelt-thread",
+            "7:1",
+            "declaration `thred`",
+            "thread",
+        ),
+        (
+            "syntax-misspelt-shared",
+            "3:1",
+            "declaration `sharde`",
+            "shared",
+        ),
+        (
+            "syntax-misspelt-protected",
+            "4:1",
+            "declaration `protcted`",
+            "protected",
+        ),
+        (
+            "syntax-misspelt-invariant",
+            "4:1",
+            "declaration `invarient`",
+            "invariant",
+        ),
+    ];
+    for (name, at, what, keyword) in cases {
+        let file = format!("tests/integration/inputs/errors/{name}.gc");
+        let run = optimist(["check", &file]);
+        assert_eq!(run.code, 2, "{file}: {}", run.stderr);
+        // The renderer may wrap the message: join its lines first.
+        let text = run.stderr.replace("\n  | ", " ");
+        assert!(
+            text.contains(&format!(
+                "{file}:{at}: unknown {what}; did you mean `{keyword}`?"
+            )),
+            "{file}: {}",
+            run.stderr
+        );
+    }
+}
