@@ -499,7 +499,7 @@ fn model_rows() -> Vec<(String, String, Vec<String>)> {
         for key in order {
             let lines = &groups[&key];
             let verdict_of = |e: &crate::common::Expect| match &e.kind {
-                Some(k) if e.verdict == "violated" => k.clone(),
+                Some(k) if e.verdict == "violated" => format!("violated ({k})"),
                 _ => e.verdict.clone(),
             };
             // The row's verdict: the line without `--reduction`, or full
@@ -526,7 +526,7 @@ fn model_rows() -> Vec<(String, String, Vec<String>)> {
                     cells[k] = if v == verdict {
                         thousands(*c)
                     } else {
-                        format!("{v} ({})", thousands(*c))
+                        format!("{v}: {}", thousands(*c))
                     };
                 }
             }
@@ -642,7 +642,8 @@ fn internal_references(text: &str) -> Vec<String> {
             if lower.get(j) == Some(&'#') {
                 j += 1;
             }
-            digits(j, 1).then_some(j + 1)
+            let n = (j..).take_while(|&d| digits(d, 1)).count();
+            (n > 0).then_some(j + n)
         } else {
             None
         };
