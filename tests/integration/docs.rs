@@ -22,8 +22,11 @@
 //!   `src/`.
 //!
 //! `UPDATE_DOCS=1 cargo test --test integration docs` rewrites the marked
-//! blocks and the models table from what the binary prints and the headers
-//! say (review the diff before committing).
+//! blocks (and the exit code in their markers) and the models table from
+//! what the binary prints and the headers say; review the diff before
+//! committing. The contract table (`contract.rs`) and the grammar coverage
+//! table (`grammar.rs`) are the book's too, and rewrite themselves under
+//! the same variable.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -253,7 +256,10 @@ fn the_readme_tutorial_walks_check_refine_certify() {
         );
     }
     let lines = text.lines().count();
-    assert!(lines <= 260, "README.md has {lines} lines: move text into the book");
+    assert!(
+        lines <= 260,
+        "README.md has {lines} lines: move text into the book"
+    );
 }
 
 /// The lines of `text` outside fenced blocks, with their line numbers, and
@@ -325,7 +331,11 @@ fn anchors(text: &str) -> Vec<String> {
         }
         let s = slug(&line[hashes..]);
         let n = seen.entry(s.clone()).or_insert(0);
-        out.push(if *n == 0 { s.clone() } else { format!("{s}-{n}") });
+        out.push(if *n == 0 {
+            s.clone()
+        } else {
+            format!("{s}-{n}")
+        });
         *n += 1;
     }
     out
@@ -449,7 +459,14 @@ fn every_gcl_block_compiles() {
 // The models table
 
 /// The columns of the models table after "model" and "what it shows".
-const MODES: [&str; 6] = ["full", "sc", "movers", "stubborn", "sc+stubborn", "movers+stubborn"];
+const MODES: [&str; 6] = [
+    "full",
+    "sc",
+    "movers",
+    "stubborn",
+    "sc+stubborn",
+    "movers+stubborn",
+];
 
 fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -549,7 +566,10 @@ fn check_models_table(page: &str) {
         return;
     };
     let from = start + MODELS_TABLE.len() + 1;
-    let to = from + text[from..].find("<!-- end -->").expect("the models table ends");
+    let to = from
+        + text[from..]
+            .find("<!-- end -->")
+            .expect("the models table ends");
     let what: BTreeMap<String, String> = text[from..to]
         .lines()
         .skip(2)
@@ -610,8 +630,13 @@ fn the_models_table_is_the_headers() {
 fn internal_references(text: &str) -> Vec<String> {
     let lower: Vec<char> = text.to_lowercase().chars().collect();
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    let digits = |k: usize, n: usize| (k..k + n).all(|j| lower.get(j).is_some_and(|c| c.is_ascii_digit()));
-    let starts = |k: usize, s: &str| s.chars().enumerate().all(|(j, c)| lower.get(k + j) == Some(&c));
+    let digits =
+        |k: usize, n: usize| (k..k + n).all(|j| lower.get(j).is_some_and(|c| c.is_ascii_digit()));
+    let starts = |k: usize, s: &str| {
+        s.chars()
+            .enumerate()
+            .all(|(j, c)| lower.get(k + j) == Some(&c))
+    };
     let mut out = Vec::new();
     for k in 0..lower.len() {
         if k > 0 && word(lower[k - 1]) {
