@@ -1,7 +1,7 @@
 //! From AST to [`Model`]: constants, name resolution, type checking, and the
 //! lowering of each thread body into control points and transitions.
 //!
-//! The lowering fixes the state counts, so it follows the reference (`src/syntax/README.md`) exactly:
+//! The lowering fixes the state counts, so it follows the reference (`docs/src/language.md`) exactly:
 //! every statement is one control point; an `if`/`while` test is one
 //! transition with two successors; `atomic` is one transition; an `either`
 //! point's transitions are copies of its branches' first transitions; and

@@ -1,4 +1,4 @@
-//! The abstract syntax of the system language (reference: `src/syntax/README.md`).
+//! The abstract syntax of the system language (reference: `docs/src/language.md`).
 //!
 //! Every node carries the [`Span`] it was parsed from; spans do not take part
 //! in equality.

@@ -1,7 +1,7 @@
 //! The generator's own syntax tree and its printer.
 //!
-//! The tree mirrors the grammar of `src/syntax/README.md` (and the
-//! README's "Procedures") and records what every name refers to, so that
+//! The tree mirrors the grammar of the language reference
+//! (`docs/src/language.md`, procedures included) and records what every name refers to, so that
 //! the coverage walker (`cover.rs`) can name the construct and the shrinker
 //! (`shrink.rs`) can rewrite it. The printer parenthesises every compound
 //! expression, so the text parses back to the same tree whatever the

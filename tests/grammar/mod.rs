@@ -5,7 +5,7 @@
 //!
 //! The other generators (`generate.rs`, `generate2.rs`) write the shapes
 //! their authors had in mind. This one draws from the whole language
-//! reference (`src/syntax/README.md` and the README's "Procedures"): a
+//! reference (`docs/src/language.md`, procedures included): a
 //! random declaration set (constants, shared ints, bools and arrays, locks
 //! and lock arrays, semaphores, protected variables `by m`, `by m[k]`,
 //! `excl(t) = ...` and `excl(t, j) = ...` with `unprotected [k]`; `threads

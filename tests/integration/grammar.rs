@@ -22,7 +22,7 @@
 //! `tests/grammar/compare.rs` is empty: every bug found is fixed), on an
 //! empty cell of the coverage table or of the options table, when more
 //! than 2% of the systems do not compile, when the verdicts are too
-//! one-sided to test anything, and when the README's coverage table is
+//! one-sided to test anything, and when the book's coverage table is
 //! not the one this seed prints. The systems run in child processes (`grammar_child_process`),
 //! so that a crash of the checker is a disagreement of its own, found
 //! without taking the machine's memory. A disagreement is shrunk into
@@ -111,14 +111,27 @@ fn grammar_generated_systems_agree_with_full_exploration() {
     let empty = tally.empty_options();
     assert!(empty.is_empty(), "modes and options never run: {empty:?}");
     if (seed, systems) == (SEED, SYSTEMS) {
-        // The README shows this table: it must be this run's.
+        // The book shows this table: it must be this run's.
         let table = tally.table();
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-            .expect("README.md");
-        if !readme.contains(&table) {
-            let out = concat!(env!("CARGO_MANIFEST_DIR"), "/target/grammar-coverage.md");
-            let _ = std::fs::write(out, &table);
-            panic!("the README's coverage table is not this run's; the table is in {out}");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/development.md");
+        let page = std::fs::read_to_string(path).expect("docs/src/development.md");
+        if !page.contains(&table) {
+            let start = "<!-- coverage table: written by tests/integration/grammar.rs -->\n";
+            let from = page.find(start).map(|k| k + start.len());
+            let to = from.and_then(|f| page[f..].find("<!-- end -->").map(|k| f + k));
+            if let (Some(from), Some(to), true) =
+                (from, to, std::env::var_os("UPDATE_DOCS").is_some())
+            {
+                let out = format!("{}{}{}", &page[..from], table, &page[to..]);
+                std::fs::write(path, out).unwrap();
+            } else {
+                let out = concat!(env!("CARGO_MANIFEST_DIR"), "/target/grammar-coverage.md");
+                let _ = std::fs::write(out, &table);
+                panic!(
+                    "the coverage table of docs/src/development.md is not this run's \
+                     (UPDATE_DOCS=1 rewrites it); the table is in {out}"
+                );
+            }
         }
     }
     let new: Vec<String> = tally

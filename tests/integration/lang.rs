@@ -115,33 +115,34 @@ fn lock_misuses_are_warnings() {
     assert!(v.get("warnings").is_none(), "{v}");
 }
 
-/// Every example of the language reference compiles: the reference cannot
-/// drift from the language.
+/// Every example of the language reference (`docs/src/language.md`, the
+/// blocks fenced as `gcl`) compiles and classifies, and every `gcl,error`
+/// block is rejected: the reference cannot drift from the language.
 #[test]
 fn the_reference_examples_compile() {
-    let text = std::fs::read_to_string("src/syntax/README.md").unwrap();
+    let text = std::fs::read_to_string("docs/src/language.md").unwrap();
     let dir = std::env::temp_dir().join(format!("optimist-ref-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut n = 0;
-    let mut block: Option<String> = None;
-    let mut other = false;
+    let (mut n, mut bad) = (0, 0);
+    let mut block: Option<(String, bool)> = None;
     for line in text.lines() {
-        // Blocks tagged with a language (the grammar) are not models.
-        if other || (block.is_none() && line.starts_with("```") && line != "```") {
-            other = other != (line.starts_with("```"));
-            continue;
-        }
         match (&mut block, line) {
-            (None, "```") => block = Some(String::new()),
-            (Some(b), "```") => {
-                let file = dir.join(format!("example{n}.gc"));
+            (None, "```gcl") => block = Some((String::new(), false)),
+            (None, "```gcl,error") => block = Some((String::new(), true)),
+            (Some((b, error)), "```") => {
+                let file = dir.join(format!("example{}.gc", n + bad));
                 std::fs::write(&file, &b).unwrap();
                 let run = optimist(["classify", file.to_str().unwrap()]);
-                assert_eq!(run.code, 0, "example {n}:\n{b}\n{}", run.stderr);
-                n += 1;
+                if *error {
+                    assert_eq!(run.code, 2, "a gcl,error block is accepted:\n{b}");
+                    bad += 1;
+                } else {
+                    assert_eq!(run.code, 0, "example {n}:\n{b}\n{}", run.stderr);
+                    n += 1;
+                }
                 block = None;
             }
-            (Some(b), l) => {
+            (Some((b, _)), l) => {
                 b.push_str(l);
                 b.push('\n');
             }
@@ -149,6 +150,7 @@ fn the_reference_examples_compile() {
         }
     }
     assert!(n >= 5, "{n} examples");
+    assert!(bad >= 1, "{bad} rejected examples");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -1,5 +1,5 @@
 //! Lowering of thread bodies and of the copies of procedures: every
-//! statement is one control point, and its transitions follow the reference (`src/syntax/README.md`)
+//! statement is one control point, and its transitions follow the reference (`docs/src/language.md`)
 //! (see the parent module); calls and returns are described in
 //! [`super::procs`].
 
