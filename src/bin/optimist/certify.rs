@@ -11,7 +11,7 @@ use optimist::{
     DEFAULT_MAX_STATES, certify,
 };
 
-use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, fail, print, refuse, set_format};
+use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
 
 /// Arguments of `optimist certify`.
 #[derive(Args, Debug)]
@@ -73,7 +73,7 @@ fn one(args: &CertifyArgs, model: &ModelArgs) -> ExitCode {
     // The reduction, and so the theorem, covers only invariants over
     // unprotected shared variables.
     if let Err(e) = optimist::check_reducible(&src, &model_c) {
-        return fail(e);
+        return crate::common::not_covered(e);
     }
     let options = CertifyOptions {
         level: if args.exhaustive {
@@ -173,7 +173,7 @@ fn recheck(args: &CertifyArgs, cert_path: &PathBuf) -> ExitCode {
         Err(code) => return code,
     };
     if let Err(e) = optimist::check_reducible(&src, &model_c) {
-        return fail(e);
+        return crate::common::not_covered(e);
     }
     let proof = match &args.proof_certificate {
         None => None,

@@ -291,14 +291,28 @@ pub fn set_format(format: Format) {
 /// Renders an input error on stderr and, under `--format json`, as
 /// `{"status": "error", "error": {...}}` on stdout; returns exit code 2.
 pub fn fail(e: optimist::Error) -> ExitCode {
+    diagnose(e, "error")
+}
+
+/// A model the certified theorem does not cover (`check_reducible`): not
+/// an error in the model, so inconclusive (exit 3), with the same
+/// diagnostic and its JSON twin.
+pub fn not_covered(e: optimist::Error) -> ExitCode {
+    diagnose(e, "inconclusive")
+}
+
+/// `e` rendered on stderr, and its JSON twin with `status`; exit 2 for an
+/// error, 3 for an inconclusive run.
+fn diagnose(e: optimist::Error, status: &str) -> ExitCode {
     let place = e.place().cloned();
-    let value = json!({"status": "error", "error": {
+    let value = json!({"status": status, "error": {
         "message": e.to_string(),
         "place": place,
         "help": miette::Diagnostic::help(&e).map(|h| h.to_string()),
     }});
     write_err(&format!("{:?}\n", miette::Report::new(e)));
-    emit_error(value)
+    let code = emit_error(value);
+    if status == "error" { code } else { ExitCode::from(3) }
 }
 
 /// A usage error that depends on no model: `error: MESSAGE` on stderr,
