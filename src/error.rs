@@ -161,9 +161,7 @@ pub enum Error {
     },
     /// The file holds nothing but whitespace.
     #[error("{path}: the model is empty")]
-    #[diagnostic(
-        help("a model needs at least one thread; see the examples in models/")
-    )]
+    #[diagnostic(help("a model needs at least one thread; see the examples in models/"))]
     Empty {
         /// The path given.
         path: String,

@@ -14,8 +14,7 @@ use crate::explore::{
 };
 use crate::model::Model;
 use crate::report::{
-    StateLayout, StepReport, ViolationReport, describe, json_state, step_report, steps,
-    write_trace,
+    StateLayout, StepReport, ViolationReport, describe, json_state, step_report, steps, write_trace,
 };
 
 /// The report of `optimist simulate`: a random walk, in the trace format of

@@ -83,11 +83,7 @@ pub(super) struct MoversStubborn<'m> {
 
 impl<'m> MoversStubborn<'m> {
     /// Stubborn sets over `model`'s mover transactions.
-    pub(super) fn new(
-        model: &'m Model,
-        ignoring: Ignoring,
-        interference: Interference,
-    ) -> Self {
+    pub(super) fn new(model: &'m Model, ignoring: Ignoring, interference: Interference) -> Self {
         MoversStubborn {
             model,
             txs: Transactions::new(model, ignoring),

@@ -630,4 +630,3 @@ pub(crate) fn control_loops(
     out.sort();
     out
 }
-

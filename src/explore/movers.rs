@@ -614,11 +614,7 @@ impl Plan {
     /// The side conditions of the mover transactions, judged on `model`,
     /// and the loops a transaction may run
     /// round under `ignoring`.
-    pub(super) fn judge(
-        &self,
-        model: &Model,
-        ignoring: Ignoring,
-    ) -> Vec<Judgement> {
+    pub(super) fn judge(&self, model: &Model, ignoring: Ignoring) -> Vec<Judgement> {
         let observed = self.fixed.iter().enumerate().filter_map(|(k, why)| {
             let why = why.as_ref()?.describe(model);
             Some((

@@ -136,7 +136,11 @@ impl Deadlock {
             }
         }
         if !self.ended.is_empty() {
-            writeln!(f, "ended        {} (an ended thread is not deadlocked)", self.ended.join(", "))?;
+            writeln!(
+                f,
+                "ended        {} (an ended thread is not deadlocked)",
+                self.ended.join(", ")
+            )?;
         }
         Ok(())
     }
@@ -199,7 +203,9 @@ fn lock_test(model: &Model, tr: &Transition, s: &[i64]) -> Option<(usize, i64)> 
 /// The thread holding the lock `tr` waits for, if one does.
 fn holder(model: &Model, tr: &Transition, s: &[i64]) -> Option<usize> {
     let (k, _) = lock_test(model, tr, s)?;
-    usize::try_from(s[k]).ok().filter(|&h| h < model.threads.len())
+    usize::try_from(s[k])
+        .ok()
+        .filter(|&h| h < model.threads.len())
 }
 
 /// Why thread `t` cannot take `tr` in `s`.
@@ -219,7 +225,10 @@ fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> Wait {
             format!("waits for lock {name}, held by {by}")
         } else if s[k] == FREE {
             // `release` of a lock nobody holds, or another's (want is t).
-            format!("cannot release {name}: it is free, not held by {}", model.threads[t].name)
+            format!(
+                "cannot release {name}: it is free, not held by {}",
+                model.threads[t].name
+            )
         } else {
             format!("cannot release {name}: {by} holds it")
         };
@@ -232,7 +241,10 @@ fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> Wait {
         && let Some(k) = slot_read(read, s)
         && model.slots[k].kind == SlotKind::Sem
     {
-        w.why = format!("waits for semaphore {} (it is {})", model.slots[k].name, s[k]);
+        w.why = format!(
+            "waits for semaphore {} (it is {})",
+            model.slots[k].name, s[k]
+        );
         return w;
     }
     w.why = match &tr.guard {

@@ -9,9 +9,9 @@ mod contract;
 mod deadlock;
 mod state;
 
+pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 pub use deadlock::{Blocked, Deadlock, Link, Wait};
 pub use state::{StateLayout, ThreadState};
-pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
 use crate::model::{Fault, Model, SlotKind};

@@ -210,7 +210,11 @@ invariant x == 0 || x == 1;
     assert!(run.stderr.contains("does not cover"), "{}", run.stderr);
     let run = optimist(["certify", bad.to_str().unwrap(), "--format", "json"]);
     let v: Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!((run.code, v["status"].as_str()), (3, Some("inconclusive")), "{v}");
+    assert_eq!(
+        (run.code, v["status"].as_str()),
+        (3, Some("inconclusive")),
+        "{v}"
+    );
     let run = optimist(["check", bad.to_str().unwrap(), "--certify"]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert_eq!(optimist(["certify"]).code, 2);
@@ -485,7 +489,11 @@ fn certify_outputs() {
             // The certified theorem covers invariants over unprotected
             // variables only; certify says so for the others.
             if text.code == 3 && text.stdout.is_empty() {
-                assert!(text.stderr.contains("does not cover"), "{file}: {}", text.stderr);
+                assert!(
+                    text.stderr.contains("does not cover"),
+                    "{file}: {}",
+                    text.stderr
+                );
                 insta::assert_snapshot!("certify_refused", text.stderr);
                 return;
             }

@@ -665,9 +665,19 @@ fn movers_say_deadlock_freedom_is_not_established() {
             "{mode}: {}",
             run.stdout
         );
-        let run = optimist(["check", "models/bank.gc", "--reduction", mode, "--no-deadlock"]);
+        let run = optimist([
+            "check",
+            "models/bank.gc",
+            "--reduction",
+            mode,
+            "--no-deadlock",
+        ]);
         assert_eq!(run.code, 0, "{mode}: {}", run.stdout);
-        assert!(run.stdout.contains("not reported (--no-deadlock)"), "{}", run.stdout);
+        assert!(
+            run.stdout.contains("not reported (--no-deadlock)"),
+            "{}",
+            run.stdout
+        );
     }
 }
 

@@ -196,14 +196,13 @@ fn classify_names_the_line_that_breaks_a_side_condition() {
     );
     // Movers on a model that deadlocks: no refusal, and the contract says
     // where deadlocks are found.
-    let run = optimist([
-        "classify",
-        "models/deadlock.gc",
-        "--reduction",
-        "movers",
-    ]);
+    let run = optimist(["classify", "models/deadlock.gc", "--reduction", "movers"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
-    assert!(run.stdout.contains("deadlocks in stored states"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("deadlocks in stored states"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

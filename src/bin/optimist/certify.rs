@@ -32,7 +32,13 @@ pub struct CertifyArgs {
     /// its result, and the pinned claim (19) with the hash of its proof
     /// certificate. One model only. (`-o`/`--output`, as in `refine`,
     /// `graph` and `export`, name it too.)
-    #[arg(long, short = 'o', visible_alias = "output", value_name = "OUT", conflicts_with = "recheck")]
+    #[arg(
+        long,
+        short = 'o',
+        visible_alias = "output",
+        value_name = "OUT",
+        conflicts_with = "recheck"
+    )]
     certificate_out: Option<PathBuf>,
     /// Instead of certifying, re-check the certificate CERT for the model
     /// FILE (compiled with the certificate's defines and stack bound): its

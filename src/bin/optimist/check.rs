@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use optimist::{CheckReport, Ignoring, Interference, Kept, Options, Reduction};
 
-use crate::common::{DeadlockArgs, Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
+use crate::common::{
+    DeadlockArgs, Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format,
+};
 
 /// Arguments of `optimist check`.
 #[derive(Args, Debug)]

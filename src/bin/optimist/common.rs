@@ -312,7 +312,11 @@ fn diagnose(e: optimist::Error, status: &str) -> ExitCode {
     }});
     write_err(&format!("{:?}\n", miette::Report::new(e)));
     let code = emit_error(value);
-    if status == "error" { code } else { ExitCode::from(3) }
+    if status == "error" {
+        code
+    } else {
+        ExitCode::from(3)
+    }
 }
 
 /// A usage error that depends on no model: `error: MESSAGE` on stderr,
