@@ -83,8 +83,8 @@ impl Deadlock {
                 .enabled_candidates(s, t)
                 .iter()
                 .map(|tr| {
-                    let w = wait(model, tr, t, s);
-                    if let (Some(lock), Some(h)) = (&w.lock, holder(model, tr, s)) {
+                    let (w, holder) = wait(model, tr, t, s);
+                    if let (Some(lock), Some(h)) = (&w.lock, holder) {
                         edges[t].push((lock.clone(), h));
                     }
                     w
@@ -200,16 +200,9 @@ fn lock_test(model: &Model, tr: &Transition, s: &[i64]) -> Option<(usize, i64)> 
     (model.slots[k].kind == SlotKind::Lock).then_some((k, want))
 }
 
-/// The thread holding the lock `tr` waits for, if one does.
-fn holder(model: &Model, tr: &Transition, s: &[i64]) -> Option<usize> {
-    let (k, _) = lock_test(model, tr, s)?;
-    usize::try_from(s[k])
-        .ok()
-        .filter(|&h| h < model.threads.len())
-}
-
-/// Why thread `t` cannot take `tr` in `s`.
-fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> Wait {
+/// Why thread `t` cannot take `tr` in `s`, and the thread that holds the
+/// lock it waits for, if one does.
+fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> (Wait, Option<usize>) {
     let statement = tr.text.trim_end_matches(';').to_string();
     let mut w = Wait {
         statement,
@@ -234,7 +227,10 @@ fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> Wait {
         };
         w.lock = Some(name);
         w.holder = Some(by);
-        return w;
+        let holder = usize::try_from(s[k])
+            .ok()
+            .filter(|&h| h < model.threads.len());
+        return (w, holder);
     }
     if let Some(CExpr::Bin(BinOp::Gt, read, zero)) = &tr.guard
         && **zero == CExpr::Const(0)
@@ -245,7 +241,7 @@ fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> Wait {
             "waits for semaphore {} (it is {})",
             model.slots[k].name, s[k]
         );
-        return w;
+        return (w, None);
     }
     w.why = match &tr.guard {
         Some(g) => {
@@ -258,7 +254,7 @@ fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> Wait {
         }
         None => "cannot be taken".into(),
     };
-    w
+    (w, None)
 }
 
 /// The first cycle in the wait-for graph `edges`, from the lowest thread,

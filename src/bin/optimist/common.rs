@@ -291,19 +291,18 @@ pub fn set_format(format: Format) {
 /// Renders an input error on stderr and, under `--format json`, as
 /// `{"status": "error", "error": {...}}` on stdout; returns exit code 2.
 pub fn fail(e: optimist::Error) -> ExitCode {
-    diagnose(e, "error")
+    diagnose(e, "error", 2)
 }
 
 /// A model the certified theorem does not cover (`check_reducible`): not
 /// an error in the model, so inconclusive (exit 3), with the same
 /// diagnostic and its JSON twin.
 pub fn not_covered(e: optimist::Error) -> ExitCode {
-    diagnose(e, "inconclusive")
+    diagnose(e, "inconclusive", 3)
 }
 
-/// `e` rendered on stderr, and its JSON twin with `status`; exit 2 for an
-/// error, 3 for an inconclusive run.
-fn diagnose(e: optimist::Error, status: &str) -> ExitCode {
+/// `e` rendered on stderr, and its JSON twin with `status`; exit `code`.
+fn diagnose(e: optimist::Error, status: &str, code: u8) -> ExitCode {
     let place = e.place().cloned();
     let value = json!({"status": status, "error": {
         "message": e.to_string(),
@@ -311,27 +310,23 @@ fn diagnose(e: optimist::Error, status: &str) -> ExitCode {
         "help": miette::Diagnostic::help(&e).map(|h| h.to_string()),
     }});
     write_err(&format!("{:?}\n", miette::Report::new(e)));
-    let code = emit_error(value);
-    if status == "error" {
-        code
-    } else {
-        ExitCode::from(3)
-    }
+    emit_error(value);
+    ExitCode::from(code)
 }
 
 /// A usage error that depends on no model: `error: MESSAGE` on stderr,
 /// and its JSON twin; exit code 2.
 pub fn refuse(message: &str) -> ExitCode {
     write_err(&format!("error: {message}\n"));
-    emit_error(json!({"status": "error", "error": {"message": message}}))
+    emit_error(json!({"status": "error", "error": {"message": message}}));
+    ExitCode::from(2)
 }
 
-fn emit_error(value: Value) -> ExitCode {
+fn emit_error(value: Value) {
     let format = OUTPUT.lock().unwrap_or_else(|e| e.into_inner()).format;
     if format == Format::Json {
         emit_json(serde_json::to_string_pretty(&value).expect("JSON values serialise"));
     }
-    ExitCode::from(2)
 }
 
 /// Prints one JSON document, or adds it to the array of several files.
