@@ -17,6 +17,7 @@ mod explore;
 mod export;
 mod graph;
 mod model;
+mod ltl;
 mod refine;
 mod report;
 mod stepping;
@@ -55,6 +56,7 @@ pub use model::{
     MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point, Proc, Protected, Slot, SlotClass,
     SlotKind, StackOp, Thread, Transition,
 };
+pub use ltl::{Automaton, Lasso, Ltl, Node as AutomatonNode, accepting_lasso};
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
