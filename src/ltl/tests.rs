@@ -69,8 +69,8 @@ impl Rng {
 fn the_automaton_accepts_exactly_the_lassos_the_formula_holds_on() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut held = 0;
-    for case in 0..3000 {
-        let depth = 1 + rng.below(4) as u32;
+    for case in 0..400 {
+        let depth = 1 + rng.below(3) as u32;
         let f = rng.formula(depth, 3);
         let a = Automaton::of(&f);
         for _ in 0..6 {
@@ -87,7 +87,7 @@ fn the_automaton_accepts_exactly_the_lassos_the_formula_holds_on() {
         }
     }
     // Both answers were exercised.
-    assert!(held > 2000 && held < 16000, "{held}");
+    assert!(held > 200 && held < 2200, "{held}");
 }
 
 #[test]
