@@ -56,7 +56,7 @@ pub use model::{
     MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point, Proc, Protected, Slot, SlotClass,
     SlotKind, StackOp, Thread, Transition,
 };
-pub use ltl::{Automaton, Lasso, Ltl, Node as AutomatonNode, accepting_lasso};
+pub use ltl::{Automaton, Fairness, Ltl, Node as AutomatonNode};
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };

@@ -1,190 +1,465 @@
-//! Accepting cycles of a generalised Büchi graph: the strongly connected
-//! components (Tarjan's algorithm, iterative), then a lasso through the
-//! first accepting one a breadth-first search from the initial vertices
-//! meets, so the stem is as short as any accepting lasso's can be.
+//! Fair accepting cycles of a generalised Büchi graph whose edges are
+//! labelled by the thread that moves: the strongly connected components
+//! (Tarjan's algorithm, iterative), judged for acceptance and fairness,
+//! then a lasso through the first good one that a breadth-first search
+//! from the initial vertices meets, so the stem is as short as any fair
+//! accepting lasso's can be.
+//!
+//! Fairness is judged on whole components, as in the SCC-based algorithms
+//! for fair emptiness (Emerson and Lei, "Modalities for model checking",
+//! 1987): a cycle that goes through every vertex and edge of a component
+//! is the fairest cycle the component has, so
+//!
+//! - without fairness, a component is good when it has an edge inside and
+//!   meets every acceptance set;
+//! - under **weak** fairness (a thread enabled in every state from some
+//!   point on eventually moves), it is good when besides, for every thread,
+//!   the thread moves on some edge inside or is disabled at some vertex;
+//! - under **strong** fairness (a thread enabled infinitely often moves
+//!   infinitely often), a thread that is enabled somewhere in the
+//!   component and moves nowhere inside it rules out every cycle through
+//!   the vertices where it is enabled: those are removed and what is left
+//!   is split into components again, recursively.
 
 use std::collections::VecDeque;
 
-/// A path to a cycle: `stem` from an initial vertex to the cycle's first
-/// vertex (excluded), then `cycle`, whose last vertex has an edge back to
-/// its first.
+use crate::explore::{Budget, Halt};
+
+/// Which runs count (see the module's documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Fairness {
+    /// Every infinite run.
+    None,
+    /// Runs in which no thread stays enabled for ever without moving.
+    #[default]
+    Weak,
+    /// Runs in which no thread is enabled infinitely often without moving
+    /// infinitely often.
+    Strong,
+}
+
+impl Fairness {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fairness::None => "none",
+            Fairness::Weak => "weak",
+            Fairness::Strong => "strong",
+        }
+    }
+}
+
+/// The label of an edge on which no thread moves: the stutter step that
+/// extends a run which ends (every thread ended, or a deadlock).
+pub const STUTTER: u32 = u32::MAX;
+
+/// A graph in compressed rows: the edges of vertex v are
+/// `first[v]..first[v + 1]`, with their targets and the thread that moves.
+pub struct Graph<'a> {
+    /// Row offsets, one more than the vertices.
+    pub first: &'a [u32],
+    /// Per edge: its target.
+    pub target: &'a [u32],
+    /// Per edge: the thread that moves, or [`STUTTER`].
+    pub mover: &'a [u32],
+    /// Threads of the model.
+    pub threads: usize,
+    /// Whether thread t is enabled at vertex v: `enabled(v, t)`.
+    pub enabled: &'a dyn Fn(u32, usize) -> bool,
+    /// Acceptance sets: `accepting(set, v)`.
+    pub accepting: &'a dyn Fn(usize, u32) -> bool,
+    /// Number of acceptance sets.
+    pub sets: usize,
+}
+
+impl Graph<'_> {
+    fn len(&self) -> usize {
+        self.first.len() - 1
+    }
+
+    fn edges(&self, v: u32) -> std::ops::Range<usize> {
+        self.first[v as usize] as usize..self.first[v as usize + 1] as usize
+    }
+}
+
+/// A lasso as edges: `stem` from an initial vertex to the cycle's entry,
+/// then `cycle`, which returns to the entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lasso {
-    /// From an initial vertex up to, not including, the cycle.
-    pub stem: Vec<usize>,
-    /// The cycle; it visits every acceptance set.
-    pub cycle: Vec<usize>,
+    /// The initial vertex the stem starts at.
+    pub start: u32,
+    /// Edge indices of the stem.
+    pub stem: Vec<u32>,
+    /// Edge indices of the cycle (at least one).
+    pub cycle: Vec<u32>,
 }
 
-/// A lasso of the graph of `n` vertices with edges `succ` from `initial`
-/// whose cycle visits every set of `accepting` (per set, per vertex), if
-/// there is one.
-pub fn accepting_lasso(
-    n: usize,
-    initial: &[usize],
-    succ: &[Vec<usize>],
-    accepting: &[Vec<bool>],
-) -> Option<Lasso> {
-    let comp = components(n, succ);
-    // A component is accepting when it has an edge inside and meets every
-    // acceptance set.
-    let ncomp = comp.iter().flatten().max().map_or(0, |m| m + 1);
-    let mut inner = vec![false; ncomp];
-    for v in 0..n {
-        if let Some(c) = comp[v] {
-            inner[c] |= succ[v].iter().any(|&w| comp[w] == Some(c));
-        }
-    }
-    let good = |c: usize| {
-        inner[c]
-            && accepting
-                .iter()
-                .all(|set| (0..n).any(|v| comp[v] == Some(c) && set[v]))
+/// A fair lasso of `g` from `initial` whose cycle meets every acceptance
+/// set, if there is one. `budget` is ticked for every vertex and edge
+/// visited.
+pub fn fair_lasso(
+    g: &Graph,
+    initial: &[u32],
+    fairness: Fairness,
+    budget: &mut Budget,
+) -> Result<Option<Lasso>, Halt> {
+    let n = g.len();
+    let mut scc = Scc::new(n);
+    // Good vertex sets, and for each vertex the good set it is in.
+    let mut good: Vec<Vec<u32>> = Vec::new();
+    let mut in_good = vec![u32::MAX; n];
+    let all: Vec<u32> = (0..n as u32).collect();
+    let mut work = scc.components(g, &all, &|_| true, budget)?;
+    let mut marks = Marks {
+        mark: vec![0; n],
+        stamp: 0,
     };
-    // Breadth first from the initial vertices: the first vertex of an
-    // accepting component is the end of the shortest stem.
-    let (parent, order) = bfs(initial, succ, |_| true);
-    let entry = order
-        .into_iter()
-        .find(|&v| comp[v].is_some_and(good))?;
-    let c = comp[entry];
-    let mut stem = path_to(&parent, entry);
-    stem.pop();
-    // Round the component: to a vertex of each set in turn, then back.
-    let inside = |v: usize| comp[v] == c;
-    let mut cycle = vec![entry];
-    let mut at = entry;
-    for set in accepting {
-        if cycle.iter().any(|&v| set[v]) {
+    while let Some(c) = work.pop() {
+        budget.tick()?;
+        marks.set(&c);
+        let j = Judged::of(g, &c, &|v| marks.has(v));
+        if !j.accepting {
             continue;
         }
-        let leg = shortest(at, succ, &inside, |v| set[v]);
-        cycle.extend_from_slice(&leg[1..]);
-        at = *cycle.last().expect("a leg ends somewhere");
+        let unfair: Vec<usize> = (0..g.threads)
+            .filter(|&t| match fairness {
+                Fairness::None => false,
+                Fairness::Weak => j.everywhere[t] && !j.moved[t],
+                Fairness::Strong => j.somewhere[t] && !j.moved[t],
+            })
+            .collect();
+        if unfair.is_empty() {
+            for &v in &c {
+                in_good[v as usize] = good.len() as u32;
+            }
+            good.push(c);
+        } else if fairness == Fairness::Strong {
+            let rest: Vec<u32> = c
+                .iter()
+                .copied()
+                .filter(|&v| !unfair.iter().any(|&t| (g.enabled)(v, t)))
+                .collect();
+            marks.set(&rest);
+            work.extend(scc.components(g, &rest, &|v| marks.has(v), budget)?);
+        }
     }
-    // Back to the entry with at least one edge.
-    let back = succ[at]
-        .iter()
-        .filter(|&&w| inside(w))
-        .map(|&w| {
-            let mut leg = shortest(w, succ, &inside, |v| v == entry);
-            leg.insert(0, at);
-            leg
-        })
-        .min_by_key(Vec::len)
-        .expect("a component with an inner edge has a way back");
-    cycle.extend_from_slice(&back[1..back.len() - 1]);
-    Some(Lasso { stem, cycle })
+    if good.is_empty() {
+        return Ok(None);
+    }
+    // The first good vertex breadth first from the initial ones.
+    let mut bfs = Bfs::new(n);
+    let Some((start, stem, entry)) =
+        bfs.path(g, initial, &|_| true, &|v| in_good[v as usize] != u32::MAX, budget)?
+    else {
+        return Ok(None);
+    };
+    let set = &good[in_good[entry as usize] as usize];
+    let id = in_good[entry as usize];
+    let inside = |v: u32| in_good[v as usize] == id;
+    let j = Judged::of(g, set, &inside);
+    let cycle = round(g, &mut bfs, entry, &inside, &j, fairness, budget)?;
+    Ok(Some(Lasso { start, stem, cycle }))
 }
 
-/// The strongly connected component of every vertex reachable from
-/// anywhere (`None` for none: every vertex gets one).
-fn components(n: usize, succ: &[Vec<usize>]) -> Vec<Option<usize>> {
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0; n];
-    let mut on = vec![false; n];
-    let mut stack = Vec::new();
-    let mut comp = vec![None; n];
-    let (mut next_index, mut next_comp) = (0, 0);
-    for root in 0..n {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        // (vertex, next edge to try)
-        let mut calls = vec![(root, 0)];
-        index[root] = next_index;
-        low[root] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on[root] = true;
-        while let Some(top) = calls.last_mut() {
-            let v = top.0;
-            if let Some(&w) = succ[v].get(top.1) {
-                top.1 += 1;
-                if index[w] == usize::MAX {
-                    index[w] = next_index;
-                    low[w] = next_index;
-                    next_index += 1;
-                    stack.push(w);
-                    on[w] = true;
-                    calls.push((w, 0));
-                } else if on[w] {
-                    low[v] = low[v].min(index[w]);
+/// What a vertex set offers: acceptance, and per thread whether it moves
+/// on an edge inside, is enabled somewhere, is enabled everywhere.
+struct Judged {
+    accepting: bool,
+    moved: Vec<bool>,
+    somewhere: Vec<bool>,
+    everywhere: Vec<bool>,
+}
+
+impl Judged {
+    fn of(g: &Graph, set: &[u32], inside: &dyn Fn(u32) -> bool) -> Judged {
+        let mut moved = vec![false; g.threads];
+        let mut somewhere = vec![false; g.threads];
+        let mut everywhere = vec![true; g.threads];
+        let mut met = vec![false; g.sets];
+        for &v in set {
+            for (k, m) in met.iter_mut().enumerate() {
+                *m |= (g.accepting)(k, v);
+            }
+            for t in 0..g.threads {
+                let on = (g.enabled)(v, t);
+                somewhere[t] |= on;
+                everywhere[t] &= on;
+            }
+            for e in g.edges(v) {
+                let t = g.mover[e];
+                if t != STUTTER && inside(g.target[e]) {
+                    moved[t as usize] = true;
                 }
+            }
+        }
+        Judged {
+            accepting: met.iter().all(|&m| m),
+            moved,
+            somewhere,
+            everywhere,
+        }
+    }
+}
+
+/// A cycle from `entry` through the set `inside` that meets every
+/// acceptance set and what `fairness` asks of it, back to `entry`.
+fn round(
+    g: &Graph,
+    bfs: &mut Bfs,
+    entry: u32,
+    inside: &dyn Fn(u32) -> bool,
+    j: &Judged,
+    fairness: Fairness,
+    budget: &mut Budget,
+) -> Result<Vec<u32>, Halt> {
+    let mut cycle: Vec<u32> = Vec::new();
+    let mut at = entry;
+    let mut visited = vec![entry];
+    // Goes on to the nearest vertex `goal` accepts (one already passed
+    // counts), then, if `edge` says so, along an edge from it.
+    let mut leg = |goal: &dyn Fn(u32) -> bool,
+                   edge: Option<&dyn Fn(usize) -> bool>,
+                   cycle: &mut Vec<u32>,
+                   visited: &mut Vec<u32>,
+                   at: &mut u32,
+                   budget: &mut Budget|
+     -> Result<(), Halt> {
+        let want = |v: u32| goal(v) && edge.is_none_or(|e| g.edges(v).any(|k| e(k) && inside(g.target[k])));
+        let (_, path, end) = bfs
+            .path(g, &[*at], inside, &want, budget)?
+            .expect("the set is strongly connected");
+        for &k in &path {
+            visited.push(g.target[k as usize]);
+        }
+        cycle.extend(path);
+        *at = end;
+        if let Some(e) = edge {
+            let k = g.edges(end).find(|&k| e(k) && inside(g.target[k])).expect("found");
+            cycle.push(k as u32);
+            *at = g.target[k];
+            visited.push(*at);
+        }
+        Ok(())
+    };
+    for set in 0..g.sets {
+        if !visited.iter().any(|&v| (g.accepting)(set, v)) {
+            leg(&|v| (g.accepting)(set, v), None, &mut cycle, &mut visited, &mut at, budget)?;
+        }
+    }
+    for t in 0..g.threads {
+        let needs_move = match fairness {
+            Fairness::None => false,
+            Fairness::Weak => j.moved[t],
+            Fairness::Strong => j.somewhere[t],
+        };
+        let moves = |k: usize| g.mover[k] == t as u32;
+        if needs_move {
+            if !cycle.iter().any(|&k| moves(k as usize)) {
+                leg(&|_| true, Some(&moves), &mut cycle, &mut visited, &mut at, budget)?;
+            }
+        } else if fairness == Fairness::Weak && !visited.iter().any(|&v| !(g.enabled)(v, t)) {
+            leg(&|v| !(g.enabled)(v, t), None, &mut cycle, &mut visited, &mut at, budget)?;
+        }
+    }
+    // Back to the entry, with at least one edge.
+    if cycle.is_empty() || at != entry {
+        if cycle.is_empty() {
+            let k = g.edges(at).find(|&k| inside(g.target[k])).expect("an edge inside");
+            cycle.push(k as u32);
+            at = g.target[k];
+        }
+        if at != entry {
+            let (_, path, _) = bfs
+                .path(g, &[at], inside, &|v| v == entry, budget)?
+                .expect("the set is strongly connected");
+            cycle.extend(path);
+        }
+    }
+    Ok(cycle)
+}
+
+/// Tarjan's algorithm over a vertex list, with scratch arrays kept
+/// between calls.
+struct Scc {
+    index: Vec<u32>,
+    low: Vec<u32>,
+    on: Vec<bool>,
+}
+
+const UNSEEN: u32 = u32::MAX;
+
+impl Scc {
+    fn new(n: usize) -> Scc {
+        Scc {
+            index: vec![UNSEEN; n],
+            low: vec![0; n],
+            on: vec![false; n],
+        }
+    }
+
+    /// The components of the graph on `members` (edges to vertices
+    /// `allowed` accepts only) that have an edge inside.
+    fn components(
+        &mut self,
+        g: &Graph,
+        members: &[u32],
+        allowed: &dyn Fn(u32) -> bool,
+        budget: &mut Budget,
+    ) -> Result<Vec<Vec<u32>>, Halt> {
+        let mut out = Vec::new();
+        let mut stack: Vec<u32> = Vec::new();
+        let mut calls: Vec<(u32, usize)> = Vec::new();
+        let mut next = 0u32;
+        for &root in members {
+            if self.index[root as usize] != UNSEEN {
                 continue;
             }
-            calls.pop();
-            if let Some(&(u, _)) = calls.last() {
-                low[u] = low[u].min(low[v]);
-            }
-            if low[v] == index[v] {
-                loop {
-                    let w = stack.pop().expect("v is on the stack");
-                    on[w] = false;
-                    comp[w] = Some(next_comp);
-                    if w == v {
-                        break;
+            self.open(root, &mut next, &mut stack);
+            calls.push((root, g.edges(root).start));
+            while let Some(top) = calls.last_mut() {
+                budget.tick()?;
+                let v = top.0;
+                if top.1 < g.edges(v).end {
+                    let w = g.target[top.1];
+                    top.1 += 1;
+                    if !allowed(w) {
+                        continue;
+                    }
+                    if self.index[w as usize] == UNSEEN {
+                        self.open(w, &mut next, &mut stack);
+                        calls.push((w, g.edges(w).start));
+                    } else if self.on[w as usize] {
+                        let lw = self.index[w as usize];
+                        let lv = &mut self.low[v as usize];
+                        *lv = (*lv).min(lw);
+                    }
+                    continue;
+                }
+                calls.pop();
+                if let Some(&(u, _)) = calls.last() {
+                    let lv = self.low[v as usize];
+                    let lu = &mut self.low[u as usize];
+                    *lu = (*lu).min(lv);
+                }
+                if self.low[v as usize] == self.index[v as usize] {
+                    let mut comp = Vec::new();
+                    loop {
+                        let w = stack.pop().expect("v is on the stack");
+                        self.on[w as usize] = false;
+                        comp.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    comp.reverse();
+                    let inner = comp.len() > 1
+                        || g.edges(v).any(|k| g.target[k] == v);
+                    if inner {
+                        out.push(comp);
                     }
                 }
-                next_comp += 1;
             }
         }
+        // Reset for the next call on a subset.
+        for &v in members {
+            self.index[v as usize] = UNSEEN;
+        }
+        Ok(out)
     }
-    comp
+
+    fn open(&mut self, v: u32, next: &mut u32, stack: &mut Vec<u32>) {
+        self.index[v as usize] = *next;
+        self.low[v as usize] = *next;
+        *next += 1;
+        self.on[v as usize] = true;
+        stack.push(v);
+    }
 }
 
-/// Breadth-first search from `from` through vertices `allowed`: each
-/// vertex's parent, and the vertices in the order they were reached.
-fn bfs(
-    from: &[usize],
-    succ: &[Vec<usize>],
-    allowed: impl Fn(usize) -> bool,
-) -> (Vec<Option<usize>>, Vec<usize>) {
-    let mut parent = vec![None; succ.len()];
-    let mut seen = vec![false; succ.len()];
-    let mut order = Vec::new();
-    let mut queue = VecDeque::new();
-    for &v in from {
-        if !seen[v] {
-            seen[v] = true;
-            queue.push_back(v);
+/// Membership of one vertex set at a time, by stamps.
+struct Marks {
+    mark: Vec<u32>,
+    stamp: u32,
+}
+
+impl Marks {
+    /// Makes `set` the current set.
+    fn set(&mut self, set: &[u32]) {
+        self.stamp += 1;
+        for &v in set {
+            self.mark[v as usize] = self.stamp;
         }
     }
-    while let Some(v) = queue.pop_front() {
-        order.push(v);
-        for &w in &succ[v] {
-            if !seen[w] && allowed(w) {
-                seen[w] = true;
-                parent[w] = Some(v);
-                queue.push_back(w);
+
+    fn has(&self, v: u32) -> bool {
+        self.mark[v as usize] == self.stamp
+    }
+}
+
+/// Breadth-first search with scratch arrays kept between calls.
+struct Bfs {
+    seen: Vec<u32>,
+    via: Vec<u32>,
+    stamp: u32,
+}
+
+impl Bfs {
+    fn new(n: usize) -> Bfs {
+        Bfs {
+            seen: vec![0; n],
+            via: vec![0; n],
+            stamp: 0,
+        }
+    }
+
+    /// A shortest path from one of `from` through vertices `inside` to a
+    /// vertex `goal` accepts: its start, its edges and its end (no edge
+    /// when a start is a goal).
+    fn path(
+        &mut self,
+        g: &Graph,
+        from: &[u32],
+        inside: &dyn Fn(u32) -> bool,
+        goal: &dyn Fn(u32) -> bool,
+        budget: &mut Budget,
+    ) -> Result<Option<(u32, Vec<u32>, u32)>, Halt> {
+        self.stamp += 1;
+        let mut queue = VecDeque::new();
+        for &v in from {
+            if self.seen[v as usize] != self.stamp {
+                self.seen[v as usize] = self.stamp;
+                self.via[v as usize] = UNSEEN;
+                queue.push_back(v);
             }
         }
+        while let Some(v) = queue.pop_front() {
+            budget.tick()?;
+            if goal(v) {
+                let mut path = Vec::new();
+                let mut at = v;
+                while self.via[at as usize] != UNSEEN {
+                    let k = self.via[at as usize];
+                    path.push(k);
+                    at = source(g, k);
+                }
+                path.reverse();
+                return Ok(Some((at, path, v)));
+            }
+            for k in g.edges(v) {
+                let w = g.target[k];
+                if self.seen[w as usize] != self.stamp && inside(w) {
+                    self.seen[w as usize] = self.stamp;
+                    self.via[w as usize] = k as u32;
+                    queue.push_back(w);
+                }
+            }
+        }
+        Ok(None)
     }
-    (parent, order)
 }
 
-/// The path from a root of `parent` to `v`.
-fn path_to(parent: &[Option<usize>], v: usize) -> Vec<usize> {
-    let mut path = vec![v];
-    while let Some(p) = parent[*path.last().expect("not empty")] {
-        path.push(p);
-    }
-    path.reverse();
-    path
-}
-
-/// A shortest path from `from` to a vertex `goal` accepts, through
-/// vertices `inside`; `[from]` when `from` is one.
-fn shortest(
-    from: usize,
-    succ: &[Vec<usize>],
-    inside: &impl Fn(usize) -> bool,
-    goal: impl Fn(usize) -> bool,
-) -> Vec<usize> {
-    let (parent, order) = bfs(&[from], succ, inside);
-    let end = order
-        .into_iter()
-        .find(|&v| goal(v))
-        .expect("the component is strongly connected");
-    path_to(&parent, end)
+/// The vertex edge `k` leaves.
+fn source(g: &Graph, k: u32) -> u32 {
+    // `first` is sorted: the last row that starts at or before k.
+    (g.first.partition_point(|&f| f <= k) - 1) as u32
 }

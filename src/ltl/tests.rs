@@ -1,25 +1,68 @@
 //! The translation against the lasso semantics: on random formulas and
 //! random lassos, the automaton accepts exactly when the formula holds.
 
-use super::{Automaton, Ltl, accepting_lasso};
+use super::{Automaton, Fairness, Graph, Lasso, Ltl, fair_lasso};
+use crate::explore::Budget;
+
+/// A lasso of the graph `succ` (edges labelled `(target, thread)`), with
+/// thread t enabled at v when `enabled[v]` has bit t; vertices as paths.
+fn lasso_of(
+    succ: &[Vec<(u32, u32)>],
+    threads: usize,
+    enabled: &[u64],
+    initial: &[u32],
+    sets: &[Vec<bool>],
+    fairness: Fairness,
+) -> Option<(Vec<u32>, Vec<u32>)> {
+    let mut first = vec![0u32];
+    let (mut target, mut mover) = (Vec::new(), Vec::new());
+    for row in succ {
+        for &(w, t) in row {
+            target.push(w);
+            mover.push(t);
+        }
+        first.push(target.len() as u32);
+    }
+    let en = |v: u32, t: usize| enabled.get(v as usize).is_some_and(|e| e >> t & 1 == 1);
+    let acc = |k: usize, v: u32| sets[k][v as usize];
+    let g = Graph {
+        first: &first,
+        target: &target,
+        mover: &mover,
+        threads,
+        enabled: &en,
+        accepting: &acc,
+        sets: sets.len(),
+    };
+    let l: Lasso = fair_lasso(&g, initial, fairness, &mut Budget::unlimited()).unwrap()?;
+    let verts = |from: u32, edges: &[u32]| {
+        let mut v = vec![from];
+        v.extend(edges.iter().map(|&k| target[k as usize]));
+        v
+    };
+    let stem = verts(l.start, &l.stem);
+    let entry = *stem.last().unwrap();
+    let cycle = verts(entry, &l.cycle);
+    Some((stem, cycle))
+}
 
 /// Whether `a` accepts the lasso `word` (cycle from `loop_start`): an
 /// accepting cycle in the product of the lasso's positions and the nodes.
 fn accepts(a: &Automaton, word: &[u64], loop_start: usize) -> bool {
     let (len, n) = (word.len(), a.nodes.len());
     let next = |i: usize| if i + 1 == len { loop_start } else { i + 1 };
-    let id = |i: usize, k: usize| i * n + k;
     let mut succ = vec![Vec::new(); len * n];
+    let id = |i: usize, k: usize| (i * n + k) as u32;
     for i in 0..len {
         for (k, node) in a.nodes.iter().enumerate() {
             for &m in &node.succ {
                 if a.nodes[m].admits(word[next(i)]) {
-                    succ[id(i, k)].push(id(next(i), m));
+                    succ[id(i, k) as usize].push((id(next(i), m), 0));
                 }
             }
         }
     }
-    let initial: Vec<usize> = (0..n)
+    let initial: Vec<u32> = (0..n)
         .filter(|&k| a.nodes[k].initial && a.nodes[k].admits(word[0]))
         .map(|k| id(0, k))
         .collect();
@@ -28,7 +71,7 @@ fn accepts(a: &Automaton, word: &[u64], loop_start: usize) -> bool {
         .iter()
         .map(|set| (0..len * n).map(|v| set[v % n]).collect())
         .collect();
-    accepting_lasso(len * n, &initial, &succ, &sets).is_some()
+    lasso_of(&succ, 1, &[], &initial, &sets, Fairness::None).is_some()
 }
 
 /// A small deterministic generator (xorshift), so failures reproduce.
@@ -115,16 +158,61 @@ fn textbook_formulas() {
 #[test]
 fn a_lasso_has_the_shortest_stem_and_visits_every_set() {
     // 0 -> 1 -> 2 -> 1, and 0 -> 3 -> 3; set A = {2}, set B = {1}.
-    let succ = vec![vec![1, 3], vec![2], vec![1], vec![3]];
+    let succ = vec![
+        vec![(1, 0), (3, 0)],
+        vec![(2, 0)],
+        vec![(1, 0)],
+        vec![(3, 0)],
+    ];
     let sets = vec![vec![false, false, true, false], vec![false, true, false, false]];
-    let l = accepting_lasso(4, &[0], &succ, &sets).unwrap();
-    assert_eq!(l.stem, vec![0]);
-    assert_eq!(l.cycle, vec![1, 2]);
+    let (stem, cycle) = lasso_of(&succ, 1, &[], &[0], &sets, Fairness::None).unwrap();
+    assert_eq!(stem, vec![0, 1]);
+    assert_eq!(cycle, vec![1, 2, 1]);
     // Without an inner edge there is no cycle.
-    let succ = vec![vec![1], vec![]];
-    assert_eq!(accepting_lasso(2, &[0], &succ, &[]), None);
+    let succ = vec![vec![(1, 0)], vec![]];
+    assert_eq!(lasso_of(&succ, 1, &[], &[0], &[], Fairness::None), None);
     // No acceptance set: any reachable cycle, a self-loop here.
-    let succ = vec![vec![1], vec![1]];
-    let l = accepting_lasso(2, &[0], &succ, &[]).unwrap();
-    assert_eq!((l.stem, l.cycle), (vec![0], vec![1]));
+    let succ = vec![vec![(1, 0)], vec![(1, 0)]];
+    let (stem, cycle) = lasso_of(&succ, 1, &[], &[0], &[], Fairness::None).unwrap();
+    assert_eq!((stem, cycle), (vec![0, 1], vec![1, 1]));
+}
+
+#[test]
+fn fairness_rules_out_the_cycles_it_should() {
+    // One state where thread 0 spins (a self-loop) and thread 1 is enabled
+    // and could leave to state 1, which has no way back.
+    let succ = vec![vec![(0, 0), (1, 1)], vec![(1, u32::MAX)]];
+    let enabled = [0b11, 0b00];
+    let in0 = vec![vec![true, false]];
+    // Accepting at 0: without fairness the spin is a lasso; thread 1 stays
+    // enabled there for ever, so weak fairness rules it out, and strong too.
+    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::None).is_some());
+    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::Weak).is_none());
+    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::Strong).is_none());
+    // Two states: thread 0 toggles between them, thread 1 is enabled only
+    // at the first and would leave: weakly fair (disabled half the time),
+    // not strongly fair (enabled infinitely often).
+    let succ = vec![vec![(1, 0), (2, 1)], vec![(0, 0)], vec![(2, u32::MAX)]];
+    let enabled = [0b11, 0b01, 0b00];
+    let at0 = vec![vec![true, false, false]];
+    let weak = lasso_of(&succ, 2, &enabled, &[0], &at0, Fairness::Weak).unwrap();
+    assert_eq!(weak.1, vec![0, 1, 0]);
+    assert!(lasso_of(&succ, 2, &enabled, &[0], &at0, Fairness::Strong).is_none());
+    // Strong fairness finds the cycle that survives once the vertices
+    // where an unfair thread is enabled are removed: 1 <-> 3 by thread 0.
+    let succ = vec![
+        vec![(1, 0), (2, 1)],
+        vec![(0, 0), (3, 0)],
+        vec![(2, u32::MAX)],
+        vec![(1, 0)],
+    ];
+    let enabled = [0b11, 0b01, 0b00, 0b01];
+    let at3 = vec![vec![false, false, false, true]];
+    let strong = lasso_of(&succ, 2, &enabled, &[0], &at3, Fairness::Strong).unwrap();
+    assert_eq!(strong.1, vec![1, 3, 1]);
+    // The stutter at an end state is fair under every fairness.
+    let at2 = vec![vec![false, false, true, false]];
+    for f in [Fairness::None, Fairness::Weak, Fairness::Strong] {
+        assert_eq!(lasso_of(&succ, 2, &enabled, &[0], &at2, f).unwrap().1, vec![2, 2]);
+    }
 }

@@ -29,6 +29,7 @@ use crate::syntax::span::{LineIndex, Span};
 use crate::syntax::suggest::closest;
 
 mod lower;
+mod ltl;
 mod procs;
 use lower::Lower;
 
@@ -425,6 +426,7 @@ pub fn compile_with(
             });
         }
     }
+    let ltl = ltl::properties(&mut c, &m.items)?;
     protected_index.resize(c.slots.len(), None);
     let mut init_points: IndexMap<String, Vec<Vec<i64>>> = IndexMap::new();
     for (t, points) in c.init_points.iter().enumerate() {
@@ -449,6 +451,7 @@ pub fn compile_with(
         protected,
         protected_index,
         invariants,
+        ltl,
         init: c.init,
         layout,
         init_points,

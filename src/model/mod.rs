@@ -45,6 +45,8 @@ pub struct Model {
     pub protected_index: Vec<Option<u32>>,
     /// `invariant` declarations.
     pub invariants: Vec<Invariant>,
+    /// `ltl` declarations.
+    pub ltl: Vec<LtlProperty>,
     /// The initial state.
     pub init: Vec<i64>,
     /// How states are packed for storage.
@@ -232,6 +234,41 @@ pub struct Invariant {
     pub span: Span,
     /// 1-based line of that declaration.
     pub line: usize,
+}
+
+/// A declared `ltl` property.
+#[derive(Clone, Debug)]
+pub struct LtlProperty {
+    /// Its name.
+    pub name: String,
+    /// The formula as written (normalised spacing).
+    pub text: String,
+    /// The formula over the indices of `atoms`.
+    pub formula: crate::Ltl,
+    /// The distinct atoms, compiled like invariants.
+    pub atoms: Vec<CExpr>,
+    /// Their source text.
+    pub atom_text: Vec<String>,
+    /// Where it was declared.
+    pub span: Span,
+    /// 1-based line of that declaration.
+    pub line: usize,
+}
+
+impl LtlProperty {
+    /// The atoms true in `s`, as bits; the first atom that cannot be
+    /// evaluated there, with its fault.
+    pub fn valuation(&self, s: &[i64]) -> Result<u64, (usize, Fault)> {
+        let mut w = 0;
+        for (a, e) in self.atoms.iter().enumerate() {
+            match e.holds(s, &mut NoAccess) {
+                Ok(true) => w |= 1 << a,
+                Ok(false) => {}
+                Err(f) => return Err((a, f)),
+            }
+        }
+        Ok(w)
+    }
 }
 
 /// Where a transition goes.

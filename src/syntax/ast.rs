@@ -40,6 +40,43 @@ pub enum Item {
     Invariant(Expr, Span),
     /// `proc NAME(params) [: type] { ... }`, shared by all threads.
     Proc(ProcDecl),
+    /// `ltl NAME: FORMULA;`: a linear temporal property of every run.
+    Ltl(LtlDecl),
+}
+
+/// `ltl NAME: FORMULA;`
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LtlDecl {
+    /// The property's name.
+    pub name: Ident,
+    /// The formula.
+    pub formula: Formula,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+/// A formula of linear temporal logic without next (LTL-X), over the
+/// model's boolean expressions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Formula {
+    /// A boolean expression of one state, read like an invariant.
+    Atom(Expr),
+    /// `!f`
+    Not(Box<Formula>),
+    /// `f && g`
+    And(Box<Formula>, Box<Formula>),
+    /// `f || g`
+    Or(Box<Formula>, Box<Formula>),
+    /// `f -> g`
+    Implies(Box<Formula>, Box<Formula>),
+    /// `[] f`, `always f`
+    Always(Box<Formula>),
+    /// `<> f`, `eventually f`
+    Eventually(Box<Formula>),
+    /// `f U g`, `f until g`
+    Until(Box<Formula>, Box<Formula>),
+    /// `f W g`: `f U g`, or `f` for ever.
+    WeakUntil(Box<Formula>, Box<Formula>),
 }
 
 /// `proc NAME(p : type, ...) [: type] { locals; statements }`: a procedure

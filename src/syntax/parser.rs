@@ -16,6 +16,8 @@ use super::ast::*;
 use super::span::Span;
 use super::suggest;
 
+mod ltl;
+
 type Res<'a, T> = IResult<&'a str, T, ()>;
 
 /// Deepest nesting of blocks and of expressions inside expressions
@@ -396,6 +398,9 @@ impl<'a> Parser<'a> {
             let (r, e) = self.expr(r)?;
             let (r, _) = self.sym(r, ";")?;
             return Ok((r, vec![Item::Invariant(e, self.span_from(start, r))]));
+        }
+        if let Some((r, _)) = self.try_kw(i, "ltl") {
+            return self.ltl_decl(r, start);
         }
         if let Some((r, _)) = self.try_kw(i, "thread") {
             let (r, t) = self.thread(r, start)?;
@@ -1201,6 +1206,10 @@ impl<'a> Parser<'a> {
             ("%", Mod),
         ];
         let i = self.skip(i).ok()?;
+        // `->` is the temporal implication of `ltl` formulas, never `-`.
+        if i.starts_with("->") {
+            return None;
+        }
         OPS.iter()
             .find(|(s, _)| i.starts_with(s))
             .map(|&(s, op)| (&i[s.len()..], op))
@@ -1434,6 +1443,7 @@ const DECLARATION_KEYWORDS: &[&str] = &[
     "protected",
     "sem",
     "invariant",
+    "ltl",
     "proc",
 ];
 

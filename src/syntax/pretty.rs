@@ -33,6 +33,31 @@ pub fn expr(e: &Expr) -> String {
     s
 }
 
+/// A temporal formula, its operands in parentheses where they are not
+/// atoms or prefix forms.
+pub fn formula(f: &Formula) -> String {
+    let sub = |g: &Formula| match g {
+        Formula::Atom(_) | Formula::Not(_) | Formula::Always(_) | Formula::Eventually(_) => {
+            formula(g)
+        }
+        _ => format!("({})", formula(g)),
+    };
+    match f {
+        Formula::Atom(e) => match &e.kind {
+            ExprKind::Binary(BinOp::And | BinOp::Or, ..) => format!("({})", expr(e)),
+            _ => expr(e),
+        },
+        Formula::Not(g) => format!("!{}", sub(g)),
+        Formula::Always(g) => format!("[] {}", sub(g)),
+        Formula::Eventually(g) => format!("<> {}", sub(g)),
+        Formula::And(g, h) => format!("{} && {}", sub(g), sub(h)),
+        Formula::Or(g, h) => format!("{} || {}", sub(g), sub(h)),
+        Formula::Implies(g, h) => format!("{} -> {}", sub(g), sub(h)),
+        Formula::Until(g, h) => format!("{} U {}", sub(g), sub(h)),
+        Formula::WeakUntil(g, h) => format!("{} W {}", sub(g), sub(h)),
+    }
+}
+
 /// The one-line text of a statement, as shown in traces: compound statements
 /// show their head (`if c`, `while c`, `either`), `atomic` its whole body.
 pub fn stmt_head(s: &Stmt) -> String {
@@ -113,6 +138,7 @@ impl Printer {
             Item::Const(c) => self.line(&format!("const {} = {};", c.name.name, expr(&c.value))),
             Item::Threads(n, _) => self.line(&format!("threads {};", expr(n))),
             Item::Invariant(e, _) => self.line(&format!("invariant {};", expr(e))),
+            Item::Ltl(d) => self.line(&format!("ltl {}: {};", d.name.name, formula(&d.formula))),
             Item::Var(d) => self.line(&var_decl(d)),
             Item::Proc(p) => {
                 let params: Vec<String> = p

@@ -1,0 +1,179 @@
+//! `ltl NAME: FORMULA;`: temporal operators over the model's boolean
+//! expressions. The temporal layer is parsed here; every atom is an
+//! ordinary expression, parsed by the expression grammar at the level of
+//! comparisons, so `x > 0 && y` is the conjunction of two atoms and means
+//! what it means in an invariant.
+//!
+//! Precedence, loosest first: `->` (to the right), `||`, `&&`, `U` / `W` /
+//! `until` (to the right), then the prefix operators `!`, `[]`, `<>`,
+//! `always`, `eventually`. A parenthesised group is a formula when it holds
+//! a temporal operator or `->`, and an expression otherwise.
+
+use super::{Parser, Res, is_ident_char};
+use crate::syntax::ast::{Formula, Item, LtlDecl};
+
+/// The level of the expression grammar an atom is read at: comparisons
+/// and tighter (see `BinOp::precedence`).
+const ATOM_LEVEL: u8 = 3;
+
+impl<'a> Parser<'a> {
+    /// `NAME: FORMULA;`, after `ltl`.
+    pub(super) fn ltl_decl(&self, r: &'a str, start: usize) -> Res<'a, Vec<Item>> {
+        let (r, name) = self.ident(r)?;
+        let (r, _) = self.sym(r, ":")?;
+        let (r, formula) = self.formula(r)?;
+        let (r, _) = self.sym(r, ";")?;
+        let span = self.span_from(start, r);
+        Ok((
+            r,
+            vec![Item::Ltl(LtlDecl {
+                name,
+                formula,
+                span,
+            })],
+        ))
+    }
+
+    /// A whole formula.
+    fn formula(&self, i: &'a str) -> Res<'a, Formula> {
+        self.nested(i, |i| self.implication(i))
+    }
+
+    fn implication(&self, i: &'a str) -> Res<'a, Formula> {
+        let (r, lhs) = self.disjunction(i)?;
+        match self.try_sym(r, "->") {
+            Some((r, _)) => {
+                let (r, rhs) = self.nested(r, |r| self.implication(r))?;
+                Ok((r, Formula::Implies(Box::new(lhs), Box::new(rhs))))
+            }
+            None => Ok((r, lhs)),
+        }
+    }
+
+    fn disjunction(&self, i: &'a str) -> Res<'a, Formula> {
+        let (mut i, mut f) = self.conjunction(i)?;
+        while let Some((r, _)) = self.try_sym(i, "||") {
+            let (r, g) = self.conjunction(r)?;
+            f = Formula::Or(Box::new(f), Box::new(g));
+            i = r;
+        }
+        Ok((i, f))
+    }
+
+    fn conjunction(&self, i: &'a str) -> Res<'a, Formula> {
+        let (mut i, mut f) = self.until(i)?;
+        while let Some((r, _)) = self.try_sym(i, "&&") {
+            let (r, g) = self.until(r)?;
+            f = Formula::And(Box::new(f), Box::new(g));
+            i = r;
+        }
+        Ok((i, f))
+    }
+
+    fn until(&self, i: &'a str) -> Res<'a, Formula> {
+        let (r, lhs) = self.temporal_unary(i)?;
+        let weak = if let Some((r, _)) = self.try_word(r, "U").or_else(|| self.try_word(r, "until")) {
+            Some((r, false))
+        } else {
+            self.try_word(r, "W").map(|(r, _)| (r, true))
+        };
+        match weak {
+            Some((r, weak)) => {
+                let (r, rhs) = self.nested(r, |r| self.until(r))?;
+                let (l, g) = (Box::new(lhs), Box::new(rhs));
+                Ok((r, if weak { Formula::WeakUntil(l, g) } else { Formula::Until(l, g) }))
+            }
+            None => Ok((r, lhs)),
+        }
+    }
+
+    fn temporal_unary(&self, i: &'a str) -> Res<'a, Formula> {
+        let i = self.skip(i)?;
+        let prefix = |r: &'a str, make: fn(Box<Formula>) -> Formula| {
+            self.nested(r, |r| {
+                let (r, f) = self.temporal_unary(r)?;
+                Ok((r, make(Box::new(f))))
+            })
+        };
+        if let Some(r) = i.strip_prefix("[]") {
+            return prefix(r, Formula::Always);
+        }
+        if let Some(r) = i.strip_prefix("<>") {
+            return prefix(r, Formula::Eventually);
+        }
+        if let Some((r, _)) = self.try_word(i, "always") {
+            return prefix(r, Formula::Always);
+        }
+        if let Some((r, _)) = self.try_word(i, "eventually") {
+            return prefix(r, Formula::Eventually);
+        }
+        if let Some(r) = i.strip_prefix('!').filter(|r| !r.starts_with('='))
+            && self.is_temporal_start(r)
+        {
+            return prefix(r, Formula::Not);
+        }
+        if let Some(r) = i.strip_prefix('(')
+            && group_is_temporal(r)
+        {
+            return self.nested(r, |r| {
+                let (r, f) = self.formula(r)?;
+                let (r, _) = self.sym(r, ")")?;
+                Ok((r, f))
+            });
+        }
+        let (r, e) = self.nested(i, |i| self.binary(i, ATOM_LEVEL))?;
+        Ok((r, Formula::Atom(e)))
+    }
+
+    /// Whether what follows a `!` is a formula rather than an expression.
+    fn is_temporal_start(&self, r: &'a str) -> bool {
+        let Ok(r) = self.skip(r) else { return false };
+        r.starts_with("[]")
+            || r.starts_with("<>")
+            || r.starts_with('!')
+            || self.try_word(r, "always").is_some()
+            || self.try_word(r, "eventually").is_some()
+            || r.strip_prefix('(').is_some_and(group_is_temporal)
+    }
+
+    /// The word `w` as a whole word (the temporal words are not reserved:
+    /// they are operators only where a formula expects one).
+    fn try_word(&self, i: &'a str, w: &'static str) -> Option<(&'a str, ())> {
+        let i = self.skip(i).ok()?;
+        let r = i.strip_prefix(w)?;
+        (!r.starts_with(is_ident_char)).then_some((r, ()))
+    }
+}
+
+/// Whether the group whose text follows its `(` holds a temporal
+/// operator or `->` before its matching `)`.
+fn group_is_temporal(r: &str) -> bool {
+    let mut depth = 0usize;
+    let bytes = r.as_bytes();
+    let mut k = 0;
+    while k < bytes.len() {
+        let c = bytes[k];
+        match c {
+            b'(' => depth += 1,
+            b')' if depth == 0 => return false,
+            b')' => depth -= 1,
+            b'[' if bytes.get(k + 1) == Some(&b']') => return true,
+            b'<' if bytes.get(k + 1) == Some(&b'>') => return true,
+            b'-' if bytes.get(k + 1) == Some(&b'>') => return true,
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let end = r[k..].find(|c: char| !is_ident_char(c)).map_or(r.len(), |n| k + n);
+                let before = k.checked_sub(1).map(|b| bytes[b]);
+                if before.is_none_or(|b| !(b.is_ascii_alphanumeric() || b == b'_'))
+                    && matches!(&r[k..end], "U" | "W" | "until" | "always" | "eventually")
+                {
+                    return true;
+                }
+                k = end;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    false
+}
