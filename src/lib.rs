@@ -43,6 +43,9 @@ pub use explore::{
     state_graph, step,
 };
 pub use explore::{
+    LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal,
+};
+pub use explore::{
     Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,
     simulate,
 };
@@ -53,7 +56,7 @@ pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_
 pub use model::{
     CExpr, Cmd, CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, ExclFault, FREE, Fault,
     Frame, MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STACK,
-    MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point, Proc, Protected, Slot, SlotClass,
+    LtlProperty, MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point, Proc, Protected, Slot, SlotClass,
     SlotKind, StackOp, Thread, Transition,
 };
 pub use ltl::{Automaton, Fairness, Ltl, Node as AutomatonNode};
@@ -61,7 +64,7 @@ pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
 pub use report::{
-    Blocked, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, Deadlock,
+    Blocked, CheckReport, ClassRow, LassoReport, LtlReport, PropertyReport, ClassifyReport, ConditionRow, ContractReport, Deadlock,
     FindingRow, Link, LoopRow, PreservedRow, RegionRow, StateLayout, StepReport, ThreadState,
     ViolationReport, Wait,
 };

@@ -44,16 +44,20 @@ pub enum Property {
     Deadlocks,
     /// Lock misuse warnings (`ended-holding-lock`, `release-not-owner`).
     LockWarnings,
+    /// `ltl` properties: linear temporal logic without next (LTL-X), under
+    /// the fairness asked for.
+    Ltl,
 }
 
 impl Property {
     /// Every kind, in the order of the tables.
-    pub const ALL: [Property; 5] = [
+    pub const ALL: [Property; 6] = [
         Property::Assertions,
         Property::Invariants,
         Property::Discipline,
         Property::Deadlocks,
         Property::LockWarnings,
+        Property::Ltl,
     ];
 
     /// The name used in reports.
@@ -64,6 +68,7 @@ impl Property {
             Property::Discipline => "discipline",
             Property::Deadlocks => "deadlocks",
             Property::LockWarnings => "lock warnings",
+            Property::Ltl => "LTL-X",
         }
     }
 }
@@ -77,6 +82,9 @@ pub enum Preserved {
     /// Found in the states the search stores; one met only inside a
     /// reduced step can be missed.
     Stored,
+    /// Preserved without fairness (`--fairness none`); with fairness the
+    /// reduction refuses (exit 3).
+    Unfair,
     /// Not preserved.
     No,
 }
@@ -87,6 +95,7 @@ impl Preserved {
         match self {
             Preserved::Yes => "yes",
             Preserved::Stored => "in stored states",
+            Preserved::Unfair => "without fairness",
             Preserved::No => "no",
         }
     }
@@ -278,6 +287,12 @@ pub(crate) trait Mode {
     ) -> Outcome;
     /// Its stored states and steps drawn over the full state graph.
     fn overlay(&self, graph: &StateGraph) -> Overlay;
+    /// The expander of the graph that `ltl` properties are checked on,
+    /// where the atoms read the slots `visible` marks; `None` where the
+    /// contract does not preserve them.
+    fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn super::search::Expand + '_>> {
+        None
+    }
 }
 
 /// Why a combination of options is not a reduction at all: a usage error,

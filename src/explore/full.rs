@@ -112,4 +112,8 @@ impl super::contract::Mode for Plain<'_> {
     fn overlay(&self, graph: &super::StateGraph) -> super::Overlay {
         super::graph::walk(&mut Full::new(self.model), super::Reduction::None, graph)
     }
+
+    fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + '_>> {
+        Some(Box::new(Full::new(self.model)))
+    }
 }

@@ -6,6 +6,7 @@ mod confirm;
 mod contract;
 mod full;
 mod graph;
+mod liveness;
 mod movers;
 mod outcome;
 mod parallel;
@@ -31,6 +32,9 @@ pub use contract::{
 };
 pub use graph::{
     GraphEdge, GraphTooLarge, GraphViolation, Overlay, ReducedStep, StateGraph, state_graph,
+};
+pub use liveness::{
+    LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal,
 };
 pub use movers::{LockReader, Plan as MoverPlan, mover_kind};
 pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};

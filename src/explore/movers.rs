@@ -602,12 +602,13 @@ const HAND_OFF: Condition = Condition {
 };
 
 /// What `--reduction movers` preserves.
-pub(super) const PRESERVES: [(Property, Preserved); 5] = [
+pub(super) const PRESERVES: [(Property, Preserved); 6] = [
     (Property::Assertions, Preserved::Yes),
     (Property::Invariants, Preserved::Yes),
     (Property::Discipline, Preserved::Yes),
     (Property::Deadlocks, Preserved::Stored),
     (Property::LockWarnings, Preserved::Stored),
+    (Property::Ltl, Preserved::No),
 ];
 
 impl Plan {

@@ -535,6 +535,11 @@ pub struct Stubborn<'m> {
     pub por: Por<'m>,
     /// The semantic check of single threads, under `--interference semantic`.
     semantic: Option<(Persistent, Transitions<'m>)>,
+    /// Slots that temporal properties read (empty for safety checks): a
+    /// set that would take an enabled transition writing one is replaced
+    /// by every thread, the visibility proviso that LTL-X needs (Peled,
+    /// 1994; the back-edge proviso above is its cycle proviso).
+    pub visible: Vec<bool>,
 }
 
 impl<'m> Stubborn<'m> {
@@ -543,6 +548,7 @@ impl<'m> Stubborn<'m> {
         Stubborn {
             full: Full::new(model),
             por: Por::new(model, interference),
+            visible: Vec::new(),
             semantic: (interference == Interference::Semantic).then(|| {
                 (
                     Persistent::default(),
@@ -573,7 +579,32 @@ impl Expand for Stubborn<'_> {
             }
             None => self.por.choose(s, &ops, None)?,
         };
+        let set = if self.sees_visible(s, &set) {
+            vec![true; threads]
+        } else {
+            set
+        };
         self.full.expand_threads(s, Some(&set), budget, emit)
+    }
+}
+
+impl Stubborn<'_> {
+    /// Whether `set`, short of every thread, would take an enabled
+    /// transition that writes a visible slot.
+    fn sees_visible(&self, s: &[i64], set: &[bool]) -> bool {
+        if self.visible.is_empty() || set.iter().all(|&x| x) {
+            return false;
+        }
+        let model = self.por.model;
+        (0..set.len()).filter(|&t| set[t]).any(|t| {
+            model.threads[t].points[s[t] as usize]
+                .transitions
+                .clone()
+                .any(|k| {
+                    self.por.enabled(k, s)
+                        && self.por.writes[k].iter().any(|&w| self.visible[w as usize])
+                })
+        })
     }
 }
 
@@ -981,6 +1012,7 @@ pub(super) fn contract() -> super::Contract {
             .map(|p| {
                 let how = match p {
                     Property::LockWarnings => Preserved::Stored,
+                    Property::Ltl => Preserved::Unfair,
                     _ => Preserved::Yes,
                 };
                 (p, how)
@@ -1027,5 +1059,11 @@ impl super::contract::Mode for Selective<'_> {
     fn overlay(&self, graph: &super::StateGraph) -> super::Overlay {
         let mut exp = Stubborn::new(self.model, self.interference);
         super::graph::walk(&mut exp, super::Reduction::Stubborn, graph)
+    }
+
+    fn liveness(&self, visible: &[bool]) -> Option<Box<dyn Expand + '_>> {
+        let mut exp = Stubborn::new(self.model, self.interference);
+        exp.visible = visible.to_vec();
+        Some(Box::new(exp))
     }
 }

@@ -7,10 +7,12 @@ use serde_json::{Map, Value};
 
 mod contract;
 mod deadlock;
+mod ltl;
 mod state;
 
 pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 pub use deadlock::{Blocked, Deadlock, Link, Wait};
+pub use ltl::{LassoReport, LtlReport, PropertyReport};
 pub use state::{StateLayout, ThreadState};
 
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
@@ -87,6 +89,9 @@ pub struct CheckReport {
     /// The same state laid out per thread: where each is, and its locals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_layout: Option<StateLayout>,
+    /// The `ltl` properties checked, when the model has some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ltl: Option<LtlReport>,
 }
 
 /// A kind of lock misuse met during the search.
@@ -360,7 +365,17 @@ impl CheckReport {
             }),
             final_state: last_state.map(|s| json_state(model, s)),
             final_layout: last_state.map(|s| StateLayout::of(model, s)),
+            ltl: None,
         }
+    }
+
+    /// Adds the `ltl` part: where the safety check holds, the verdict
+    /// becomes the properties' (violated, or inconclusive).
+    pub fn with_ltl(&mut self, ltl: LtlReport) {
+        if self.verdict == "holds" {
+            self.verdict = ltl.verdict();
+        }
+        self.ltl = Some(ltl);
     }
 
     /// The process exit code for this verdict: 0 holds, 1 violated, 3 inconclusive.
@@ -685,7 +700,7 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
 
 /// What an evaluation that faulted did, as a verb phrase ("divides by
 /// zero"), and the variable involved.
-fn fault_text(model: &Model, f: &Fault) -> (String, Option<String>) {
+pub(crate) fn fault_text(model: &Model, f: &Fault) -> (String, Option<String>) {
     match f {
         Fault::Range { slot, value } => {
             let slot = *slot as usize;
@@ -761,10 +776,19 @@ fn predicate(model: &Model, p: usize, t: usize, s: &[i64]) -> String {
 
 impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verdict = match (&self.violation, &self.limit) {
-            (_, Some(l)) => format!("inconclusive: {l}"),
-            (Some(v), None) => format!("violated ({})", v.kind),
-            (None, None) => self.verdict.to_string(),
+        let verdict = match (&self.violation, &self.limit, &self.ltl) {
+            (_, Some(l), _) => format!("inconclusive: {l}"),
+            (Some(v), None, _) => format!("violated ({})", v.kind),
+            (None, None, Some(ltl)) if self.verdict != "holds" => {
+                let names: Vec<&str> = ltl
+                    .properties
+                    .iter()
+                    .filter(|p| p.verdict == self.verdict)
+                    .map(|p| p.name.as_str())
+                    .collect();
+                format!("{} (ltl: {})", self.verdict, names.join(", "))
+            }
+            (None, None, _) => self.verdict.to_string(),
         };
         writeln!(f, "model        {} ({})", self.model, self.file)?;
         write!(f, "reduction    {}", self.reduction)?;
@@ -917,6 +941,9 @@ impl fmt::Display for CheckReport {
                 "final state"
             };
             state.write(f, which)?;
+        }
+        if let Some(ltl) = &self.ltl {
+            write!(f, "{ltl}")?;
         }
         Ok(())
     }

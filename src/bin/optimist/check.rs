@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{CheckReport, Ignoring, Interference, Kept, Options, Reduction};
+use optimist::{
+    CheckReport, Fairness, Ignoring, Interference, Kept, LtlOptions, LtlReport, Options, Reduction,
+};
 
 use crate::common::{
     DeadlockArgs, Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format,
@@ -16,9 +18,21 @@ use crate::common::{
 pub struct CheckArgs {
     #[command(flatten)]
     models: ModelsArgs,
-    /// Which state space to explore.
-    #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
-    reduction: ReductionArg,
+    /// Which state space to explore [default: sc, or none for a model
+    /// whose `ltl` properties are checked: sc does not preserve them].
+    #[arg(long, value_enum)]
+    reduction: Option<ReductionArg>,
+    /// Check only this `ltl` property (repeatable; default: all of them).
+    #[arg(long, value_name = "NAME", conflicts_with = "no_ltl")]
+    ltl: Vec<String>,
+    /// Check safety only, not the model's `ltl` properties.
+    #[arg(long)]
+    no_ltl: bool,
+    /// Which runs `ltl` properties are checked on: every run (none), runs
+    /// where a thread that stays able to move eventually moves (weak), or
+    /// where one able to move again and again eventually moves (strong).
+    #[arg(long, value_enum, default_value_t = FairnessArg::Weak)]
+    fairness: FairnessArg,
     /// What a reduced step does where a run of invisible transitions can
     /// go on forever: commit point completion, cycle detection, report it
     /// (WFfiniteInvis), or cut it (unsound, for measurement only).
@@ -116,6 +130,16 @@ impl ReductionArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FairnessArg {
+    /// Every infinite run.
+    None,
+    /// A thread continuously able to move eventually moves (SPIN's `-f`).
+    Weak,
+    /// A thread able to move infinitely often moves infinitely often.
+    Strong,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum InterferenceArg {
     /// Every slot a transition or its checks may touch, whatever the state.
     Static,
@@ -155,17 +179,22 @@ impl IgnoringArg {
 pub fn run(args: CheckArgs) -> ExitCode {
     set_format(args.format);
     args.limits.watch(args.format);
-    if let Err(e) = optimist::validate(&args.options()) {
+    if let Err(e) = optimist::validate(&args.options(false)) {
         return refuse(&e.to_string());
     }
     args.models.each(args.format, |model| one(&args, model))
 }
 
 impl CheckArgs {
-    /// The library's options: what to explore, and how.
-    fn options(&self) -> Options {
+    /// The library's options: what to explore, and how; `temporal` when
+    /// `ltl` properties are to be checked.
+    fn options(&self, temporal: bool) -> Options {
         Options {
-            reduction: self.reduction.reduction(),
+            reduction: match self.reduction {
+                Some(r) => r.reduction(),
+                None if temporal => Reduction::None,
+                None => Reduction::Sc,
+            },
             limits: self.limits.limits(),
             deadlock: self.deadlock.on(),
             ignoring: self.ignoring.ignoring(),
@@ -202,13 +231,45 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         Err(code) => return code,
     };
     crate::common::LimitArgs::disarm();
-    let options = args.options();
+    let selected = match select(args, &model) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let options = args.options(!selected.is_empty());
     let started = Instant::now();
     let mut progress = Progress::new(args.progress);
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
     progress.finish();
     let mut report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
     report.show_transactions = args.transactions;
+    if !selected.is_empty() {
+        let fairness = match args.fairness {
+            FairnessArg::None => Fairness::None,
+            FairnessArg::Weak => Fairness::Weak,
+            FairnessArg::Strong => Fairness::Strong,
+        };
+        if args.reduction.is_none() {
+            report.caveats.push(
+                "reduction none, the default for `ltl` properties: `sc` does not preserve them"
+                    .into(),
+            );
+        }
+        let ltl = if matches!(outcome.verdict, optimist::Verdict::Holds) {
+            let o = optimist::check_ltl(
+                &model,
+                &options,
+                &LtlOptions {
+                    fairness,
+                    properties: selected.clone(),
+                },
+            );
+            LtlReport::new(&model, &selected, fairness, Some(&o), None)
+        } else {
+            let why = "the safety check did not hold".to_string();
+            LtlReport::new(&model, &selected, fairness, None, Some(why))
+        };
+        report.with_ltl(ltl);
+    }
     if args.certify {
         // The certified theorem covers fewer invariants than the check.
         if let Err(e) = optimist::check_reducible(&src, &model) {
@@ -234,6 +295,38 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
     }
     print(&report, args.format);
     ExitCode::from(report.exit_code())
+}
+
+/// The `ltl` properties to check: those `--ltl` names (each must exist),
+/// all of them, or none with `--no-ltl`.
+fn select(args: &CheckArgs, model: &optimist::Model) -> Result<Vec<usize>, ExitCode> {
+    if args.no_ltl {
+        return Ok(Vec::new());
+    }
+    if args.ltl.is_empty() {
+        return Ok((0..model.ltl.len()).collect());
+    }
+    let mut out = Vec::new();
+    for name in &args.ltl {
+        match model.ltl.iter().position(|p| &p.name == name) {
+            Some(k) if !out.contains(&k) => out.push(k),
+            Some(_) => {}
+            None => {
+                let names: Vec<&str> = model.ltl.iter().map(|p| p.name.as_str()).collect();
+                let known = if names.is_empty() {
+                    "the model declares no `ltl` property".to_string()
+                } else {
+                    format!("its properties are: {}", names.join(", "))
+                };
+                return Err(refuse(&format!(
+                    "`--ltl {name}`: {} has no property of that name; {known}",
+                    model.name
+                )));
+            }
+        }
+    }
+    out.sort_unstable();
+    Ok(out)
 }
 
 /// The progress line on stderr: a spinner on a terminal once a run has

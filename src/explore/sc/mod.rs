@@ -57,12 +57,13 @@ const INVARIANTS: Condition = Condition {
 };
 
 /// What `--reduction sc` preserves.
-pub(crate) const PRESERVES: [(Property, Preserved); 5] = [
+pub(crate) const PRESERVES: [(Property, Preserved); 6] = [
     (Property::Assertions, Preserved::Yes),
     (Property::Invariants, Preserved::Yes),
     (Property::Discipline, Preserved::Yes),
     (Property::Deadlocks, Preserved::Yes),
     (Property::LockWarnings, Preserved::Stored),
+    (Property::Ltl, Preserved::No),
 ];
 
 /// `--reduction sc`.
