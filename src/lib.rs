@@ -16,8 +16,8 @@ mod error;
 mod explore;
 mod export;
 mod graph;
-mod model;
 mod ltl;
+mod model;
 mod refine;
 mod report;
 mod stepping;
@@ -43,30 +43,28 @@ pub use explore::{
     state_graph, step,
 };
 pub use explore::{
-    LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal,
-};
-pub use explore::{
     Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,
     simulate,
 };
+pub use explore::{LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal};
 pub use export::{
     MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,
 };
 pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_title};
+pub use ltl::{Automaton, Fairness, Ltl, Node as AutomatonNode};
 pub use model::{
     CExpr, Cmd, CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, ExclFault, FREE, Fault,
-    Frame, MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STACK,
-    LtlProperty, MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point, Proc, Protected, Slot, SlotClass,
+    Frame, LtlProperty, MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STACK,
+    MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point, Proc, Protected, Slot, SlotClass,
     SlotKind, StackOp, Thread, Transition,
 };
-pub use ltl::{Automaton, Fairness, Ltl, Node as AutomatonNode};
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
 pub use report::{
-    Blocked, CheckReport, ClassRow, LassoReport, LtlReport, PropertyReport, ClassifyReport, ConditionRow, ContractReport, Deadlock,
-    FindingRow, Link, LoopRow, PreservedRow, RegionRow, StateLayout, StepReport, ThreadState,
-    ViolationReport, Wait,
+    Blocked, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, Deadlock,
+    FindingRow, LassoReport, Link, LoopRow, LtlReport, PreservedRow, PropertyReport, RegionRow,
+    StateLayout, StepReport, ThreadState, ViolationReport, Wait,
 };
 pub use stepping::{
     ChoiceView, Difference, Divergence, NotATrace, ReplayReport, ScriptView, Session, SessionView,

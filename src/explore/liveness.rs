@@ -264,7 +264,9 @@ impl ModelGraph {
         };
         let mut held = Held(0);
         let mut queue: VecDeque<u64> = VecDeque::new();
-        let r = g.search(model, props, exp, compact, &mut store, &mut queue, &mut held, budget);
+        let r = g.search(
+            model, props, exp, compact, &mut store, &mut queue, &mut held, budget,
+        );
         g.stats.states = store.len() as u64;
         g.stats.transitions = g.target.len() as u64;
         g.stats.fired = g.stats.transitions;
@@ -320,7 +322,11 @@ impl ModelGraph {
                     held.0 += (queue.capacity() - cap) as u64 * 8;
                     budget.other_bytes = held.0;
                     held.push(&mut g.parent, from, budget)?;
-                    let d = if from.0 == u32::MAX { 0 } else { g.depth[from.0 as usize] + 1 };
+                    let d = if from.0 == u32::MAX {
+                        0
+                    } else {
+                        g.depth[from.0 as usize] + 1
+                    };
                     held.push(&mut g.depth, d, budget)?;
                     g.stats.depth = g.stats.depth.max(u64::from(d));
                     for (n, p) in props.iter().enumerate() {
@@ -478,12 +484,22 @@ impl ModelGraph {
         while v < vs.len() {
             budget.tick()?;
             let (s, m) = (vs[v], vq[v] as usize);
-            let mut step = |to: u32, k: u32, vs: &mut Vec<u32>, vq: &mut Vec<u32>, held: &mut Held, budget: &mut Budget| -> Result<(), Halt> {
+            let mut step = |to: u32,
+                            k: u32,
+                            vs: &mut Vec<u32>,
+                            vq: &mut Vec<u32>,
+                            held: &mut Held,
+                            budget: &mut Budget|
+             -> Result<(), Halt> {
                 for &m2 in &a.nodes[m].succ {
                     if a.nodes[m2].admits(self.val(to, n)) {
                         let w = vertex(to, m2, vs, vq, held, budget)?;
                         held.push(&mut target, w, budget)?;
-                        let t = if k == STUTTER { STUTTER } else { model.transitions[k as usize].thread };
+                        let t = if k == STUTTER {
+                            STUTTER
+                        } else {
+                            model.transitions[k as usize].thread
+                        };
                         held.push(&mut mover, t, budget)?;
                         held.push(&mut label, k, budget)?;
                     }
@@ -494,7 +510,14 @@ impl ModelGraph {
                 step(s, STUTTER, &mut vs, &mut vq, &mut held, budget)?;
             }
             for e in self.edges(s) {
-                step(self.target[e], self.transition[e], &mut vs, &mut vq, &mut held, budget)?;
+                step(
+                    self.target[e],
+                    self.transition[e],
+                    &mut vs,
+                    &mut vq,
+                    &mut held,
+                    budget,
+                )?;
             }
             held.push(&mut first, target.len() as u32, budget)?;
             v += 1;
@@ -519,7 +542,10 @@ impl ModelGraph {
         budget.other_bytes = before;
         let Some(l) = lasso else { return Ok(()) };
         let real = |ks: &[u32]| -> Vec<u32> {
-            ks.iter().map(|&k| label[k as usize]).filter(|&k| k != STUTTER).collect()
+            ks.iter()
+                .map(|&k| label[k as usize])
+                .filter(|&k| k != STUTTER)
+                .collect()
         };
         let (stem, entry) = replay_steps(model, &model.init, &real(&l.stem));
         let (cycle, back) = replay_steps(model, &entry, &real(&l.cycle));

@@ -33,9 +33,7 @@ pub use contract::{
 pub use graph::{
     GraphEdge, GraphTooLarge, GraphViolation, Overlay, ReducedStep, StateGraph, state_graph,
 };
-pub use liveness::{
-    LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal,
-};
+pub use liveness::{LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal};
 pub use movers::{LockReader, Plan as MoverPlan, mover_kind};
 pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub(crate) use reduced::end_excl;

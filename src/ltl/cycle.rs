@@ -148,8 +148,13 @@ pub fn fair_lasso(
     }
     // The first good vertex breadth first from the initial ones.
     let mut bfs = Bfs::new(n);
-    let Some((start, stem, entry)) =
-        bfs.path(g, initial, &|_| true, &|v| in_good[v as usize] != u32::MAX, budget)?
+    let Some((start, stem, entry)) = bfs.path(
+        g,
+        initial,
+        &|_| true,
+        &|v| in_good[v as usize] != u32::MAX,
+        budget,
+    )?
     else {
         return Ok(None);
     };
@@ -224,7 +229,9 @@ fn round(
                    at: &mut u32,
                    budget: &mut Budget|
      -> Result<(), Halt> {
-        let want = |v: u32| goal(v) && edge.is_none_or(|e| g.edges(v).any(|k| e(k) && inside(g.target[k])));
+        let want = |v: u32| {
+            goal(v) && edge.is_none_or(|e| g.edges(v).any(|k| e(k) && inside(g.target[k])))
+        };
         let (_, path, end) = bfs
             .path(g, &[*at], inside, &want, budget)?
             .expect("the set is strongly connected");
@@ -234,7 +241,10 @@ fn round(
         cycle.extend(path);
         *at = end;
         if let Some(e) = edge {
-            let k = g.edges(end).find(|&k| e(k) && inside(g.target[k])).expect("found");
+            let k = g
+                .edges(end)
+                .find(|&k| e(k) && inside(g.target[k]))
+                .expect("found");
             cycle.push(k as u32);
             *at = g.target[k];
             visited.push(*at);
@@ -243,7 +253,14 @@ fn round(
     };
     for set in 0..g.sets {
         if !visited.iter().any(|&v| (g.accepting)(set, v)) {
-            leg(&|v| (g.accepting)(set, v), None, &mut cycle, &mut visited, &mut at, budget)?;
+            leg(
+                &|v| (g.accepting)(set, v),
+                None,
+                &mut cycle,
+                &mut visited,
+                &mut at,
+                budget,
+            )?;
         }
     }
     for t in 0..g.threads {
@@ -255,16 +272,33 @@ fn round(
         let moves = |k: usize| g.mover[k] == t as u32;
         if needs_move {
             if !cycle.iter().any(|&k| moves(k as usize)) {
-                leg(&|_| true, Some(&moves), &mut cycle, &mut visited, &mut at, budget)?;
+                leg(
+                    &|_| true,
+                    Some(&moves),
+                    &mut cycle,
+                    &mut visited,
+                    &mut at,
+                    budget,
+                )?;
             }
         } else if fairness == Fairness::Weak && !visited.iter().any(|&v| !(g.enabled)(v, t)) {
-            leg(&|v| !(g.enabled)(v, t), None, &mut cycle, &mut visited, &mut at, budget)?;
+            leg(
+                &|v| !(g.enabled)(v, t),
+                None,
+                &mut cycle,
+                &mut visited,
+                &mut at,
+                budget,
+            )?;
         }
     }
     // Back to the entry, with at least one edge.
     if cycle.is_empty() || at != entry {
         if cycle.is_empty() {
-            let k = g.edges(at).find(|&k| inside(g.target[k])).expect("an edge inside");
+            let k = g
+                .edges(at)
+                .find(|&k| inside(g.target[k]))
+                .expect("an edge inside");
             cycle.push(k as u32);
             at = g.target[k];
         }
@@ -352,8 +386,7 @@ impl Scc {
                         }
                     }
                     comp.reverse();
-                    let inner = comp.len() > 1
-                        || g.edges(v).any(|k| g.target[k] == v);
+                    let inner = comp.len() > 1 || g.edges(v).any(|k| g.target[k] == v);
                     if inner {
                         out.push(comp);
                     }

@@ -18,9 +18,9 @@ mod buchi;
 mod cycle;
 
 pub use buchi::{Automaton, Node};
-pub use cycle::{Fairness, Graph, STUTTER, fair_lasso};
 #[cfg(test)]
 use cycle::Lasso;
+pub use cycle::{Fairness, Graph, STUTTER, fair_lasso};
 
 /// An LTL-X formula. `[]p` is `false R p`, `<>p` is `true U p`, `p W q` is
 /// `q R (p || q)`, `p -> q` is `!p || q` ([`Ltl::always`] and friends).

@@ -102,7 +102,10 @@ impl Rng {
             4 => Ltl::Release(b(self), b(self)),
             5 => Ltl::always(self.formula(depth - 1, atoms)),
             6 => Ltl::eventually(self.formula(depth - 1, atoms)),
-            7 => Ltl::weak_until(self.formula(depth - 1, atoms), self.formula(depth - 1, atoms)),
+            7 => Ltl::weak_until(
+                self.formula(depth - 1, atoms),
+                self.formula(depth - 1, atoms),
+            ),
             _ => Ltl::Atom(self.below(atoms) as usize),
         }
     }
@@ -164,7 +167,10 @@ fn a_lasso_has_the_shortest_stem_and_visits_every_set() {
         vec![(1, 0)],
         vec![(3, 0)],
     ];
-    let sets = vec![vec![false, false, true, false], vec![false, true, false, false]];
+    let sets = vec![
+        vec![false, false, true, false],
+        vec![false, true, false, false],
+    ];
     let (stem, cycle) = lasso_of(&succ, 1, &[], &[0], &sets, Fairness::None).unwrap();
     assert_eq!(stem, vec![0, 1]);
     assert_eq!(cycle, vec![1, 2, 1]);
@@ -213,6 +219,9 @@ fn fairness_rules_out_the_cycles_it_should() {
     // The stutter at an end state is fair under every fairness.
     let at2 = vec![vec![false, false, true, false]];
     for f in [Fairness::None, Fairness::Weak, Fairness::Strong] {
-        assert_eq!(lasso_of(&succ, 2, &enabled, &[0], &at2, f).unwrap().1, vec![2, 2]);
+        assert_eq!(
+            lasso_of(&succ, 2, &enabled, &[0], &at2, f).unwrap().1,
+            vec![2, 2]
+        );
     }
 }

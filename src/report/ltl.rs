@@ -78,7 +78,9 @@ pub struct LassoReport {
 /// The words of each fairness.
 fn fairness_means(f: Fairness) -> &'static str {
     match f {
-        Fairness::None => "any infinite run counts, even one that never schedules a thread that could move",
+        Fairness::None => {
+            "any infinite run counts, even one that never schedules a thread that could move"
+        }
         Fairness::Weak => "a thread that stays able to move eventually moves",
         Fairness::Strong => "a thread that is able to move again and again eventually moves",
     }
@@ -108,7 +110,11 @@ impl LtlReport {
                 name: prop.name.clone(),
                 formula: prop.text.clone(),
                 line: prop.line,
-                verdict: if why.is_some() { "inconclusive" } else { "not checked" },
+                verdict: if why.is_some() {
+                    "inconclusive"
+                } else {
+                    "not checked"
+                },
                 automaton_states: None,
                 product_states: None,
                 message: why,
@@ -156,7 +162,11 @@ impl LtlReport {
             if let Some(l) = &po.lasso {
                 r.message = Some(format!(
                     "a run {} on which `{}` is false",
-                    if l.cycle.is_empty() { "that ends" } else { "that repeats a cycle for ever" },
+                    if l.cycle.is_empty() {
+                        "that ends"
+                    } else {
+                        "that repeats a cycle for ever"
+                    },
                     prop.text
                 ));
                 r.lasso = Some(lasso(model, &l.stem, &l.cycle, l.cycle.is_empty()));
@@ -218,14 +228,23 @@ fn lasso(model: &Model, stem: &[Step], cycle: &[Step], ends: bool) -> LassoRepor
 impl fmt::Display for LtlReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f)?;
-        writeln!(f, "fairness     {} ({})", self.fairness, self.fairness_means)?;
+        writeln!(
+            f,
+            "fairness     {} ({})",
+            self.fairness, self.fairness_means
+        )?;
         if let (Some(s), Some(t)) = (self.states, self.transitions) {
             writeln!(f, "ltl graph    {s} states, {t} transitions")?;
         }
         if let Some(r) = &self.reason {
             writeln!(f, "ltl          not decided: {r}")?;
         }
-        let width = self.properties.iter().map(|p| p.name.len()).max().unwrap_or(0);
+        let width = self
+            .properties
+            .iter()
+            .map(|p| p.name.len())
+            .max()
+            .unwrap_or(0);
         for p in &self.properties {
             let product = p
                 .product_states
@@ -274,7 +293,11 @@ impl fmt::Display for LtlReport {
                 let start = l.stem.len() + 1;
                 for (n, line) in table.lines().enumerate() {
                     if !l.ends && n == start {
-                        writeln!(f, "  -- the cycle: steps {start} to {} repeat for ever --", rows.len())?;
+                        writeln!(
+                            f,
+                            "  -- the cycle: steps {start} to {} repeat for ever --",
+                            rows.len()
+                        )?;
                     }
                     writeln!(f, "{line}")?;
                 }

@@ -30,7 +30,7 @@ fn modes() -> Vec<(&'static str, Options)> {
 /// The contract table, as the book shows it (docs/src/reductions.md).
 fn table() -> String {
     let mut out = String::from(
-        "| reduction | assertions | invariants | discipline | deadlocks | lock warnings | side conditions: what it does where a model breaks one |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        "| reduction | assertions | invariants | discipline | deadlocks | lock warnings | LTL-X | side conditions: what it does where a model breaks one |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for (name, options) in modes() {
         let c = optimist::contract(&options).expect("a reduction");
@@ -39,6 +39,7 @@ fn table() -> String {
             .map(|&p| match c.preserves(p) {
                 Preserved::Yes => "yes",
                 Preserved::Stored => "stored states",
+                Preserved::Unfair => "without fairness; refused with",
                 Preserved::No => "no: refused",
             })
             .collect();

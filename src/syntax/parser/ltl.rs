@@ -72,7 +72,8 @@ impl<'a> Parser<'a> {
 
     fn until(&self, i: &'a str) -> Res<'a, Formula> {
         let (r, lhs) = self.temporal_unary(i)?;
-        let weak = if let Some((r, _)) = self.try_word(r, "U").or_else(|| self.try_word(r, "until")) {
+        let weak = if let Some((r, _)) = self.try_word(r, "U").or_else(|| self.try_word(r, "until"))
+        {
             Some((r, false))
         } else {
             self.try_word(r, "W").map(|(r, _)| (r, true))
@@ -81,7 +82,14 @@ impl<'a> Parser<'a> {
             Some((r, weak)) => {
                 let (r, rhs) = self.nested(r, |r| self.until(r))?;
                 let (l, g) = (Box::new(lhs), Box::new(rhs));
-                Ok((r, if weak { Formula::WeakUntil(l, g) } else { Formula::Until(l, g) }))
+                Ok((
+                    r,
+                    if weak {
+                        Formula::WeakUntil(l, g)
+                    } else {
+                        Formula::Until(l, g)
+                    },
+                ))
             }
             None => Ok((r, lhs)),
         }
@@ -161,7 +169,9 @@ fn group_is_temporal(r: &str) -> bool {
             b'<' if bytes.get(k + 1) == Some(&b'>') => return true,
             b'-' if bytes.get(k + 1) == Some(&b'>') => return true,
             c if c.is_ascii_alphabetic() || c == b'_' => {
-                let end = r[k..].find(|c: char| !is_ident_char(c)).map_or(r.len(), |n| k + n);
+                let end = r[k..]
+                    .find(|c: char| !is_ident_char(c))
+                    .map_or(r.len(), |n| k + n);
                 let before = k.checked_sub(1).map(|b| bytes[b]);
                 if before.is_none_or(|b| !(b.is_ascii_alphanumeric() || b == b'_'))
                     && matches!(&r[k..end], "U" | "W" | "until" | "always" | "eventually")

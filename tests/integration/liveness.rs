@@ -1,0 +1,262 @@
+//! Temporal properties on generated systems: full exploration's verdict
+//! under each fairness, every lasso checked independently of the search
+//! (it replays, its cycle closes, the formula is false on it by the lasso
+//! semantics, and it is fair), and every reduction either agrees with
+//! full exploration or refuses as its contract says (exit 3).
+
+use optimist::{
+    Fairness, LassoTrace, LtlOptions, LtlOutcome, Model, Options, Reduction, Source, StepResult,
+    Verdict, compile,
+};
+use proptest::strategy::{Strategy, ValueTree};
+
+use crate::generate::{Choices, choices, system};
+use crate::generate_ltl::{Rng, formula, pattern};
+use crate::generate2::{Choices as Choices2, system2};
+
+/// Systems whose safety holds, each with two generated properties.
+const SYSTEMS: usize = 500;
+
+fn options(reduction: Reduction, summaries: bool) -> Options {
+    Options {
+        reduction,
+        summaries,
+        threads: 1,
+        limits: optimist::Limits {
+            max_states: Some(50_000),
+            ..Default::default()
+        },
+        ..Options::default()
+    }
+}
+
+/// The generated systems with properties whose safety holds (without
+/// deadlock checking: a deadlock is a run that ends), and the count drawn.
+pub fn systems(n: usize) -> (Vec<(String, Model)>, usize) {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut out = Vec::new();
+    let mut drawn = 0;
+    while out.len() < n && drawn < 20 * n {
+        drawn += 1;
+        let data = choices().new_tree(&mut runner).unwrap().current();
+        let text = if drawn % 2 == 0 {
+            system(&mut Choices::new(&data))
+        } else {
+            system2(&mut Choices2::new(&data))
+        };
+        let base = compile(&Source::new("generated.gc", &text).unwrap(), &[]).unwrap();
+        let mut r = Rng(0x9e37_79b9_7f4a_7c15 ^ drawn as u64);
+        let text = format!(
+            "{text}\nltl shaped: {};\nltl drawn: {};\n",
+            pattern(&mut r, &base),
+            formula(&mut r, &base, 3)
+        );
+        let model = match compile(&Source::new("generated.gc", &text).unwrap(), &[]) {
+            Ok(m) => m,
+            Err(e) => panic!("a generated formula does not compile: {e:?}\n{text}"),
+        };
+        let o = optimist::check(&model, &options(Reduction::None, false), &mut |_| {});
+        if o.verdict == Verdict::Holds {
+            out.push((text, model));
+        }
+    }
+    (out, drawn)
+}
+
+fn ltl(model: &Model, options: &Options, fairness: Fairness) -> LtlOutcome {
+    let properties = (0..model.ltl.len()).collect();
+    optimist::check_ltl(
+        model,
+        options,
+        &LtlOptions {
+            fairness,
+            properties,
+        },
+    )
+}
+
+/// Whether thread t can move in s.
+fn enabled(model: &Model, s: &[i64], t: usize) -> bool {
+    let mut out = Vec::new();
+    model.threads[t].points[s[t] as usize]
+        .transitions
+        .clone()
+        .any(|k| !matches!(optimist::step(model, k, s, &mut out), StepResult::Disabled))
+}
+
+/// Checks a lasso of property `p` without the search: it replays, its
+/// cycle closes, the formula is false on it, and it is fair.
+pub fn validate(model: &Model, p: usize, l: &LassoTrace, fairness: Fairness) -> Result<(), String> {
+    let mut s = model.init.clone();
+    let mut out = Vec::new();
+    let mut states = vec![s.clone()];
+    for st in l.stem.iter().chain(&l.cycle) {
+        match optimist::step(model, st.transition, &s, &mut out) {
+            StepResult::Ok => s.clone_from(&out),
+            _ => return Err(format!("transition {} does not replay", st.transition)),
+        }
+        if st.state.as_ref() != Some(&s) {
+            return Err("a state of the lasso is not the one its transition reaches".into());
+        }
+        states.push(s.clone());
+    }
+    let entry = l.stem.len();
+    if !l.cycle.is_empty() && states.last() != Some(&states[entry]) {
+        return Err("the cycle does not come back to its first state".into());
+    }
+    if l.cycle.is_empty() && (0..model.threads.len()).any(|t| enabled(model, &s, t)) {
+        return Err("a run that ends has a thread that can move".into());
+    }
+    let positions = if l.cycle.is_empty() {
+        &states[..]
+    } else {
+        &states[..states.len() - 1]
+    };
+    let prop = &model.ltl[p];
+    let word: Vec<u64> = positions
+        .iter()
+        .map(|s| {
+            prop.valuation(s)
+                .map_err(|_| "an atom faults on the lasso".to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    if prop.formula.holds_on(&word, entry) {
+        return Err(format!("`{}` holds on the lasso", prop.text));
+    }
+    let cycle_states = &positions[entry..];
+    let moved: Vec<usize> = l
+        .cycle
+        .iter()
+        .map(|st| model.transitions[st.transition].thread as usize)
+        .collect();
+    for t in 0..model.threads.len() {
+        let on: Vec<bool> = cycle_states.iter().map(|s| enabled(model, s, t)).collect();
+        let unfair = match fairness {
+            Fairness::None => false,
+            Fairness::Weak => on.iter().all(|&e| e) && !moved.contains(&t),
+            Fairness::Strong => on.iter().any(|&e| e) && !moved.contains(&t),
+        };
+        if unfair {
+            return Err(format!(
+                "the cycle is not {} fair to thread {t}",
+                fairness.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn verdicts(o: &LtlOutcome) -> Vec<String> {
+    o.properties
+        .iter()
+        .map(|p| match &p.verdict {
+            Verdict::Holds => "holds".to_string(),
+            Verdict::Violated if p.fault.is_some() => "fault".to_string(),
+            Verdict::Violated => "violated".to_string(),
+            v => format!("{v:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn every_reduction_agrees_with_full_exploration_or_refuses() {
+    let (systems, drawn) = systems(SYSTEMS);
+    assert_eq!(
+        systems.len(),
+        SYSTEMS,
+        "only {} of {drawn} drawn hold",
+        systems.len()
+    );
+    let modes: [(Reduction, bool); 7] = [
+        (Reduction::Stubborn, false),
+        (Reduction::Sc, false),
+        (Reduction::Movers, false),
+        (Reduction::ScStubborn, false),
+        (Reduction::MoversStubborn, false),
+        (Reduction::Sc, true),
+        (Reduction::Movers, true),
+    ];
+    let fairnesses = [Fairness::None, Fairness::Weak, Fairness::Strong];
+    let (mut violated, mut held, mut lassos, mut agreed, mut refused) = ([0; 3], [0; 3], 0, 0, 0);
+    let mut stubborn_smaller = 0;
+    for (text, model) in &systems {
+        let mut previous: Option<Vec<String>> = None;
+        for (fi, &fairness) in fairnesses.iter().enumerate() {
+            let full = ltl(model, &options(Reduction::None, false), fairness);
+            if full.limit.is_some() {
+                continue;
+            }
+            let v = verdicts(&full);
+            for (p, po) in full.properties.iter().enumerate() {
+                match &po.lasso {
+                    Some(l) => {
+                        violated[fi] += 1;
+                        lassos += 1;
+                        if let Err(e) = validate(model, p, l, fairness) {
+                            panic!("{e}\nunder {} fairness:\n{text}", fairness.name());
+                        }
+                    }
+                    None if po.verdict == Verdict::Holds => held[fi] += 1,
+                    None => {}
+                }
+            }
+            // A stronger fairness assumption admits fewer runs.
+            if let Some(prev) = &previous {
+                for (a, b) in prev.iter().zip(&v) {
+                    assert!(
+                        !(a == "holds" && b == "violated"),
+                        "weaker fairness holds, stronger is violated:\n{text}"
+                    );
+                }
+            }
+            previous = Some(v.clone());
+            for &(reduction, summaries) in &modes {
+                let o = ltl(model, &options(reduction, summaries), fairness);
+                let expect_refusal =
+                    !(reduction == Reduction::Stubborn && fairness == Fairness::None);
+                match o.verdict() {
+                    Verdict::DoesNotApply(_) => {
+                        assert!(expect_refusal, "stubborn refused without fairness:\n{text}");
+                        refused += 1;
+                    }
+                    Verdict::Inconclusive(_) => {}
+                    _ => {
+                        assert!(
+                            !expect_refusal,
+                            "{reduction:?} answered under {fairness:?}:\n{text}"
+                        );
+                        assert_eq!(
+                            verdicts(&o),
+                            v,
+                            "{} disagrees with full exploration under {} fairness:\n{text}",
+                            reduction.name(),
+                            fairness.name()
+                        );
+                        for (p, po) in o.properties.iter().enumerate() {
+                            if let Some(l) = &po.lasso {
+                                validate(model, p, l, fairness).unwrap();
+                            }
+                        }
+                        stubborn_smaller += usize::from(o.stats.states < full.stats.states);
+                        agreed += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "temporal properties on {} generated systems ({drawn} drawn): violated {violated:?} and held {held:?} under no, weak, strong fairness; {lassos} lassos validated; {agreed} reduced runs agreed with full exploration ({stubborn_smaller} on fewer states), {refused} refused",
+        systems.len()
+    );
+    // Both verdicts occur, and the reduction that answers does reduce.
+    for fi in 0..3 {
+        assert!(
+            violated[fi] >= SYSTEMS / 10 && held[fi] >= SYSTEMS / 10,
+            "{violated:?} {held:?}"
+        );
+    }
+    assert!(
+        agreed >= SYSTEMS * 9 / 10 && stubborn_smaller > 0,
+        "{agreed} {stubborn_smaller}"
+    );
+}
