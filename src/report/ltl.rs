@@ -42,6 +42,11 @@ pub struct PropertyReport {
     pub line: usize,
     /// `holds`, `violated`, `inconclusive` or `not checked`.
     pub verdict: &'static str,
+    /// The fairness it was checked under.
+    pub fairness: &'static str,
+    /// States of the graph it was checked on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<u64>,
     /// States of the automaton of its negation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub automaton_states: Option<usize>,
@@ -115,6 +120,8 @@ impl LtlReport {
                 } else {
                     "not checked"
                 },
+                fairness: fairness.name(),
+                states: None,
                 automaton_states: None,
                 product_states: None,
                 message: why,
@@ -147,6 +154,7 @@ impl LtlReport {
             let mut r = skipped(p, None);
             r.verdict = verdict_word(&po.verdict);
             r.automaton_states = Some(po.automaton_states);
+            r.states = Some(o.stats.states);
             r.product_states = Some(po.product_states);
             if let Verdict::Inconclusive(l) = &po.verdict {
                 r.message = Some(l.to_string());

@@ -260,3 +260,32 @@ fn every_reduction_agrees_with_full_exploration_or_refuses() {
         "{agreed} {stubborn_smaller}"
     );
 }
+
+/// The shipped models with `ltl` properties: their reports under every
+/// fairness, text and JSON, pinned (with `--no-deadlock` too where the
+/// model deadlocks, so that its temporal property is checked).
+#[test]
+fn liveness_models_under_every_fairness() {
+    use crate::common::{optimist, rel, settings};
+    settings().bind(|| {
+        insta::glob!("../../models", "*.gc", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            if !text.contains("\nltl ") {
+                return;
+            }
+            let file = rel(path);
+            let deadlocks = text.contains("--no-deadlock");
+            for fairness in ["none", "weak", "strong"] {
+                let mut args = vec!["check", file.as_str(), "--fairness", fairness];
+                if deadlocks {
+                    args.push("--no-deadlock");
+                }
+                let run = optimist(&args);
+                assert!(run.stderr.is_empty(), "{file}: {}", run.stderr);
+                insta::assert_snapshot!(format!("ltl_{fairness}"), run.stdout);
+                args.extend(["--format", "json"]);
+                insta::assert_snapshot!(format!("ltl_{fairness}_json"), optimist(&args).stdout);
+            }
+        });
+    });
+}
