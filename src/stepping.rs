@@ -249,6 +249,11 @@ impl ReplayReport {
             v => v,
         };
         let violation = saved.get("violation").filter(|v| v.is_object());
+        if violation.is_none()
+            && let Some(p) = violated_property(saved)
+        {
+            return replay_lasso(model, file, trace_file, p);
+        }
         let Some(violation) = violation else {
             let verdict = saved
                 .get("verdict")
@@ -404,6 +409,166 @@ impl ReplayReport {
     /// 1 when the violation reproduces, 3 when the replay diverges.
     pub fn exit_code(&self) -> u8 {
         if self.outcome == "reproduced" { 1 } else { 3 }
+    }
+}
+
+/// The first property of a saved report's `ltl` part that has a lasso.
+fn violated_property(saved: &Value) -> Option<&Value> {
+    saved
+        .get("ltl")?
+        .get("properties")?
+        .as_array()?
+        .iter()
+        .find(|p| p.get("lasso").is_some_and(Value::is_object))
+}
+
+/// Replays the lasso of `prop` (a property of a saved report): its stem
+/// and cycle step by step, then checks that the cycle closes on the state
+/// it started from (or, for a run that ends, that no thread can move
+/// there) and that the property's formula is false on the lasso.
+fn replay_lasso(
+    model: &Model,
+    file: &str,
+    trace_file: &str,
+    prop: &Value,
+) -> Result<ReplayReport, NotATrace> {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let name = text(prop, "name").unwrap_or_default();
+    let lasso = &prop["lasso"];
+    let part = |k: &str| {
+        lasso
+            .get(k)
+            .and_then(Value::as_array)
+            .ok_or_else(|| NotATrace(format!("the lasso of `{name}` has no `{k}` array")))
+    };
+    let (stem, cycle) = (part("stem")?, part("cycle")?);
+    let ends = lasso.get("ends").and_then(Value::as_bool).unwrap_or(false);
+    let mut r = ReplayReport {
+        model: model.name.clone(),
+        file: file.to_string(),
+        trace_file: trace_file.to_string(),
+        outcome: "diverged",
+        replayed: 0,
+        saved_steps: stem.len() + cycle.len(),
+        expected_kind: "ltl".into(),
+        expected_message: format!("{name}: {}", text(prop, "message").unwrap_or_default()),
+        found: None,
+        divergence: None,
+        trace: Vec::new(),
+        transitions: Vec::new(),
+    };
+    let mut s = model.init.clone();
+    let mut states = vec![s.clone()];
+    let mut taken: Vec<Step> = Vec::new();
+    for (n, st) in stem.iter().chain(cycle).enumerate() {
+        let (Some(thread), Some(statement)) = (text(st, "thread"), text(st, "statement")) else {
+            return Err(NotATrace(format!(
+                "step {} of the lasso has no `thread` or `statement`",
+                n + 1
+            )));
+        };
+        let expected = st.get("state").and_then(Value::as_object);
+        match match_step(model, &s, &thread, &statement, expected) {
+            Ok((k, Effect::Ok(after))) => {
+                r.replayed = n + 1;
+                r.transitions.push(k);
+                s = after;
+                states.push(s.clone());
+                taken.push(Step {
+                    transition: k,
+                    state: Some(s.clone()),
+                    starts_step: true,
+                });
+            }
+            Ok(_) => {
+                r.divergence = Some(lasso_divergence(n + 1, "the step fails in the model"));
+                break;
+            }
+            Err(m) => {
+                r.divergence = Some(diverge(model, &s, n + 1, &thread, &statement, m));
+                break;
+            }
+        }
+    }
+    r.trace = steps(model, &taken, false);
+    if r.divergence.is_some() {
+        return Ok(r);
+    }
+    let entry = stem.len();
+    let closes = if ends {
+        choices(model, &s)
+            .iter()
+            .all(|(_, e)| *e == Effect::Disabled)
+    } else {
+        !cycle.is_empty() && s == states[entry]
+    };
+    if !closes {
+        let why = if ends {
+            "the run was saved as one that ends, but a thread can still move at its end"
+        } else {
+            "the cycle does not come back to the state it started from"
+        };
+        r.divergence = Some(lasso_divergence(r.saved_steps, why));
+        return Ok(r);
+    }
+    let Some(property) = model.ltl.iter().find(|p| p.name == name) else {
+        r.divergence = Some(lasso_divergence(
+            r.saved_steps,
+            &format!("the model has no property `{name}`"),
+        ));
+        return Ok(r);
+    };
+    let positions = if ends {
+        &states[..]
+    } else {
+        &states[..states.len() - 1]
+    };
+    let word: Result<Vec<u64>, _> = positions.iter().map(|s| property.valuation(s)).collect();
+    let falsified = word.is_ok_and(|w| !property.formula.holds_on(&w, entry));
+    if !falsified {
+        r.divergence = Some(lasso_divergence(
+            r.saved_steps,
+            &format!(
+                "the lasso replays, but `{}` is not false on it",
+                property.text
+            ),
+        ));
+        return Ok(r);
+    }
+    r.found = Some(ViolationReport {
+        kind: "ltl",
+        thread: None,
+        label: None,
+        line: Some(property.line),
+        variable: None,
+        message: if ends {
+            format!(
+                "the run ends after step {entry} and repeats its last state for ever; `{}` is false on it",
+                property.text
+            )
+        } else {
+            format!(
+                "the cycle of steps {} to {} closes on the state after step {entry}; `{}` is false on the run that repeats it",
+                entry + 1,
+                r.saved_steps,
+                property.text
+            )
+        },
+        predicate: None,
+        deadlock: None,
+    });
+    r.outcome = "reproduced";
+    Ok(r)
+}
+
+fn lasso_divergence(step: usize, message: &str) -> Divergence {
+    Divergence {
+        step,
+        thread: None,
+        expected_statement: None,
+        found_statements: Vec::new(),
+        differences: Vec::new(),
+        message: message.to_string(),
     }
 }
 

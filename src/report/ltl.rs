@@ -139,11 +139,17 @@ impl LtlReport {
                 properties: selected.iter().map(|&p| skipped(p, None)).collect(),
             };
         };
+        // Why the properties not decided were not: a refusal, a limit in
+        // the graph, or the limit that stopped the last property checked.
         let stopped = o
             .refused
             .as_ref()
             .map(|r| r.message.clone())
-            .or_else(|| o.limit.map(|l| l.to_string()));
+            .or_else(|| o.limit.map(|l| l.to_string()))
+            .or_else(|| match o.properties.last().map(|p| &p.verdict) {
+                Some(Verdict::Inconclusive(l)) => Some(l.to_string()),
+                _ => None,
+            });
         let mut properties = Vec::new();
         for &p in selected {
             let Some(po) = o.properties.iter().find(|q| q.property == p) else {
@@ -257,10 +263,16 @@ impl fmt::Display for LtlReport {
             let product = p
                 .product_states
                 .map_or(String::new(), |n| format!(" ({n} product states)"));
+            let verdict = match (&p.message, p.verdict) {
+                (Some(m), "inconclusive") if Some(m) != self.reason.as_ref() => {
+                    format!("inconclusive: {m}")
+                }
+                _ => p.verdict.to_string(),
+            };
             writeln!(
                 f,
-                "ltl          {:width$}  {}{product}  [line {}: {}]",
-                p.name, p.verdict, p.line, p.formula
+                "ltl          {:width$}  {verdict}{product}  [line {}: {}]",
+                p.name, p.line, p.formula
             )?;
         }
         for p in &self.properties {

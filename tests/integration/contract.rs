@@ -39,7 +39,7 @@ fn table() -> String {
             .map(|&p| match c.preserves(p) {
                 Preserved::Yes => "yes",
                 Preserved::Stored => "stored states",
-                Preserved::Unfair => "without fairness; refused with",
+                Preserved::Unfair => "without fairness",
                 Preserved::No => "no: refused",
             })
             .collect();
@@ -69,28 +69,33 @@ fn table() -> String {
 /// The page of the book that shows the contract table.
 const PAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/reductions.md");
 
+/// The README shows the same table.
+const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+
 #[test]
 fn the_books_contract_table_is_the_librarys() {
-    let page = std::fs::read_to_string(PAGE).expect("docs/src/reductions.md");
-    let start = "<!-- contract table: written by tests/integration/contract.rs -->\n";
-    let from = page
-        .find(start)
-        .expect("docs/src/reductions.md has the contract table")
-        + start.len();
-    let to = from + page[from..].find("<!-- end -->").expect("the table ends");
-    let want = table();
-    if page[from..to] != want {
-        if std::env::var_os("UPDATE_DOCS").is_some() {
-            let out = format!("{}{}{}", &page[..from], want, &page[to..]);
-            std::fs::write(PAGE, out).unwrap();
-            return;
+    for page_path in [PAGE, README] {
+        let page = std::fs::read_to_string(page_path).expect("the page");
+        let start = "<!-- contract table: written by tests/integration/contract.rs -->\n";
+        let from = page
+            .find(start)
+            .unwrap_or_else(|| panic!("{page_path} has the contract table"))
+            + start.len();
+        let to = from + page[from..].find("<!-- end -->").expect("the table ends");
+        let want = table();
+        if page[from..to] != want {
+            if std::env::var_os("UPDATE_DOCS").is_some() {
+                let out = format!("{}{}{}", &page[..from], want, &page[to..]);
+                std::fs::write(page_path, out).unwrap();
+                continue;
+            }
+            let out = concat!(env!("CARGO_MANIFEST_DIR"), "/target/contract-table.md");
+            let _ = std::fs::write(out, &want);
+            panic!(
+                "the contract table of {page_path} differs from the library's contracts \
+                 (UPDATE_DOCS=1 rewrites it); the table is in {out}"
+            );
         }
-        let out = concat!(env!("CARGO_MANIFEST_DIR"), "/target/contract-table.md");
-        let _ = std::fs::write(out, &want);
-        panic!(
-            "the contract table of docs/src/reductions.md differs from the library's contracts \
-             (UPDATE_DOCS=1 rewrites it); the table is in {out}"
-        );
     }
 }
 

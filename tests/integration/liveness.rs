@@ -39,12 +39,23 @@ pub fn systems(n: usize) -> (Vec<(String, Model)>, usize) {
     while out.len() < n && drawn < 20 * n {
         drawn += 1;
         let data = choices().new_tree(&mut runner).unwrap().current();
-        let text = if drawn % 2 == 0 {
-            system(&mut Choices::new(&data))
-        } else {
-            system2(&mut Choices2::new(&data))
+        // Three generators: lock-based templates, disciplines over a drawn
+        // world, and the whole grammar (procedures, semaphores, `init`).
+        let text = match drawn % 3 {
+            0 => system(&mut Choices::new(&data)),
+            1 => system2(&mut Choices2::new(&data)),
+            _ => {
+                let mut r = crate::grammar::shared::generator::Rng::new(drawn as u64);
+                crate::grammar::shared::ast::print(&crate::grammar::shared::generator::system(
+                    &mut r,
+                ))
+            }
         };
-        let base = compile(&Source::new("generated.gc", &text).unwrap(), &[]).unwrap();
+        let Ok(base) = compile(&Source::new("generated.gc", &text).unwrap(), &[]) else {
+            // The whole-grammar generator may draw a system that does not
+            // compile (its own test allows 2%).
+            continue;
+        };
         let mut r = Rng(0x9e37_79b9_7f4a_7c15 ^ drawn as u64);
         let text = format!(
             "{text}\nltl shaped: {};\nltl drawn: {};\n",
@@ -288,4 +299,168 @@ fn liveness_models_under_every_fairness() {
             }
         });
     });
+}
+
+/// Every lasso of a shipped model replays with `optimist replay` (exit 1,
+/// reproduced), and one whose cycle is cut short does not (exit 3).
+#[test]
+fn lassos_replay_and_a_broken_one_does_not() {
+    use crate::common::{json, optimist, rel};
+    let dir = crate::tools::scratch("liveness-replay");
+    insta::glob!("../../models", "*-live.gc", |path| {
+        let file = rel(path);
+        for fairness in ["none", "weak", "strong"] {
+            let args = [
+                "check",
+                &file,
+                "--no-deadlock",
+                "--fairness",
+                fairness,
+                "--format",
+                "json",
+            ];
+            let (run, v) = json(args);
+            if run.code != 1 {
+                continue;
+            }
+            let saved = dir.join("report.json");
+            std::fs::write(&saved, &run.stdout).unwrap();
+            let replay = optimist(["replay", &file, saved.to_str().unwrap()]);
+            assert_eq!(
+                replay.code, 1,
+                "{file} {fairness}: {}{}",
+                replay.stdout, replay.stderr
+            );
+            assert!(
+                replay.stdout.contains("outcome      reproduced"),
+                "{}",
+                replay.stdout
+            );
+            // Drop the last step of the first cycle: it no longer closes.
+            let mut v = v.clone();
+            let props = v["ltl"]["properties"].as_array_mut().unwrap();
+            let p = props.iter_mut().find(|p| p["lasso"].is_object()).unwrap();
+            let cycle = p["lasso"]["cycle"].as_array_mut().unwrap();
+            if cycle.len() < 2 {
+                continue;
+            }
+            cycle.pop();
+            std::fs::write(&saved, v.to_string()).unwrap();
+            let broken = optimist(["replay", &file, saved.to_str().unwrap()]);
+            assert_eq!(broken.code, 3, "{file} {fairness}: {}", broken.stdout);
+            assert!(
+                broken.stdout.contains("does not come back"),
+                "{}",
+                broken.stdout
+            );
+        }
+    });
+}
+
+#[test]
+fn the_command_line_selects_properties_fairness_and_reductions() {
+    use crate::common::{json, optimist};
+    let file = "models/peterson-live.gc";
+    // One property, by name; an unknown one is a usage error that lists them.
+    let (_, v) = json([
+        "check",
+        file,
+        "--ltl",
+        "mutex",
+        "--format",
+        "json",
+        "--fairness",
+        "none",
+    ]);
+    assert_eq!(v["verdict"], "holds");
+    assert_eq!(v["ltl"]["properties"].as_array().unwrap().len(), 1);
+    let bad = optimist(["check", file, "--ltl", "enter"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("mutex, enters"), "{}", bad.stderr);
+    // `--no-ltl`: safety only, under the default reduction.
+    let (run, v) = json(["check", file, "--no-ltl", "--format", "json"]);
+    assert_eq!((run.code, v["reduction"].as_str()), (0, Some("sc")));
+    assert!(v["ltl"].is_null());
+    // The default reduction for temporal properties is none, and says so.
+    let run = optimist(["check", file]);
+    assert!(run.stdout.contains("reduction    none\n"), "{}", run.stdout);
+    assert!(run.stdout.contains("the default for `ltl` properties"));
+    // `sc` refuses them with its reason; stubborn refuses fairness only.
+    let run = optimist(["check", file, "--reduction", "sc"]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("does not preserve temporal properties"),
+        "{}",
+        run.stdout
+    );
+    let run = optimist(["check", file, "--reduction", "stubborn"]);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stdout.contains("only without fairness"),
+        "{}",
+        run.stdout
+    );
+    let (run, v) = json([
+        "check",
+        file,
+        "--reduction",
+        "stubborn",
+        "--fairness",
+        "none",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1);
+    assert_eq!(v["ltl"]["properties"][1]["verdict"], "violated");
+    // The store: fingerprints work and say so; bitstate is refused.
+    let (run, v) = json(["check", file, "--hash-compact", "--format", "json"]);
+    assert_eq!(
+        (run.code, &v["ltl"]["properties"][1]["verdict"]),
+        (0, &"holds".into())
+    );
+    let run = optimist(["check", file, "--bitstate"]);
+    assert_eq!(run.code, 3);
+    assert!(run.stdout.contains("--bitstate"), "{}", run.stdout);
+    // The same text for any number of workers.
+    let one = optimist([
+        "check",
+        "models/philosophers-ordered-live.gc",
+        "--threads",
+        "1",
+    ]);
+    let four = optimist([
+        "check",
+        "models/philosophers-ordered-live.gc",
+        "--threads",
+        "4",
+    ]);
+    let strip = |s: &str| -> String {
+        s.lines()
+            .filter(|l| !l.starts_with("time"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip(&one.stdout), strip(&four.stdout));
+    // A state limit inside the product ends the run inconclusive.
+    let run = optimist(["check", file, "--max-states", "700"]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert!(run.stdout.contains("state limit of 700"), "{}", run.stdout);
+}
+
+/// `graph --trace` draws a lasso when the model's safety holds.
+#[test]
+fn graph_draws_a_lasso() {
+    let run = crate::common::optimist([
+        "graph",
+        "--trace",
+        "models/spinlock-live.gc",
+        "--format",
+        "svg",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("gets: steps 2 to 9 repeat for ever"),
+        "{}",
+        run.stdout
+    );
 }

@@ -5,9 +5,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{
-    CheckReport, Fairness, Ignoring, Interference, Kept, LtlOptions, LtlReport, Options, Reduction,
-};
+use optimist::{CheckReport, Fairness, Ignoring, Interference, Kept, Options, Reduction};
 
 use crate::common::{
     DeadlockArgs, Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format,
@@ -254,20 +252,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
                     .into(),
             );
         }
-        let ltl = if matches!(outcome.verdict, optimist::Verdict::Holds) {
-            let o = optimist::check_ltl(
-                &model,
-                &options,
-                &LtlOptions {
-                    fairness,
-                    properties: selected.clone(),
-                },
-            );
-            LtlReport::new(&model, &selected, fairness, Some(&o), None)
-        } else {
-            let why = "the safety check did not hold".to_string();
-            LtlReport::new(&model, &selected, fairness, None, Some(why))
-        };
+        let (ltl, _) = crate::common::temporal(&model, &options, &outcome, &selected, fairness);
         report.with_ltl(ltl);
     }
     if args.certify {

@@ -415,3 +415,29 @@ fn write_to(w: &mut impl Write, gone: &AtomicBool, s: &str) {
         gone.store(true, Ordering::Relaxed);
     }
 }
+
+/// The `ltl` part of a check: the properties `selected` decided under
+/// `fairness` once the safety check (`outcome`) holds, else reported as
+/// not checked; with the library's outcome when they ran.
+pub fn temporal(
+    model: &optimist::Model,
+    options: &optimist::Options,
+    outcome: &optimist::Outcome,
+    selected: &[usize],
+    fairness: optimist::Fairness,
+) -> (optimist::LtlReport, Option<optimist::LtlOutcome>) {
+    if !matches!(outcome.verdict, optimist::Verdict::Holds) {
+        let why = "the safety check did not hold".to_string();
+        let r = optimist::LtlReport::new(model, selected, fairness, None, Some(why));
+        return (r, None);
+    }
+    let ltl = optimist::LtlOptions {
+        fairness,
+        properties: selected.to_vec(),
+    };
+    let o = optimist::check_ltl(model, options, &ltl);
+    (
+        optimist::LtlReport::new(model, selected, fairness, Some(&o), None),
+        Some(o),
+    )
+}

@@ -134,8 +134,45 @@ fn trace(
         ..optimist::Options::default()
     };
     let outcome = optimist::check(model, &options, &mut |_| {});
-    let report = optimist::CheckReport::new(model, &src.name, reduction, &outcome);
-    let Some(v) = &outcome.violation else {
+    let mut report = optimist::CheckReport::new(model, &src.name, reduction, &outcome);
+    // With no safety counterexample, the first lasso of the model's `ltl`
+    // properties (full exploration, weak fairness, as `check` defaults).
+    let mut lasso = None;
+    if outcome.violation.is_none() && !model.ltl.is_empty() {
+        let options = optimist::Options {
+            reduction: Reduction::None,
+            ..optimist::Options::default()
+        };
+        let all: Vec<usize> = (0..model.ltl.len()).collect();
+        let (ltl, o) =
+            crate::common::temporal(model, &options, &outcome, &all, optimist::Fairness::Weak);
+        report.with_ltl(ltl);
+        lasso = o.and_then(|o| {
+            o.properties.into_iter().find_map(|p| {
+                let l = p.lasso?;
+                let name = &model.ltl[p.property].name;
+                let message = if l.cycle.is_empty() {
+                    format!("{name}: a run that ends, on which the property is false")
+                } else {
+                    format!(
+                        "{name}: steps {} to {} repeat for ever; the property is false on the run",
+                        l.stem.len() + 1,
+                        l.stem.len() + l.cycle.len()
+                    )
+                };
+                let trace = l.stem.into_iter().chain(l.cycle).collect();
+                Some((
+                    optimist::Violation {
+                        problem: optimist::Problem::Deadlock,
+                        initial: false,
+                        trace,
+                    },
+                    message,
+                ))
+            })
+        });
+    }
+    let Some(v) = outcome.violation.as_ref().or(lasso.as_ref().map(|l| &l.0)) else {
         write_err(&format!(
             "{}: no counterexample to draw: the check's verdict is {}\n",
             src.name, report.verdict
@@ -147,10 +184,13 @@ fn trace(
             serde_json::to_string_pretty(&report).expect("reports serialise") + "\n"
         }
         GraphFormat::Svg => {
-            let message = serde_json::to_value(&report)
-                .ok()
-                .and_then(|j| j["violation"]["message"].as_str().map(str::to_string))
-                .unwrap_or_default();
+            let message = match &lasso {
+                Some((_, m)) => m.clone(),
+                None => serde_json::to_value(&report)
+                    .ok()
+                    .and_then(|j| j["violation"]["message"].as_str().map(str::to_string))
+                    .unwrap_or_default(),
+            };
             optimist::chart_svg(model, v, &message)
         }
         GraphFormat::Dot => {

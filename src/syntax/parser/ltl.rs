@@ -129,6 +129,22 @@ impl<'a> Parser<'a> {
                 Ok((r, f))
             });
         }
+        for next in ["X", "next"] {
+            if let Some((r, _)) = self.try_word(i, next)
+                && self.skip(r).is_ok_and(|r| {
+                    r.starts_with(|c: char| c.is_ascii_alphabetic() || "([<!".contains(c))
+                })
+            {
+                let at = self.off(i);
+                return self.fatal(
+                    crate::syntax::span::Span::new(at, at + next.len()),
+                    format!("`{next}` (next) is not an operator of these properties"),
+                    Some(
+                        "they are LTL without next, which a run that repeats a state cannot tell apart: say it with `<>`, `U` or `W`",
+                    ),
+                );
+            }
+        }
         let (r, e) = self.nested(i, |i| self.binary(i, ATOM_LEVEL))?;
         Ok((r, Formula::Atom(e)))
     }
