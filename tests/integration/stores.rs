@@ -47,7 +47,14 @@ fn ample_stores_give_the_exact_counts_on_every_model() {
         if let Some(n) = full {
             assert_eq!(exact["states"], n, "{file} {flags:?}");
         }
+        // `--bitstate` keeps no numbers for states, which the search for a
+        // lasso needs: it refuses temporal properties (liveness.rs).
+        let temporal = std::fs::read_to_string(&file).unwrap().contains("\nltl ")
+            && !flags.iter().any(|f| f == "--no-ltl");
         for store in [&["--hash-compact"][..], &["--bitstate=28"][..]] {
+            if temporal && store[0].starts_with("--bitstate") {
+                continue;
+            }
             let mut args = base.clone();
             args.extend(store.iter().map(|s| s.to_string()));
             let (run, v) = json(&args);
