@@ -203,3 +203,62 @@ fn group_is_temporal(r: &str) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::syntax::ast::{ExprKind, Formula, Item};
+    use crate::syntax::parser::parse;
+    use crate::syntax::pretty;
+
+    fn formula(text: &str) -> Formula {
+        let m = parse(&format!("ltl p: {text};")).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        match m.items.into_iter().next() {
+            Some(Item::Ltl(d)) => d.formula,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn shown(text: &str) -> String {
+        pretty::formula(&formula(text))
+    }
+
+    #[test]
+    fn operators_bind_as_documented() {
+        // `->` is loosest and goes to the right; `U` binds tighter than `&&`.
+        assert_eq!(shown("a -> b -> c"), "a -> (b -> c)");
+        assert_eq!(shown("a && b U c || d"), "(a && (b U c)) || d");
+        assert_eq!(shown("a U b U c"), "a U (b U c)");
+        assert_eq!(shown("[] <> a"), "[] <> a");
+        assert_eq!(shown("always eventually a"), "[] <> a");
+        assert_eq!(shown("a until b"), "a U b");
+        assert_eq!(shown("!<> a W b"), "!<> a W b");
+        assert!(matches!(formula("!<> a W b"), Formula::WeakUntil(..)));
+    }
+
+    #[test]
+    fn atoms_are_expressions_at_the_level_of_comparisons() {
+        // `x > 0 && y` is two atoms; `(x + 1) > 2` is one.
+        assert!(matches!(formula("x > 0 && y"), Formula::And(..)));
+        match formula("(x + 1) > 2") {
+            Formula::Atom(e) => assert!(matches!(e.kind, ExprKind::Binary(..))),
+            f => panic!("{f:?}"),
+        }
+        // A group without a temporal operator is an expression.
+        assert!(matches!(formula("(a || b)"), Formula::Atom(_)));
+        // `!x == 1` is the expression's `(!x) == 1`, as in an invariant.
+        assert!(matches!(formula("!x == 1"), Formula::Atom(_)));
+        assert!(matches!(formula("!(a U b)"), Formula::Not(_)));
+        // Quantifiers and `at` are atoms; the words are names elsewhere.
+        assert!(matches!(formula("exists u in 0..1: at(u, CS)"), Formula::Atom(_)));
+        assert!(parse("shared U : 0..1 = 0; ltl p: [] U == 0;").is_ok());
+    }
+
+    #[test]
+    fn errors_point_at_the_formula() {
+        let err = |text: &str| parse(&format!("ltl p: {text};")).unwrap_err();
+        assert!(err("[] (a").message.contains("`)`"));
+        let next = err("[] (a -> X b)");
+        assert!(next.message.contains("next"), "{}", next.message);
+        assert_eq!(next.span.start, "ltl p: [] (a -> ".len());
+    }
+}
