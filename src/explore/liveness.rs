@@ -303,13 +303,15 @@ impl ModelGraph {
                        budget: &mut Budget|
          -> Result<u32, Halt> {
             model.layout.pack(st, &mut packed);
-            let key = if compact {
-                vec![super::table::fingerprint(&packed)]
+            let fingerprint;
+            let key: &[u64] = if compact {
+                fingerprint = [super::table::fingerprint(&packed)];
+                &fingerprint
             } else {
-                packed.clone()
+                &packed
             };
             let room = budget.room();
-            match store.insert(&key, 0, || room) {
+            match store.insert(key, 0, || room) {
                 Ok(Insert::Old(id)) => Ok(id.expect("the store is indexed")),
                 Ok(Insert::New(id)) => {
                     budget.stored = store.len() as u64;
@@ -349,15 +351,19 @@ impl ModelGraph {
         add(self, &model.init, (u32::MAX, u32::MAX), held, queue, budget)?;
         let mut id = 0u32;
         let mut w = vec![0u64; words];
+        let (mut succs, mut via): (Vec<i64>, Vec<u32>) = (Vec::new(), Vec::new());
         while !queue.is_empty() {
             budget.tick()?;
             for x in w.iter_mut() {
                 *x = queue.pop_front().expect("a whole state is queued");
             }
             model.layout.unpack(&w, &mut s);
-            let mut edges: Vec<(Vec<i64>, u32)> = Vec::new();
+            // The successors, flat, and the transitions that reach them.
+            succs.clear();
+            via.clear();
             let r = exp.expand(&s, budget, &mut |succ, path, _| {
-                edges.push((succ.to_vec(), path[0]));
+                succs.extend_from_slice(succ);
+                via.push(path[0]);
                 Ok(())
             });
             match r {
@@ -370,10 +376,10 @@ impl ModelGraph {
                 }
             }
             let mut en = vec![0u64; self.words];
-            for (succ, k) in edges {
+            for (succ, &k) in succs.chunks(s.len()).zip(&via) {
                 let t = model.transitions[k as usize].thread as usize;
                 en[t / 64] |= 1 << (t % 64);
-                let to = add(self, &succ, (id, k), held, queue, budget)?;
+                let to = add(self, succ, (id, k), held, queue, budget)?;
                 held.push(&mut self.target, to, budget)?;
                 held.push(&mut self.transition, k, budget)?;
             }
