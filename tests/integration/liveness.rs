@@ -464,3 +464,23 @@ fn graph_draws_a_lasso() {
         run.stdout
     );
 }
+
+/// The explorer follows a lasso step by step: loaded from the JSON report,
+/// every step of the stem and of the cycle, ending where the cycle began.
+#[test]
+fn the_explorer_follows_a_lasso() {
+    let (_, v) = crate::common::json(["check", "models/spinlock-live.gc", "--format", "json"]);
+    let (_, model) = optimist::load(std::path::Path::new("models/spinlock-live.gc"), &[]).unwrap();
+    let mut session = optimist::Session::new(model, "models/spinlock-live.gc");
+    session.load(&v).unwrap();
+    let lasso = &v["ltl"]["properties"][0]["lasso"];
+    let steps = lasso["stem"].as_array().unwrap().len() + lasso["cycle"].as_array().unwrap().len();
+    for _ in 0..steps {
+        session.follow().unwrap();
+    }
+    assert!(session.follow().is_err(), "the lasso has {steps} steps");
+    let end = session.view();
+    assert_eq!(end.position, steps);
+    let entry = lasso["entry_state"].as_object().unwrap();
+    assert_eq!(&end.state, entry);
+}
