@@ -18,11 +18,25 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// model, its `const`, the sizes, the property, extra flags.
-const MODELS: &[(&str, &str, [u32; 3], &str, &[&str])] = &[
+/// A model, its `const`, the sizes, the property, extra flags.
+type Row = (
+    &'static str,
+    &'static str,
+    [u32; 3],
+    &'static str,
+    &'static [&'static str],
+);
+
+const MODELS: &[Row] = &[
     ("peterson-live", "K", [2, 20, 200], "enters", &[]),
     ("spinlock-live", "N", [2, 4, 6], "gets", &[]),
-    ("philosophers-live", "N", [3, 5, 7], "eats", &["--no-deadlock"]),
+    (
+        "philosophers-live",
+        "N",
+        [3, 5, 7],
+        "eats",
+        &["--no-deadlock"],
+    ),
     ("philosophers-ordered-live", "N", [3, 5, 7], "eats", &[]),
     ("readers-writers-live", "R", [2, 4, 6], "writes", &[]),
     ("finish-live", "K", [3, 300, 30000], "finishes", &[]),
@@ -49,17 +63,29 @@ fn best<F: FnMut() -> Result<Measured, String>>(runs: usize, mut f: F) -> Result
     out.ok_or_else(|| "no run".into())
 }
 
-fn optimist(bin: &Path, file: &str, define: &str, prop: &str, extra: &[&str]) -> Result<Measured, String> {
+fn optimist(
+    bin: &Path,
+    file: &str,
+    define: &str,
+    prop: &str,
+    extra: &[&str],
+) -> Result<Measured, String> {
     let start = Instant::now();
     let out = Command::new(bin)
-        .args(["check", file, "-D", define, "--ltl", prop, "--format", "json"])
+        .args([
+            "check", file, "-D", define, "--ltl", prop, "--format", "json",
+        ])
         .args(extra)
         .current_dir(root())
         .output()
         .map_err(|e| e.to_string())?;
     let secs = start.elapsed().as_secs_f64();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("{file} {extra:?}: {e}: {}", String::from_utf8_lossy(&out.stderr)))?;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "{file} {extra:?}: {e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
     let p = &v["ltl"]["properties"][0];
     Ok(Measured {
         verdict: p["verdict"].as_str().unwrap_or("?").to_string(),

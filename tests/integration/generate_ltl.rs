@@ -123,10 +123,10 @@ fn atom(r: &mut Rng, model: &Model) -> String {
                 let a = &model.slots[vars[r.below(vars.len())]];
                 let b = &model.slots[vars[r.below(vars.len())]];
                 if a.kind == SlotKind::Int && b.kind == SlotKind::Int {
-                    if let Some((base, _)) = a.name.split_once('[') {
-                        if !b.name.contains('[') {
-                            return format!("{base}[{}] == {}", b.name, r.below(2));
-                        }
+                    if let Some((base, _)) = a.name.split_once('[')
+                        && !b.name.contains('[')
+                    {
+                        return format!("{base}[{}] == {}", b.name, r.below(2));
                     }
                     return format!("{} <= {}", a.name, b.name);
                 }

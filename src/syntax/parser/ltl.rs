@@ -249,7 +249,10 @@ mod tests {
         assert!(matches!(formula("!x == 1"), Formula::Atom(_)));
         assert!(matches!(formula("!(a U b)"), Formula::Not(_)));
         // Quantifiers and `at` are atoms; the words are names elsewhere.
-        assert!(matches!(formula("exists u in 0..1: at(u, CS)"), Formula::Atom(_)));
+        assert!(matches!(
+            formula("exists u in 0..1: at(u, CS)"),
+            Formula::Atom(_)
+        ));
         assert!(parse("shared U : 0..1 = 0; ltl p: [] U == 0;").is_ok());
     }
 
