@@ -178,6 +178,26 @@ pub struct Program {
     /// For a batch ([`Program::union`]): the variable that says which of
     /// its models runs, and how many there are.
     pub choice: Option<(usize, i64)>,
+    /// Promela: the model's `ltl` properties.
+    pub ltl: Vec<LtlBlock>,
+}
+
+/// An `ltl` property for SPIN: the formula over boolean variables, one per
+/// atom, that every rule sets to the atom's value in the state it enters.
+/// SPIN reads a formula's expressions with its own grammar, in which `->`
+/// is implication, so an atom written out (whose translation may hold a
+/// conditional expression `(c -> a : b)`) could be misread; a variable
+/// cannot. A variable that is a function of the state adds no state.
+#[derive(Clone, Debug)]
+pub struct LtlBlock {
+    /// Its name in the target.
+    pub name: String,
+    /// The formula; atom k is the variable `atoms[k]`.
+    pub formula: crate::Ltl,
+    /// The atoms' variables.
+    pub atoms: Vec<usize>,
+    /// The formula as written, for a comment.
+    pub text: String,
 }
 
 /// Names no target variable may take: keywords of Promela and Murphi
@@ -469,6 +489,11 @@ impl Program {
             rules.push(b.rule(k)?);
         }
         let checks = b.checks()?;
+        let ltl = if target == Target::Promela {
+            b.ltl(&mut names, &mut rules)?
+        } else {
+            Vec::new()
+        };
         let temps = rules.iter().map(|r| r.temps.len()).max().unwrap_or(0);
         let temp_names = (0..temps)
             .map(|k| names.fresh(&format!("tmp{k}")))
@@ -483,6 +508,7 @@ impl Program {
             temp_names,
             monitor,
             choice: None,
+            ltl,
         })
     }
 
@@ -557,6 +583,8 @@ impl Program {
             temp_names,
             monitor: names.fresh("monitor"),
             choice: Some((0, count)),
+            // A batch counts states; its parts' properties are not its own.
+            ltl: Vec::new(),
         }
     }
 }
@@ -1198,7 +1226,13 @@ impl Builder<'_> {
     fn allowed_elem(&self, d: &Disc, v: usize, i: &X) -> Result<X, Refusal> {
         let (base, len) = (self.vars[v].slot as u32, self.vars[v].len.unwrap_or(1));
         if let X::Int(k) = i {
-            return self.allowed(d, base + *k as u32);
+            // Out of bounds, the access fails its range check first.
+            let k = if (0..len as i64).contains(k) {
+                *k as u32
+            } else {
+                0
+            };
+            return self.allowed(d, base + k);
         }
         let mut out = self.allowed(d, base + len as u32 - 1)?;
         for k in (0..len - 1).rev() {
@@ -1385,7 +1419,11 @@ impl Builder<'_> {
                     }
                     i => i,
                 };
-                if let X::Int(k) = i {
+                // A constant index out of bounds fails the check above
+                // before the write; its slot is the array's first.
+                if let X::Int(k) = i
+                    && (0..i64::from(*len)).contains(&k)
+                {
                     return Ok((Lhs::Elem(v, X::Int(k)), base + k as u32));
                 }
                 Ok((Lhs::Elem(v, i), *base))
@@ -1490,6 +1528,63 @@ impl Builder<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The `ltl` properties: a boolean variable per atom, set at the end of
+    /// every rule (after a check that the atom can be evaluated, where it
+    /// may fault), and the formulas over those variables.
+    fn ltl(&mut self, names: &mut Names, rules: &mut [Rule]) -> Result<Vec<LtlBlock>, Refusal> {
+        let model = self.model;
+        let mut out = Vec::new();
+        let mut sets = Vec::new();
+        for p in &model.ltl {
+            let here = Here {
+                span: p.span,
+                what: format!("ltl {}", p.name),
+            };
+            let mut atoms = Vec::new();
+            for (a, e) in p.atoms.iter().enumerate() {
+                let x = self.lower(e, &mut Vec::new(), &here)?;
+                let ok = self.ok(&x, None, &[])?;
+                self.check_width(&x, &[], &here)?;
+                let init = e.holds(&model.init, &mut crate::model::NoAccess) == Ok(true);
+                atoms.push(self.vars.len());
+                sets.push((
+                    self.vars.len(),
+                    x,
+                    ok,
+                    format!("ltl {}: {}", p.name, p.atom_text[a]),
+                ));
+                self.vars.push(Var {
+                    name: names.fresh(&format!("{}_{a}", p.name)),
+                    kind: VarKind::Bool,
+                    lo: 0,
+                    hi: 1,
+                    len: None,
+                    init: vec![i64::from(init)],
+                    slot: 0,
+                    source: format!("ltl {}: {}", p.name, p.atom_text[a]),
+                });
+            }
+            out.push(LtlBlock {
+                name: names.fresh(&p.name),
+                formula: p.formula.clone(),
+                atoms,
+                text: p.text.clone(),
+            });
+        }
+        for rule in rules.iter_mut() {
+            for (v, x, ok, what) in &sets {
+                if let Some(ok) = ok {
+                    rule.body.push(St::Assert(
+                        ok.clone(),
+                        format!("{what}: cannot be evaluated"),
+                    ));
+                }
+                rule.body.push(St::Set(Lhs::Var(*v), x.clone()));
+            }
+        }
+        Ok(out)
     }
 
     /// Disjointness of the exclusive access predicates, and the invariants.

@@ -31,6 +31,13 @@ impl R<'_> {
         var.len.is_some() && var.init.windows(2).any(|w| w[0] != w[1])
     }
 
+    /// Whether constant index `k` is inside array `v` (one outside is
+    /// checked, and fails, before the access; it is written as a computed
+    /// index so that the text stays valid Promela).
+    fn inside(&self, v: usize, k: i64) -> bool {
+        (0..self.var(v).len.unwrap_or(1) as i64).contains(&k)
+    }
+
     fn elem_name(&self, v: usize, k: usize) -> String {
         format!("{}_{k}", self.var(v).name)
     }
@@ -41,7 +48,7 @@ impl R<'_> {
             X::Int(c) => c.to_string(),
             X::Var(v, _) => self.var(*v).name.clone(),
             X::Elem(v, i, _) => match (&**i, self.split(*v)) {
-                (X::Int(k), true) => self.elem_name(*v, *k as usize),
+                (X::Int(k), true) if self.inside(*v, *k) => self.elem_name(*v, *k as usize),
                 (_, true) => {
                     let len = self.var(*v).len.unwrap_or(1);
                     let i = self.x(i);
@@ -81,7 +88,7 @@ impl R<'_> {
                 let _ = writeln!(out, "{ind}{} = {value};", self.p.temp_names[*t]);
             }
             Lhs::Elem(v, i) => match (i, self.split(*v)) {
-                (X::Int(k), true) => {
+                (X::Int(k), true) if self.inside(*v, *k) => {
                     let _ = writeln!(out, "{ind}{} = {value};", self.elem_name(*v, *k as usize));
                 }
                 (_, true) => {
@@ -103,6 +110,23 @@ impl R<'_> {
                     let _ = writeln!(out, "{ind}{}[{}] = {value};", self.var(*v).name, self.x(i));
                 }
             },
+        }
+    }
+
+    /// A formula over the atoms' variables, in SPIN's syntax (`V` is
+    /// release, the dual of `U`).
+    fn formula(&self, f: &crate::Ltl, atoms: &[usize]) -> String {
+        use crate::Ltl;
+        let sub = |g: &Ltl| self.formula(g, atoms);
+        match f {
+            Ltl::True => "true".into(),
+            Ltl::False => "false".into(),
+            Ltl::Atom(a) => self.var(atoms[*a]).name.clone(),
+            Ltl::Not(g) => format!("!({})", sub(g)),
+            Ltl::And(g, h) => format!("({} && {})", sub(g), sub(h)),
+            Ltl::Or(g, h) => format!("({} || {})", sub(g), sub(h)),
+            Ltl::Until(g, h) => format!("({} U {})", sub(g), sub(h)),
+            Ltl::Release(g, h) => format!("({} V {})", sub(g), sub(h)),
         }
     }
 
@@ -259,6 +283,18 @@ pub fn render(p: &Program) -> String {
             let _ = writeln!(out, "       ({}) -> skip", never.join(" ||\n        "));
             let _ = writeln!(out, "     }}");
         }
+        if !p.ltl.is_empty() {
+            // A run that ends (every thread ended, or a deadlock) repeats its
+            // last state for ever in optimist's semantics. SPIN extends such
+            // a run by stuttering too, but under weak fairness (`-f`) with
+            // several processes it does not accept the stutter as a cycle;
+            // an explicit idle step there, enabled only where no thread can
+            // move, gives SPIN the same runs, and adds no state.
+            let moves: Vec<String> = p.rules.iter().map(|rule| r.x(&rule.guard)).collect();
+            let _ = writeln!(out, "  :: d_step {{ /* a run that ends: idle for ever */");
+            let _ = writeln!(out, "       !({}) -> skip", moves.join(" ||\n         "));
+            let _ = writeln!(out, "     }}");
+        }
         for check in &p.checks {
             let c = r.x(&check.cond);
             let _ = writeln!(out, "  :: d_step {{ /* {} */", comment(&check.message));
@@ -266,6 +302,25 @@ pub fn render(p: &Program) -> String {
             let _ = writeln!(out, "     }}");
         }
         let _ = writeln!(out, "  od\n}}");
+    }
+    if !p.ltl.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n/* The model's ltl properties, over one variable per atom that every\n   \
+             step keeps equal to the atom's value. Check one with\n\n     \
+             spin -a MODEL.pml && gcc -O2 -DNOREDUCE -o pan pan.c && ./pan -a -N NAME\n\n   \
+             and add -f to ./pan for weak fairness (optimist's default); SPIN has\n   \
+             no strong fairness. \"errors: 0\" is optimist's holds. */"
+        );
+        for block in &p.ltl {
+            let _ = writeln!(
+                out,
+                "ltl {} {{ {} }} /* {} */",
+                block.name,
+                r.formula(&block.formula, &block.atoms),
+                comment(&block.text)
+            );
+        }
     }
     out
 }

@@ -6,6 +6,7 @@ mod cli_io;
 mod common;
 mod contract;
 mod crosscheck;
+mod crosscheck_ltl;
 mod differential;
 mod differential2;
 mod docs;
