@@ -255,9 +255,11 @@ fn the_readme_tutorial_walks_check_refine_certify() {
             "the tutorial has no `optimist {sub}` step"
         );
     }
+    // Short: the tutorial, the contract table and the comparison of
+    // temporal properties with SPIN; everything else is in the book.
     let lines = text.lines().count();
     assert!(
-        lines <= 260,
+        lines <= 280,
         "README.md has {lines} lines: move text into the book"
     );
 }
