@@ -60,6 +60,7 @@ fn compare(dir: &Path, what: &str, model: &Model, tally: &Mutex<Tally>) -> Resul
         &[
             "-O0",
             "-DNOREDUCE",
+            "-DNFAIR=4",
             "-DVECTORSZ=65536",
             "-o",
             "pan",
