@@ -173,7 +173,7 @@ pub fn export_batch(models: &[&Model], target: Target) -> Result<String, Refusal
 pub fn how_to_run(target: Target, file: &str) -> String {
     match target {
         Target::Promela => format!(
-            "spin -a {file} && gcc -O2 -DNOREDUCE -DSAFETY -DVECTORSZ=65536 -o pan pan.c && ./pan -m100000000"
+            "spin -a {file} && gcc -O2 -DNOREDUCE -DSAFETY -DNOCLAIM -DVECTORSZ=65536 -o pan pan.c && ./pan -m100000000"
         ),
         Target::Murphi => format!(
             "rumur --symmetry-reduction off --deadlock-detection off --value-type int32_t {file} -o model.c && cc -std=c11 -O2 -march=native -o model model.c -lpthread && ./model"

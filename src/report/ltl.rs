@@ -23,6 +23,10 @@ pub struct LtlReport {
     pub states: Option<u64>,
     /// Its transitions.
     pub transitions: Option<u64>,
+    /// `--hash-compact`: the graph's store and what it may have missed; a
+    /// `holds` under it is probabilistic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<super::StoreRow>,
     /// Why the properties were not decided, when they were not: the
     /// safety check did not hold, a limit, or the reduction refuses.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -135,6 +139,7 @@ impl LtlReport {
                 fairness_means: fairness_means(fairness),
                 states: None,
                 transitions: None,
+                store: None,
                 reason,
                 properties: selected.iter().map(|&p| skipped(p, None)).collect(),
             };
@@ -192,6 +197,7 @@ impl LtlReport {
             fairness_means: fairness_means(fairness),
             states: (o.refused.is_none()).then_some(o.stats.states),
             transitions: (o.refused.is_none()).then_some(o.stats.transitions),
+            store: o.coverage.as_ref().map(super::StoreRow::of),
             reason: stopped.or(reason),
             properties,
         }
@@ -249,6 +255,13 @@ impl fmt::Display for LtlReport {
         )?;
         if let (Some(s), Some(t)) = (self.states, self.transitions) {
             writeln!(f, "ltl graph    {s} states, {t} transitions")?;
+        }
+        if let Some(st) = &self.store {
+            writeln!(
+                f,
+                "ltl store    hash-compact (64-bit fingerprints); probability that any state was missed <= {:.2e}; `holds` is probabilistic",
+                st.omission_probability
+            )?;
         }
         if let Some(r) = &self.reason {
             writeln!(f, "ltl          not decided: {r}")?;

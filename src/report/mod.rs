@@ -128,7 +128,7 @@ pub struct StoreRow {
 }
 
 impl StoreRow {
-    fn of(c: &crate::explore::Coverage) -> StoreRow {
+    pub(crate) fn of(c: &crate::explore::Coverage) -> StoreRow {
         let (kind, bits, hash_functions) = match c.kept {
             crate::explore::Kept::Bitstate { log2, hashes } => {
                 ("bitstate", Some(1u64 << log2), Some(hashes))

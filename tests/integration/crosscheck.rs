@@ -85,6 +85,8 @@ fn spin(dir: &Path, text: &str, depth: u64, optimised: bool) -> Result<Found, St
             "-w",
             "-DNOREDUCE",
             "-DSAFETY",
+            // A model's `ltl` blocks are never claims; safety goes without.
+            "-DNOCLAIM",
             "-DVECTORSZ=65536",
             "-o",
             "pan",

@@ -419,6 +419,13 @@ fn the_command_line_selects_properties_fairness_and_reductions() {
         (run.code, &v["ltl"]["properties"][1]["verdict"]),
         (0, &"holds".into())
     );
+    assert_eq!(v["ltl"]["store"]["probabilistic"], true);
+    let run = optimist(["check", file, "--hash-compact"]);
+    assert!(
+        run.stdout.contains("`holds` is probabilistic"),
+        "{}",
+        run.stdout
+    );
     let run = optimist(["check", file, "--bitstate"]);
     assert_eq!(run.code, 3);
     assert!(run.stdout.contains("--bitstate"), "{}", run.stdout);
