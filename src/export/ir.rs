@@ -196,6 +196,9 @@ pub struct LtlBlock {
     pub formula: crate::Ltl,
     /// The atoms' variables.
     pub atoms: Vec<usize>,
+    /// Variables that say whether an atom that may fault can be evaluated:
+    /// the property asks that they always hold.
+    pub oks: Vec<usize>,
     /// The formula as written, for a comment.
     pub text: String,
 }
@@ -1531,8 +1534,10 @@ impl Builder<'_> {
     }
 
     /// The `ltl` properties: a boolean variable per atom, set at the end of
-    /// every rule (after a check that the atom can be evaluated, where it
-    /// may fault), and the formulas over those variables.
+    /// every rule, and the formulas over those variables. An atom that may
+    /// not be evaluable (an index out of bounds) gets a second variable,
+    /// whether it is, and its property asks that it always is: optimist
+    /// reports such a state as a violation of that property alone.
     fn ltl(&mut self, names: &mut Names, rules: &mut [Rule]) -> Result<Vec<LtlBlock>, Refusal> {
         let model = self.model;
         let mut out = Vec::new();
@@ -1542,49 +1547,59 @@ impl Builder<'_> {
                 span: p.span,
                 what: format!("ltl {}", p.name),
             };
-            let mut atoms = Vec::new();
+            let (mut atoms, mut oks) = (Vec::new(), Vec::new());
             for (a, e) in p.atoms.iter().enumerate() {
                 let x = self.lower(e, &mut Vec::new(), &here)?;
-                let ok = self.ok(&x, None, &[])?;
                 self.check_width(&x, &[], &here)?;
-                let init = e.holds(&model.init, &mut crate::model::NoAccess) == Ok(true);
+                let value = e.holds(&model.init, &mut crate::model::NoAccess);
+                let source = format!("ltl {}: {}", p.name, p.atom_text[a]);
+                let x = match self.ok(&x, None, &[])? {
+                    None => x,
+                    Some(ok) => {
+                        oks.push(self.vars.len());
+                        let init = i64::from(value.is_ok());
+                        self.bool_var(names, &format!("{}_ok{a}", p.name), init, &source);
+                        sets.push((self.vars.len() - 1, ok.clone()));
+                        X::Ite(Box::new(ok), Box::new(x), Box::new(X::Int(0)))
+                    }
+                };
                 atoms.push(self.vars.len());
-                sets.push((
-                    self.vars.len(),
-                    x,
-                    ok,
-                    format!("ltl {}: {}", p.name, p.atom_text[a]),
-                ));
-                self.vars.push(Var {
-                    name: names.fresh(&format!("{}_{a}", p.name)),
-                    kind: VarKind::Bool,
-                    lo: 0,
-                    hi: 1,
-                    len: None,
-                    init: vec![i64::from(init)],
-                    slot: 0,
-                    source: format!("ltl {}: {}", p.name, p.atom_text[a]),
-                });
+                let init = i64::from(value == Ok(true));
+                self.bool_var(names, &format!("{}_{a}", p.name), init, &source);
+                sets.push((self.vars.len() - 1, x));
             }
+            // `U`, `V`, `W` and `X` are operators in SPIN's formulas.
+            let name = match p.name.as_str() {
+                "U" | "V" | "W" | "X" => format!("{}_ltl", p.name),
+                n => n.to_string(),
+            };
             out.push(LtlBlock {
-                name: names.fresh(&p.name),
+                name: names.fresh(&name),
                 formula: p.formula.clone(),
                 atoms,
+                oks,
                 text: p.text.clone(),
             });
         }
         for rule in rules.iter_mut() {
-            for (v, x, ok, what) in &sets {
-                if let Some(ok) = ok {
-                    rule.body.push(St::Assert(
-                        ok.clone(),
-                        format!("{what}: cannot be evaluated"),
-                    ));
-                }
+            for (v, x) in &sets {
                 rule.body.push(St::Set(Lhs::Var(*v), x.clone()));
             }
         }
         Ok(out)
+    }
+
+    fn bool_var(&mut self, names: &mut Names, name: &str, init: i64, source: &str) {
+        self.vars.push(Var {
+            name: names.fresh(name),
+            kind: VarKind::Bool,
+            lo: 0,
+            hi: 1,
+            len: None,
+            init: vec![init],
+            slot: 0,
+            source: source.to_string(),
+        });
     }
 
     /// Disjointness of the exclusive access predicates, and the invariants.

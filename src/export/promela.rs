@@ -313,11 +313,15 @@ pub fn render(p: &Program) -> String {
              no strong fairness. \"errors: 0\" is optimist's holds. */"
         );
         for block in &p.ltl {
+            let mut formula = r.formula(&block.formula, &block.atoms);
+            if !block.oks.is_empty() {
+                let oks: Vec<&str> = block.oks.iter().map(|&v| r.var(v).name.as_str()).collect();
+                formula = format!("([] ({}) && {formula})", oks.join(" && "));
+            }
             let _ = writeln!(
                 out,
-                "ltl {} {{ {} }} /* {} */",
+                "ltl {} {{ {formula} }} /* {} */",
                 block.name,
-                r.formula(&block.formula, &block.atoms),
                 comment(&block.text)
             );
         }
