@@ -7,7 +7,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{StateLayout, StepReport, json_state, step_report, write_trace};
+use super::{StateLayout, StepReport, json_state, write_trace};
 use crate::explore::{LtlOutcome, Step, Verdict};
 use crate::ltl::Fairness;
 use crate::model::Model;
@@ -219,29 +219,19 @@ impl LtlReport {
 
 /// The lasso's rows, numbered on from the stem into the cycle.
 fn lasso(model: &Model, stem: &[Step], cycle: &[Step], ends: bool) -> LassoReport {
-    let mut before = model.init.clone();
-    let mut rows = |steps: &[Step], from: usize| -> Vec<StepReport> {
-        let mut out = Vec::new();
-        for (n, st) in steps.iter().enumerate() {
-            out.push(step_report(model, from + n + 1, st, &before, false));
-            if let Some(s) = &st.state {
-                before.clone_from(s);
-            }
-        }
-        out
-    };
-    let stem_rows = rows(stem, 0);
+    let whole: Vec<Step> = stem.iter().chain(cycle).cloned().collect();
+    let mut rows = super::steps(model, &whole, false);
+    let cycle_rows = rows.split_off(stem.len());
     let entry = stem
         .last()
-        .and_then(|s| s.state.clone())
-        .unwrap_or_else(|| model.init.clone());
-    let cycle_rows = rows(cycle, stem.len());
+        .and_then(|s| s.state.as_deref())
+        .unwrap_or(&model.init);
     LassoReport {
-        stem: stem_rows,
+        stem: rows,
         cycle: cycle_rows,
         ends,
-        entry_state: json_state(model, &entry),
-        entry_layout: StateLayout::of(model, &entry),
+        entry_state: json_state(model, entry),
+        entry_layout: StateLayout::of(model, entry),
     }
 }
 

@@ -40,7 +40,7 @@ struct Found {
     violated: bool,
 }
 
-fn run(dir: &Path, program: &str, args: &[&str]) -> Result<String, String> {
+pub(crate) fn run(dir: &Path, program: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new(program)
         .args(args)
         .current_dir(dir)

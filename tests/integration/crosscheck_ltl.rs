@@ -8,34 +8,18 @@
 //! left undecided is counted and not compared.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use optimist::{Fairness, LtlOptions, Model, Options, Reduction, Target, Verdict};
 
+use crate::crosscheck::run as run_tool;
 use crate::tools;
 
 const TOOLS: &[(&str, &str)] = &[("spin", "-V"), ("gcc", "--version")];
 
 /// Generated systems compared.
 const GENERATED: usize = 200;
-
-fn sh(dir: &Path, program: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("{program}: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    if !out.status.success() {
-        return Err(format!(
-            "{program} {args:?}: {text}{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(text)
-}
 
 /// What one model gave: per fairness, per property, optimist's and SPIN's
 /// verdicts (`None`: not compared).
@@ -53,8 +37,8 @@ fn compare(dir: &Path, what: &str, model: &Model, tally: &Mutex<Tally>) -> Resul
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let pml = optimist::export(model, Target::Promela).map_err(|e| format!("{e:?}"))?;
     std::fs::write(dir.join("model.pml"), &pml).map_err(|e| e.to_string())?;
-    sh(dir, "spin", &["-a", "model.pml"])?;
-    sh(
+    run_tool(dir, "spin", &["-a", "model.pml"])?;
+    run_tool(
         dir,
         "gcc",
         &[
@@ -108,7 +92,7 @@ fn compare(dir: &Path, what: &str, model: &Model, tally: &Mutex<Tally>) -> Resul
             if fairness == Fairness::Weak {
                 args.insert(1, "-f");
             }
-            let text = sh(dir, "./pan", &args)?;
+            let text = run_tool(dir, "./pan", &args)?;
             let spin = text
                 .lines()
                 .find_map(|l| l.split("errors: ").nth(1))
