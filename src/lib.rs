@@ -37,7 +37,7 @@ pub use explore::{
     Property, Remedy, Status, Unsupported, assess, contract, validate,
 };
 pub use explore::{
-    Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable, Interference, Kept,
+    Cluster, Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable, Interference, Kept,
     Kind, Limit, Limits, Options, Outcome, Overlay, Problem, ReducedStep, Reduction, StateGraph,
     Stats, Step, StepResult, SummaryStats, Verdict, Violation, check, replay, resident_bytes,
     state_graph, step,

@@ -324,6 +324,7 @@ impl CertifyReport {
                     Some(Limit::Memory(_)) => "raise `--max-memory`",
                     Some(Limit::Stack(_)) => "raise `--max-stack`",
                     Some(Limit::Internal(_)) => "this is a bug in optimist; please report it",
+                    Some(Limit::Lost(_) | Limit::Unjoined(_)) => "run it again",
                     None => "try `--exhaustive`",
                 }
             ),

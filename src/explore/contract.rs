@@ -321,6 +321,26 @@ pub fn validate(options: &Options) -> Result<(), Unsupported> {
             "`--summaries` ends transactions that cannot complete by commit point completion; `--ignoring` must be `cpc`".into(),
         ));
     }
+    if let Some(c) = &options.cluster {
+        if options.summaries {
+            return Err(Unsupported(
+                "`--summaries` runs in one process: every expansion shares the summaries made so far, so an expansion is not a function of its state alone".into(),
+            ));
+        }
+        if matches!(options.kept, Kept::Bitstate { .. }) {
+            return Err(Unsupported(
+                "`--bitstate` runs in one process: its bit array is one table for the whole state space; `--hash-compact` spreads over processes".into(),
+            ));
+        }
+        if c.workers == 0 || c.process >= c.processes() {
+            return Err(Unsupported(format!(
+                "process {} of a run of {} process{}: `--process` counts from 0",
+                c.process,
+                c.processes(),
+                if c.processes() == 1 { "" } else { "es" }
+            )));
+        }
+    }
     Ok(())
 }
 

@@ -1,9 +1,11 @@
 //! Exploring a model's state space.
 
 mod budget;
+mod cluster;
 mod combined;
 mod confirm;
 mod contract;
+mod distributed;
 mod full;
 mod graph;
 mod liveness;
@@ -23,6 +25,7 @@ mod walk;
 use sc::{commit, reduced};
 
 pub use budget::resident_bytes;
+pub use cluster::Cluster;
 pub(crate) use budget::{Budget, Halt, reserve_one};
 pub use commit::Ignoring;
 pub(crate) use contract::control_loops;
@@ -115,6 +118,13 @@ pub struct Options {
     pub block: usize,
     /// What the visited set keeps of a state.
     pub kept: Kept,
+    /// Run over the workers of several processes (or machines) with timely
+    /// dataflow instead of this process's threads: same counts, verdict
+    /// and counterexample (see `distributed.rs`).
+    pub cluster: Option<Cluster>,
+    /// With `cluster`: what the run checks, the same in every process (the
+    /// processes compare it when they connect).
+    pub fingerprint: u64,
 }
 
 /// What the visited set keeps of each state.
@@ -230,15 +240,27 @@ fn search_with<E: search::Expand + Send>(
         *slot = w;
     }
     let (limits, deadlock) = (&options.limits, options.deadlock);
-    let mut o = parallel::search(
-        model,
-        exps,
-        limits,
-        deadlock,
-        options.block,
-        options.kept,
-        progress,
-    );
+    let mut o = match &options.cluster {
+        Some(cluster) => distributed::search(
+            model,
+            exps,
+            cluster,
+            options.fingerprint,
+            limits,
+            deadlock,
+            options.block,
+            options.kept,
+        ),
+        None => parallel::search(
+            model,
+            exps,
+            limits,
+            deadlock,
+            options.block,
+            options.kept,
+            progress,
+        ),
+    };
     if let Some(w) = exps[0].watch() {
         *watch = Some(std::mem::take(w));
     }
@@ -256,10 +278,10 @@ fn on_workers<E: search::Expand + Send>(
     progress: &mut dyn FnMut(&Stats),
     make: impl Fn() -> E,
 ) -> Outcome {
-    let workers = if watch.is_some() {
-        1
-    } else {
-        options.workers().max(1)
+    let workers = match (&options.cluster, &watch) {
+        (_, Some(_)) => 1,
+        (Some(c), None) => c.workers,
+        (None, None) => options.workers().max(1),
     };
     let mut exps: Vec<_> = (0..workers).map(|_| make()).collect();
     search_with(model, options, watch, progress, &mut exps)

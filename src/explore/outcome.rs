@@ -57,6 +57,12 @@ pub enum Limit {
     /// An internal check failed: a bug of optimist, which ends the run
     /// without a verdict rather than with a wrong one.
     Internal(&'static str),
+    /// A run over several processes lost one (its connection closed), or
+    /// a worker stopped.
+    Lost(Option<usize>),
+    /// A process did not join the run over several processes: it did not
+    /// connect in time, or checks something else.
+    Unjoined(usize),
 }
 
 impl std::fmt::Display for Limit {
@@ -70,6 +76,9 @@ impl std::fmt::Display for Limit {
                 f,
                 "internal error: {why} (a bug of optimist; please report it)"
             ),
+            Limit::Lost(Some(p)) => write!(f, "process {p} of the run stopped"),
+            Limit::Lost(None) => write!(f, "a worker of the run stopped"),
+            Limit::Unjoined(p) => write!(f, "process {p} did not join the run"),
         }
     }
 }

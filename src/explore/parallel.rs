@@ -777,9 +777,7 @@ pub fn search<E: Expand + Send>(
     )
 }
 
-/// The trace to state `id`, followed by `tail`: each step is found again
-/// by re-expanding its parent and taking the successor with the recorded
-/// emit index (expansion is deterministic).
+/// The trace to state `id`, followed by `tail`.
 fn trace_to<E: Expand>(
     model: &Model,
     exp: &mut E,
@@ -795,12 +793,28 @@ fn trace_to<E: Expand>(
         cur = parent;
     }
     seqs.reverse();
+    let (_, mut segments) = follow(model, exp, &seqs);
+    if !tail.is_empty() {
+        segments.push(tail);
+    }
+    replay(model, &segments)
+}
+
+/// The state reached from the initial one by taking, at each step, the
+/// successor with the recorded emit index, and the transitions of each
+/// step: each step is found again by re-expanding its parent (expansion is
+/// deterministic).
+pub(super) fn follow<E: Expand>(
+    model: &Model,
+    exp: &mut E,
+    seqs: &[u32],
+) -> (Vec<i64>, Vec<Vec<u32>>) {
     if let Some(w) = exp.watch() {
         w.tracing = true;
     }
     let mut s = model.init.clone();
     let mut segments = Vec::new();
-    for seq in seqs {
+    for &seq in seqs {
         let mut found = None;
         let mut at = 0u32;
         // The search took this step within its limits, and re-expansion
@@ -818,11 +832,8 @@ fn trace_to<E: Expand>(
         segments.push(path);
         s = next;
     }
-    if !tail.is_empty() {
-        segments.push(tail);
-    }
     if let Some(w) = exp.watch() {
         w.tracing = false;
     }
-    replay(model, &segments)
+    (s, segments)
 }

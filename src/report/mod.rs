@@ -774,9 +774,10 @@ fn predicate(model: &Model, p: usize, t: usize, s: &[i64]) -> String {
     }
 }
 
-impl fmt::Display for CheckReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verdict = match (&self.violation, &self.limit, &self.ltl) {
+impl CheckReport {
+    /// The verdict as the report's `verdict` line gives it.
+    pub fn verdict_line(&self) -> String {
+        match (&self.violation, &self.limit, &self.ltl) {
             (_, Some(l), _) => format!("inconclusive: {l}"),
             (Some(v), None, _) => format!("violated ({})", v.kind),
             (None, None, Some(ltl)) if self.verdict != "holds" => {
@@ -789,7 +790,13 @@ impl fmt::Display for CheckReport {
                 format!("{} (ltl: {})", self.verdict, names.join(", "))
             }
             (None, None, _) => self.verdict.to_string(),
-        };
+        }
+    }
+}
+
+impl fmt::Display for CheckReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = self.verdict_line();
         writeln!(f, "model        {} ({})", self.model, self.file)?;
         write!(f, "reduction    {}", self.reduction)?;
         if let Some(i) = self.ignoring {

@@ -9,6 +9,7 @@ mod crosscheck;
 mod crosscheck_ltl;
 mod differential;
 mod differential2;
+mod distributed;
 mod docs;
 mod errors;
 mod explore;

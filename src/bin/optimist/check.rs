@@ -5,7 +5,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use optimist::{CheckReport, Fairness, Ignoring, Interference, Kept, Options, Reduction};
+use std::path::PathBuf;
+
+use optimist::{
+    CheckReport, Cluster, Fairness, Ignoring, Interference, Kept, Options, Reduction,
+};
 
 use crate::common::{
     DeadlockArgs, Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format,
@@ -87,6 +91,31 @@ pub struct CheckArgs {
     #[arg(long, value_name = "K", default_value_t = 3, requires = "bitstate",
           value_parser = clap::value_parser!(u32).range(1..=16))]
     hash_functions: u32,
+    /// Worker threads of this process in a run over several processes or
+    /// machines (timely dataflow; default 1). The output is the same as
+    /// one process's. See the book's "Distributed runs".
+    #[arg(long, value_name = "N", conflicts_with = "threads", help_heading = "Distributed runs",
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    workers: Option<u32>,
+    /// Processes of the run (default: the lines of `--hostfile`, else 1).
+    /// Without a host file they listen on localhost from port 2101.
+    #[arg(long, value_name = "N", help_heading = "Distributed runs",
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    processes: Option<u32>,
+    /// This process's index, from 0. Process 0 prints the report; the
+    /// others print nothing and exit with the same code.
+    #[arg(long, value_name = "I", help_heading = "Distributed runs")]
+    process: Option<u32>,
+    /// A file naming every process's `host:port`, one per line, in process
+    /// order (`#` starts a comment).
+    #[arg(long, value_name = "FILE", help_heading = "Distributed runs")]
+    hostfile: Option<PathBuf>,
+    /// Seconds to wait for every process of the run to connect.
+    #[arg(long, value_name = "SECS", default_value_t = 60, help_heading = "Distributed runs")]
+    connect_timeout: u64,
+    /// The run over several processes these flags describe.
+    #[arg(skip)]
+    cluster: Option<Cluster>,
     /// Show the progress line also when stderr is not a terminal (as a
     /// plain line every few seconds, for logs). Only `check` has one: the
     /// other commands' searches are small (graph, simulate) or report each
@@ -174,8 +203,12 @@ impl IgnoringArg {
     }
 }
 
-pub fn run(args: CheckArgs) -> ExitCode {
+pub fn run(mut args: CheckArgs) -> ExitCode {
     set_format(args.format);
+    args.cluster = match args.cluster() {
+        Ok(c) => c,
+        Err(e) => return refuse(&e),
+    };
     args.limits.watch(args.format);
     if let Err(e) = optimist::validate(&args.options(false)) {
         return refuse(&e.to_string());
@@ -219,11 +252,90 @@ impl CheckArgs {
                 (true, None) => Kept::HashCompact,
                 (false, None) => Kept::Exact,
             },
+            cluster: self.cluster.clone(),
+            fingerprint: 0,
         }
+    }
+
+    /// The run over several processes the flags describe, if they describe
+    /// one.
+    fn cluster(&self) -> Result<Option<Cluster>, String> {
+        if self.workers.is_none() && self.processes.is_none() && self.hostfile.is_none() {
+            if self.process.is_some() {
+                return Err("`--process` needs `--processes` or `--hostfile`".into());
+            }
+            return Ok(None);
+        }
+        let hosts = match &self.hostfile {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read the host file {}: {e}", path.display()))?;
+                let hosts: Vec<String> = text
+                    .lines()
+                    .map(|l| l.split('#').next().unwrap_or("").trim())
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                if hosts.is_empty() {
+                    return Err(format!("the host file {} names no process", path.display()));
+                }
+                if let Some(n) = self.processes
+                    && n as usize != hosts.len()
+                {
+                    return Err(format!(
+                        "`--processes {n}`, but the host file {} names {} process{}",
+                        path.display(),
+                        hosts.len(),
+                        if hosts.len() == 1 { "" } else { "es" }
+                    ));
+                }
+                hosts
+            }
+            None => match self.processes.unwrap_or(1) {
+                1 => Vec::new(),
+                n => Cluster::localhost(n as usize, 2101),
+            },
+        };
+        let hosts = if hosts.len() == 1 { Vec::new() } else { hosts };
+        let process = self.process.unwrap_or(0) as usize;
+        let processes = hosts.len().max(1);
+        if process >= processes {
+            return Err(format!(
+                "`--process {process}`, but the run has {processes} process{} (numbered from 0)",
+                if processes == 1 { "" } else { "es" }
+            ));
+        }
+        Ok(Some(Cluster {
+            workers: self.workers.unwrap_or(1) as usize,
+            process,
+            hosts,
+            connect_timeout: Duration::from_secs(self.connect_timeout),
+        }))
     }
 }
 
+/// What a run checks, the same in every process of a run over several:
+/// the model's text, the constants set on the command line, the options
+/// but the process's own (its index, its limits of time and memory).
+/// Workers per process are part of it: timely needs the same number in
+/// every process.
+fn fingerprint(text: &str, defines: &str, options: &Options) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut shared = options.clone();
+    if let Some(c) = &mut shared.cluster {
+        c.process = 0;
+        c.connect_timeout = Duration::ZERO;
+    }
+    shared.limits.max_time = None;
+    shared.limits.max_memory = None;
+    let mut h = std::hash::DefaultHasher::new();
+    text.hash(&mut h);
+    format!("{defines} {shared:?}").hash(&mut h);
+    h.finish()
+}
+
 fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
+    let defines = format!("{:?}", model.define);
     let (src, model) = match model.load() {
         Ok(m) => m,
         Err(code) => return code,
@@ -233,7 +345,18 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let options = args.options(!selected.is_empty());
+    let mut options = args.options(!selected.is_empty());
+    if options.cluster.is_some() {
+        if !selected.is_empty() {
+            return refuse(
+                "temporal (`ltl`) properties are checked in one process; `--no-ltl` checks safety over several",
+            );
+        }
+        if args.certify {
+            return refuse("`--certify` runs in one process; check over several without it");
+        }
+        options.fingerprint = fingerprint(&src.text, &defines, &options);
+    }
     let started = Instant::now();
     let mut progress = Progress::new(args.progress);
     let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
@@ -278,7 +401,17 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         print(&both, args.format);
         return ExitCode::from(both.exit_code());
     }
-    print(&report, args.format);
+    // In a run over several processes, process 0 speaks for all; the
+    // others say on stderr how the run ended, for the cluster's logs.
+    match &options.cluster {
+        Some(c) if c.process > 0 => crate::common::write_err(&format!(
+            "process {} of {}: {}\n",
+            c.process,
+            c.processes(),
+            report.verdict_line()
+        )),
+        _ => print(&report, args.format),
+    }
     ExitCode::from(report.exit_code())
 }
 
