@@ -629,7 +629,8 @@ fn ended<E: Expand>(
     // Every worker replays it (expansion is deterministic); worker 0's
     // counterexample is the one reported.
     let (s, mut segments) = super::parallel::follow(model, exp, &seqs);
-    let found = match exp.expand(&s, &mut Budget::unlimited(), &mut |_, _, _| Ok(())) {
+    let mut again = Budget::unlimited();
+    let found = match exp.expand(&s, &mut again, &mut |_, _, _| Ok(())) {
         Err(Stop::Found(f)) => Some(f),
         _ => None,
     };
@@ -648,7 +649,14 @@ fn ended<E: Expand>(
                 problem: Problem::Fault(crate::model::Fault::StackBound { bound }),
                 ..
             }),
-        ) => (Verdict::Inconclusive(Limit::Stack(bound)), None),
+        ) => {
+            // The reduced step under way when the bound was met.
+            if again.run_states > 0 {
+                stats.run_states = again.run_states;
+                stats.run_thread = Some(again.run_thread);
+            }
+            (Verdict::Inconclusive(Limit::Stack(bound)), None)
+        }
         (End::Found, Some(f)) => {
             if !f.path.is_empty() {
                 segments.push(f.path);
@@ -667,8 +675,6 @@ fn ended<E: Expand>(
             None,
         ),
     };
-    // Stack: the run states of the step under way are not carried over.
-    stats.run_states = 0;
     done(stats, budget, verdict, violation)
 }
 

@@ -146,6 +146,8 @@ impl Config {
             // Blocks of one state: two workers share even tiny levels.
             block: if self.threads > 1 { 1 } else { 0 },
             kept: self.kept,
+            cluster: None,
+            fingerprint: 0,
         }
     }
 }

@@ -74,6 +74,8 @@ fn options(
         threads: 2,
         block: 1,
         kept: Default::default(),
+        cluster: None,
+        fingerprint: 0,
     }
 }
 

@@ -150,9 +150,12 @@ fn every_model_the_same_over_one_two_and_three_processes() {
             if let Some(k) = flags.iter().position(|f| f == "--reduction") {
                 flags.drain(k..k + 2);
             }
-            // Summaries are shared by every expansion: one process only
-            // (refused, as `refusals` shows).
-            if !flags.iter().any(|f| f == "--summaries") && !flag_sets.contains(&flags) {
+            // Summaries are shared by every expansion, temporal properties
+            // need the whole graph: one process only (refused, as
+            // `refusals` shows). Safety is checked with `--no-ltl`.
+            flags.retain(|f| f != "--no-ltl");
+            let one_only = ["--summaries", "--ltl", "--fairness"];
+            if !flags.iter().any(|f| one_only.contains(&f.as_str())) && !flag_sets.contains(&flags) {
                 flag_sets.push(flags);
             }
         }
