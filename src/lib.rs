@@ -37,10 +37,10 @@ pub use explore::{
     Property, Remedy, Status, Unsupported, assess, contract, validate,
 };
 pub use explore::{
-    Cluster, Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable, Interference, Kept,
-    Kind, Limit, Limits, Options, Outcome, Overlay, Problem, ReducedStep, Reduction, StateGraph,
-    Stats, Step, StepResult, SummaryStats, Verdict, Violation, check, replay, resident_bytes,
-    state_graph, step,
+    Cluster, Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable,
+    Interference, Kept, Kind, Limit, Limits, Options, Outcome, Overlay, Problem, ReducedStep,
+    Reduction, StateGraph, Stats, Step, StepResult, SummaryStats, Verdict, Violation, check,
+    replay, resident_bytes, state_graph, step,
 };
 pub use explore::{
     Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,

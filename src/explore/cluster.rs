@@ -266,7 +266,10 @@ pub fn run<T: Send + 'static>(
                     message: e.to_string(),
                 })
             })?;
-            (b.into_iter().map(AllocatorBuilder::Tcp).collect(), Box::new(guard))
+            (
+                b.into_iter().map(AllocatorBuilder::Tcp).collect(),
+                Box::new(guard),
+            )
         };
     quiet_timely_panics();
     *lock(&LOST) = None;
@@ -286,7 +289,10 @@ pub fn run<T: Send + 'static>(
         .map_err(|e| format!("timely: {e}"))?;
         // Joining the communication threads (when the guards drop) panics
         // if one of them did; that panic is the failure already recorded.
-        guards.join().into_iter().collect::<Result<Vec<T>, String>>()
+        guards
+            .join()
+            .into_iter()
+            .collect::<Result<Vec<T>, String>>()
     }));
     JOINING.set(false);
     match result {
@@ -359,7 +365,10 @@ fn quiet_timely_panics() {
             let mut lost = lock(&LOST);
             // The receive thread of the process that died says which one;
             // the panics it causes elsewhere say less.
-            if lost.as_ref().is_none_or(|l| l.process.is_none() && process.is_some()) {
+            if lost
+                .as_ref()
+                .is_none_or(|l| l.process.is_none() && process.is_some())
+            {
                 *lost = Some(Lost { process, message });
             }
         }));
@@ -465,7 +474,9 @@ fn hello(
     fingerprint: u64,
     deadline: Instant,
 ) -> Result<(TcpStream, usize), Hello> {
-    let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_secs(1));
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .max(Duration::from_secs(1));
     s.set_read_timeout(Some(left)).map_err(Hello::Io)?;
     let mut out = [0u8; 16];
     out[..8].copy_from_slice(&(me as u64).to_le_bytes());

@@ -166,7 +166,11 @@ pub fn search<E: Expand + Send>(
     block: usize,
     kept: Kept,
 ) -> Outcome {
-    let block = if block == 0 { super::parallel::BLOCK } else { block };
+    let block = if block == 0 {
+        super::parallel::BLOCK
+    } else {
+        block
+    };
     let exps: Vec<Mutex<&mut E>> = exps.iter_mut().map(Mutex::new).collect();
     // What this process's workers hold, against its memory limit.
     let held = AtomicU64::new(0);
@@ -253,7 +257,14 @@ fn work<E: Expand>(
             let k = k.to_vec();
             p.pending[shard_of(h)].offer(h, &k, 0, payload);
             let (mut keys, mut states) = (Vec::new(), Vec::new());
-            table::settle(&mut p.settled[shard_of(h)], None, &mut p.pending[shard_of(h)], words, &mut keys, &mut states);
+            table::settle(
+                &mut p.settled[shard_of(h)],
+                None,
+                &mut p.pending[shard_of(h)],
+                words,
+                &mut keys,
+                &mut states,
+            );
             p.frontier = states;
             p.ids = vec![0];
         }
@@ -288,7 +299,9 @@ fn work<E: Expand>(
             .filter(|e| e[0] != u64::MAX)
             .map(|e| (e[0] as u32, End::from(e[1])))
             .min_by_key(|e| e.0);
-        let bound = end.map_or(u64::MAX, |(id, _)| (u64::from(id) << 32) | u64::from(u32::MAX));
+        let bound = end.map_or(u64::MAX, |(id, _)| {
+            (u64::from(id) << 32) | u64::from(u32::MAX)
+        });
         // 2. Rank the new states before the bound.
         let (mut keys, mut states) = (Vec::new(), Vec::new());
         let memory_ok = settle(&mut p, &mut budget, process_held, &mut keys, &mut states);
@@ -316,7 +329,12 @@ fn work<E: Expand>(
                 Some(i) if i < mine.len() as u64 => mine[i as usize].0,
                 _ => u64::MAX,
             };
-            let k = net.gather(&[k]).iter().map(|v| v[0]).min().unwrap_or(u64::MAX);
+            let k = net
+                .gather(&[k])
+                .iter()
+                .map(|v| v[0])
+                .min()
+                .unwrap_or(u64::MAX);
             let cut = ((k >> 32) as u32 - first) as u64 / block as u64;
             let last = u64::from(first) + (cut + 1) * block as u64 - 1;
             let upto = end.map_or(last, |(id, _)| last.min(u64::from(id)));
@@ -325,7 +343,12 @@ fn work<E: Expand>(
             if total > 0 {
                 stats.depth = level + 1;
             }
-            let o = finish(stats, &budget, Verdict::Inconclusive(Limit::States(budget.max_states())), None);
+            let o = finish(
+                stats,
+                &budget,
+                Verdict::Inconclusive(Limit::States(budget.max_states())),
+                None,
+            );
             return close(&mut p, net, o);
         }
         if let Some((id, kind)) = end {
@@ -571,7 +594,12 @@ fn level_counts(p: &mut Part, net: &mut Net, stats: &mut Stats, upto: u64) {
                 .collect();
             at += 3 + len.div_ceil(8);
             if count > 0 {
-                firsts.push((first, kind, count, String::from_utf8_lossy(&bytes).into_owned()));
+                firsts.push((
+                    first,
+                    kind,
+                    count,
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                ));
             }
         }
     }
@@ -621,7 +649,11 @@ fn ended<E: Expand>(
             }
         }
         let got = net.finish();
-        let r = &got.iter().find(|(_, w)| w.len() == 2).expect("the holder sends the link").1;
+        let r = &got
+            .iter()
+            .find(|(_, w)| w.len() == 2)
+            .expect("the holder sends the link")
+            .1;
         seqs.push(r[1] as u32);
         cur = r[0] as u32;
     }
@@ -689,7 +721,11 @@ fn agreed_limit(net: &mut Net, budget: &Budget) -> Limit {
         _ => [0, 0],
     };
     let all = net.gather(&mine);
-    match all.iter().find(|h| h[0] != 0).map_or([0, 0], |h| [h[0], h[1]]) {
+    match all
+        .iter()
+        .find(|h| h[0] != 0)
+        .map_or([0, 0], |h| [h[0], h[1]])
+    {
         [1, ns] => Limit::Time(std::time::Duration::from_nanos(ns)),
         [2, b] => Limit::Memory(b),
         [3, n] => Limit::States(n),
@@ -737,4 +773,3 @@ fn close(p: &mut Part, net: &mut Net, mut o: Outcome) -> Outcome {
     o.stats.forced = forced.len() as u64;
     o
 }
-

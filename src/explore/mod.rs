@@ -25,8 +25,8 @@ mod walk;
 use sc::{commit, reduced};
 
 pub use budget::resident_bytes;
-pub use cluster::Cluster;
 pub(crate) use budget::{Budget, Halt, reserve_one};
+pub use cluster::Cluster;
 pub use commit::Ignoring;
 pub(crate) use contract::control_loops;
 pub use contract::{

@@ -131,7 +131,8 @@ fn assert_same(args: &[String], processes: usize, workers: usize, base: &Run) {
         assert_eq!(r.code, base.code, "{args:?}: process {p}: {}", r.stderr);
         assert!(r.stdout.is_empty(), "process {p} printed: {}", r.stdout);
         assert!(
-            r.stderr.starts_with(&format!("process {p} of {processes}: ")),
+            r.stderr
+                .starts_with(&format!("process {p} of {processes}: ")),
             "{}",
             r.stderr
         );
@@ -155,7 +156,8 @@ fn every_model_the_same_over_one_two_and_three_processes() {
             // `refusals` shows). Safety is checked with `--no-ltl`.
             flags.retain(|f| f != "--no-ltl");
             let one_only = ["--summaries", "--ltl", "--fairness"];
-            if !flags.iter().any(|f| one_only.contains(&f.as_str())) && !flag_sets.contains(&flags) {
+            if !flags.iter().any(|f| one_only.contains(&f.as_str())) && !flag_sets.contains(&flags)
+            {
                 flag_sets.push(flags);
             }
         }
@@ -184,7 +186,10 @@ fn text_reports_every_mode_and_workers_per_process() {
         ("models/counter-bug.gc", vec![]),
         ("models/philosophers.gc", vec![]),
         ("models/memreuse-bug.gc", vec![]),
-        ("tests/benches/lock-family.gc", vec!["-D", "N=4", "-D", "K=2"]),
+        (
+            "tests/benches/lock-family.gc",
+            vec!["-D", "N=4", "-D", "K=2"],
+        ),
     ] {
         for mode in ["none", "sc", "movers", "stubborn", "sc+stubborn"] {
             let mut args: Vec<String> = vec!["check".into(), file.into(), "--no-ltl".into()];
@@ -259,7 +264,11 @@ fn a_lost_process_ends_the_run_naming_it() {
         "{}",
         lead.stdout
     );
-    assert!(lead.stdout.contains("closed its connection"), "{}", lead.stdout);
+    assert!(
+        lead.stdout.contains("closed its connection"),
+        "{}",
+        lead.stdout
+    );
     assert!(!lead.stderr.contains("panicked"), "{}", lead.stderr);
     assert_eq!(other.code, 3, "{}", other.stderr);
     assert!(!other.stderr.contains("panicked"), "{}", other.stderr);
@@ -287,12 +296,23 @@ fn a_missing_or_mismatched_process_is_named() {
     // Process 1 checks another model.
     let mut a0 = base.clone();
     a0.extend([h.clone(), "--process".into(), "0".into()]);
-    let mut a1 = vec!["check".into(), "models/counter-bug.gc".into(), "--hostfile".into()];
+    let mut a1 = vec![
+        "check".into(),
+        "models/counter-bug.gc".into(),
+        "--hostfile".into(),
+    ];
     a1.extend([h, "--process".into(), "1".into()]);
     let (c0, c1) = (spawn(&a0), spawn(&a1));
-    let (r0, r1) = (wait(c0, Duration::from_secs(90)), wait(c1, Duration::from_secs(90)));
+    let (r0, r1) = (
+        wait(c0, Duration::from_secs(90)),
+        wait(c1, Duration::from_secs(90)),
+    );
     assert_eq!(r0.code, 3, "{}{}", r0.stdout, r0.stderr);
-    assert!(r0.stdout.contains("checks a different model"), "{}", r0.stdout);
+    assert!(
+        r0.stdout.contains("checks a different model"),
+        "{}",
+        r0.stdout
+    );
     assert_eq!(r1.code, 3, "{}", r1.stderr);
 }
 
@@ -300,11 +320,24 @@ fn a_missing_or_mismatched_process_is_named() {
 fn refusals() {
     for (args, says) in [
         (
-            vec!["check", "models/counter.gc", "--processes", "2", "--process", "2"],
+            vec![
+                "check",
+                "models/counter.gc",
+                "--processes",
+                "2",
+                "--process",
+                "2",
+            ],
             "`--process 2`, but the run has 2 processes",
         ),
         (
-            vec!["check", "models/counter.gc", "--workers", "2", "--summaries"],
+            vec![
+                "check",
+                "models/counter.gc",
+                "--workers",
+                "2",
+                "--summaries",
+            ],
             "`--summaries` runs in one process",
         ),
         (
@@ -312,7 +345,14 @@ fn refusals() {
             "`--no-ltl` checks safety over several",
         ),
         (
-            vec!["check", "models/counter.gc", "--workers", "2", "--threads", "2"],
+            vec![
+                "check",
+                "models/counter.gc",
+                "--workers",
+                "2",
+                "--threads",
+                "2",
+            ],
             "cannot be used with",
         ),
     ] {

@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-use optimist::{
-    CheckReport, Cluster, Fairness, Ignoring, Interference, Kept, Options, Reduction,
-};
+use optimist::{CheckReport, Cluster, Fairness, Ignoring, Interference, Kept, Options, Reduction};
 
 use crate::common::{
     DeadlockArgs, Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format,
@@ -111,7 +109,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE", help_heading = "Distributed runs")]
     hostfile: Option<PathBuf>,
     /// Seconds to wait for every process of the run to connect.
-    #[arg(long, value_name = "SECS", default_value_t = 60, help_heading = "Distributed runs")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 60,
+        help_heading = "Distributed runs"
+    )]
     connect_timeout: u64,
     /// The run over several processes these flags describe.
     #[arg(skip)]
