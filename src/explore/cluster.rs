@@ -216,6 +216,9 @@ impl<'w> Net<'w> {
     /// for a later round already: those stay.
     fn take(&mut self, next: u64) -> Vec<(u32, Vec<u64>)> {
         let mut inbox = self.inbox.borrow_mut();
+        if inbox.iter().all(|m| m.0 >= next) {
+            return Vec::new();
+        }
         let (now, later): (Vec<_>, Vec<_>) = inbox.drain(..).partition(|m| m.0 < next);
         *inbox = later;
         now.into_iter().map(|(_, from, w)| (from, w)).collect()

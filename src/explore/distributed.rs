@@ -36,7 +36,7 @@ use super::cluster::{self, Cluster, Failure, Net};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
 use super::search::{Expand, Findings, Found, Limits, Stop, check_state};
 use super::store::{Full, Room, Store, hash};
-use super::table::{self, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
+use super::table::{self, AHEAD, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
 use crate::model::{LockMisuse, Model};
 
 /// Parents expanded between two looks at what has arrived.
@@ -117,12 +117,32 @@ impl Part<'_> {
 
     /// Takes candidate successors `[state words.., key]` into the pending
     /// sets.
+    ///
+    /// Each state's slot is fetched [`AHEAD`] states before it is looked
+    /// up, so that the cache misses of many lookups overlap (as the
+    /// single-process search's batches do).
     fn offer(&mut self, records: &[u64]) {
         let words = self.words;
-        for r in records.chunks_exact(words + 1) {
-            let (w, key) = (&r[..words], r[words]);
+        let fw = if self.compact { 1 } else { words };
+        let hashes: Vec<u64> = records
+            .chunks_exact(words + 1)
+            .map(|r| {
+                let mut f = [0u64; 1];
+                self.kept(&r[..words], &mut f).1
+            })
+            .collect();
+        let fetch = |part: &Part, j: usize| {
+            if let Some(&h) = hashes.get(j) {
+                part.settled[shard_of(h)].prefetch(h, fw);
+                part.pending[shard_of(h)].prefetch(h);
+            }
+        };
+        (0..AHEAD).for_each(|j| fetch(self, j));
+        for (j, r) in records.chunks_exact(words + 1).enumerate() {
+            fetch(self, j + AHEAD);
+            let (w, key, h) = (&r[..words], r[words], hashes[j]);
             let mut f = [0u64; 1];
-            let (k, h) = self.kept(w, &mut f);
+            let (k, _) = self.kept(w, &mut f);
             let shard = shard_of(h);
             if self.settled[shard].contains(h, k) {
                 continue;

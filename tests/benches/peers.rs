@@ -14,6 +14,12 @@
 //! one core and with `-DNCORE=2`, Rumur's verifier with 1 and 2 threads,
 //! and optimist's reduced search (sc) for interest.
 //!
+//! Then a scaling table: on the largest size measured of each family named
+//! in `PEERS_SCALING` (default `lock`; `none` for no table), optimist with
+//! 1, 2, 4, ... threads up to the cores, the same numbers of timely
+//! dataflow workers in one process (`--workers`), SPIN with `-DNCORE=` each
+//! number, and Rumur with each number of threads.
+//!
 //! Environment: `PEERS_QUICK=1` (or `--quick`) runs the smallest size only;
 //! `PEERS_RUNS=R` runs each configuration R times (default 3) and reports
 //! the best and the median; `PEERS_FAMILIES=lock,filter` picks families;
@@ -417,6 +423,86 @@ fn write_json(s: &Settings, rows: &[Row]) -> PathBuf {
     path
 }
 
+/// 1, 2, 4, ... up to the cores (and the cores, if not a power of two).
+fn core_counts() -> Vec<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts: Vec<usize> = std::iter::successors(Some(1), |&n| Some(n * 2))
+        .take_while(|&n| n <= cores)
+        .collect();
+    if counts.last() != Some(&cores) {
+        counts.push(cores);
+    }
+    counts
+}
+
+/// The scaling table: per family of `PEERS_SCALING`, at its largest size
+/// measured, every checker at every core count, with its speedup over its
+/// own one-core run.
+fn scaling(s: &Settings) {
+    let names = std::env::var("PEERS_SCALING").unwrap_or_else(|_| "lock".into());
+    let counts = core_counts();
+    println!(
+        "\nScaling: wall time, best of {} runs, and speedup over the same checker on one core.\n",
+        s.runs
+    );
+    println!(
+        "| family | size | states | cores | optimist threads | optimist dataflow workers | SPIN NCORE | Rumur threads |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    for family in FAMILIES
+        .iter()
+        .filter(|f| names.split(',').any(|n| n.trim() == f.name))
+    {
+        let Some(&params) = s.sizes.iter().filter_map(|&i| family.sizes.get(i)).last() else {
+            continue;
+        };
+        let size = label(params);
+        let dir = s.scratch.join(format!("scaling-{}", family.name));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (promela, murphi) = ((family.promela)(params), (family.murphi)(params));
+        let mut ones: [Option<f64>; 4] = [None; 4];
+        for &n in &counts {
+            let n_s = n.to_string();
+            let opt = |flags: &[&str]| {
+                repeat(s.runs, || {
+                    checkers::optimist(&s.bin, &s.root, &dir, family.gcl, params, flags)
+                })
+            };
+            let threads = opt(&["--reduction", "none", "--threads", &n_s]);
+            let states = threads.as_ref().ok().map_or(0, |r| r[0].states);
+            let workers = opt(&["--reduction", "none", "--workers", &n_s]);
+            let spin = checkers::spin(
+                &dir.join(format!("spin{n}")),
+                &promela,
+                n,
+                states.max(1),
+                Opt::Fast,
+            )
+            .and_then(|v| repeat(s.runs, || v.run()));
+            let rumur = checkers::rumur(&dir.join(format!("rumur{n}")), &murphi, n, Opt::Fast)
+                .and_then(|v| repeat(s.runs, || v.run()));
+            let cells: Vec<String> = [&threads, &workers, &spin, &rumur]
+                .iter()
+                .zip(ones.iter_mut())
+                .map(|(o, one)| match o {
+                    Ok(runs) if runs[0].states == states => {
+                        let t = best(runs).secs;
+                        let base = *one.get_or_insert(t);
+                        format!("{} ({:.2}x)", secs(t), base / t)
+                    }
+                    Ok(runs) => format!("{} states", runs[0].states),
+                    Err(e) => e.clone(),
+                })
+                .collect();
+            println!(
+                "| {} | {size} | {states} | {n} | {} |",
+                family.name,
+                cells.join(" | ")
+            );
+        }
+    }
+}
+
 fn main() {
     let s = settings();
     let m = machine();
@@ -444,6 +530,7 @@ fn main() {
         }
     }
     print_tables(&s, &rows);
+    scaling(&s);
     let path = write_json(&s, &rows);
     println!("\n{}", path.display());
     if rows
