@@ -25,7 +25,8 @@
 //! block of the parent of the first state that does not fit: the counts are
 //! those of what lies before that point, as in [`super::parallel`]. The
 //! counterexample is rebuilt from the links, one round per step (the
-//! worker that holds a link sends it to all), and replayed by worker 0.
+//! worker that holds a link sends it to all), and replayed by every worker
+//! (process 0 reports it).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -174,7 +175,7 @@ impl Part<'_> {
 /// run `cluster` describes, with one expander per worker of this process
 /// in `exps`; `fingerprint` identifies the model and options (processes
 /// that check something else are refused). Every process returns the same
-/// verdict and counts; the counterexample is rebuilt by process 0.
+/// verdict, counts and counterexample.
 #[allow(clippy::too_many_arguments)]
 pub fn search<E: Expand + Send>(
     model: &Model,
@@ -191,6 +192,16 @@ pub fn search<E: Expand + Send>(
     } else {
         block
     };
+    if exps.len() != cluster.workers {
+        // A mode that shares one expander (summaries, a watch) cannot be
+        // spread; `validate` refuses it before a search starts.
+        let why = "a search over several workers needs an expander per worker";
+        return Outcome::new(
+            Verdict::Inconclusive(Limit::Internal(why)),
+            Stats::default(),
+            None,
+        );
+    }
     let exps: Vec<Mutex<&mut E>> = exps.iter_mut().map(Mutex::new).collect();
     // What this process's workers hold, against its memory limit.
     let held = AtomicU64::new(0);
@@ -634,7 +645,7 @@ fn level_counts(p: &mut Part, net: &mut Net, stats: &mut Stats, upto: u64) {
 
 /// The outcome of a search that ended early at parent `id` (every worker
 /// calls it): the links back to the initial state are fetched one round
-/// each, and worker 0 replays them to build the counterexample.
+/// each, and every worker replays them to build the counterexample.
 #[allow(clippy::too_many_arguments)]
 fn ended<E: Expand>(
     p: &mut Part,
