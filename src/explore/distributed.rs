@@ -274,9 +274,12 @@ fn work<E: Expand>(
         stats.elapsed = budget.elapsed();
         Outcome::new(verdict, stats, violation)
     };
-    // Every worker sees the same verdict at the start: no round is needed.
-    if budget.check_start().is_err() {
-        return finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None);
+    // Processes may be given different memory limits, and hold different
+    // amounts at the start: they agree before anything is explored.
+    let started = budget.check_start().is_ok();
+    if net.gather(&[u64::from(!started)]).iter().any(|v| v[0] != 0) {
+        let limit = agreed_limit(net, &budget);
+        return finish(stats, &budget, Verdict::Inconclusive(limit), None);
     }
     let mut init = vec![0u64; words];
     model.layout.pack(&model.init, &mut init);
