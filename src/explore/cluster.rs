@@ -278,18 +278,27 @@ pub fn run<T: Send + 'static>(
     *lock(&LOST) = None;
     // SAFETY: `body` is only called by the workers started below, and every
     // one of them is joined before this function returns: by `join`, or,
-    // when unwinding, by the guards' `Drop`. So the reference outlives
+    // when unwinding, by the guards' `Drop` (and if starting them fails
+    // halfway, the process ends). So the reference outlives
     // every use, which is all the `'static` bound asks of it.
     let body: &'static (dyn Fn(&mut Net) -> T + Sync) = unsafe { std::mem::transmute(body) };
     JOINING.set(true);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let guards = timely::execute::execute_from(
+        let guards = match timely::execute::execute_from(
             builders,
             guard,
             timely::WorkerConfig::default(),
             move |worker| body(&mut Net::new(worker)),
-        )
-        .map_err(|e| format!("timely: {e}"))?;
+        ) {
+            Ok(g) => g,
+            // The system refused a thread: the workers started before it
+            // are detached, not joined, and would outlive `body`. Nothing
+            // but ending the process keeps the promise above.
+            Err(e) => {
+                eprintln!("error: cannot start the search's worker threads: {e}");
+                std::process::abort();
+            }
+        };
         // Joining the communication threads (when the guards drop) panics
         // if one of them did; that panic is the failure already recorded.
         guards
