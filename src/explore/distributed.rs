@@ -235,6 +235,17 @@ pub fn search<E: Expand + Send>(
     }
 }
 
+/// The outcome, timed by the run's clock.
+fn finish(
+    mut stats: Stats,
+    budget: &Budget,
+    verdict: Verdict,
+    violation: Option<Violation>,
+) -> Outcome {
+    stats.elapsed = budget.elapsed();
+    Outcome::new(verdict, stats, violation)
+}
+
 /// One worker's search.
 #[allow(clippy::too_many_arguments)]
 fn work<E: Expand>(
@@ -270,10 +281,6 @@ fn work<E: Expand>(
         held: 0,
     };
     let mut stats = Stats::default();
-    let finish = |mut stats: Stats, budget: &Budget, verdict, violation| {
-        stats.elapsed = budget.elapsed();
-        Outcome::new(verdict, stats, violation)
-    };
     // Processes may be given different memory limits, and hold different
     // amounts at the start: they agree before anything is explored.
     let started = budget.check_start().is_ok();
@@ -638,12 +645,12 @@ fn level_counts(p: &mut Part, net: &mut Net, stats: &mut Stats, upto: u64) {
         }
     }
     firsts.sort_by_key(|f| f.0);
-    for (_, kind, count, text) in firsts {
-        match stats.lock_misuses.iter_mut().find(|m| m.0 == kind) {
-            Some(m) => m.1 += count,
-            None => stats.lock_misuses.push((kind, count, text)),
-        }
-    }
+    super::parallel::merge_misuses(
+        &mut stats.lock_misuses,
+        firsts
+            .into_iter()
+            .map(|(_, kind, count, text)| (kind, count, text)),
+    );
 }
 
 /// The outcome of a search that ended early at parent `id` (every worker
@@ -660,14 +667,10 @@ fn ended<E: Expand>(
     kind: End,
 ) -> Outcome {
     let model = p.model;
-    let done = |mut stats: Stats, budget: &Budget, verdict, violation| {
-        stats.elapsed = budget.elapsed();
-        Outcome::new(verdict, stats, violation)
-    };
     match kind {
         End::Halt => {
             let limit = agreed_limit(net, budget);
-            return done(stats, budget, Verdict::Inconclusive(limit), None);
+            return finish(stats, budget, Verdict::Inconclusive(limit), None);
         }
         End::Found | End::Deadlock | End::Stack => {}
     }
@@ -741,7 +744,7 @@ fn ended<E: Expand>(
             None,
         ),
     };
-    done(stats, budget, verdict, violation)
+    finish(stats, budget, verdict, violation)
 }
 
 /// The limit that stopped the run, as every worker agrees: the first
@@ -768,7 +771,7 @@ fn agreed_limit(net: &mut Net, budget: &Budget) -> Limit {
 }
 
 /// Gathers the findings at worker 0 and completes the outcome with them.
-fn close(p: &mut Part, net: &mut Net, mut o: Outcome) -> Outcome {
+fn close(p: &mut Part, net: &mut Net, o: Outcome) -> Outcome {
     let words = p.words;
     let f = std::mem::take(&mut p.findings);
     let mut record: Vec<u64> = Vec::new();
@@ -801,9 +804,9 @@ fn close(p: &mut Part, net: &mut Net, mut o: Outcome) -> Outcome {
             }
         }
     }
-    starts.sort_unstable();
-    starts.dedup();
-    o.boundaries = starts;
-    o.stats.forced = forced.len() as u64;
-    o
+    let mut found = Findings {
+        starts,
+        forced: Vec::new(),
+    };
+    super::parallel::done(&mut found, &forced, o)
 }

@@ -337,7 +337,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Adds misuse counts, keeping the first description of each kind.
-fn merge_misuses(
+pub(super) fn merge_misuses(
     into: &mut Vec<(LockMisuse, u64, String)>,
     from: impl IntoIterator<Item = (LockMisuse, u64, String)>,
 ) {
@@ -359,7 +359,7 @@ fn slack(bytes: u64) -> u64 {
 
 /// The outcome with what the counted blocks found: the control points
 /// where transactions began, and the distinct states ended by force.
-fn done(found: &mut Findings, forced: &Store<u8>, mut o: Outcome) -> Outcome {
+pub(super) fn done(found: &mut Findings, forced: &Store<u8>, mut o: Outcome) -> Outcome {
     let mut starts = std::mem::take(&mut found.starts);
     starts.sort_unstable();
     starts.dedup();
