@@ -27,6 +27,7 @@ use crate::script::{
     Chain, Citation, DefHead, Hint, Item, Lemma, Proof, Script, SourceKind, Statement,
 };
 use crate::term::{Formula as KFormula, Rel, Term};
+use crate::trusted::Pinned;
 use crate::trusted::{Formula, Rel as CRel, Theory, Thm};
 
 /// What to check and how hard to try.
@@ -262,7 +263,7 @@ fn check_with(
     } else {
         Status::Failed
     };
-    let paper = paper_comparison(&k.core, &k.dropped);
+    let paper = paper_comparison(pinned_of(script), &k.core, &k.dropped);
     let report = Report {
         file: script.file.clone(),
         status,
@@ -276,6 +277,7 @@ fn check_with(
         saturations: k.prover.saturations,
         lemmas: reports,
         without: without(script, &k.dropped),
+        theorem: paper.theorem,
         paper_theory: paper.theory,
         paper_claim: status == Status::Proved && paper.difference.is_none(),
         paper_difference: paper.difference,
@@ -1184,25 +1186,43 @@ fn without(script: &Script, dropped: &BTreeSet<String>) -> Option<crate::report:
     Some(w)
 }
 
-/// How a run compares with the paper: whether its theory is the paper's,
-/// and what keeps it from being the paper's (19) in that theory, if
-/// anything.
+/// How a run compares with the pinned theorem its script is about: whether
+/// its theory is that theorem's, and what keeps it from being that
+/// theorem's claim in that theory, if anything.
 struct PaperComparison {
+    theorem: Pinned,
     theory: bool,
     difference: Option<String>,
 }
 
-/// Compares the core's theory with the paper's (`trusted/paper.rs`) and its
-/// lemma (19) with the paper's claim, with no admitted lemma under it.
-fn paper_comparison(core: &Theory, dropped: &BTreeSet<String>) -> PaperComparison {
-    use crate::trusted::paper;
+/// The pinned theorem whose theory the script declares (hypotheses it
+/// drops included), or, when it declares neither, the paper's (19), with
+/// which the report then says how it differs.
+fn pinned_of(script: &Script) -> Pinned {
+    let Ok(declared) = bridge::theory(script, &BTreeSet::new()) else {
+        return Pinned::Reduction;
+    };
+    Pinned::ALL
+        .into_iter()
+        .find(|p| {
+            p.theory()
+                .is_ok_and(|t| crate::recheck::same_theory(&declared, &t).is_ok())
+        })
+        .unwrap_or(Pinned::Reduction)
+}
+
+/// Compares the core's theory with the pinned theory (`trusted/paper.rs`
+/// or `trusted/movers.rs`) and its lemma with the pinned claim, with no
+/// admitted lemma under it.
+fn paper_comparison(theorem: Pinned, core: &Theory, dropped: &BTreeSet<String>) -> PaperComparison {
     let differs = |theory, why: String| PaperComparison {
+        theorem,
         theory,
         difference: Some(why),
     };
-    let p = match paper::theory() {
+    let p = match theorem.theory() {
         Ok(p) => p,
-        Err(e) => return differs(false, format!("the paper's theory does not build: {e}")),
+        Err(e) => return differs(false, format!("the pinned theory does not build: {e}")),
     };
     if !dropped.is_empty() {
         let d: Vec<&str> = dropped.iter().map(String::as_str).collect();
@@ -1215,19 +1235,19 @@ fn paper_comparison(core: &Theory, dropped: &BTreeSet<String>) -> PaperCompariso
         };
         return differs(false, format!("the theory differs: {why}"));
     }
-    let claim = paper::claim();
-    let difference = match core.lemma(paper::CLAIM) {
-        None => Some(format!("the script does not prove {}", paper::CLAIM)),
+    let (label, claim) = (theorem.label(), theorem.claim());
+    let difference = match core.lemma(label) {
+        None => Some(format!("the script does not prove {label}")),
         Some((st, _, _)) if *st != claim => Some(format!(
-            "{} is stated as `{st}`, the paper's is `{claim}`",
-            paper::CLAIM
+            "{label} is stated as `{st}`, the pinned claim is `{claim}`"
         )),
         Some((_, _, admitted)) if !admitted.is_empty() => {
-            Some(format!("{} rests on lemmas without proof", paper::CLAIM))
+            Some(format!("{label} rests on lemmas without proof"))
         }
         Some(_) => None,
     };
     PaperComparison {
+        theorem,
         theory: true,
         difference,
     }

@@ -84,7 +84,7 @@ pub use mutation::{Mutant, MutantOutcome, Mutation, mutants};
 pub use parser::{parse_script, parse_term, premise_labels};
 pub use proofterm::{Node, NodeError, T, read_term, run, write_term};
 pub use prover::Settings;
-pub use recheck::{Accepted, recheck, recheck_declared};
+pub use recheck::{Accepted, pinned_theorem, recheck, recheck_declared, recheck_pinned};
 pub use refute::{
     Assumption, CounterModel, MAX_VALUATIONS, Signature, assumption_holds, max_states_for, refute,
     seed_of,

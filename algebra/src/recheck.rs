@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::certificate::{Certificate, LemmaCert, StepCert, formula_of, statement_of, theory_of};
 use crate::error::CertificateError;
 use crate::proofterm::{Node, run_all};
-use crate::trusted::{DefHead, Statement, Term, Theory, paper};
+use crate::trusted::{DefHead, Pinned, Statement, Term, Theory};
 
 /// What a re-check accepted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -49,10 +49,30 @@ fn reject(lemma: &str, location: impl Into<String>, reason: impl Into<String>) -
 /// Re-checks a certificate of the reduction theorem: it must derive the
 /// paper's (19) in the paper's theory, and nothing else is accepted.
 pub fn recheck(cert: &Certificate) -> Result<Accepted, CertificateError> {
-    let paper = paper::theory().map_err(|e| reject("-", "paper", e.to_string()))?;
+    recheck_pinned(cert, Pinned::Reduction)
+}
+
+/// Re-checks a certificate of a pinned theorem: it must derive that
+/// theorem's claim in that theorem's theory, both built by the core
+/// (`trusted/paper.rs`, `trusted/movers.rs`), and nothing else is accepted.
+pub fn recheck_pinned(cert: &Certificate, theorem: Pinned) -> Result<Accepted, CertificateError> {
+    let pinned = theorem
+        .theory()
+        .map_err(|e| reject("-", "paper", e.to_string()))?;
     let declared = theory_of(&cert.theory).map_err(|e| reject("-", "theory", e.to_string()))?;
-    same_theory(&declared, &paper)?;
-    recheck_in(cert, paper, Some((paper::CLAIM, paper::claim())))
+    same_theory(&declared, &pinned)?;
+    recheck_in(cert, pinned, Some((theorem.label(), theorem.claim())))
+}
+
+/// The pinned theorem whose theory a certificate declares, if any: which
+/// claim [`recheck_pinned`] should hold it to. Choosing by the declared
+/// theory trusts nothing: the certificate is then held to that theorem's
+/// claim, built by the core.
+pub fn pinned_theorem(cert: &Certificate) -> Option<Pinned> {
+    let declared = theory_of(&cert.theory).ok()?;
+    Pinned::ALL
+        .into_iter()
+        .find(|p| p.theory().is_ok_and(|t| same_theory(&declared, &t).is_ok()))
 }
 
 /// Re-checks a certificate in the theory it declares, and, when a claim is
@@ -100,7 +120,7 @@ fn recheck_in(
                 return Err(reject(
                     label,
                     "claim",
-                    format!("it derives {label} as `{got}`, but the paper states `{want}`"),
+                    format!("it derives {label} as `{got}`, but the pinned claim is `{want}`"),
                 ));
             }
             (label.to_string(), want)

@@ -1,6 +1,7 @@
 //! The result of checking a script: per step, per lemma, and overall, as
 //! text (one line per step) or JSON.
 
+use crate::trusted::Pinned;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -115,6 +116,10 @@ pub struct Report {
     /// When the script's theory is the paper's and one hypothesis is
     /// dropped: whether (19) is known to fail without it.
     pub without: Option<Without>,
+    /// The pinned theorem the script is about: the one whose theory it
+    /// declares (the paper's (19) when it declares neither).
+    #[serde(serialize_with = "pinned_name")]
+    pub theorem: crate::trusted::Pinned,
     /// Whether the theory the run assumed is exactly the paper's
     /// (declarations, definitions (3)-(9) and hypotheses (11)-(18), compared
     /// with `trusted/paper.rs`; nothing dropped).
@@ -169,7 +174,10 @@ impl Report {
     pub fn verdict(&self) -> &'static str {
         match (self.status, self.paper_claim) {
             (Status::Proved, true) => "proved",
-            (Status::Proved, false) => "proved, but not the paper's theorem (19)",
+            (Status::Proved, false) => match self.theorem {
+                Pinned::Reduction => "proved, but not the paper's theorem (19)",
+                Pinned::Movers => "proved, but not the movers theorem (M)",
+            },
             (Status::Failed, _) => "FAILED",
         }
     }
@@ -251,13 +259,26 @@ impl Report {
         if let Some(w) = &self.without {
             let _ = write!(s, "{}", w.to_text());
         }
+        let (claimed, theory) = match self.theorem {
+            Pinned::Reduction => (
+                "the paper's (19)",
+                "the paper's theory (definitions (3)-(9), hypotheses (11)-(18))",
+            ),
+            Pinned::Movers => (
+                "the movers theorem (M)",
+                "its pinned theory (definitions (u), (rm), (v), (s), (Rm), (3)-(9), hypotheses (R), (A2)-(A5r), (Q), (11), (17), (18))",
+            ),
+        };
         if self.paper_claim {
             let _ = writeln!(
                 s,
-                "claim: the paper's (19), in the paper's theory (definitions (3)-(9), hypotheses (11)-(18)), closed by the trusted core"
+                "claim: {claimed}, in {theory}, closed by the trusted core"
             );
         } else if let Some(d) = &self.paper_difference {
-            let _ = writeln!(s, "claim: NOT the paper's theorem (19): {d}");
+            let _ = match self.theorem {
+                Pinned::Reduction => writeln!(s, "claim: NOT the paper's theorem (19): {d}"),
+                Pinned::Movers => writeln!(s, "claim: NOT the movers theorem (M): {d}"),
+            };
         }
         let _ = writeln!(s, "trusted: {trusted}");
         let _ = writeln!(s, "assumptions: {}", self.assumptions.join(", "));
@@ -286,4 +307,12 @@ impl Without {
             _ => format!("(19) without {h}: no counter-model known\n"),
         }
     }
+}
+
+/// The pinned theorem's name in JSON: `reduction` or `movers`.
+fn pinned_name<S: serde::Serializer>(p: &Pinned, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match p {
+        Pinned::Reduction => "reduction",
+        Pinned::Movers => "movers",
+    })
 }

@@ -304,7 +304,7 @@ fn a_true_statement_under_the_theorems_label_is_rejected() {
     l.steps.clear();
     rejected(
         &c,
-        "(19): claim: it derives (19) as `1 = 1`, but the paper states",
+        "(19): claim: it derives (19) as `1 = 1`, but the pinned claim is",
     );
 }
 

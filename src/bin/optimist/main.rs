@@ -91,18 +91,19 @@ Exit codes:
   0  the final guesses hold   1  a violation remains   2  input or usage error
   3  inconclusive (a limit, or --max-iterations reached)")]
     Refine(refine::RefineArgs),
-    /// Check the omega-algebra proof of the reduction theorem.
+    /// Check an omega-algebra proof: the reduction theorem, or the movers theorem.
     #[command(after_help = "\
 Examples:
   optimist prove                                       the built-in proof
+  optimist prove --theorem movers                      Flanagan and Qadeer's movers theorem
   optimist prove --drop 16                             without hypothesis (16): fails
   optimist prove --emit-certificate cert.json
   optimist prove --check-certificate cert.json
 
 Exit codes:
-  0  proved: the paper's (19) in the paper's theory (or certificate accepted)
+  0  proved: the pinned theorem in its pinned theory (or certificate accepted)
   1  a step fails (or rejected)   2  input or usage error
-  3  proved, but not the paper's (19) in its theory (or the check hit a bound)")]
+  3  proved, but not the pinned theorem in its theory (or the check hit a bound)")]
     Prove(prove::ProveArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\

@@ -1,11 +1,11 @@
 //! `optimist prove`: check a proof script with the omega-algebra kernel,
 //! or re-check a certificate it wrote.
 //!
-//! Exit codes: 0 proved, and it is the paper's (19) in the paper's theory
-//! (or certificate accepted), 1 a step failed (or the certificate was
-//! rejected), 2 unreadable input or bad usage, 3 proved, but not the
-//! paper's (19) in the paper's theory (or the certificate check stopped at
-//! a bound of the core).
+//! Exit codes: 0 proved, and it is the pinned theorem (the paper's (19),
+//! or the movers theorem (M)) in its pinned theory (or certificate
+//! accepted), 1 a step failed (or the certificate was rejected), 2
+//! unreadable input or bad usage, 3 proved, but not the pinned theorem in
+//! its theory (or the certificate check stopped at a bound of the core).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -16,16 +16,48 @@ use serde_json::json;
 
 use crate::common::{Format, write_err, write_out};
 
-/// The proof of the reduction theorem, built in so that `optimist prove`
-/// works from any directory.
+/// The built-in proofs, so that `optimist prove` works from any directory.
 const REDUCTION: &str = include_str!("../../../proofs/reduction.proof");
-const REDUCTION_NAME: &str = "proofs/reduction.proof";
+const MOVERS: &str = include_str!("../../../proofs/movers.proof");
+
+/// Which built-in proof `optimist prove` checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Theorem {
+    /// Stoller & Cohen's reduction theorem (19), proofs/reduction.proof.
+    #[value(alias = "sc")]
+    Reduction,
+    /// Flanagan and Qadeer's movers theorem (M), proofs/movers.proof.
+    Movers,
+}
+
+impl Theorem {
+    fn script(self) -> (&'static str, &'static str) {
+        match self {
+            Theorem::Reduction => ("proofs/reduction.proof", REDUCTION),
+            Theorem::Movers => ("proofs/movers.proof", MOVERS),
+        }
+    }
+
+    fn pinned(self) -> omega_algebra::trusted::Pinned {
+        match self {
+            Theorem::Reduction => omega_algebra::trusted::Pinned::Reduction,
+            Theorem::Movers => omega_algebra::trusted::Pinned::Movers,
+        }
+    }
+}
 
 /// Arguments of `optimist prove`.
 #[derive(Args, Debug)]
 pub struct ProveArgs {
-    /// The proof script [default: the built-in proofs/reduction.proof].
+    /// The proof script [default: the built-in proof of --theorem].
     pub file: Option<PathBuf>,
+    /// The built-in proof to check: the reduction theorem (19) of Stoller
+    /// & Cohen (proofs/reduction.proof), or Flanagan and Qadeer's movers
+    /// theorem (M) (proofs/movers.proof). With --check-certificate: the
+    /// theorem the certificate must prove [default: the one whose theory
+    /// it declares].
+    #[arg(long, value_enum, conflicts_with = "file")]
+    pub theorem: Option<Theorem>,
     /// Remove hypothesis H (`16` or `(16)`) from the context; the steps that
     /// cite it must then fail. Repeatable.
     #[arg(long = "drop", value_name = "H")]
@@ -45,10 +77,13 @@ pub struct ProveArgs {
 /// Runs `optimist prove`.
 pub fn run(args: ProveArgs) -> ExitCode {
     if let Some(cert) = &args.check_certificate {
-        return recheck(cert, args.format);
+        return recheck(cert, args.theorem, args.format);
     }
     let (name, source) = match &args.file {
-        None => (REDUCTION_NAME.to_string(), REDUCTION.to_string()),
+        None => {
+            let (name, text) = args.theorem.unwrap_or(Theorem::Reduction).script();
+            (name.to_string(), text.to_string())
+        }
         Some(f) => {
             let name = f.display().to_string();
             match std::fs::read_to_string(f) {
@@ -121,7 +156,7 @@ fn check_drops(script: &Script, drops: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn recheck(path: &Path, format: Format) -> ExitCode {
+fn recheck(path: &Path, theorem: Option<Theorem>, format: Format) -> ExitCode {
     let name = path.display().to_string();
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -131,7 +166,11 @@ fn recheck(path: &Path, format: Format) -> ExitCode {
         Ok(c) => c,
         Err(e) => return usage_error(format, &format!("{name}: {e}")),
     };
-    match omega_algebra::recheck(&cert) {
+    let pinned = theorem
+        .map(Theorem::pinned)
+        .or_else(|| omega_algebra::pinned_theorem(&cert))
+        .unwrap_or(omega_algebra::trusted::Pinned::Reduction);
+    match omega_algebra::recheck_pinned(&cert, pinned) {
         Ok(s) => {
             match format {
                 Format::Text => write_out(&accepted_text(&name, &s)),
