@@ -9,7 +9,7 @@ mod distributed;
 mod full;
 mod graph;
 mod liveness;
-mod movers;
+pub(crate) mod movers;
 mod outcome;
 mod parallel;
 mod persistent;

@@ -247,8 +247,10 @@ impl Expand for Movers<'_> {
 }
 
 /// The mover transactions of a model: what [`Movers`] runs one by one,
-/// and what `--summaries --reduction movers` summarizes.
-pub(super) struct Txs<'m> {
+/// and what `--summaries --reduction movers` summarizes. `certify
+/// --reduction movers` judges its steps with the same functions
+/// ([`Txs::step_phase`], [`Txs::in_left`]).
+pub(crate) struct Txs<'m> {
     model: &'m Model,
     /// What the reduction decided about the model before running.
     plan: &'m Plan,
@@ -273,7 +275,7 @@ impl Access for Touched {
 
 impl<'m> Txs<'m> {
     /// The transactions of `model`, under what `plan` decided about it.
-    pub(super) fn new(model: &'m Model, plan: &'m Plan) -> Txs<'m> {
+    pub(crate) fn new(model: &'m Model, plan: &'m Plan) -> Txs<'m> {
         Txs {
             model,
             plan,
@@ -403,7 +405,7 @@ impl Txs<'_> {
 
     /// Whether `t`, in post-commit phase at `s`, is in `L(t)`: something is
     /// enabled and everything it can do is a left mover.
-    fn in_left(&mut self, t: usize, s: &[i64]) -> bool {
+    pub(crate) fn in_left(&mut self, t: usize, s: &[i64]) -> bool {
         let model = self.model;
         let pc = s[t];
         if pc == 0 || pc == model.threads[t].end() {
@@ -430,6 +432,28 @@ impl Txs<'_> {
     }
 }
 
+impl Txs<'_> {
+    /// The phase bit of thread `t` after its transition `k` completes from
+    /// `s` to `after`, from phase `phase`, and whether `k` was a right mover
+    /// there: Flanagan and Qadeer's `p' = right && (p || at_init || !left)`,
+    /// with `left` judged in `s` and `right` in `after`.
+    pub(crate) fn step_phase(
+        &mut self,
+        t: usize,
+        k: usize,
+        s: &[i64],
+        after: &[i64],
+        phase: bool,
+    ) -> (bool, bool) {
+        let slots = self.accessed(k, s).map(|a| a.1).unwrap_or_default();
+        let mover = !self.fixed(k) && !self.changes_excl(k, s, after);
+        let left = mover && slots.iter().all(|&x| self.exclusive(t, x, s));
+        let right = mover && slots.iter().all(|&x| self.exclusive(t, x, after));
+        let at_init = s[t] == 0;
+        (right && (phase || at_init || !left), right)
+    }
+}
+
 impl Transaction for Txs<'_> {
     /// A node is the state and the phase bit, which is false wherever every
     /// thread is scheduled.
@@ -449,18 +473,12 @@ impl Transaction for Txs<'_> {
 
     fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired {
         let (s, phase) = (self.state(from), from[from.len() - 1] != 0);
-        let accessed = self.accessed(k, s);
         match fire(self.model, &mut self.watch, k, s, out) {
             StepResult::Disabled => return Fired::Disabled,
             StepResult::Bad(p) => return Fired::Bad(p),
             StepResult::Ok => {}
         }
-        let slots = accessed.map(|a| a.1).unwrap_or_default();
-        let mover = !self.fixed(k) && !self.changes_excl(k, s, out);
-        let left = mover && slots.iter().all(|&x| self.exclusive(t, x, s));
-        let right = mover && slots.iter().all(|&x| self.exclusive(t, x, out));
-        let at_init = s[t] == 0;
-        let next = right && (phase || at_init || !left);
+        let (next, right) = self.step_phase(t, k, s, out, phase);
         let pc = out[t];
         let ends = pc == 0 || pc == self.model.threads[t].end() || (!next && !self.in_left(t, out));
         out.push(i64::from(next));
