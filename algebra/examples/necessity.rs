@@ -3,6 +3,11 @@
 //! table in algebra/README.md and as Rust for `necessity.rs`:
 //!
 //!     cargo run --release -p omega-algebra --example necessity [H...]
+//!
+//! With `--movers`, the same for the movers theorem (M) and its hypotheses
+//! (R), (A2)-(A5r), (Q), (11), (17), (18) (`necessity/movers.rs`):
+//!
+//!     cargo run --release -p omega-algebra --example necessity --movers [--deep] [H...]
 
 use std::time::Instant;
 
@@ -14,6 +19,10 @@ fn main() {
     // random models with 4 states.
     let deep = args.iter().any(|a| a == "--deep");
     args.retain(|a| a != "--deep");
+    if args.iter().any(|a| a == "--movers") {
+        args.retain(|a| a != "--movers");
+        return movers(&args, deep);
+    }
     // `--model H JSON`: check and minimise a model given as JSON (for
     // counter-models built by hand).
     if args.first().map(String::as_str) == Some("--model") {
@@ -166,4 +175,107 @@ fn rust(m: &omega_algebra::necessity::PaperModel) -> String {
     )
     .replace("[[", "vec![vec![")
     .replace("], [", "], vec![")
+}
+
+/// The search for the movers theorem: every model with at most 3 states and
+/// 1 thread, and with at most 2 states and 2 or 3 threads (`--deep`: also
+/// 3 states and 2 threads), then random and directly sampled models.
+fn movers(args: &[String], deep: bool) {
+    use omega_algebra::necessity::movers::{HYPOTHESES, MoversModel, minimize, search};
+    if args.first().map(String::as_str) == Some("--model") {
+        let h = &args[1];
+        let m: MoversModel = serde_json::from_str(&args[2]).expect("a model as JSON");
+        match m.check(h) {
+            Ok(v) => {
+                let small = minimize(&m, h);
+                let w = small.check(h).expect("minimised still checks");
+                println!(
+                    "{h}: checks, violated at {:?}; minimised: {small}; violated at {:?}",
+                    v.pair, w.pair
+                );
+                println!("    (\"{h}\", {}),", movers_rust(&small));
+            }
+            Err(e) => println!("{h}: does not check: {e}"),
+        }
+        return;
+    }
+    let hs: Vec<&str> = if args.is_empty() {
+        HYPOTHESES.to_vec()
+    } else {
+        args.iter().map(|s| s.as_str()).collect()
+    };
+    let ex = |states, threads| Search::Exhaustive { states, threads };
+    let mut plan = vec![ex(1, 1), ex(2, 1), ex(2, 2), ex(3, 1), ex(2, 3)];
+    if deep {
+        plan.push(ex(3, 2));
+    }
+    plan.extend([
+        Search::Random {
+            states: 3,
+            threads: 2,
+            samples: 4_000_000,
+            seed: 11,
+        },
+        Search::Random {
+            states: 3,
+            threads: 3,
+            samples: 2_000_000,
+            seed: 13,
+        },
+    ]);
+    let sampled = |states, threads, samples, seed| Search::Sampled {
+        states,
+        threads,
+        samples,
+        seed,
+    };
+    let scale = if deep { 10 } else { 1 };
+    for (n, seed) in [(4, 17), (5, 31), (6, 41), (8, 47)] {
+        plan.push(sampled(n, 2, 2_000_000 * scale, seed));
+        plan.push(sampled(n, 3, 1_000_000 * scale, seed + 2));
+    }
+    for h in hs {
+        let start = Instant::now();
+        let mut found = None;
+        let mut examined = 0;
+        for &how in &plan {
+            let (cm, seen) = search(h, how);
+            examined += seen;
+            if let Some(cm) = cm {
+                found = Some((cm, how));
+                break;
+            }
+        }
+        match found {
+            Some((found, how)) => {
+                let cm = minimize(&found, h);
+                let v = cm.check(h).expect("a found counter-model checks");
+                println!(
+                    "{h}: counter-model ({how:?}), {examined} models, {:.1?}: {cm}; violated at {:?}",
+                    start.elapsed(),
+                    v.pair
+                );
+                println!("    (\"{h}\", {}),", movers_rust(&cm));
+            }
+            None => println!(
+                "{h}: none found, {examined} models, {:.1?}",
+                start.elapsed()
+            ),
+        }
+    }
+}
+
+fn movers_rust(m: &omega_algebra::necessity::movers::MoversModel) -> String {
+    fn list<T: std::fmt::Debug>(xs: &[Vec<T>]) -> String {
+        let xs: Vec<String> = xs.iter().map(|x| format!("&{x:?}")).collect();
+        format!("&[{}]", xs.join(", "))
+    }
+    format!(
+        "m({}, &{:?}, {}, {}, {})",
+        m.states,
+        m.q,
+        list(&m.p),
+        list(&m.r),
+        list(&m.s)
+    )
 }

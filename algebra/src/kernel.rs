@@ -1156,32 +1156,54 @@ fn subst_ix(f: &Formula, m: &BTreeMap<String, String>) -> Formula {
     Formula::new(f.lhs.subst(&none, m), f.rel, f.rhs.subst(&none, m))
 }
 
-/// With the paper's theory and one hypothesis dropped: the known
-/// counter-model of (19) without it, re-checked, or how far it was sought.
+/// With a pinned theorem's theory ((19)'s or (M)'s) and one hypothesis
+/// dropped: the known counter-model of the theorem without it, re-checked,
+/// or how far it was sought, or why the theorem holds without it.
 fn without(script: &Script, dropped: &BTreeSet<String>) -> Option<crate::report::Without> {
+    use crate::necessity::{AnyModel, movers};
     let [h] = dropped.iter().collect::<Vec<_>>()[..] else {
         return None;
     };
     let theory = bridge::theory(script, &BTreeSet::new()).ok()?;
-    let paper = crate::trusted::paper::theory().ok()?;
-    crate::recheck::same_theory(&theory, &paper).ok()?;
+    let theorem = Pinned::ALL.into_iter().find(|p| {
+        p.theory()
+            .is_ok_and(|t| crate::recheck::same_theory(&theory, &t).is_ok())
+    })?;
     let mut w = crate::report::Without {
+        theorem,
         hypothesis: h.clone(),
         counter_model: None,
         violation: None,
         check_error: None,
         found: None,
+        redundant: None,
     };
-    match crate::necessity::known(h) {
-        Some((m, how)) => {
-            match m.check(h) {
+    let known = match theorem {
+        Pinned::Reduction => {
+            crate::necessity::known(h).map(|(m, how)| (m.check(h), AnyModel::Paper(m), how))
+        }
+        Pinned::Movers => {
+            w.redundant = movers::redundant(h).map(str::to_string);
+            movers::known(h).map(|(m, how)| (m.check(h), AnyModel::Movers(m), how))
+        }
+    };
+    match known {
+        Some((checked, m, how)) => {
+            match checked {
                 Ok(v) => w.violation = Some(v),
                 Err(e) => w.check_error = Some(e),
             }
             w.counter_model = Some(m);
             w.found = Some(how.to_string());
         }
-        None => w.found = Some("no counter-model known".into()),
+        None if w.redundant.is_some() => {}
+        None => {
+            let sought = match theorem {
+                Pinned::Reduction => None,
+                Pinned::Movers => movers::unrefuted(h),
+            };
+            w.found = Some(sought.unwrap_or("no counter-model known").into());
+        }
     }
     Some(w)
 }

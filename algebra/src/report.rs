@@ -133,20 +133,30 @@ pub struct Report {
     pub paper_difference: Option<String>,
 }
 
-/// What is known about (19) without one hypothesis of the paper.
+/// What is known about a pinned theorem ((19) or (M)) without one of its
+/// hypotheses.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Without {
+    /// The theorem whose theory the script declares (not in the JSON,
+    /// which has it at the top level).
+    #[serde(skip)]
+    pub theorem: Pinned,
     /// The dropped hypothesis.
     pub hypothesis: String,
-    /// A model where every other hypothesis holds and (19) fails, if known.
-    pub counter_model: Option<crate::necessity::PaperModel>,
-    /// The pair in `p (u + v)* q` and not in `N* R`, as found by the
-    /// evaluator of `necessity.rs`, which shares no code with the refuter.
+    /// A model where every other hypothesis holds and the theorem fails, if
+    /// known.
+    pub counter_model: Option<crate::necessity::AnyModel>,
+    /// The pair in the theorem's left side (`p (u + v)* q`, `p s* q`) and
+    /// not in `N* R`, as found by the evaluators of `necessity/`, which
+    /// share no code with the refuter.
     pub violation: Option<crate::necessity::Violation>,
     /// Why the recorded model does not check (never expected).
     pub check_error: Option<String>,
     /// How the counter-model was found (or that none is known).
     pub found: Option<String>,
+    /// Why the theorem holds without the hypothesis, when it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redundant: Option<String>,
 }
 
 impl std::fmt::Display for Report {
@@ -294,17 +304,31 @@ impl Without {
     /// Lines for the text report.
     pub fn to_text(&self) -> String {
         let h = &self.hypothesis;
+        let (claim, lhs) = match self.theorem {
+            Pinned::Reduction => ("(19)", "p (u + v)* q"),
+            Pinned::Movers => ("(M)", "p s* q"),
+        };
+        if let Some(why) = &self.redundant {
+            return format!(
+                "{claim} without {h} still holds: {h} is redundant given the other hypotheses: {why}\n"
+            );
+        }
         match (&self.counter_model, &self.violation, &self.check_error) {
             (Some(m), Some(v), _) => format!(
-                "(19) without {h} is false: in this model every other hypothesis holds and (19) fails (checked by an evaluator independent of the refuter):\n  {m}\n  p (u + v)* q relates {} to {}, N* R does not\n  found: {}\n",
+                "{claim} without {h} is false: in this model every other hypothesis holds and {claim} fails (checked by an evaluator independent of the refuter):\n  {m}\n  {lhs} relates {} to {}, N* R does not\n  found: {}\n",
                 v.pair.0,
                 v.pair.1,
                 self.found.as_deref().unwrap_or("search"),
             ),
             (Some(m), _, Some(e)) => {
-                format!("(19) without {h}: the recorded model {m} does not check: {e}\n")
+                format!("{claim} without {h}: the recorded model {m} does not check: {e}\n")
             }
-            _ => format!("(19) without {h}: no counter-model known\n"),
+            _ => match self.found.as_deref() {
+                Some(f) if f != "no counter-model known" => {
+                    format!("{claim} without {h}: no counter-model known: {f}\n")
+                }
+                _ => format!("{claim} without {h}: no counter-model known\n"),
+            },
         }
     }
 }

@@ -16,6 +16,8 @@ use std::fmt;
 
 use serde::Serialize;
 
+pub mod movers;
+
 /// At most this many states.
 pub const MAX_N: usize = 8;
 
@@ -228,7 +230,27 @@ impl Eval {
     }
 }
 
-/// A counter-model's witness: a pair in `p (u + v)* q` but not in `N* R`.
+/// A recorded counter-model, of (19) or of (M).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum AnyModel {
+    /// A model of the paper's atoms, for (19).
+    Paper(PaperModel),
+    /// A model of the movers theorem's atoms, for (M).
+    Movers(movers::MoversModel),
+}
+
+impl fmt::Display for AnyModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnyModel::Paper(m) => m.fmt(f),
+            AnyModel::Movers(m) => m.fmt(f),
+        }
+    }
+}
+
+/// A counter-model's witness: a pair in the left side of the theorem
+/// (`p (u + v)* q` for (19), `p s* q` for (M)) but not in `N* R`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Violation {
     /// The pair.
