@@ -1196,14 +1196,8 @@ fn without(script: &Script, dropped: &BTreeSet<String>) -> Option<crate::report:
             w.counter_model = Some(m);
             w.found = Some(how.to_string());
         }
-        None if w.redundant.is_some() => {}
-        None => {
-            let sought = match theorem {
-                Pinned::Reduction => None,
-                Pinned::Movers => movers::unrefuted(h),
-            };
-            w.found = Some(sought.unwrap_or("no counter-model known").into());
-        }
+        None if w.redundant.is_none() => w.found = Some("no counter-model known".into()),
+        None => {}
     }
     Some(w)
 }

@@ -323,12 +323,7 @@ impl Without {
             (Some(m), _, Some(e)) => {
                 format!("{claim} without {h}: the recorded model {m} does not check: {e}\n")
             }
-            _ => match self.found.as_deref() {
-                Some(f) if f != "no counter-model known" => {
-                    format!("{claim} without {h}: no counter-model known: {f}\n")
-                }
-                _ => format!("{claim} without {h}: no counter-model known\n"),
-            },
+            _ => format!("{claim} without {h}: no counter-model known\n"),
         }
     }
 }
