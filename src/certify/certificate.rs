@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::sha256::sha256_hex;
 use super::{Certification, law::Obligation};
 use super::{CertifyLevel, CertifyOptions, FRAME_BOUND, ObligationStatus, certify};
+use super::{CertifyReduction, MoverLaw, pinned_movers_claim, recheck_movers_proof};
 use crate::model::Model;
 
 /// The format this version writes and reads.
@@ -87,6 +88,10 @@ pub struct ClaimRecord {
 pub struct CertifyCertificate {
     /// [`CERTIFY_CERTIFICATE_FORMAT`].
     pub format: String,
+    /// `movers` for the hypotheses of the movers theorem (M); absent for
+    /// Stoller and Cohen's (19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<String>,
     /// The model.
     pub model: ModelIdentity,
     /// `local` or `exhaustive`.
@@ -213,8 +218,10 @@ impl CertifyCertificate {
     ) -> CertifyCertificate {
         let obligations = records(cert);
         let verdict = verdict_of(obligations.iter().map(|o| o.result.as_str())).to_string();
+        let movers = cert.options.reduction == CertifyReduction::Movers;
         CertifyCertificate {
             format: CERTIFY_CERTIFICATE_FORMAT.to_string(),
+            reduction: movers.then(|| "movers".to_string()),
             model: ModelIdentity {
                 name: model.name.clone(),
                 file: file.to_string(),
@@ -229,7 +236,11 @@ impl CertifyCertificate {
             limit: cert.limit.map(|l| l.to_string()),
             verdict,
             obligations,
-            claim: pinned_claim(proof_sha256),
+            claim: if movers {
+                pinned_movers_claim(proof_sha256)
+            } else {
+                pinned_claim(proof_sha256)
+            },
         }
     }
 
@@ -246,6 +257,11 @@ impl CertifyCertificate {
             return Err(format!(
                 "malformed certify certificate: format `{}`, expected `{CERTIFY_CERTIFICATE_FORMAT}`",
                 c.format
+            ));
+        }
+        if let Some(r) = c.reduction.as_deref().filter(|&r| r != "movers") {
+            return Err(format!(
+                "malformed certify certificate: reduction `{r}`, expected `movers` or none (sc)"
             ));
         }
         Ok(c)
@@ -410,7 +426,12 @@ pub fn recheck_certificate(
             cert.verdict
         ));
     }
-    let keys: Vec<&str> = Obligation::ALL.iter().map(|o| o.key()).collect();
+    let movers = cert.reduction.as_deref() == Some("movers");
+    let keys: Vec<&str> = if movers {
+        MoverLaw::ALL.iter().map(|o| o.key()).collect()
+    } else {
+        Obligation::ALL.iter().map(|o| o.key()).collect()
+    };
     let recorded: Vec<&str> = cert.obligations.iter().map(|o| o.key.as_str()).collect();
     if recorded != keys {
         rejected = true;
@@ -423,6 +444,11 @@ pub fn recheck_certificate(
     let mut obligations = Vec::new();
     if model_matches && recorded == keys {
         let options = CertifyOptions {
+            reduction: if movers {
+                CertifyReduction::Movers
+            } else {
+                CertifyReduction::Sc
+            },
             level: CertifyLevel::Local,
             // The CLI's bound, whatever the certificate says, so that no
             // certificate can make the re-check enumerate more.
@@ -461,7 +487,11 @@ pub fn recheck_certificate(
         }
     }
     // The claim: exactly the pinned one, and its proof certificate.
-    let pinned = pinned_claim(&cert.claim.proof_certificate_sha256);
+    let pinned = if movers {
+        pinned_movers_claim(&cert.claim.proof_certificate_sha256)
+    } else {
+        pinned_claim(&cert.claim.proof_certificate_sha256)
+    };
     let matches_pinned = cert.claim == pinned;
     if !matches_pinned {
         rejected = true;
@@ -480,9 +510,10 @@ pub fn recheck_certificate(
     let proof_certificate = match proof {
         None => {
             inconclusive = true;
-            reasons.push(
-                "the proof certificate was not given (--proof-certificate, written by `optimist prove --emit-certificate`): the claim's proof is not re-checked".to_string(),
-            );
+            reasons.push(format!(
+                "the proof certificate was not given (--proof-certificate, written by `optimist prove{} --emit-certificate`): the claim's proof is not re-checked",
+                if movers { " --theorem movers" } else { "" }
+            ));
             "not given".to_string()
         }
         Some(bytes) => {
@@ -496,10 +527,18 @@ pub fn recheck_certificate(
                 reasons.push(why.clone());
                 why
             } else {
-                match omega_algebra::Certificate::from_json(bytes)
-                    .map_err(|e| e.to_string())
-                    .and_then(|c| omega_algebra::recheck(&c).map_err(|e| e.to_string()))
-                {
+                let rechecked = if movers {
+                    recheck_movers_proof(bytes)
+                } else {
+                    omega_algebra::Certificate::from_json(bytes)
+                        .map_err(|e| e.to_string())
+                        .and_then(|c| {
+                            omega_algebra::recheck(&c)
+                                .map(|_| ())
+                                .map_err(|e| e.to_string())
+                        })
+                };
+                match rechecked {
                     Ok(_) => "accepted".to_string(),
                     Err(e) => {
                         rejected = true;

@@ -40,6 +40,10 @@ pub enum Obligation {
     InitExcl,
     /// WFendExcl: no transition of j falsifies `excl(i, x)`, i != j.
     EndExcl,
+    /// An obligation of the movers theorem (M) (`certify --reduction
+    /// movers`; not in [`Obligation::ALL`], which lists Stoller and
+    /// Cohen's).
+    Movers(super::movers::MoverLaw),
 }
 
 impl Obligation {
@@ -78,6 +82,7 @@ impl Obligation {
             Obligation::FiniteInvis => "WFfiniteInvis",
             Obligation::InitExcl => "WFinitExcl",
             Obligation::EndExcl => "WFendExcl",
+            Obligation::Movers(m) => m.key(),
         }
     }
 
@@ -93,7 +98,7 @@ impl Obligation {
                 | Obligation::H16
                 | Obligation::H17
                 | Obligation::H18
-        )
+        ) || matches!(self, Obligation::Movers(m) if m.is_hypothesis())
     }
 
     /// The law, as the digest writes it.
@@ -113,6 +118,7 @@ impl Obligation {
             Obligation::FiniteInvis => "u_i^w = 0",
             Obligation::InitExcl => "I => disjoint(ex)",
             Obligation::EndExcl => "j never falsifies excl(i, x)",
+            Obligation::Movers(m) => m.formula(),
         }
     }
 
@@ -157,6 +163,7 @@ impl Obligation {
             Obligation::EndExcl => {
                 "from a state without q, no transition of thread j that completes falsifies excl(i, x) for i != j"
             }
+            Obligation::Movers(m) => m.meaning(),
         }
     }
 
@@ -177,6 +184,7 @@ impl Obligation {
             Obligation::Acc => Some(
                 "every transition is deterministic: `either` branches and `any` values are separate transitions",
             ),
+            Obligation::Movers(m) => m.by_construction(),
             _ => None,
         }
     }

@@ -18,6 +18,7 @@ mod frame;
 mod law;
 mod local;
 mod lockset;
+mod movers;
 mod report;
 mod sha256;
 mod system;
@@ -31,6 +32,9 @@ pub use certificate::{
 };
 pub use frame::FRAME_BOUND;
 pub use law::Obligation;
+pub use movers::{
+    CertifyReduction, MoverLaw, movers_proof_certificate, pinned_movers_claim, recheck_movers_proof,
+};
 pub use report::{CertificateNote, CertifiedCheck, CertifyReport};
 pub use sha256::sha256_hex;
 
@@ -77,6 +81,9 @@ impl CertifyLevel {
 #[derive(Clone, Debug)]
 #[must_use = "options do nothing until passed to `certify`"]
 pub struct CertifyOptions {
+    /// Which theorem's hypotheses: Stoller and Cohen's (19) or the movers
+    /// theorem (M).
+    pub reduction: CertifyReduction,
     /// How to check.
     pub level: CertifyLevel,
     /// Most valuations per obligation instance at the local level.
@@ -95,6 +102,7 @@ pub struct CertifyOptions {
 impl Default for CertifyOptions {
     fn default() -> CertifyOptions {
         CertifyOptions {
+            reduction: CertifyReduction::Sc,
             level: CertifyLevel::Local,
             frame_bound: FRAME_BOUND,
             max_states: DEFAULT_MAX_STATES,
@@ -181,6 +189,9 @@ impl Certification {
 /// within the options' limits. Obligations a limit left unchecked are
 /// [`ObligationStatus::NotChecked`], and [`Certification::limit`] says why.
 pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
+    if options.reduction == CertifyReduction::Movers {
+        return movers::certify(model, options);
+    }
     let sys = Sys::new(model);
     let mut budget = Budget::new(&Limits {
         max_states: None,

@@ -8,7 +8,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::law::{Failure, Obligation};
-use super::{Certification, CertifyLevel, ObligationStatus};
+use super::{Certification, CertifyLevel, CertifyReduction, ObligationStatus};
 use crate::explore::{Limit, Options, Reduction};
 use crate::model::Model;
 use crate::report::{CheckReport, json_state};
@@ -24,6 +24,10 @@ pub struct CertifyReport {
     pub model: String,
     /// The file it was read from.
     pub file: String,
+    /// `movers` when the obligations are the movers theorem's (absent for
+    /// Stoller and Cohen's, the default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<&'static str>,
     /// `local` or `exhaustive`.
     pub level: &'static str,
     /// `hypotheses hold`, `hypotheses fail` or `not checked`: about the
@@ -121,6 +125,10 @@ pub struct StateReport {
     pub q: bool,
     /// Every slot's value.
     pub state: Map<String, Value>,
+    /// Movers: each thread's phase bit (true in the pre-commit part of a
+    /// transaction).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Map<String, Value>>,
     /// The values as shown in text, in slot order.
     #[serde(skip)]
     shown: Vec<(String, String)>,
@@ -173,6 +181,10 @@ fn transition(model: &Model, k: usize) -> (String, Option<String>, usize, String
 
 fn witness(model: &Model, f: &Failure) -> WitnessReport {
     let name = |i: usize| f.states[i].0.clone();
+    // A movers witness's states carry each thread's phase bit after the
+    // slots (`MState::shown`).
+    let slots = model.slots.len();
+    let phase = |t: usize| format!("phase({})", model.threads[t].name);
     WitnessReport {
         message: f.message.clone(),
         states: f
@@ -181,12 +193,24 @@ fn witness(model: &Model, f: &Failure) -> WitnessReport {
             .map(|(n, st)| StateReport {
                 name: n.clone(),
                 q: st.q,
-                state: json_state(model, &st.s),
-                shown: st
-                    .s
+                state: json_state(model, &st.s[..slots]),
+                phase: (st.s.len() > slots).then(|| {
+                    st.s[slots..]
+                        .iter()
+                        .enumerate()
+                        .map(|(t, &b)| (model.threads[t].name.clone(), Value::Bool(b != 0)))
+                        .collect()
+                }),
+                shown: st.s[..slots]
                     .iter()
                     .enumerate()
                     .map(|(k, &v)| (model.slots[k].name.clone(), model.show_value(k, v)))
+                    .chain(
+                        st.s[slots..]
+                            .iter()
+                            .enumerate()
+                            .map(|(t, &b)| (phase(t), (b != 0).to_string())),
+                    )
                     .collect(),
             })
             .collect(),
@@ -216,7 +240,7 @@ fn witness(model: &Model, f: &Failure) -> WitnessReport {
                         line,
                         statement,
                         q: st.q,
-                        state: json_state(model, &st.s),
+                        state: json_state(model, &st.s[..slots]),
                     }
                 })
                 .collect()
@@ -329,9 +353,16 @@ impl CertifyReport {
                 }
             ),
         };
+        let movers = cert.options.reduction == CertifyReduction::Movers;
+        let conclusion = if movers {
+            super::movers::conclusion(cert)
+        } else {
+            conclusion
+        };
         CertifyReport {
             model: model.name.clone(),
             file: file.to_string(),
+            reduction: movers.then_some("movers"),
             level: match cert.level {
                 CertifyLevel::Local | CertifyLevel::LocalOnReachable => "local",
                 CertifyLevel::Exhaustive => "exhaustive",
@@ -370,6 +401,9 @@ impl CertifyReport {
                 .collect()
         };
         match self.verdict {
+            "hypotheses hold" if self.reduction == Some("movers") => {
+                "every hypothesis of the movers theorem holds (the model's own verdict is `optimist check --reduction movers`'s)".into()
+            }
             "hypotheses hold" => {
                 "every hypothesis of the reduction theorem holds (the model's own verdict is `optimist check`'s)".into()
             }
@@ -385,8 +419,11 @@ impl CertifyReport {
         self.hypotheses.0.iter().chain(&self.wf.0)
     }
 
-    /// The obligations that fail.
+    /// The obligations that fail (of Stoller and Cohen's).
     fn failing_laws(&self) -> Vec<Obligation> {
+        if self.reduction.is_some() {
+            return Vec::new();
+        }
         self.all()
             .filter(|(_, o)| o.holds == Some(false))
             .filter_map(|(k, _)| Obligation::ALL.into_iter().find(|l| l.key() == *k))
@@ -413,6 +450,15 @@ fn key_label(key: &str) -> String {
 impl fmt::Display for CertifyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "model       {} ({})", self.model, self.file)?;
+        let with = if self.reduction.is_some() {
+            writeln!(
+                f,
+                "reduction   movers: the hypotheses of the movers theorem (M), on the system with q and one phase bit per thread"
+            )?;
+            "with q and phase bits"
+        } else {
+            "with q"
+        };
         match (self.frame_bound, self.states, &self.limit) {
             (Some(b), _, None) => writeln!(
                 f,
@@ -424,12 +470,12 @@ impl fmt::Display for CertifyReport {
             )?,
             (None, Some(n), None) => writeln!(
                 f,
-                "level       exhaustive: the {n} reachable state{} of the full system with q",
+                "level       exhaustive: the {n} reachable state{} of the full system {with}",
                 if n == 1 { "" } else { "s" }
             )?,
             (None, Some(n), Some(l)) => writeln!(
                 f,
-                "level       exhaustive: {l} after storing {n} states of the full system with q"
+                "level       exhaustive: {l} after storing {n} states of the full system {with}"
             )?,
             (None, None, _) => writeln!(f, "level       {}", self.level)?,
         }
@@ -656,6 +702,21 @@ impl CertifiedCheck {
             [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
         };
         let kind = check.violation.as_ref().map(|v| v.kind);
+        // Which theorem the certificate is about, and whether it is the
+        // check's: `--reduction movers` (and `movers+stubborn`) rests on
+        // the movers theorem (M), `sc` (and `sc+stubborn`) on (19).
+        let movers = certify.reduction == Some("movers");
+        let theorem = if movers {
+            "the movers theorem"
+        } else {
+            "the reduction theorem"
+        };
+        let mismatch = match options.reduction {
+            Reduction::None => false,
+            Reduction::Sc | Reduction::ScStubborn => movers,
+            Reduction::Movers | Reduction::MoversStubborn => !movers,
+            Reduction::Stubborn => true,
+        };
         let (verdict, conclusion) = if options.reduction == Reduction::None {
             (
                 check.verdict,
@@ -674,6 +735,25 @@ impl CertifiedCheck {
                 ("violated", _, _) => (
                     "violated",
                     "a violation is reachable in the original system: the counterexample is a path of the original system".to_string(),
+                ),
+                ("holds", _, _) if mismatch => (
+                    "inconclusive",
+                    format!(
+                        "nothing follows for the original system: the reduced check ({}) holds, but the certificate checks the hypotheses of {theorem}, which is not the theorem of that reduction",
+                        options.reduction.name()
+                    ),
+                ),
+                ("holds", _, "hypotheses hold") if movers => (
+                    "holds",
+                    format!(
+                        "no violation is reachable in the original system: the movers check holds and the movers theorem (M) applies ({}){}",
+                        super::movers::THEOREM,
+                        if options.deadlock {
+                            "; the theorem covers the discipline, assertions, ranges and invariants, not deadlocks (those inside a transaction are not preserved)"
+                        } else {
+                            ""
+                        }
+                    ),
                 ),
                 ("holds", _, "hypotheses hold") => (
                     "holds",
@@ -702,7 +782,7 @@ impl CertifiedCheck {
                 ("holds", _, "hypotheses fail") => (
                     "inconclusive",
                     format!(
-                        "nothing follows for the original system: the reduced check holds, but the reduction theorem does not apply ({} {}); check it with `--reduction none`{}",
+                        "nothing follows for the original system: the reduced check holds, but {theorem} does not apply ({} {}); check it with `--reduction none`{}",
                         join(failing(&certify, Some(false))),
                         if failing(&certify, Some(false)).len() == 1 {
                             "fails"
@@ -732,6 +812,20 @@ impl CertifiedCheck {
                     "the reduced check is inconclusive, so nothing follows for the original system".to_string(),
                 ),
             }
+        };
+        // Stubborn sets over transactions: the certificate covers the
+        // transactions, not the selection among them.
+        let conclusion = if verdict == "holds"
+            && matches!(
+                options.reduction,
+                Reduction::ScStubborn | Reduction::MoversStubborn
+            ) {
+            format!(
+                "{conclusion}; the certificate covers the {} transactions only: the stubborn-set selection among them rests on the stubborn-set argument (Godefroid, 1996), which neither certify nor `optimist prove` checks",
+                if movers { "mover" } else { "Stoller-Cohen" }
+            )
+        } else {
+            conclusion
         };
         CertifiedCheck {
             verdict,

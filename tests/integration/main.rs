@@ -1,6 +1,7 @@
 //! Integration tests: one binary, one module per concern.
 
 mod certify;
+mod certify_movers;
 mod cli;
 mod cli_io;
 mod common;

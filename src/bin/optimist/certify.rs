@@ -7,9 +7,11 @@ use std::process::ExitCode;
 
 use clap::Args;
 use optimist::{
-    CertificateNote, CertifyCertificate, CertifyLevel, CertifyOptions, CertifyReport,
-    DEFAULT_MAX_STATES, certify,
+    CertificateNote, CertifyCertificate, CertifyLevel, CertifyOptions, CertifyReduction,
+    CertifyReport, DEFAULT_MAX_STATES, certify,
 };
+
+use crate::check::ReductionArg;
 
 use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
 
@@ -18,6 +20,12 @@ use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set
 pub struct CertifyArgs {
     #[command(flatten)]
     models: ModelsArgs,
+    /// Whose hypotheses to check: those of Stoller and Cohen's reduction
+    /// theorem (19), under `check --reduction sc`, or of Flanagan and
+    /// Qadeer's movers theorem (M), under `check --reduction movers`
+    /// [default: sc]. With --recheck, the certificate says which.
+    #[arg(long, value_enum, conflicts_with = "recheck")]
+    reduction: Option<ReductionArg>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -47,7 +55,9 @@ pub struct CertifyArgs {
     /// derivation.
     #[arg(long, value_name = "CERT", conflicts_with_all = ["exhaustive", "max_states", "max_time", "max_memory"])]
     recheck: Option<PathBuf>,
-    /// The proof certificate of (19) (`optimist prove --emit-certificate`):
+    /// The proof certificate of (19) (`optimist prove --emit-certificate`),
+    /// or of (M) with `--reduction movers` (`optimist prove --theorem movers
+    /// --emit-certificate`):
     /// with --certificate-out, the one to record (re-checked first; by
     /// default the built-in proof's, made by the prover); with --recheck,
     /// the one to compare and re-check.
@@ -66,22 +76,44 @@ pub fn run(args: CertifyArgs) -> ExitCode {
     if args.certificate_out.is_some() && args.models.files.len() != 1 {
         return refuse("--certificate-out certifies one model at a time");
     }
+    let reduction = match certified(args.reduction) {
+        Ok(r) => r,
+        Err(msg) => return refuse(&msg),
+    };
     args.limits.watch(args.format);
-    args.models.each(args.format, |model| one(&args, model))
+    args.models
+        .each(args.format, |model| one(&args, reduction, model))
 }
 
-fn one(args: &CertifyArgs, model: &ModelArgs) -> ExitCode {
+/// The theorem whose hypotheses `--reduction` names, or why certify has
+/// none for it.
+pub(crate) fn certified(reduction: Option<ReductionArg>) -> Result<CertifyReduction, String> {
+    match reduction {
+        None | Some(ReductionArg::Sc) => Ok(CertifyReduction::Sc),
+        Some(ReductionArg::Movers) => Ok(CertifyReduction::Movers),
+        Some(other) => Err(format!(
+            "certify checks the hypotheses of `--reduction sc` (Stoller and Cohen's reduction theorem) and `--reduction movers` (Flanagan and Qadeer's movers theorem), not of `{}`",
+            other.reduction().name()
+        )),
+    }
+}
+
+fn one(args: &CertifyArgs, reduction: CertifyReduction, model: &ModelArgs) -> ExitCode {
     let (src, model_c) = match model.load() {
         Ok(m) => m,
         Err(code) => return code,
     };
     crate::common::LimitArgs::disarm();
     // The reduction, and so the theorem, covers only invariants over
-    // unprotected shared variables.
-    if let Err(e) = optimist::check_reducible(&src, &model_c) {
+    // unprotected shared variables. The movers theorem covers every
+    // invariant: a transition that writes what one reads is no mover.
+    if reduction == CertifyReduction::Sc
+        && let Err(e) = optimist::check_reducible(&src, &model_c)
+    {
         return crate::common::not_covered(e);
     }
     let options = CertifyOptions {
+        reduction,
         level: if args.exhaustive {
             CertifyLevel::Exhaustive
         } else {
@@ -98,7 +130,7 @@ fn one(args: &CertifyArgs, model: &ModelArgs) -> ExitCode {
     let cert = certify(&model_c, &options);
     let mut report = CertifyReport::new(&model_c, &src.name, &cert);
     if let Some(out) = &args.certificate_out {
-        let proof_sha = match proof_sha256(args.proof_certificate.as_ref()) {
+        let proof_sha = match proof_sha256(args.proof_certificate.as_ref(), reduction) {
             Ok(h) => h,
             Err(msg) => return refuse(&msg),
         };
@@ -125,8 +157,10 @@ fn one(args: &CertifyArgs, model: &ModelArgs) -> ExitCode {
 }
 
 /// The hash of the proof certificate to record: the given file's, once the
-/// trusted core accepts it, or the built-in proof's.
-fn proof_sha256(given: Option<&PathBuf>) -> Result<String, String> {
+/// trusted core accepts it as a proof of the theorem of `reduction`, or the
+/// built-in proof's.
+fn proof_sha256(given: Option<&PathBuf>, reduction: CertifyReduction) -> Result<String, String> {
+    let movers = reduction == CertifyReduction::Movers;
     let text = match given {
         Some(p) => {
             let name = p.display();
@@ -134,10 +168,20 @@ fn proof_sha256(given: Option<&PathBuf>) -> Result<String, String> {
                 std::fs::read_to_string(p).map_err(|e| format!("cannot read {name}: {e}"))?;
             let c =
                 omega_algebra::Certificate::from_json(&text).map_err(|e| format!("{name}: {e}"))?;
-            omega_algebra::recheck(&c)
-                .map_err(|e| format!("the proof certificate {name} is not accepted: {e}"))?;
+            let pinned = if movers {
+                omega_algebra::trusted::Pinned::Movers
+            } else {
+                omega_algebra::trusted::Pinned::Reduction
+            };
+            omega_algebra::recheck_pinned(&c, pinned).map_err(|e| {
+                format!(
+                    "the proof certificate {name} is not accepted as a proof of {}: {e}",
+                    pinned.label()
+                )
+            })?;
             text
         }
+        None if movers => optimist::movers_proof_certificate()?,
         None => optimist::proof_certificate()?,
     };
     Ok(optimist::sha256_hex(text.as_bytes()))
@@ -178,7 +222,9 @@ fn recheck(args: &CertifyArgs, cert_path: &PathBuf) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    if let Err(e) = optimist::check_reducible(&src, &model_c) {
+    if cert.reduction.is_none()
+        && let Err(e) = optimist::check_reducible(&src, &model_c)
+    {
         return crate::common::not_covered(e);
     }
     let proof = match &args.proof_certificate {

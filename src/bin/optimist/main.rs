@@ -60,11 +60,12 @@ Examples:
 ", "Exit codes:
   0  holds   1  violation   2  input or usage error   3  inconclusive (a limit)"))]
     Check(check::CheckArgs),
-    /// Check that a model satisfies the hypotheses of the reduction theorem.
+    /// Check that a model satisfies the hypotheses of a reduction theorem (sc or movers).
     #[command(after_help = "\
 Examples:
   optimist certify models/barrier.gc                   every obligation, locally
   optimist certify models/barrier.gc --exhaustive      at the reachable states
+  optimist certify models/counter.gc --reduction movers  the movers theorem's
   optimist certify models/barrier.gc --certificate-out barrier.cert.json
   optimist certify --recheck barrier.cert.json models/barrier.gc --proof-certificate proof.json
 

@@ -1,0 +1,92 @@
+//! Frames of the movers obligations: a frame of the model's slots and q
+//! ([`Frame`]), crossed with the phase bits of the threads involved.
+
+use hashbrown::HashSet;
+
+use super::system::{MState, MSys};
+use crate::certify::frame::{Filter, Frame};
+
+/// A frame with phase bits.
+#[derive(Clone, Debug)]
+pub struct MFrame {
+    /// The model's slots and q.
+    pub frame: Frame,
+    /// The threads whose phase bit is enumerated, with the values it takes.
+    /// Other threads' phase bits are clear.
+    pub phases: Vec<(usize, Vec<bool>)>,
+}
+
+/// Both values of a phase bit.
+pub const BOTH: [bool; 2] = [false, true];
+
+impl MFrame {
+    /// Valuations, phase bits and q included (saturating).
+    pub fn size(&self) -> u128 {
+        self.phases.iter().fold(self.frame.size(), |n, (_, v)| {
+            n.saturating_mul(v.len() as u128)
+        })
+    }
+
+    /// The state of valuation `index` (below [`MFrame::size`], which must
+    /// fit in a `u64`).
+    pub fn state(&self, msys: &MSys, index: u64) -> MState {
+        let size = self.frame.size() as u64;
+        let st = self.frame.state(&msys.sys.model.init, index % size);
+        let mut rest = index / size;
+        let mut ph = vec![false; msys.threads()];
+        for (t, values) in &self.phases {
+            let n = values.len() as u64;
+            ph[*t] = values[(rest % n) as usize];
+            rest /= n;
+        }
+        MState { st, ph }
+    }
+
+    /// The index of the valuation `m` projects to, if it lies in the frame.
+    pub fn index(&self, m: &MState) -> Option<u64> {
+        let mut index = self.frame.index(&m.st)?;
+        let mut weight = self.frame.size() as u64;
+        for (t, values) in &self.phases {
+            let pos = values.iter().position(|&b| b == m.ph[*t])? as u64;
+            index += pos * weight;
+            weight *= values.len() as u64;
+        }
+        // Phase bits outside the frame are clear in its valuations.
+        let listed = |t: usize| self.phases.iter().any(|(u, _)| *u == t);
+        if (0..m.ph.len()).any(|t| m.ph[t] && !listed(t)) {
+            return None;
+        }
+        Some(index)
+    }
+
+    /// Whether the instance of this frame applies at `m`: its slots, q and
+    /// listed phase bits take values of the frame (phase bits not listed
+    /// may be anything: they influence nothing the instance checks).
+    pub fn covers(&self, m: &MState) -> bool {
+        self.frame.index(&m.st).is_some() && self.phases.iter().all(|(t, v)| v.contains(&m.ph[*t]))
+    }
+
+    /// The projection of `m` onto the frame, as a key.
+    pub fn project(&self, m: &MState) -> Vec<i64> {
+        let mut key = self.frame.project(&m.st);
+        key.extend(self.phases.iter().map(|(t, _)| i64::from(m.ph[*t])));
+        key
+    }
+
+    /// Whether valuation `m` stands for a state that may occur: what
+    /// [`Filter::admits`] requires of its slots and q (the locksets, and
+    /// normalisation), and, given the projections of the reachable states,
+    /// that one projects onto it.
+    pub fn admits(
+        &self,
+        msys: &MSys,
+        reachable: Option<&HashSet<Vec<i64>>>,
+        m: &mut MState,
+    ) -> bool {
+        let filter = Filter { reachable: None };
+        if !filter.admits(msys.sys, &self.frame, &mut m.st) {
+            return false;
+        }
+        reachable.is_none_or(|set| set.contains(&self.project(m)))
+    }
+}
