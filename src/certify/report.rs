@@ -789,10 +789,14 @@ impl CertifiedCheck {
                         } else {
                             "fail"
                         },
-                        if certify.level == "local" {
-                            ", or certify it on the reachable states with `optimist certify --exhaustive`"
-                        } else {
-                            ""
+                        match (certify.level, movers) {
+                            ("local", false) => {
+                                ", or certify it on the reachable states with `optimist certify --exhaustive`"
+                            }
+                            ("local", true) => {
+                                ", or certify it on the reachable states with `optimist certify --reduction movers --exhaustive`"
+                            }
+                            _ => "",
                         }
                     ),
                 ),
