@@ -27,8 +27,8 @@ pub use certify::{
     Agreement, CERTIFY_CERTIFICATE_FORMAT, CertificateNote, Certification, CertifiedCheck,
     CertifyCertificate, CertifyLevel, CertifyOptions, CertifyReport, ClaimCheck, ClaimRecord,
     DEFAULT_MAX_STATES, FRAME_BOUND, ModelIdentity, Obligation, ObligationCheck, ObligationRecord,
-    ObligationStatus, RecheckReport, RecheckStatus, certify, model_hash, pinned_claim,
-    proof_certificate, recheck_certificate, sha256_hex,
+    ObligationStatus, ProceduresReport, RecheckReport, RecheckStatus, certify, model_hash,
+    pinned_claim, proof_certificate, recheck_certificate, sha256_hex,
 };
 pub use certify::{
     CertifyReduction, MoverLaw, movers_proof_certificate, pinned_movers_claim, recheck_movers_proof,

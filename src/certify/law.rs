@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+use super::copies::Copies;
 use super::frame::{Frame, QMode};
 use super::system::{QState, Succ, Sys};
 
@@ -699,29 +700,45 @@ pub fn invisible_loops(sys: &Sys, t: usize) -> Vec<Vec<i64>> {
 /// at once, and `visit` is also called with `None` after every point and
 /// pair of points, instances or not, so that a caller can stop at its
 /// limits anywhere.
-pub fn instances(sys: &Sys, visit: &mut dyn FnMut(Option<Inst>) -> bool) {
+///
+/// With `copies`, only the instances at the points that stand for their
+/// class of alike points of the procedures' copies are made (see
+/// [`Copies`]); the others have the same outcomes.
+pub fn instances(sys: &Sys, copies: Option<&Copies>, visit: &mut dyn FnMut(Option<Inst>) -> bool) {
     let n = sys.threads();
+    let checked = |t: usize, pc: i64| copies.is_none_or(|c| c.is_rep(t, pc));
     let mut out = vec![
         Inst::Init(Obligation::InitVis),
         Inst::Init(Obligation::InitExcl),
     ];
     let mut flush = |out: &mut Vec<Inst>| out.drain(..).all(|i| visit(Some(i))) && visit(None);
     for i in 0..n {
+        let loops = invisible_loops(sys, i);
         for law in [Obligation::H11, Obligation::FiniteInvis] {
-            for points in invisible_loops(sys, i) {
-                out.push(Inst::Loop { law, i, points });
+            for points in &loops {
+                if copies.is_none_or(|c| c.loop_checked(sys.model, i, points, &loops)) {
+                    out.push(Inst::Loop {
+                        law,
+                        i,
+                        points: points.clone(),
+                    });
+                }
             }
         }
         for b in 0..sys.model.threads[i].points.len() as i64 {
-            point_instances(sys, i, b, true, &mut out);
+            if checked(i, b) {
+                point_instances(sys, i, b, true, &mut out);
+            }
             if !flush(&mut out) {
                 return;
             }
         }
     }
-    let invisible: Vec<Vec<i64>> = (0..n).map(|i| sys.invisible_points(i).collect()).collect();
+    let invisible: Vec<Vec<i64>> = (0..n)
+        .map(|i| sys.invisible_points(i).filter(|&b| checked(i, b)).collect())
+        .collect();
     for j in 0..n {
-        for a in sys.points(j) {
+        for a in sys.points(j).filter(|&a| checked(j, a)) {
             for i in (0..n).filter(|&i| i != j) {
                 for &b in &invisible[i] {
                     pair_instances(sys, j, a, i, b, &mut out);

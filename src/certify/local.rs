@@ -3,6 +3,7 @@
 
 use hashbrown::HashSet;
 
+use super::copies::Copies;
 use super::cycle::{find_cycle, witness};
 use super::frame::{Filter, Frame};
 use super::law::{Failure, Inst, instances};
@@ -56,6 +57,11 @@ impl Valuations {
 /// valuations that some state of `reachable` projects to are tried (this
 /// is how the tests compare the two levels on the same states).
 ///
+/// With `one_copy` (and without `reachable`, where copies at different
+/// depths are not interchangeable), only one point of each class of alike
+/// points of the procedures' copies is checked, and return points take
+/// only the values that matter ([`super::copies`]).
+///
 /// Each valuation tried counts in `valuations` and is a unit of work for
 /// the budget's clock; once a limit is hit, the instance under way is
 /// [`InstOutcome::Stopped`] and the enumeration stops ([`Local::cut`]).
@@ -63,15 +69,17 @@ pub fn run(
     sys: &Sys,
     bound: u64,
     reachable: Option<&[QState]>,
+    one_copy: bool,
     budget: &mut Budget,
     valuations: &mut Valuations,
 ) -> Local {
+    let copies = (one_copy && reachable.is_none()).then_some(&sys.copies);
     let mut local = Local {
         outcomes: Vec::new(),
         cut: false,
     };
     let each = std::mem::size_of::<(Inst, InstOutcome)>() as u64;
-    instances(sys, &mut |inst| {
+    instances(sys, copies, &mut |inst| {
         let Some(inst) = inst else {
             // Between points: the enumeration itself is work.
             let go_on = budget.hit.is_none() && budget.tick().is_ok();
@@ -81,7 +89,7 @@ pub fn run(
         let outcome = match budget.afford(each) {
             Ok(()) if budget.hit.is_none() => {
                 budget.exp_bytes += each;
-                check(sys, &inst, bound, reachable, budget, valuations)
+                check(sys, &inst, bound, reachable, copies, budget, valuations)
                     .unwrap_or(InstOutcome::Stopped)
             }
             _ => InstOutcome::Stopped,
@@ -106,11 +114,12 @@ fn check(
     inst: &Inst,
     bound: u64,
     reachable: Option<&[QState]>,
+    copies: Option<&Copies>,
     budget: &mut Budget,
     valuations: &mut Valuations,
 ) -> Result<InstOutcome, Halt> {
     let model = sys.model;
-    let Some(frame) = inst.frame(sys) else {
+    let Some(mut frame) = inst.frame(sys) else {
         // At the initial state: nothing to enumerate.
         let st = QState {
             s: model.init.clone(),
@@ -125,6 +134,9 @@ fn check(
             None => InstOutcome::Holds { valuations: 1 },
         });
     };
+    if let Some(c) = copies {
+        c.narrow(sys, inst, &mut frame);
+    }
     let size = frame.size();
     if size > u128::from(bound) {
         return Ok(InstOutcome::NotChecked { frame: size });

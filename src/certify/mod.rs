@@ -12,6 +12,7 @@
 //! `src/certify/README.md` documents what each obligation means concretely.
 
 mod certificate;
+mod copies;
 mod cycle;
 mod exhaustive;
 mod frame;
@@ -35,7 +36,7 @@ pub use law::Obligation;
 pub use movers::{
     CertifyReduction, MoverLaw, movers_proof_certificate, pinned_movers_claim, recheck_movers_proof,
 };
-pub use report::{CertificateNote, CertifiedCheck, CertifyReport};
+pub use report::{CertificateNote, CertifiedCheck, CertifyReport, ProceduresReport};
 pub use sha256::sha256_hex;
 
 use std::time::Duration;
@@ -97,6 +98,12 @@ pub struct CertifyOptions {
     /// Stop rather than let the process's memory grow past this many bytes
     /// (both levels; see [`Limits::max_memory`]).
     pub max_memory: Option<u64>,
+    /// Local level: check one copy of each procedure where the copies are
+    /// alike, and only the values of return points that matter (see
+    /// `src/certify/copies.rs`); otherwise every copy and every value. The
+    /// two give the same result; the second pays for every level of the
+    /// stack.
+    pub one_copy: bool,
 }
 
 impl Default for CertifyOptions {
@@ -109,6 +116,7 @@ impl Default for CertifyOptions {
             max_valuations: None,
             max_time: None,
             max_memory: None,
+            one_copy: true,
         }
     }
 }
@@ -149,6 +157,23 @@ pub struct Certification {
     /// The limit that left obligations not checked, if one did.
     pub(crate) limit: Option<Limit>,
     pub(crate) options: CertifyOptions,
+    /// Local level, for a model with procedures: how their copies were
+    /// checked.
+    pub(crate) procedures: Option<ProceduresNote>,
+}
+
+/// How the local level checked the copies of procedures (one per stack
+/// depth): one copy per procedure, or every copy and why.
+#[derive(Clone, Debug)]
+pub(crate) struct ProceduresNote {
+    /// Whether one copy stood for the copies alike it.
+    pub one_copy: bool,
+    /// Control points in copies of procedures.
+    pub points: u64,
+    /// Of them, the points whose instances were checked.
+    pub checked: u64,
+    /// Why every copy was checked, if it was.
+    pub every_copy: Option<&'static str>,
 }
 
 impl Certification {
@@ -214,6 +239,7 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
                 &sys,
                 options.frame_bound,
                 None,
+                options.one_copy,
                 &mut budget,
                 &mut valuations,
             );
@@ -237,6 +263,7 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
                     &sys,
                     options.frame_bound,
                     Some(&reachable),
+                    false,
                     &mut budget,
                     &mut valuations,
                 );
@@ -250,12 +277,31 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
         (!complete && options.level != CertifyLevel::Local)
             .then_some(Limit::States(options.max_states))
     });
+    let copies = &sys.copies;
+    let procedures = (options.level == CertifyLevel::Local && copies.points > 0).then(|| {
+        let every_copy = if options.one_copy {
+            copies.every_copy
+        } else {
+            Some("one copy per procedure was not asked for")
+        };
+        ProceduresNote {
+            one_copy: every_copy.is_none(),
+            points: copies.points,
+            checked: if every_copy.is_none() {
+                copies.checked
+            } else {
+                copies.points
+            },
+            every_copy,
+        }
+    });
     Certification {
         level: options.level,
         laws,
         states,
         limit,
         options: options.clone(),
+        procedures,
     }
 }
 

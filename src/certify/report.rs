@@ -45,6 +45,10 @@ pub struct CertifyReport {
     /// limit at either level).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
+    /// Local level, for a model with procedures: whether one copy of each
+    /// procedure stood for the copies alike it, or every copy was checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub procedures: Option<ProceduresReport>,
     /// The hypotheses (11)-(18), keyed `"11"` to `"18"`.
     pub hypotheses: Obligations,
     /// The well-formedness conditions, keyed by name.
@@ -66,6 +70,24 @@ pub struct CertificateNote {
     /// SHA-256 of the proof certificate the claim rests on.
     pub proof_certificate_sha256: String,
 }
+
+/// How the local level checked the copies of procedures, one per stack
+/// depth (see `src/certify/copies.rs`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ProceduresReport {
+    /// `one per procedure` or `every copy`.
+    pub copies: &'static str,
+    /// Control points in the copies.
+    pub points: u64,
+    /// Of them, those whose instances were checked: each stands for the
+    /// points alike it in other copies.
+    pub checked: u64,
+    /// Why one copy stands for the others, or why every copy was checked.
+    pub why: String,
+}
+
+/// Why a copy checked stands for the copies alike it.
+const ONE_COPY: &str = "a copy alike a checked one differs from it only in its slots, control points and return points, which nothing else reads, so it has the same outcomes";
 
 /// Obligations in report order; serialises as a JSON object.
 #[derive(Clone, Debug)]
@@ -375,6 +397,19 @@ impl CertifyReport {
             frame_bound: local.then_some(cert.options.frame_bound),
             states: cert.states,
             limit: cert.limit.map(|l| l.to_string()),
+            procedures: cert.procedures.as_ref().map(|p| ProceduresReport {
+                copies: if p.one_copy {
+                    "one per procedure"
+                } else {
+                    "every copy"
+                },
+                points: p.points,
+                checked: p.checked,
+                why: match p.every_copy {
+                    None => ONE_COPY.to_string(),
+                    Some(why) => format!("one copy cannot stand for another: {why}"),
+                },
+            }),
             hypotheses: Obligations(hypotheses),
             wf: Obligations(wf),
             conclusion,
@@ -478,6 +513,20 @@ impl fmt::Display for CertifyReport {
                 "level       exhaustive: {l} after storing {n} states of the full system {with}"
             )?,
             (None, None, _) => writeln!(f, "level       {}", self.level)?,
+        }
+        if let Some(p) = &self.procedures {
+            writeln!(
+                f,
+                "procedures  {}: {} of the {} control points of the copies checked; {}",
+                if p.copies == "every copy" {
+                    "every copy"
+                } else {
+                    "one copy per procedure"
+                },
+                p.checked,
+                p.points,
+                p.why
+            )?;
         }
         writeln!(f, "result      {}", self.result())?;
         writeln!(f)?;

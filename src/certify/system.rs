@@ -19,6 +19,7 @@
 
 use std::collections::BTreeSet;
 
+use super::copies::Copies;
 use super::lockset::Lockset;
 use crate::classify::{Classification, classify, slots};
 use crate::model::{Discipline, Fire, Model, Next, NoAccess};
@@ -54,6 +55,8 @@ pub struct Sys<'m> {
     pub class: Classification,
     /// Locks each thread holds at each control point.
     pub locks: Lockset,
+    /// Which points of the procedures' copies the local level checks.
+    pub copies: Copies,
     /// `pred_slots[p][t]`: the slots `excl(t, x_p)` reads.
     pub pred_slots: Vec<Vec<Vec<u32>>>,
     /// The slots each invariant reads.
@@ -111,10 +114,14 @@ impl<'m> Sys<'m> {
             tr_guard.push(tr.guard.as_ref().map_or_else(Vec::new, expr_slots));
         }
         let locks = Lockset::new(model);
+        let copies = Copies::new(model, &|t, pc| class.stops(t, pc), &|t, pc| {
+            locks.held(t, pc).to_vec()
+        });
         Sys {
             model,
             class,
             locks,
+            copies,
             pred_slots,
             inv_slots,
             tr_frame,

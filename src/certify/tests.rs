@@ -18,10 +18,11 @@ use crate::explore::{Budget, Limits, Options, Outcome, Reduction, Verdict};
 #[path = "../../tests/integration/generate.rs"]
 mod generate;
 
-/// The local level tries every valuation of every copy of a recursive
-/// procedure, one copy per stack depth, so models are compiled with a
-/// small stack bound (figure 4 of Qadeer, Rajamani and Rehof recurses); the shipped models
-/// without recursion call no deeper than this.
+/// The local level checks one copy per procedure, but the exhaustive level
+/// and the cross-check of the two levels pay for every copy of a recursive
+/// procedure (one per stack depth), so models are compiled with a small
+/// stack bound (figure 4 of Qadeer, Rajamani and Rehof recurses); the
+/// shipped models without recursion call no deeper than this.
 const STACK: crate::CompileOptions = crate::CompileOptions { max_stack: 2 };
 
 fn load(name: &str) -> Model {
@@ -32,8 +33,20 @@ fn load(name: &str) -> Model {
 }
 
 fn compile(text: &str) -> Model {
+    compile_at(text, STACK.max_stack)
+}
+
+fn compile_at(text: &str, max_stack: u32) -> Model {
     let src = crate::Source::new("inline.gc", text).expect("not empty");
-    crate::compile_with(&src, &Vec::new(), &STACK).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    crate::compile_with(&src, &Vec::new(), &crate::CompileOptions { max_stack })
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn load_at(name: &str, max_stack: u32) -> Model {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+    crate::load_with(&path, &Vec::new(), &crate::CompileOptions { max_stack })
+        .expect("the model loads")
+        .1
 }
 
 fn at(level: CertifyLevel) -> CertifyOptions {
@@ -499,11 +512,12 @@ proptest! {
 
     #[test]
     fn levels_agree_and_certified_reductions_are_sound(data in generate::choices(), pick in any::<u8>()) {
-        // certify pays for every copy of a procedure (one per stack depth)
-        // and every value of a return point, so only one case in eight may
-        // have procedures; the integration differential test has them all.
+        // The local level checks one copy per procedure, but the exhaustive
+        // level and the cross-check pay for every copy of a procedure (one
+        // per stack depth), so half the cases may have procedures; the
+        // integration differential test has them all.
         let mut choices = generate::Choices::new(&data);
-        choices.procs = pick % 8 == 0;
+        choices.procs = pick % 2 == 0;
         let text = generate::system(&mut choices);
         agree(&with_rogue(text, pick))?;
     }
@@ -531,4 +545,220 @@ thread T {
     assert_eq!(cert.verdict(), ObligationStatus::NotChecked);
     let report = CertifyReport::new(&model, "huge.gc", &cert);
     assert!(report.to_string().contains("not checked (frame of "));
+}
+
+// ------------------------------------------------- one copy per procedure
+
+/// Whether an outcome holds, fails, or says nothing.
+fn kind(o: &local::InstOutcome) -> Option<bool> {
+    match o {
+        local::InstOutcome::Holds { .. } => Some(true),
+        local::InstOutcome::Fails { .. } => Some(false),
+        _ => None,
+    }
+}
+
+/// The instance that stands for `inst` when one copy per procedure is
+/// checked: the same obligation at the representatives of its points.
+fn representative(sys: &Sys, inst: &law::Inst) -> law::Inst {
+    use law::Inst;
+    let c = &sys.copies;
+    match inst.clone() {
+        Inst::Point { law, i, b } => Inst::Point {
+            law,
+            i,
+            b: c.rep(i, b),
+        },
+        Inst::Pair { law, j, a, i, b } => Inst::Pair {
+            law,
+            j,
+            a: c.rep(j, a),
+            i,
+            b: c.rep(i, b),
+        },
+        Inst::EndExcl { j, a, p, i } => Inst::EndExcl {
+            j,
+            a: c.rep(j, a),
+            p,
+            i,
+        },
+        Inst::Loop { law, i, points } => {
+            let loops = law::invisible_loops(sys, i);
+            if c.loop_checked(sys.model, i, &points, &loops) {
+                Inst::Loop { law, i, points }
+            } else {
+                let shift = c.rep(i, points[0]) - points[0];
+                Inst::Loop {
+                    law,
+                    i,
+                    points: points.iter().map(|&pc| pc + shift).collect(),
+                }
+            }
+        }
+        other => other,
+    }
+}
+
+/// Every instance of every copy, checked at every value of its return
+/// points, has the outcome of the instance that stands for it, checked
+/// with the return points narrowed: the argument of `copies.rs`, instance
+/// by instance, where both are within `bound`. Returns the number of
+/// instances compared.
+fn one_copy_stands_for_every_copy(model: &Model, bound: u64, what: &str) -> usize {
+    let sys = Sys::new(model);
+    let run = |one_copy: bool| {
+        let mut valuations = local::Valuations {
+            left: u64::MAX,
+            limit: u64::MAX,
+        };
+        local::run(
+            &sys,
+            bound,
+            None,
+            one_copy,
+            &mut Budget::unlimited(),
+            &mut valuations,
+        )
+    };
+    let every = run(false);
+    let one = run(true);
+    let checked: std::collections::HashMap<&law::Inst, Option<bool>> =
+        one.outcomes.iter().map(|(i, o)| (i, kind(o))).collect();
+    let mut compared = 0;
+    for (inst, o) in &every.outcomes {
+        let rep = representative(&sys, inst);
+        let Some(&got) = checked.get(&rep) else {
+            panic!("{what}: {rep:?}, which stands for {inst:?}, was not checked");
+        };
+        if let (Some(want), Some(got)) = (kind(o), got) {
+            assert_eq!(got, want, "{what}: {inst:?} and {rep:?} differ");
+            compared += 1;
+        }
+    }
+    // Nothing is checked that does not stand for some instance.
+    assert!(one.outcomes.len() <= every.outcomes.len(), "{what}");
+    compared
+}
+
+/// Every obligation has the same status with one copy per procedure as
+/// with every copy, where both are checked within `bound` valuations per
+/// instance (checking every copy also enumerates every value of the
+/// return points, so it may leave instances not checked).
+fn same_statuses(model: &Model, bound: u64, what: &str) {
+    let at = |one_copy: bool| {
+        certify(
+            model,
+            &CertifyOptions {
+                one_copy,
+                frame_bound: bound,
+                ..CertifyOptions::default()
+            },
+        )
+    };
+    let (one, every) = (at(true), at(false));
+    for law in Obligation::ALL {
+        let (o, e) = (one.status(law), every.status(law));
+        if e != ObligationStatus::NotChecked {
+            assert_eq!(o, e, "{what}: {}", law.key());
+        }
+    }
+}
+
+#[test]
+fn one_copy_stands_for_every_copy_in_the_shipped_models() {
+    for name in models() {
+        let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&name))
+            .expect("readable");
+        if !text.contains("proc ") {
+            continue;
+        }
+        // Deep enough that figure 4 has copies alike at every point.
+        for stack in [2, 4] {
+            let model = load_at(&name, stack);
+            let what = format!("{name} --max-stack {stack}");
+            // Instance by instance, hence obligation by obligation.
+            one_copy_stands_for_every_copy(&model, FRAME_BOUND, &what);
+        }
+    }
+}
+
+#[test]
+fn recursive_copies_are_checked_once() {
+    // Beyond the shallowest copies (which return into other callers) and
+    // the deepest (whose call is the stack bound), every copy of figure
+    // 4's foo is alike: the same points are checked at every bound.
+    let at = |stack| {
+        let model = load_at("models/summaries-fig4.gc", stack);
+        let sys = Sys::new(&model);
+        assert_eq!(sys.copies.every_copy, None);
+        (sys.copies.checked, sys.copies.points)
+    };
+    let (four, sixteen, many) = (at(4), at(16), at(64));
+    assert_eq!(four.0, sixteen.0);
+    assert_eq!(sixteen.0, many.0);
+    assert!(many.1 > 4 * sixteen.1 - 100, "{many:?} {sixteen:?}");
+    let model = load_at("models/summaries-fig4.gc", 64);
+    let cert = certify(&model, &CertifyOptions::default());
+    assert_eq!(cert.verdict(), ObligationStatus::Holds);
+    let note = cert.procedures.as_ref().expect("a note on the copies");
+    assert!(note.one_copy);
+    assert_eq!(note.checked, many.0);
+}
+
+/// A guard that reads the control point of a thread that runs procedures
+/// breaks the premise: copies at different depths are told apart, so
+/// every copy is checked, and the report says why.
+#[test]
+fn reading_a_threads_point_checks_every_copy() {
+    let text = "
+lock m;
+protected g : 0..3 = 0 by m;
+proc f(n : 0..2) {
+  if n > 0 { call f(n - 1); }
+  F: acquire m;
+  g := g % 3 + 1;
+  release m;
+}
+thread a { call f(2); }
+thread b { await !at(a, F); acquire m; g := 0; release m; }
+";
+    let model = compile_at(text, 4);
+    let sys = Sys::new(&model);
+    assert_eq!(
+        sys.copies.every_copy,
+        Some("a transition reads the control point of a thread that runs procedures")
+    );
+    assert_eq!(sys.copies.checked, sys.copies.points);
+    one_copy_stands_for_every_copy(&model, FRAME_BOUND, "at()");
+    let cert = certify(&model, &CertifyOptions::default());
+    let report = CertifyReport::new(&model, "inline.gc", &cert).to_string();
+    assert!(
+        report.contains("procedures  every copy:")
+            && report.contains("control point of a thread that runs procedures"),
+        "{report}"
+    );
+    // Without `at`, one copy per procedure.
+    let model = compile_at(&text.replace("await !at(a, F);", ""), 4);
+    assert_eq!(Sys::new(&model).copies.every_copy, None);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 96,
+        max_shrink_iters: 300,
+        ..ProptestConfig::default()
+    })]
+
+    /// On generated systems with procedures (some recursive), checking one
+    /// copy per procedure gives every instance the outcome of checking
+    /// every copy, and every obligation the same status.
+    #[test]
+    fn one_copy_and_every_copy_agree(data in generate::choices(), pick in any::<u8>()) {
+        let mut choices = generate::Choices::new(&data);
+        choices.sharing = Some(pick % 2 == 0);
+        let text = with_rogue(generate::system(&mut choices), pick / 2);
+        let model = compile_at(&text, 3 + u32::from(pick % 2));
+        one_copy_stands_for_every_copy(&model, 1 << 12, &text);
+        same_statuses(&model, 1 << 12, &text);
+    }
 }
