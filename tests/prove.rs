@@ -379,13 +379,19 @@ fn a_certificate_whose_step_claims_1_eq_0_is_rejected() {
 fn the_movers_theorem_is_checked_and_its_certificate_accepted_as_such() {
     let (code, stdout, stderr) = optimist(&["prove", "--theorem", "movers"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.starts_with("checking proofs/movers.proof"), "{stdout}");
+    assert!(
+        stdout.starts_with("checking proofs/movers.proof"),
+        "{stdout}"
+    );
     assert!(stdout.contains("trusted: none"), "{stdout}");
     settings().bind(|| insta::assert_snapshot!("movers_text", stdout));
     let (code, stdout, _) = optimist(&["prove", "--theorem", "movers", "--format", "json"]);
     assert_eq!(code, 0);
     let v = json(&stdout);
-    assert_eq!((&v["theorem"], &v["paper_claim"]), (&"movers".into(), &true.into()));
+    assert_eq!(
+        (&v["theorem"], &v["paper_claim"]),
+        (&"movers".into(), &true.into())
+    );
 
     let cert = scratch("movers.cert.json");
     let c = cert.to_str().expect("utf-8 path");
@@ -395,7 +401,10 @@ fn the_movers_theorem_is_checked_and_its_certificate_accepted_as_such() {
     let (code, stdout, _) = optimist(&["prove", "--check-certificate", c]);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("theorem (M): p s* q <= N* R"), "{stdout}");
-    assert!(stdout.contains("\n  (A3): i != j => rm_i s_j <= s_j rm_i\n"), "{stdout}");
+    assert!(
+        stdout.contains("\n  (A3): i != j => rm_i s_j <= s_j rm_i\n"),
+        "{stdout}"
+    );
     // Held to the paper's (19), it is rejected.
     let (code, stdout, _) = optimist(&["prove", "--check-certificate", c, "--theorem", "sc"]);
     assert_eq!(code, 1, "{stdout}");
@@ -413,7 +422,10 @@ fn the_movers_theorem_is_checked_and_its_certificate_accepted_as_such() {
     // Without a commutation the proof fails where it is needed.
     let (code, stdout, _) = optimist(&["prove", "--theorem", "movers", "--drop", "A3"]);
     assert_eq!(code, 1, "{stdout}");
-    assert!(stdout.contains("rm_u case i != j, step 2: the step is false in a model"), "{stdout}");
+    assert!(
+        stdout.contains("rm_u case i != j, step 2: the step is false in a model"),
+        "{stdout}"
+    );
     // A file and --theorem together are a usage error.
     let (code, _, stderr) = optimist(&["prove", "proofs/movers.proof", "--theorem", "movers"]);
     assert_eq!(code, 2, "{stderr}");

@@ -35,7 +35,10 @@ fn honest() -> Certificate {
         let script = parse_script("proofs/movers.proof", &src).expect("parses");
         let checked = check(&script, &CheckOptions::default());
         assert_eq!(checked.report.status, Status::Proved, "{}", checked.report);
-        checked.certificate(&script).expect("a certificate").to_json()
+        checked
+            .certificate(&script)
+            .expect("a certificate")
+            .to_json()
     });
     Certificate::from_json(json).expect("reads back")
 }
@@ -61,11 +64,16 @@ fn the_movers_theorem_is_proved_with_nothing_trusted_and_is_the_pinned_claim() {
     assert_eq!(r.exit_code(), 0);
     // Every hypothesis of the pinned theory is used, and nothing else is
     // assumed but the axioms.
-    let hyps = ["(R)", "(A2)", "(A3)", "(A4)", "(A5)", "(A5r)", "(Q)", "(11)", "(17)", "(18)"];
+    let hyps = [
+        "(R)", "(A2)", "(A3)", "(A4)", "(A5)", "(A5r)", "(Q)", "(11)", "(17)", "(18)",
+    ];
     let assumed: Vec<&str> = r.assumptions.iter().map(String::as_str).collect();
     assert_eq!(&assumed[assumed.len() - hyps.len()..], hyps.as_slice());
     assert_eq!(assumed.len(), 20 + hyps.len());
-    assert!(r.to_text().contains("claim: the movers theorem (M), in its pinned theory"));
+    assert!(
+        r.to_text()
+            .contains("claim: the movers theorem (M), in its pinned theory")
+    );
 }
 
 #[test]
@@ -85,7 +93,9 @@ fn its_certificate_is_accepted_for_the_movers_theorem_and_nothing_else() {
 /// step that needs it, and the run is not the pinned claim.
 #[test]
 fn without_any_one_hypothesis_the_proof_fails() {
-    for h in ["(R)", "(A2)", "(A3)", "(A4)", "(A5)", "(A5r)", "(Q)", "(11)", "(17)", "(18)"] {
+    for h in [
+        "(R)", "(A2)", "(A3)", "(A4)", "(A5)", "(A5r)", "(Q)", "(11)", "(17)", "(18)",
+    ] {
         let r = run(&source(), &[h]);
         assert_eq!(r.status, Status::Failed, "{h} dropped, yet proved");
         assert!(!r.paper_claim, "{h}");
@@ -224,7 +234,9 @@ fn doctored_movers_certificates_are_rejected() {
         .find_map(|l| {
             l.nodes
                 .iter()
-                .position(|n| matches!(n, omega_algebra::Node::Hyp { label, .. } if label == "(A3)"))
+                .position(
+                    |n| matches!(n, omega_algebra::Node::Hyp { label, .. } if label == "(A3)"),
+                )
                 .map(|k| (l.statement.label.clone(), k))
         })
         .expect("a use of (A3)");
@@ -237,7 +249,10 @@ fn doctored_movers_certificates_are_rejected() {
         label: "(A4)".into(),
         conclusion: 0,
     };
-    assert!(recheck_pinned(&c, Pinned::Movers).is_err(), "(A3) replaced by (A4) accepted");
+    assert!(
+        recheck_pinned(&c, Pinned::Movers).is_err(),
+        "(A3) replaced by (A4) accepted"
+    );
 }
 
 /// The lemmas (M) does not rest on are exactly those the script marks
@@ -245,7 +260,11 @@ fn doctored_movers_certificates_are_rejected() {
 #[test]
 fn unused_lemmas_are_exactly_the_marked_ones() {
     let report = run(&source(), &[]);
-    let thm = report.lemmas.iter().find(|l| l.label == "(M)").expect("(M)");
+    let thm = report
+        .lemmas
+        .iter()
+        .find(|l| l.label == "(M)")
+        .expect("(M)");
     let unused: Vec<&str> = report
         .lemmas
         .iter()

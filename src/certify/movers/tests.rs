@@ -152,27 +152,20 @@ fn counter_certifies_at_both_levels() {
 /// obligation by obligation.
 #[test]
 fn shipped_models_levels_are_ordered_and_agree_on_reachable_states() {
+    // The local level over every valuation is pinned for every model by the
+    // integration snapshots; here the local check restricted to reachable
+    // valuations must equal the exhaustive level, which with the local
+    // level checking a superset of those valuations orders the two.
     for name in models() {
         let model = load(&name);
-        let local = certify(&model, &movers(CertifyLevel::Local));
         let exhaustive = certify(&model, &movers(CertifyLevel::Exhaustive));
         let cross = certify(&model, &movers(CertifyLevel::LocalOnReachable));
-        all_replay(&model, &local, &name);
         all_replay(&model, &exhaustive, &name);
         for law in MoverLaw::ALL {
-            let (l, e, c) = (
-                status(&local, law),
-                status(&exhaustive, law),
-                status(&cross, law),
-            );
-            if [l, e, c].contains(&ObligationStatus::NotChecked) {
+            let (e, c) = (status(&exhaustive, law), status(&cross, law));
+            if [e, c].contains(&ObligationStatus::NotChecked) {
                 continue;
             }
-            assert!(
-                !(l == ObligationStatus::Holds && e == ObligationStatus::Fails),
-                "{name} {}: local holds, exhaustive fails",
-                law.key()
-            );
             assert_eq!(
                 c,
                 e,
