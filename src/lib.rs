@@ -46,8 +46,8 @@ pub use explore::{
     replay, resident_bytes, state_graph, step,
 };
 pub use explore::{
-    Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,
-    simulate,
+    Effect, Mismatch, SavedStep, SplitMix, Walk, WalkEnd, choices, effect, initial_problem,
+    match_path, match_step, simulate,
 };
 pub use explore::{LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal};
 pub use export::{

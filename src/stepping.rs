@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 
 use crate::classify::Classification;
 use crate::explore::{
-    Effect, Mismatch, Problem, Reduction, Step, Violation, Walk, WalkEnd, choices, match_step,
+    Effect, Mismatch, Problem, Reduction, SavedStep, Step, Violation, Walk, WalkEnd, choices,
+    effect, match_path, match_step,
 };
 use crate::model::Model;
 use crate::report::{
@@ -288,6 +289,7 @@ impl ReplayReport {
         let mut s = model.init.clone();
         let mut taken: Vec<Step> = Vec::new();
         let mut problem: Option<(Problem, usize)> = None;
+        let path = match_path(model, &saved_steps(saved_trace));
         for (n, st) in saved_trace.iter().enumerate() {
             let (Some(thread), Some(statement)) = (text(st, "thread"), text(st, "statement"))
             else {
@@ -297,7 +299,13 @@ impl ReplayReport {
                 )));
             };
             let expected = st.get("state").and_then(Value::as_object);
-            match match_step(model, &s, &thread, &statement, expected) {
+            match pick(
+                model,
+                path.as_deref(),
+                n,
+                &s,
+                (&thread, &statement, expected),
+            ) {
                 Err(m) => {
                     r.divergence = Some(diverge(model, &s, n + 1, &thread, &statement, m));
                     break;
@@ -412,6 +420,39 @@ impl ReplayReport {
     }
 }
 
+/// The saved steps' threads, statements and states, up to the first step
+/// that lacks a thread or a statement (which the replay reports).
+fn saved_steps(steps: &[Value]) -> Vec<SavedStep<'_>> {
+    steps
+        .iter()
+        .map_while(|st| {
+            let text = |k: &str| st.get(k).and_then(Value::as_str);
+            Some((
+                text("thread")?,
+                text("statement")?,
+                st.get("state").and_then(Value::as_object),
+            ))
+        })
+        .collect()
+}
+
+/// Step `n` of a replay from `s`: the transition of `path`, the saved
+/// trace's match to its end, where there is one, and otherwise the first
+/// transition that matches the step, so that a divergence shows where
+/// the trace leaves the model.
+fn pick(
+    model: &Model,
+    path: Option<&[usize]>,
+    n: usize,
+    s: &[i64],
+    step: SavedStep,
+) -> Result<(usize, Effect), Mismatch> {
+    match path.and_then(|p| p.get(n)) {
+        Some(&k) => Ok((k, effect(model, k, s))),
+        None => match_step(model, s, step.0, step.1, step.2),
+    }
+}
+
 /// The first property of a saved report's `ltl` part that has a lasso.
 fn violated_property(saved: &Value) -> Option<&Value> {
     saved
@@ -460,7 +501,9 @@ fn replay_lasso(
     let mut s = model.init.clone();
     let mut states = vec![s.clone()];
     let mut taken: Vec<Step> = Vec::new();
-    for (n, st) in stem.iter().chain(cycle).enumerate() {
+    let all: Vec<Value> = stem.iter().chain(cycle).cloned().collect();
+    let path = match_path(model, &saved_steps(&all));
+    for (n, st) in all.iter().enumerate() {
         let (Some(thread), Some(statement)) = (text(st, "thread"), text(st, "statement")) else {
             return Err(NotATrace(format!(
                 "step {} of the lasso has no `thread` or `statement`",
@@ -468,7 +511,13 @@ fn replay_lasso(
             )));
         };
         let expected = st.get("state").and_then(Value::as_object);
-        match match_step(model, &s, &thread, &statement, expected) {
+        match pick(
+            model,
+            path.as_deref(),
+            n,
+            &s,
+            (&thread, &statement, expected),
+        ) {
             Ok((k, Effect::Ok(after))) => {
                 r.replayed = n + 1;
                 r.transitions.push(k);

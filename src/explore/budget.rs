@@ -125,6 +125,17 @@ impl Budget {
         self.hit.unwrap_or(Limit::States(self.max_states))
     }
 
+    /// Runs `f` with no state limit (time and memory still hold): for work
+    /// whose amount depends on what a cache kept, such as the semantic
+    /// interference check, so that where a run is cut does not depend on
+    /// which worker expanded what before.
+    pub fn without_state_limit<R>(&mut self, f: impl FnOnce(&mut Budget) -> R) -> R {
+        let max = std::mem::replace(&mut self.max_states, u64::MAX);
+        let r = f(self);
+        self.max_states = max;
+        r
+    }
+
     /// The state limit (`u64::MAX` when there is none).
     pub fn max_states(&self) -> u64 {
         self.max_states

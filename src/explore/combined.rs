@@ -83,10 +83,15 @@ pub(super) struct MoversStubborn<'m> {
 
 impl<'m> MoversStubborn<'m> {
     /// Stubborn sets over `model`'s mover transactions.
-    pub(super) fn new(model: &'m Model, ignoring: Ignoring, interference: Interference) -> Self {
+    pub(super) fn new(
+        model: &'m Model,
+        ignoring: Ignoring,
+        interference: Interference,
+        deadlocks: bool,
+    ) -> Self {
         MoversStubborn {
             model,
-            txs: Transactions::new(model, ignoring),
+            txs: Transactions::new(model, ignoring, deadlocks),
             ignoring,
             interference,
         }

@@ -357,7 +357,11 @@ pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm
             ))
         }
         Reduction::Sc => Box::new(super::sc::Sc::new(model, ignoring)),
-        Reduction::Movers => Box::new(super::movers::Transactions::new(model, ignoring)),
+        Reduction::Movers => Box::new(super::movers::Transactions::new(
+            model,
+            ignoring,
+            options.deadlock,
+        )),
         Reduction::Stubborn => {
             Box::new(super::stubborn::Selective::new(model, options.interference))
         }
@@ -370,6 +374,7 @@ pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm
             model,
             ignoring,
             options.interference,
+            options.deadlock,
         )),
     }
 }
@@ -440,8 +445,11 @@ pub(crate) fn run(
         && let Ok(c) = contract(options)
         && c.preserves(Property::Deadlocks) != Preserved::Yes
     {
+        // Deadlocks are checked by default: a mode that cannot rule them
+        // out must not answer `holds`.
+        o.verdict = Verdict::Inconclusive(super::Limit::Deadlocks);
         o.caveats.push(format!(
-            "deadlock freedom is not established: `{}` finds deadlocks only in the states it stores, and one inside a reduced step can be missed; `--reduction sc` or `none` checks them",
+            "`{}` finds deadlocks only in the states it stores, and one inside a reduced step can be missed: `--no-deadlock` gives the safety verdict, `--reduction sc` or `none` checks deadlocks",
             c.name
         ));
     }

@@ -97,6 +97,9 @@ struct Part<'a> {
     findings: Findings,
     /// Bytes of this worker's structures held against the process's limit.
     held: u64,
+    /// Where this worker's expansion was halted by a limit inside a
+    /// reduced step: the parent, and the step's states and thread.
+    halted: [u64; 3],
 }
 
 /// The worker that owns a state of hash `h`: bits 32 to 57, which pick
@@ -279,6 +282,7 @@ fn work<E: Expand>(
         level_findings: Vec::new(),
         findings: Findings::default(),
         held: 0,
+        halted: [u64::MAX, 0, 0],
     };
     let mut stats = Stats::default();
     // Processes may be given different memory limits, and hold different
@@ -323,6 +327,10 @@ fn work<E: Expand>(
     let (mut first, mut n) = (0u32, 1u64);
     let mut level = 0u64;
     loop {
+        // A reduced step holds its intermediate states against the limit
+        // on top of every state stored so far, in all processes: the same
+        // room as one process gives it, so the run is cut at the same step.
+        budget.stored = stats.states;
         // 1. Expand, and send each successor to its owner.
         let end = expand(&mut p, exp, net, &mut budget, deadlock);
         let arrived = net.finish();
@@ -527,7 +535,11 @@ fn expand<E: Expand>(
                 ..
             })) => Some(End::Stack),
             Err(Stop::Found(_)) => Some(End::Found),
-            Err(Stop::Halt) => Some(End::Halt),
+            Err(Stop::Halt) => {
+                p.halted = [u64::from(id), budget.run_states, budget.run_thread as u64];
+                budget.run_states = 0;
+                Some(End::Halt)
+            }
             Ok(false) if !model.all_ended(&s) => {
                 c.deadlock = true;
                 deadlock.then_some(End::Deadlock)
@@ -670,6 +682,12 @@ fn ended<E: Expand>(
     match kind {
         End::Halt => {
             let limit = agreed_limit(net, budget);
+            // The reduced step under way at the cut, as one process says.
+            let at = net.gather(&p.halted);
+            if let Some(h) = at.iter().find(|h| h[0] == u64::from(id) && h[1] > 0) {
+                stats.run_states = h[1];
+                stats.run_thread = Some(h[2] as usize);
+            }
             return finish(stats, budget, Verdict::Inconclusive(limit), None);
         }
         End::Found | End::Deadlock | End::Stack => {}

@@ -44,8 +44,8 @@ pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watc
 pub(crate) use store::{Full, Insert, Room, Store};
 pub use summaries::SummaryStats;
 pub use walk::{
-    Effect, Mismatch, SplitMix, Walk, WalkEnd, choices, effect, initial_problem, match_step,
-    simulate,
+    Effect, Mismatch, SavedStep, SplitMix, Walk, WalkEnd, choices, effect, initial_problem,
+    match_path, match_step, simulate,
 };
 
 use crate::model::Model;
@@ -60,15 +60,15 @@ pub enum Reduction {
     #[default]
     Sc,
     /// Flanagan and Qadeer's transactions: right movers, one committing
-    /// action, left movers. Does not preserve deadlocks.
+    /// action, left movers. Where deadlocks are checked, a transaction ends
+    /// before a statement that may block, so that they are preserved.
     Movers,
     /// Selective search with conditional stubborn sets on the original
     /// system (Godefroid).
     Stubborn,
     /// Stubborn sets over the Stoller-Cohen reduced steps.
     ScStubborn,
-    /// Stubborn sets over the mover transactions. Does not preserve
-    /// deadlocks.
+    /// Stubborn sets over the mover transactions.
     MoversStubborn,
 }
 

@@ -66,10 +66,23 @@
 //! variable another thread may hand off (Flanagan and Qadeer's property
 //! (ii): exclusive access is taken and given up only by its holder) has
 //! none either. WFendExcl, the other half of (ii), is checked as the
-//! search runs, and a breach refuses the model. Deadlocks in the middle of
-//! a transaction are not preserved (Flanagan and Qadeer, section 7): those
-//! in the states the search stores are reported, and the report says that
-//! a `holds` does not establish deadlock freedom.
+//! search runs, and a breach refuses the model.
+//!
+//! # Deadlocks
+//!
+//! Flanagan and Qadeer's transactions do not preserve deadlocks by
+//! themselves (section 7): two threads that take two locks in opposite
+//! orders deadlock in the middle of their transactions, a state no
+//! transaction ends in. A transaction here therefore ends before a
+//! statement that may block ([`Plan::blocks`]) once it has touched more
+//! than its own thread's state, and, before that, where its thread is
+//! blocked (`Txs::stops_before`). Ending a transaction early only adds
+//! stored states (the remainder is a transaction of its own, right movers
+//! then left movers). In a deadlocked state of the original system every
+//! thread that has not ended sits at a statement that may block: either
+//! its transaction ended there, or it got there by steps on its own state
+//! alone, which commute with everything and can be taken last; so the
+//! reduced search stores the state.
 
 use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
@@ -134,6 +147,17 @@ pub struct Plan {
     /// Per protected variable: a transition that may hand it to another
     /// thread.
     pub handed: Vec<Option<crate::classify::HandOff>>,
+    /// Per thread, per control point: whether the thread may block there
+    /// (every statement at the point is guarded). A transaction that has
+    /// touched more than its own thread's state ends before such a point,
+    /// so that a deadlock is met in a stored state.
+    pub blocks: Vec<Vec<bool>>,
+    /// Per transition: it touches only its own thread's locals and control
+    /// point, and is a mover (no other thread observes it).
+    pub local: Vec<bool>,
+    /// Deadlocks are checked: transactions end where [`Plan::blocks`] says.
+    /// Without, whole transactions are kept (fewer states).
+    pub deadlocks: bool,
 }
 
 impl Plan {
@@ -141,7 +165,7 @@ impl Plan {
     pub fn new(model: &Model) -> Plan {
         let observers = crate::classify::Observers::new(model);
         let mut read_locks = vec![None; model.slots.len()];
-        let fixed = (0..model.transitions.len())
+        let fixed: Vec<Option<Reason>> = (0..model.transitions.len())
             .map(|k| {
                 let (reads, writes) = crate::classify::slots(model, k);
                 for &m in &reads {
@@ -164,9 +188,14 @@ impl Plan {
             });
         }
         Plan {
-            fixed,
             read_locks,
             handed: crate::classify::hand_offs(model),
+            blocks: blocking_points(model),
+            local: (0..model.transitions.len())
+                .map(|k| fixed[k].is_none() && own_only(model, k))
+                .collect(),
+            fixed,
+            deadlocks: true,
         }
     }
 
@@ -178,6 +207,10 @@ impl Plan {
     /// order but for their returns (one per call site), so those match by
     /// their order among the others, and the returns all together.
     pub(super) fn for_summaries(mut self, model: &Model) -> Plan {
+        // Summaries key on the transaction's extra word and keep their
+        // transactions whole; their contract finds deadlocks in stored
+        // states only.
+        self.deadlocks = false;
         let returns = |k: &usize| model.transitions[*k].stack == crate::model::StackOp::Return;
         for th in &model.threads {
             for f in &th.frames {
@@ -213,6 +246,41 @@ impl Plan {
         }
         self
     }
+}
+
+/// Per thread, per control point: whether no statement may be enabled
+/// there. A point whose statements are all guarded may block; one with an
+/// unguarded statement (an assignment, an `if`, `either` of unguarded
+/// branches) never does, and neither does a point of returns, of which the
+/// real stack enables exactly one.
+fn blocking_points(model: &Model) -> Vec<Vec<bool>> {
+    let blocks = |range: std::ops::Range<usize>| {
+        let mut ks = range.clone().map(|k| &model.transitions[k]);
+        !range.is_empty()
+            && ks.clone().all(|tr| tr.guard.is_some())
+            && !ks.all(|tr| tr.stack == crate::model::StackOp::Return)
+    };
+    model
+        .threads
+        .iter()
+        .map(|th| {
+            th.points
+                .iter()
+                .map(|p| blocks(p.transitions.clone()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Whether transition `k` reads and writes only its own thread's locals
+/// (and moves its own control point).
+fn own_only(model: &Model, k: usize) -> bool {
+    let own = SlotClass::Local(model.transitions[k].thread);
+    let (reads, writes) = crate::classify::slots(model, k);
+    reads
+        .iter()
+        .chain(&writes)
+        .all(|&x| model.slots[x as usize].class == own)
 }
 
 impl super::stubborn::Transactions for Movers<'_> {
@@ -455,8 +523,9 @@ impl Txs<'_> {
 }
 
 impl Transaction for Txs<'_> {
-    /// A node is the state and the phase bit, which is false wherever every
-    /// thread is scheduled.
+    /// A node is the state and one word of bits: the phase ([`PHASE`]),
+    /// and whether the transaction has touched more than its thread's own
+    /// state ([`BEGUN`]); both are false wherever every thread is scheduled.
     fn node(&self, s: &[i64], out: &mut Vec<i64>) {
         out.clear();
         out.extend_from_slice(s);
@@ -472,16 +541,21 @@ impl Transaction for Txs<'_> {
     }
 
     fn fire(&mut self, t: usize, k: usize, from: &[i64], out: &mut Vec<i64>) -> Fired {
-        let (s, phase) = (self.state(from), from[from.len() - 1] != 0);
+        let bits = from[from.len() - 1];
+        let s = self.state(from);
         match fire(self.model, &mut self.watch, k, s, out) {
             StepResult::Disabled => return Fired::Disabled,
             StepResult::Bad(p) => return Fired::Bad(p),
             StepResult::Ok => {}
         }
-        let (next, right) = self.step_phase(t, k, s, out, phase);
+        let (next, right) = self.step_phase(t, k, s, out, bits & PHASE != 0);
+        let begun = self.plan.deadlocks && (bits & BEGUN != 0 || !self.plan.local[k]);
         let pc = out[t];
-        let ends = pc == 0 || pc == self.model.threads[t].end() || (!next && !self.in_left(t, out));
-        out.push(i64::from(next));
+        let ends = pc == 0
+            || pc == self.model.threads[t].end()
+            || self.stops_before(t, pc as usize, begun, out)
+            || (!next && !self.in_left(t, out));
+        out.push(i64::from(next) * PHASE | i64::from(begun) * BEGUN);
         if ends {
             Fired::Ends
         } else {
@@ -491,6 +565,36 @@ impl Transaction for Txs<'_> {
                 commit: !next && !right,
             }
         }
+    }
+}
+
+/// The phase bit of a node: the transaction is in its pre-commit part.
+const PHASE: i64 = 1;
+
+/// A bit of a node: the transaction has fired a transition that touches
+/// more than its own thread's state.
+const BEGUN: i64 = 2;
+
+impl Txs<'_> {
+    /// Whether the transaction of `t` ends at `pc` in `s` because `t` may
+    /// block there: the condition under which Lipton's reduction
+    /// preserves deadlocks. Once the transaction has touched more than its
+    /// own thread's state (`begun`), it ends before any statement that may
+    /// block, so that another thread can take what it waits for in a
+    /// stored state. Before that, its steps commute with everything, and
+    /// it ends only where `t` is blocked in `s`: a deadlock there is the
+    /// state before the transaction with `t`'s own steps taken, which the
+    /// search must store to see it. Where deadlocks are not checked
+    /// ([`Plan::deadlocks`]), transactions are kept whole.
+    fn stops_before(&self, t: usize, pc: usize, begun: bool, s: &[i64]) -> bool {
+        if !self.plan.deadlocks || !self.plan.blocks[t][pc] {
+            return false;
+        }
+        begun
+            || self.model.threads[t].points[pc]
+                .transitions
+                .clone()
+                .all(|k| super::reduced::guard_false(self.model, k, s))
     }
 }
 
@@ -624,7 +728,7 @@ pub(super) const PRESERVES: [(Property, Preserved); 6] = [
     (Property::Assertions, Preserved::Yes),
     (Property::Invariants, Preserved::Yes),
     (Property::Discipline, Preserved::Yes),
-    (Property::Deadlocks, Preserved::Stored),
+    (Property::Deadlocks, Preserved::Yes),
     (Property::LockWarnings, Preserved::Stored),
     (Property::Ltl, Preserved::No),
 ];
@@ -724,11 +828,15 @@ pub(super) struct Transactions<'m> {
 }
 
 impl<'m> Transactions<'m> {
-    /// The mover transactions of `model`, planned.
-    pub(super) fn new(model: &'m Model, ignoring: Ignoring) -> Transactions<'m> {
+    /// The mover transactions of `model`, planned, for a check of
+    /// deadlocks if `deadlocks`.
+    pub(super) fn new(model: &'m Model, ignoring: Ignoring, deadlocks: bool) -> Transactions<'m> {
         Transactions {
             model,
-            plan: Plan::new(model),
+            plan: Plan {
+                deadlocks,
+                ..Plan::new(model)
+            },
             ignoring,
         }
     }

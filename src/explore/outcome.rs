@@ -63,6 +63,9 @@ pub enum Limit {
     /// A process did not join the run over several processes: it did not
     /// connect in time, or checks something else.
     Unjoined(usize),
+    /// Deadlocks were asked for, and the reduction finds them only in the
+    /// states it stores: no deadlock was found, and none is ruled out.
+    Deadlocks,
 }
 
 impl std::fmt::Display for Limit {
@@ -79,6 +82,10 @@ impl std::fmt::Display for Limit {
             Limit::Lost(Some(p)) => write!(f, "process {p} of the run stopped"),
             Limit::Lost(None) => write!(f, "a worker of the run stopped"),
             Limit::Unjoined(p) => write!(f, "process {p} did not join the run"),
+            Limit::Deadlocks => write!(
+                f,
+                "deadlock freedom is not established: the reduction finds deadlocks only in the states it stores"
+            ),
         }
     }
 }

@@ -678,9 +678,14 @@ impl<R: Transactions> Ops for Private<'_, R> {
         // The search's run keeps its own count of the bytes it holds.
         let held = budget.exp_bytes;
         let (tx, run) = self.steps.parts();
-        let got = run.explore(self.model, tx, t, s, budget, &mut |x, _, _| {
-            succ.push(x.to_vec());
-            Ok(())
+        // What the check explores depends on its cache, so it does not
+        // count against the state limit: the run is cut at the same place
+        // whatever each worker's cache holds.
+        let got = budget.without_state_limit(|budget| {
+            run.explore(self.model, tx, t, s, budget, &mut |x, _, _| {
+                succ.push(x.to_vec());
+                Ok(())
+            })
         });
         run.take_call();
         budget.exp_bytes = held;
@@ -1008,16 +1013,16 @@ pub(super) fn contract() -> super::Contract {
     super::Contract {
         name: "stubborn".into(),
         source: SOURCE,
-        preserves: Property::ALL
-            .map(|p| {
-                let how = match p {
-                    Property::LockWarnings => Preserved::Stored,
-                    Property::Ltl => Preserved::Unfair,
-                    _ => Preserved::Yes,
-                };
-                (p, how)
-            })
-            .to_vec(),
+        // Every kind is named: one this list does not name is not
+        // preserved (`Contract::preserves`).
+        preserves: vec![
+            (Property::Assertions, Preserved::Yes),
+            (Property::Invariants, Preserved::Yes),
+            (Property::Discipline, Preserved::Yes),
+            (Property::Deadlocks, Preserved::Yes),
+            (Property::LockWarnings, Preserved::Stored),
+            (Property::Ltl, Preserved::Unfair),
+        ],
         conditions: vec![PROVISO, super::contract::DISCIPLINE],
         store: None,
     }

@@ -5,7 +5,7 @@
 //! summaries only where their code, everything it calls included, is the
 //! same up to their identity.
 
-use super::contract::{self, Condition, Contract, Judgement, Mode, Remedy};
+use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Property, Remedy};
 use super::graph::{Overlay, StateGraph};
 use super::movers::{Plan, Txs};
 use super::outcome::{Outcome, Stats};
@@ -30,6 +30,15 @@ pub(super) fn contract(reduction: Reduction, share: bool) -> Contract {
         Reduction::Movers => super::movers::contract(Ignoring::Cpc),
         _ => super::sc::contract(Ignoring::Cpc),
     };
+    if reduction == Reduction::Movers {
+        // A summary keeps a mover transaction whole, past statements that
+        // may block (see `super::movers`): a deadlock inside one is missed.
+        for (p, how) in &mut c.preserves {
+            if *p == Property::Deadlocks {
+                *how = Preserved::Stored;
+            }
+        }
+    }
     c.name.push_str(" --summaries");
     c.source =
         "Qadeer, Rajamani and Rehof, \"Summarizing procedures in concurrent programs\", 2004";

@@ -238,10 +238,19 @@ pub enum Mismatch {
     State(Vec<(String, String, String)>),
 }
 
+/// One step of a saved trace: its thread, its statement and, when the step
+/// completed, the state after it (as JSON; a saved state may name only
+/// some variables).
+pub type SavedStep<'a> = (
+    &'a str,
+    &'a str,
+    Option<&'a serde_json::Map<String, serde_json::Value>>,
+);
+
 /// Finds the transition of thread `thread` at its point in `s` whose
 /// statement is `statement` and whose state after it (`expected`, as JSON,
 /// when the step completed) agrees on every variable `expected` names.
-/// Returns the transition and its effect.
+/// Returns the transition and its effect: the first that matches.
 pub fn match_step(
     model: &Model,
     s: &[i64],
@@ -249,6 +258,14 @@ pub fn match_step(
     statement: &str,
     expected: Option<&serde_json::Map<String, serde_json::Value>>,
 ) -> Result<(usize, Effect), Mismatch> {
+    let mut all = candidates(model, s, (thread, statement, expected))?;
+    Ok(all.swap_remove(0))
+}
+
+/// Every transition that matches saved step `step` in `s` (see
+/// [`match_step`]), in the model's order; never empty.
+fn candidates(model: &Model, s: &[i64], step: SavedStep) -> Result<Vec<(usize, Effect)>, Mismatch> {
+    let (thread, statement, expected) = step;
     let t = model
         .threads
         .iter()
@@ -264,6 +281,7 @@ pub fn match_step(
     }
     let mut best: Option<Vec<(String, String, String)>> = None;
     let mut any_enabled = false;
+    let mut found = Vec::new();
     for k in same {
         let e = effect(model, k, s);
         let after = match &e {
@@ -287,16 +305,61 @@ pub fn match_step(
             )],
         };
         if diffs.is_empty() {
-            return Ok((k, e));
-        }
-        if best.as_ref().is_none_or(|b| diffs.len() < b.len()) {
+            found.push((k, e));
+        } else if best.as_ref().is_none_or(|b| diffs.len() < b.len()) {
             best = Some(diffs);
         }
     }
     match best {
+        _ if !found.is_empty() => Ok(found),
         Some(d) if any_enabled => Err(Mismatch::State(d)),
         _ => Err(Mismatch::Disabled),
     }
+}
+
+/// The transitions of a saved trace that matches the model to its end,
+/// from the initial state: where several transitions match a step (two
+/// branches of an `either` that begin with the same statement on one line
+/// look alike in a saved trace), each is tried until the rest of the trace
+/// matches too. A step that goes wrong ends the trace. `None` where no
+/// choice matches to the end: matching step by step ([`match_step`]) then
+/// shows where the trace diverges.
+pub fn match_path(model: &Model, saved: &[SavedStep]) -> Option<Vec<usize>> {
+    let mut path = Vec::new();
+    let mut failed = std::collections::HashSet::new();
+    follow(model, &model.init, saved, &mut path, &mut failed).then_some(path)
+}
+
+/// [`match_path`] from state `s` at saved step `path.len()`; `failed`
+/// keeps the (step, state) pairs that lead nowhere, so that each is tried
+/// once.
+fn follow(
+    model: &Model,
+    s: &[i64],
+    saved: &[SavedStep],
+    path: &mut Vec<usize>,
+    failed: &mut std::collections::HashSet<(usize, Vec<i64>)>,
+) -> bool {
+    let n = path.len();
+    if n == saved.len() {
+        return true;
+    }
+    if failed.contains(&(n, s.to_vec())) {
+        return false;
+    }
+    for (k, e) in candidates(model, s, saved[n]).unwrap_or_default() {
+        path.push(k);
+        let rest = match &e {
+            Effect::Ok(after) => follow(model, after, saved, path, failed),
+            _ => n + 1 == saved.len(),
+        };
+        if rest {
+            return true;
+        }
+        path.pop();
+    }
+    failed.insert((n, s.to_vec()));
+    false
 }
 
 /// The variables of `expected` whose value differs in `found` (or that

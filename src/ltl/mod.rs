@@ -11,8 +11,11 @@
 //! into a table the caller keeps (compiled boolean expressions of a
 //! model); a valuation is the set of atoms true in a state, as bits.
 //!
-//! Not wired to the language yet: `ltl NAME: FORMULA;` declarations, the
-//! product with a model, fairness and the reductions' contracts come next.
+//! The language's `ltl NAME: FORMULA;` declarations compile to these
+//! formulas (`crate::model`); `crate::explore`'s liveness check builds the
+//! product of a model's state graph with the automaton of a formula's
+//! negation and looks for a fair accepting cycle ([`fair_lasso`]), under
+//! the fairness asked for and the reduction's contract.
 
 mod buchi;
 mod cycle;

@@ -113,13 +113,19 @@ fn every_reduction_states_a_source_and_what_it_preserves() {
             );
         }
     }
-    // Movers hide deadlocks inside transactions: the contract says so.
-    let movers = optimist::contract(&Options {
-        reduction: Reduction::Movers,
-        ..Options::default()
-    })
-    .unwrap();
-    assert_eq!(movers.preserves(Property::Deadlocks), Preserved::Stored);
+    // Movers end a transaction before a statement that may block, so they
+    // preserve deadlocks; summaries keep transactions whole, and say that
+    // they find deadlocks in stored states only.
+    let movers = |summaries| {
+        optimist::contract(&Options {
+            reduction: Reduction::Movers,
+            summaries,
+            ..Options::default()
+        })
+        .unwrap()
+    };
+    assert_eq!(movers(false).preserves(Property::Deadlocks), Preserved::Yes);
+    assert_eq!(movers(true).preserves(Property::Deadlocks), Preserved::Stored);
     // `--ignoring unsound` promises nothing about endless transactions.
     let unsound = optimist::contract(&Options {
         ignoring: Ignoring::Unsound,
@@ -201,8 +207,17 @@ fn classify_names_the_line_that_breaks_a_side_condition() {
             .all(|c| c["status"] == "met")
     );
     // Movers on a model that deadlocks: no refusal, and the contract says
-    // where deadlocks are found.
+    // deadlocks are preserved; with summaries, where they are found.
     let run = optimist(["classify", "models/deadlock.gc", "--reduction", "movers"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(run.stdout.contains("deadlocks yes"), "{}", run.stdout);
+    let run = optimist([
+        "classify",
+        "models/summaries-fig2.gc",
+        "--reduction",
+        "movers",
+        "--summaries",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(
         run.stdout.contains("deadlocks in stored states"),

@@ -64,20 +64,18 @@ fn run_with(model: &Model, reduction: Reduction, ignoring: Ignoring, deadlock: b
 /// `--reduction sc` (the default, with commit point completion) always,
 /// and one more chosen by `other`: sc with the other ways of handling
 /// loops that can run forever, stubborn sets alone and over reduced steps,
-/// and movers (which do not preserve deadlocks). Each reduced check
+/// and movers alone and with stubborn sets. Each reduced check
 /// classifies the model, which costs about a hundred times the full check
 /// on these systems in a debug build, so each system gets two.
-fn reductions(deadlock: bool, other: usize) -> Vec<(Reduction, Ignoring)> {
-    let mut others = vec![
+fn reductions(other: usize) -> Vec<(Reduction, Ignoring)> {
+    let others = [
         (Reduction::Sc, Ignoring::Cycles),
         (Reduction::Sc, Ignoring::Forbid),
         (Reduction::Stubborn, Ignoring::Cpc),
         (Reduction::ScStubborn, Ignoring::Cpc),
+        (Reduction::Movers, Ignoring::Cpc),
+        (Reduction::MoversStubborn, Ignoring::Cpc),
     ];
-    if !deadlock {
-        others.push((Reduction::Movers, Ignoring::Cpc));
-        others.push((Reduction::MoversStubborn, Ignoring::Cpc));
-    }
     vec![(Reduction::Sc, Ignoring::Cpc), others[other % others.len()]]
 }
 
@@ -296,7 +294,7 @@ fn differential(
         }
     }
     let with = if deadlock { " with --deadlock" } else { "" };
-    for (k, (reduction, ignoring)) in reductions(deadlock, other).into_iter().enumerate() {
+    for (k, (reduction, ignoring)) in reductions(other).into_iter().enumerate() {
         let red = run_with(model, reduction, ignoring, deadlock);
         if k == 0 {
             tally.borrow_mut().add(&full, &red);

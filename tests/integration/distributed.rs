@@ -227,6 +227,29 @@ fn the_state_limit_cuts_at_the_same_state() {
     }
 }
 
+/// Where the state limit falls inside a reduced step (a transaction, a
+/// stubborn set's check of what other threads can do), the run is cut at
+/// the same step over workers and processes as in one process, and says
+/// which step held the intermediate states.
+#[test]
+fn the_state_limit_cuts_inside_reduced_steps_alike() {
+    for (file, mode, limit) in [
+        ("models/counter-bug.gc", "movers", "5"),
+        ("models/counter-bug.gc", "sc", "8"),
+        ("models/ignoring-fig3.gc", "movers", "2"),
+        ("models/memreuse-bug.gc", "sc+stubborn", "3"),
+        ("models/memreuse-bug.gc", "movers+stubborn", "3"),
+    ] {
+        let args: Vec<String> = ["check", file, "--reduction", mode, "--max-states", limit]
+            .map(String::from)
+            .to_vec();
+        let base = one_process(&args);
+        assert_eq!(base.code, 3, "{args:?}: {}", base.stdout);
+        assert_same(&args, 1, 2, &base);
+        assert_same(&args, 2, 1, &base);
+    }
+}
+
 #[test]
 fn a_lost_process_ends_the_run_naming_it() {
     let hosts = hostfile(3);

@@ -184,7 +184,16 @@ fn movers_summaries_agree_with_movers_on_every_model() {
             continue;
         }
         let file = path.to_str().unwrap().to_string();
-        let movers = ["check", &file, "--reduction", "movers", "--format", "json"];
+        // Summaries keep transactions whole and do not decide deadlocks.
+        let movers = [
+            "check",
+            &file,
+            "--reduction",
+            "movers",
+            "--no-deadlock",
+            "--format",
+            "json",
+        ];
         let (_, m) = json(movers);
         let (run, sum) = json([&movers[..], &["--summaries"]].concat());
         assert!(run.stderr.is_empty(), "{file}: {}", run.stderr);
@@ -204,6 +213,7 @@ fn movers_summaries_agree_with_movers_on_every_model() {
         let options = optimist::Options {
             reduction: optimist::Reduction::Movers,
             summaries: true,
+            deadlock: false,
             ..Default::default()
         };
         if let Some(v) = optimist::check(&model, &options, &mut |_| {}).violation {
@@ -224,6 +234,7 @@ fn movers_summaries_end_unbounded_recursion() {
         "--reduction",
         "movers",
         "--summaries",
+        "--no-deadlock",
         "--format",
         "json",
     ]);
@@ -232,6 +243,47 @@ fn movers_summaries_end_unbounded_recursion() {
     assert!(v["summaries"]["computed"].as_u64().unwrap() > 0, "{v}");
     let plain = optimist(["check", file, "--reduction", "movers"]);
     assert_eq!(plain.code, 3, "{}", plain.stdout);
+    // Deadlocks checked: summaries find them only in the states they
+    // store, so the run says it cannot rule them out (exit 3).
+    let checked = optimist(["check", file, "--reduction", "movers", "--summaries"]);
+    assert_eq!(checked.code, 3, "{}", checked.stdout);
+    assert!(
+        checked
+            .stdout
+            .contains("deadlock freedom is not established")
+            && checked
+                .stdout
+                .contains("`--no-deadlock` gives the safety verdict"),
+        "{}",
+        checked.stdout
+    );
+}
+
+/// A procedure called only past `--max-stack` has no copy: `at` of its
+/// labels is false, and a run that reaches the call ends at the stack
+/// bound (exit 3), as for any other call past the bound.
+#[test]
+fn a_procedure_called_only_past_the_bound_is_the_stack_bound() {
+    let dir = std::env::temp_dir().join(format!("optimist-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("deep.gc");
+    std::fs::write(
+        &file,
+        "system deep;\nshared x : 0..3 = 0;\n\nproc g() {\n  G0: x := 1;\n  return;\n}\n\nproc f() {\n  call g();\n  return;\n}\n\nthread T {\n  call f();\n}\n\ninvariant !at(T, G0) || x == 0;\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    for mode in ["none", "sc", "movers"] {
+        let run = optimist(["check", file, "--reduction", mode, "--max-stack", "1"]);
+        assert_eq!(run.code, 3, "{mode}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains("stack bound 1 reached"),
+            "{}",
+            run.stdout
+        );
+        let run = optimist(["check", file, "--reduction", mode, "--max-stack", "2"]);
+        assert_eq!(run.code, 0, "{mode}: {}{}", run.stdout, run.stderr);
+    }
 }
 
 /// certify's local level checks one copy per procedure, so figure 4

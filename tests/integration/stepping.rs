@@ -163,6 +163,34 @@ fn replay_round_trips_every_violating_model() {
     assert!(replayed.len() >= 20, "{replayed:?}");
 }
 
+/// Two branches of an `either` that begin with the same statement on one
+/// line look alike in a saved trace (same thread, statement, line and
+/// state): replay tries each branch until the rest of the trace matches.
+#[test]
+fn replay_follows_either_branches_that_begin_alike() {
+    let dir = scratch("replay_either");
+    let model = dir.join("either.gc");
+    std::fs::write(
+        &model,
+        "system either_same;\nshared x : 0..3 = 0;\n\nthread T {\n  either { x := x + 1; x := x + 1; } or { x := x + 1; assert x == 0; }\n}\n",
+    )
+    .unwrap();
+    let model = model.to_str().unwrap();
+    for reduction in ["none", "sc"] {
+        let check = optimist(["check", model, "--reduction", reduction, "--format", "json"]);
+        assert_eq!(check.code, 1, "{}", check.stdout);
+        let saved = dir.join(format!("either-{reduction}.json"));
+        std::fs::write(&saved, &check.stdout).unwrap();
+        let run = optimist(["replay", model, saved.to_str().unwrap()]);
+        assert_eq!(run.code, 1, "{reduction}: {}", run.stdout);
+        assert!(
+            run.stdout.contains("outcome      reproduced"),
+            "{reduction}: {}",
+            run.stdout
+        );
+    }
+}
+
 fn saved_racy_counter(dir: &std::path::Path) -> std::path::PathBuf {
     let check = optimist(["check", "models/racy-counter.gc", "--format", "json"]);
     assert_eq!(check.code, 1);

@@ -353,6 +353,7 @@ pub(crate) fn conclusion(cert: &Certification) -> String {
                 Some(Limit::Stack(_)) => "raise `--max-stack`",
                 Some(Limit::Internal(_)) => "this is a bug in optimist; please report it",
                 Some(Limit::Lost(_) | Limit::Unjoined(_)) => "run it again",
+                Some(Limit::Deadlocks) => "check with `--no-deadlock`",
                 None => "try `--exhaustive`",
             }
         ),

@@ -343,9 +343,17 @@ impl<'m> Procs<'m> {
         }
     }
 
-    /// Every label of a procedure a thread may run, with its copies' points.
+    /// Every label of every procedure, with the points of the copies a
+    /// thread may run: none for a procedure it never calls, or calls only
+    /// past the stack bound (`at` of such a label is false, and the call
+    /// itself is the stack bound).
     pub(super) fn labels_in(&self, layout: &FrameLayout) -> HashMap<String, Vec<i64>> {
         let mut out: HashMap<String, Vec<i64>> = HashMap::new();
+        for proc in &self.list {
+            for l in proc.labels.keys() {
+                out.entry(l.clone()).or_default();
+            }
+        }
         for &(p, _, base) in &layout.frames {
             for (l, &pc) in &self.list[p as usize].labels {
                 out.entry(l.clone()).or_default().push(base + pc);
