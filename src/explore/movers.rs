@@ -147,10 +147,11 @@ pub struct Plan {
     /// Per protected variable: a transition that may hand it to another
     /// thread.
     pub handed: Vec<Option<crate::classify::HandOff>>,
-    /// Per thread, per control point: whether the thread may block there
-    /// (every statement at the point is guarded). A transaction that has
-    /// touched more than its own thread's state ends before such a point,
-    /// so that a deadlock is met in a stored state.
+    /// Per thread, per control point: whether the thread may wait there
+    /// for another thread (every statement at the point is guarded, and
+    /// some guard reads what another thread can change). A transaction
+    /// that has touched more than its own thread's state ends before such
+    /// a point, so that a deadlock is met in a stored state.
     pub blocks: Vec<Vec<bool>>,
     /// Per transition: it touches only its own thread's locals and control
     /// point, and is a mover (no other thread observes it).
@@ -248,17 +249,20 @@ impl Plan {
     }
 }
 
-/// Per thread, per control point: whether no statement may be enabled
-/// there. A point whose statements are all guarded may block; one with an
-/// unguarded statement (an assignment, an `if`, `either` of unguarded
-/// branches) never does, and neither does a point of returns, of which the
-/// real stack enables exactly one.
+/// Per thread, per control point: whether the thread may wait there for
+/// another thread. A point with an unguarded statement (an assignment, an
+/// `if`, `either` of unguarded branches) is never blocked, nor is a point
+/// of returns, of which the real stack enables exactly one; and a guard
+/// that reads only what no other thread can change (its own locals, the
+/// lock a `release` gives back: only its holder changes it) is decided by
+/// the thread alone.
 fn blocking_points(model: &Model) -> Vec<Vec<bool>> {
     let blocks = |range: std::ops::Range<usize>| {
-        let mut ks = range.clone().map(|k| &model.transitions[k]);
+        let ks = range.clone().map(|k| &model.transitions[k]);
         !range.is_empty()
             && ks.clone().all(|tr| tr.guard.is_some())
-            && !ks.all(|tr| tr.stack == crate::model::StackOp::Return)
+            && !ks.clone().all(|tr| tr.stack == crate::model::StackOp::Return)
+            && range.clone().any(|k| !stable_guard(model, k))
     };
     model
         .threads
@@ -270,6 +274,33 @@ fn blocking_points(model: &Model) -> Vec<Vec<bool>> {
                 .collect()
         })
         .collect()
+}
+
+/// Whether no other thread can change the truth of transition `k`'s
+/// guard: it reads only its thread's own locals and control point, and
+/// locks that `k` releases (a lock held by the thread stays held, and one
+/// it does not hold never becomes its own but by its own `acquire`).
+fn stable_guard(model: &Model, k: usize) -> bool {
+    use crate::model::{CExpr, Cmd, FREE, Place};
+    let tr = &model.transitions[k];
+    let own = SlotClass::Local(tr.thread);
+    let released = |m: u32| {
+        tr.body.iter().any(|cmd| match cmd {
+            Cmd::Assign(parts) => parts.iter().any(|(place, value)| {
+                matches!(place, Place::Slot { slot, .. } if *slot == m)
+                    && *value == CExpr::Const(FREE)
+            }),
+            _ => false,
+        })
+    };
+    let mut stable = true;
+    if let Some(g) = &tr.guard {
+        g.for_each_slot(&mut |x| {
+            let slot = &model.slots[x as usize];
+            stable &= slot.class == own || (slot.kind == SlotKind::Lock && released(x));
+        });
+    }
+    stable
 }
 
 /// Whether transition `k` reads and writes only its own thread's locals
@@ -579,22 +610,24 @@ impl Txs<'_> {
     /// Whether the transaction of `t` ends at `pc` in `s` because `t` may
     /// block there: the condition under which Lipton's reduction
     /// preserves deadlocks. Once the transaction has touched more than its
-    /// own thread's state (`begun`), it ends before any statement that may
-    /// block, so that another thread can take what it waits for in a
-    /// stored state. Before that, its steps commute with everything, and
-    /// it ends only where `t` is blocked in `s`: a deadlock there is the
-    /// state before the transaction with `t`'s own steps taken, which the
-    /// search must store to see it. Where deadlocks are not checked
+    /// own thread's state (`begun`), it ends before any statement where
+    /// `t` may wait for another thread ([`Plan::blocks`]), so that another
+    /// thread can take what it waits for in a stored state. Everywhere
+    /// else it ends where `t` is blocked in `s`: a blocked thread that no
+    /// other thread can release, or one whose transaction so far commutes
+    /// with everything (its own state only), which the search must store
+    /// to see the deadlock. Where deadlocks are not checked
     /// ([`Plan::deadlocks`]), transactions are kept whole.
     fn stops_before(&self, t: usize, pc: usize, begun: bool, s: &[i64]) -> bool {
-        if !self.plan.deadlocks || !self.plan.blocks[t][pc] {
+        if !self.plan.deadlocks {
             return false;
         }
-        begun
-            || self.model.threads[t].points[pc]
-                .transitions
-                .clone()
-                .all(|k| super::reduced::guard_false(self.model, k, s))
+        let range = self.model.threads[t].points[pc].transitions.clone();
+        (begun && self.plan.blocks[t][pc])
+            || (!range.is_empty()
+                && range
+                    .clone()
+                    .all(|k| super::reduced::guard_false(self.model, k, s)))
     }
 }
 
