@@ -262,9 +262,7 @@ impl GraphReport {
                         from: edge.from,
                         to: edge.to,
                         thread: model.threads[tr.thread as usize].name.clone(),
-                        label: model.threads[tr.thread as usize].points[tr.from as usize]
-                            .label
-                            .clone(),
+                        label: model.point_of(tr).label.clone(),
                         line: tr.line,
                         statement: tr.text.clone(),
                         reduced: o.map(|_| on[e]),

@@ -18,6 +18,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::report::write_table;
 use super::sha256::sha256_hex;
 use super::{Certification, law::Obligation};
 use super::{CertifyLevel, CertifyOptions, FRAME_BOUND, ObligationStatus, certify};
@@ -125,13 +126,21 @@ pub fn model_hash(text: &str, defines: &[(String, String)], max_stack: u32) -> S
 /// The proof certificate of the built-in proof of (19), as `optimist prove
 /// --emit-certificate` writes it (the same bytes). This runs the prover.
 pub fn proof_certificate() -> Result<String, String> {
-    let script =
-        omega_algebra::parse_script(PROOF_NAME, PROOF_SCRIPT).map_err(|e| e.to_string())?;
+    built_in_certificate(PROOF_NAME, PROOF_SCRIPT, "the paper's (19)")
+}
+
+/// The proof certificate of the built-in proof script `script` of
+/// `theorem`, as `optimist prove --emit-certificate` writes it: both
+/// theorems' certificates are made the same way. This runs the prover.
+pub(crate) fn built_in_certificate(
+    name: &str,
+    script: &str,
+    theorem: &str,
+) -> Result<String, String> {
+    let script = omega_algebra::parse_script(name, script).map_err(|e| e.to_string())?;
     let checked = omega_algebra::check(&script, &omega_algebra::CheckOptions::default());
     if !checked.report.paper_claim {
-        return Err(format!(
-            "the built-in {PROOF_NAME} does not prove the paper's (19)"
-        ));
+        return Err(format!("the built-in {name} does not prove {theorem}"));
     }
     checked
         .certificate(&script)
@@ -392,6 +401,79 @@ fn compare(rec: &ObligationRecord, local: &ObligationRecord) -> Agreement {
     }
 }
 
+/// Why a re-check is not `confirmed`, in order, and whether something
+/// recorded was found false (rejected) or only not confirmed.
+#[derive(Default)]
+struct Reasons {
+    lines: Vec<String>,
+    rejected: bool,
+    inconclusive: bool,
+}
+
+impl Reasons {
+    /// Something recorded is false.
+    fn reject(&mut self, why: String) {
+        self.rejected = true;
+        self.lines.push(why);
+    }
+
+    /// Something recorded could not be confirmed.
+    fn doubt(&mut self, why: String) {
+        self.inconclusive = true;
+        self.lines.push(why);
+    }
+
+    fn status(&self) -> RecheckStatus {
+        if self.rejected {
+            RecheckStatus::Rejected
+        } else if self.inconclusive {
+            RecheckStatus::Inconclusive
+        } else {
+            RecheckStatus::Confirmed
+        }
+    }
+}
+
+/// The theorem a certificate records the hypotheses of.
+fn reduction_of(cert: &CertifyCertificate) -> CertifyReduction {
+    if cert.reduction.as_deref() == Some("movers") {
+        CertifyReduction::Movers
+    } else {
+        CertifyReduction::Sc
+    }
+}
+
+/// The keys of the theorem's obligations, in report order.
+fn keys(reduction: CertifyReduction) -> Vec<&'static str> {
+    match reduction {
+        CertifyReduction::Movers => MoverLaw::ALL.iter().map(|o| o.key()).collect(),
+        CertifyReduction::Sc => Obligation::ALL.iter().map(|o| o.key()).collect(),
+    }
+}
+
+/// The claim the trusted core pins for the theorem.
+fn pinned(reduction: CertifyReduction, proof_certificate_sha256: &str) -> ClaimRecord {
+    match reduction {
+        CertifyReduction::Movers => pinned_movers_claim(proof_certificate_sha256),
+        CertifyReduction::Sc => pinned_claim(proof_certificate_sha256),
+    }
+}
+
+/// Whether the trusted core re-derives the theorem from the proof
+/// certificate `bytes`.
+fn recheck_proof(reduction: CertifyReduction, bytes: &str) -> Result<(), String> {
+    match reduction {
+        CertifyReduction::Movers => recheck_movers_proof(bytes),
+        CertifyReduction::Sc => omega_algebra::Certificate::from_json(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|c| {
+                omega_algebra::recheck(&c)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            }),
+    }
+}
+
 /// Re-checks `cert` for the model `text` read from `file` and compiled as
 /// `model` with the certificate's defines and stack bound, and, when given,
 /// the proof certificate `proof` (its bytes). Uses the local level only:
@@ -404,98 +486,115 @@ pub fn recheck_certificate(
     model: &Model,
     proof: Option<&str>,
 ) -> RecheckReport {
-    let mut reasons = Vec::new();
-    let mut rejected = false;
-    let mut inconclusive = false;
+    let mut reasons = Reasons::default();
     let defines = cert.defines().unwrap_or_default();
     let sha = model_hash(text, &defines, cert.model.max_stack);
     let model_matches = sha == cert.model.sha256;
     if !model_matches {
-        rejected = true;
-        reasons.push(format!(
+        reasons.reject(format!(
             "the model differs: {file} with the certificate's defines and stack bound hashes to {sha}, the certificate records {}",
             cert.model.sha256
         ));
     }
+    let obligations = recheck_obligations(cert, model, model_matches, &mut reasons);
+    let claim = recheck_claim(cert, proof, &mut reasons);
+    RecheckReport {
+        certificate: certificate_file.to_string(),
+        status: reasons.status(),
+        model_file: file.to_string(),
+        model_sha256: sha,
+        model_matches,
+        obligations,
+        claim,
+        reasons: reasons.lines,
+    }
+}
+
+/// The recorded verdict and obligations against what they give and what
+/// the local level finds again (where the model is the certificate's).
+fn recheck_obligations(
+    cert: &CertifyCertificate,
+    model: &Model,
+    model_matches: bool,
+    reasons: &mut Reasons,
+) -> Vec<ObligationCheck> {
     // The recorded verdict must be the one its obligations give.
     let verdict = verdict_of(cert.obligations.iter().map(|o| o.result.as_str()));
     if cert.verdict != verdict {
-        rejected = true;
-        reasons.push(format!(
+        reasons.reject(format!(
             "the certificate's verdict is `{}`, but its obligations give `{verdict}`",
             cert.verdict
         ));
     }
-    let movers = cert.reduction.as_deref() == Some("movers");
-    let keys: Vec<&str> = if movers {
-        MoverLaw::ALL.iter().map(|o| o.key()).collect()
-    } else {
-        Obligation::ALL.iter().map(|o| o.key()).collect()
-    };
+    let reduction = reduction_of(cert);
+    let keys = keys(reduction);
     let recorded: Vec<&str> = cert.obligations.iter().map(|o| o.key.as_str()).collect();
     if recorded != keys {
-        rejected = true;
-        reasons.push(format!(
+        reasons.reject(format!(
             "the certificate lists the obligations {}, not {}",
             recorded.join(", "),
             keys.join(", ")
         ));
     }
-    let mut obligations = Vec::new();
-    if model_matches && recorded == keys {
-        let options = CertifyOptions {
-            reduction: if movers {
-                CertifyReduction::Movers
-            } else {
-                CertifyReduction::Sc
-            },
-            level: CertifyLevel::Local,
-            // The CLI's bound, whatever the certificate says, so that no
-            // certificate can make the re-check enumerate more.
-            frame_bound: FRAME_BOUND,
-            ..CertifyOptions::default()
-        };
-        let local = records(&certify(model, &options));
-        for (rec, loc) in cert.obligations.iter().zip(&local) {
-            let agreement = compare(rec, loc);
-            match agreement {
-                Agreement::Contradicted => {
-                    rejected = true;
-                    reasons.push(format!(
-                        "{}: the certificate records `{}` ({}, {} instances, {} failing), the local re-check finds `{}` ({}, {} instances, {} failing)",
-                        rec.key, rec.result, rec.checked, rec.instances, rec.failing,
-                        loc.result, loc.checked, loc.instances, loc.failing
-                    ));
-                }
-                Agreement::NotConfirmed => {
-                    inconclusive = true;
-                    reasons.push(format!(
-                        "{}: the certificate records `{}` at the {} level; the local re-check finds `{}` ({}), which does not confirm it",
-                        rec.key, rec.result, rec.level, loc.result, loc.checked
-                    ));
-                }
-                Agreement::Confirmed | Agreement::NothingClaimed => {}
-            }
-            obligations.push(ObligationCheck {
-                key: rec.key.clone(),
-                recorded: rec.result.clone(),
-                recorded_checked: rec.checked.clone(),
-                rechecked: loc.result.clone(),
-                rechecked_checked: loc.checked.clone(),
-                agreement,
-            });
-        }
+    if !model_matches || recorded != keys {
+        return Vec::new();
     }
-    // The claim: exactly the pinned one, and its proof certificate.
-    let pinned = if movers {
-        pinned_movers_claim(&cert.claim.proof_certificate_sha256)
-    } else {
-        pinned_claim(&cert.claim.proof_certificate_sha256)
+    let options = CertifyOptions {
+        reduction,
+        level: CertifyLevel::Local,
+        // The CLI's bound, whatever the certificate says, so that no
+        // certificate can make the re-check enumerate more.
+        frame_bound: FRAME_BOUND,
+        ..CertifyOptions::default()
     };
+    let local = records(&certify(model, &options));
+    cert.obligations
+        .iter()
+        .zip(&local)
+        .map(|(rec, loc)| recheck_obligation(rec, loc, reasons))
+        .collect()
+}
+
+/// One recorded obligation against its local re-check.
+fn recheck_obligation(
+    rec: &ObligationRecord,
+    loc: &ObligationRecord,
+    reasons: &mut Reasons,
+) -> ObligationCheck {
+    let agreement = compare(rec, loc);
+    match agreement {
+        Agreement::Contradicted => reasons.reject(format!(
+            "{}: the certificate records `{}` ({}, {} instances, {} failing), the local re-check finds `{}` ({}, {} instances, {} failing)",
+            rec.key, rec.result, rec.checked, rec.instances, rec.failing,
+            loc.result, loc.checked, loc.instances, loc.failing
+        )),
+        Agreement::NotConfirmed => reasons.doubt(format!(
+            "{}: the certificate records `{}` at the {} level; the local re-check finds `{}` ({}), which does not confirm it",
+            rec.key, rec.result, rec.level, loc.result, loc.checked
+        )),
+        Agreement::Confirmed | Agreement::NothingClaimed => {}
+    }
+    ObligationCheck {
+        key: rec.key.clone(),
+        recorded: rec.result.clone(),
+        recorded_checked: rec.checked.clone(),
+        rechecked: loc.result.clone(),
+        rechecked_checked: loc.checked.clone(),
+        agreement,
+    }
+}
+
+/// The claim: exactly the pinned one, and its proof certificate.
+fn recheck_claim(
+    cert: &CertifyCertificate,
+    proof: Option<&str>,
+    reasons: &mut Reasons,
+) -> ClaimCheck {
+    let reduction = reduction_of(cert);
+    let pinned = pinned(reduction, &cert.claim.proof_certificate_sha256);
     let matches_pinned = cert.claim == pinned;
     if !matches_pinned {
-        rejected = true;
-        reasons.push(format!(
+        reasons.reject(format!(
             "the claim is not the pinned one: the certificate records {} `{}` under {}, the trusted core pins {} `{}` under {} (proof {}, format {})",
             cert.claim.theorem,
             cert.claim.statement,
@@ -509,69 +608,48 @@ pub fn recheck_certificate(
     }
     let proof_certificate = match proof {
         None => {
-            inconclusive = true;
-            reasons.push(format!(
+            reasons.doubt(format!(
                 "the proof certificate was not given (--proof-certificate, written by `optimist prove{} --emit-certificate`): the claim's proof is not re-checked",
-                if movers { " --theorem movers" } else { "" }
+                if reduction == CertifyReduction::Movers {
+                    " --theorem movers"
+                } else {
+                    ""
+                }
             ));
             "not given".to_string()
         }
-        Some(bytes) => {
-            let sha = sha256_hex(bytes.as_bytes());
-            if sha != cert.claim.proof_certificate_sha256 {
-                rejected = true;
-                let why = format!(
-                    "the proof certificate hashes to {sha}, the certificate records {}",
-                    cert.claim.proof_certificate_sha256
-                );
-                reasons.push(why.clone());
-                why
-            } else {
-                let rechecked = if movers {
-                    recheck_movers_proof(bytes)
-                } else {
-                    omega_algebra::Certificate::from_json(bytes)
-                        .map_err(|e| e.to_string())
-                        .and_then(|c| {
-                            omega_algebra::recheck(&c)
-                                .map(|_| ())
-                                .map_err(|e| e.to_string())
-                        })
-                };
-                match rechecked {
-                    Ok(_) => "accepted".to_string(),
-                    Err(e) => {
-                        rejected = true;
-                        let why = format!("the trusted core rejects the proof certificate: {e}");
-                        reasons.push(why.clone());
-                        why
-                    }
-                }
-            }
+        Some(bytes) => recheck_proof_certificate(cert, reduction, bytes, reasons),
+    };
+    ClaimCheck {
+        theorem: pinned.theorem,
+        statement: pinned.statement,
+        matches_pinned,
+        proof_certificate,
+    }
+}
+
+/// The proof certificate given: its hash the recorded one, and the
+/// trusted core re-deriving the theorem from it.
+fn recheck_proof_certificate(
+    cert: &CertifyCertificate,
+    reduction: CertifyReduction,
+    bytes: &str,
+    reasons: &mut Reasons,
+) -> String {
+    let sha = sha256_hex(bytes.as_bytes());
+    let why = if sha != cert.claim.proof_certificate_sha256 {
+        format!(
+            "the proof certificate hashes to {sha}, the certificate records {}",
+            cert.claim.proof_certificate_sha256
+        )
+    } else {
+        match recheck_proof(reduction, bytes) {
+            Ok(()) => return "accepted".to_string(),
+            Err(e) => format!("the trusted core rejects the proof certificate: {e}"),
         }
     };
-    let status = if rejected {
-        RecheckStatus::Rejected
-    } else if inconclusive {
-        RecheckStatus::Inconclusive
-    } else {
-        RecheckStatus::Confirmed
-    };
-    RecheckReport {
-        certificate: certificate_file.to_string(),
-        status,
-        model_file: file.to_string(),
-        model_sha256: sha,
-        model_matches,
-        obligations,
-        claim: ClaimCheck {
-            theorem: pinned.theorem,
-            statement: pinned.statement,
-            matches_pinned,
-            proof_certificate,
-        },
-        reasons,
-    }
+    reasons.reject(why.clone());
+    why
 }
 
 fn agreement_name(a: Agreement) -> &'static str {
@@ -615,17 +693,7 @@ impl fmt::Display for RecheckReport {
                     agreement_name(o.agreement).to_string(),
                 ]);
             }
-            let width: Vec<usize> = (0..4)
-                .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-                .collect();
-            for r in &rows {
-                let mut line = String::from(" ");
-                for (c, cell) in r.iter().enumerate() {
-                    line.push_str(cell);
-                    line.push_str(&" ".repeat(width[c] - cell.chars().count() + 2));
-                }
-                writeln!(f, "{}", line.trim_end())?;
-            }
+            write_table(f, &rows)?;
             writeln!(f)?;
         }
         writeln!(

@@ -529,39 +529,45 @@ impl Encoder<'_> {
     fn place(&self, cx: Ctx, p: &Place, out: &mut Vec<i64>) -> Option<()> {
         out.push(tag::PLACE);
         match p {
-            Place::Slot { slot, shared } => {
-                out.extend([tag::VAR, i64::from(*shared)]);
-                self.slot(cx, *slot, out);
-            }
+            Place::Slot { slot, shared } => self.var(cx, *slot, *shared, out),
             Place::Elem {
                 base,
                 len,
                 shared,
                 index,
-            } => {
-                self.array(cx, *base, *len, *shared, out)?;
-                self.expr(cx, index, out)?;
-            }
+            } => self.elem(cx, (*base, *len, *shared), index, out)?,
         }
         Some(())
+    }
+
+    /// A variable, read or written: both are written the same.
+    fn var(&self, cx: Ctx, slot: u32, shared: bool, out: &mut Vec<i64>) {
+        out.extend([tag::VAR, i64::from(shared)]);
+        self.slot(cx, slot, out);
+    }
+
+    /// An array element `(base, len, shared)[index]`, read or written.
+    fn elem(
+        &self,
+        cx: Ctx,
+        (base, len, shared): (u32, u32, bool),
+        index: &CExpr,
+        out: &mut Vec<i64>,
+    ) -> Option<()> {
+        self.array(cx, base, len, shared, out)?;
+        self.expr(cx, index, out)
     }
 
     fn expr(&self, cx: Ctx, e: &CExpr, out: &mut Vec<i64>) -> Option<()> {
         match e {
             CExpr::Const(v) => out.extend([tag::CONST, *v]),
-            CExpr::Var { slot, shared } => {
-                out.extend([tag::VAR, i64::from(*shared)]);
-                self.slot(cx, *slot, out);
-            }
+            CExpr::Var { slot, shared } => self.var(cx, *slot, *shared, out),
             CExpr::Elem {
                 base,
                 len,
                 shared,
                 index,
-            } => {
-                self.array(cx, *base, *len, *shared, out)?;
-                self.expr(cx, index, out)?;
-            }
+            } => self.elem(cx, (*base, *len, *shared), index, out)?,
             CExpr::At { thread, pcs } => {
                 out.extend([tag::AT, pcs.len() as i64]);
                 out.extend(pcs.iter().map(|p| p.unwrap_or(-1)));

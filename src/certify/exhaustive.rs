@@ -1,19 +1,25 @@
 //! The exhaustive level: breadth-first search over the reachable states of
-//! the full system with q, checking every obligation instance at every
-//! reachable state, and the loop obligations on the reachable graph.
+//! the full system with q (and, for a theorem that has them, the phase
+//! bits), checking every obligation instance at every reachable state, and
+//! the loop obligations on the reachable graph. It is written once for
+//! every [`Theorem`].
 
 use hashbrown::HashSet;
 
-use super::cycle::{find_cycle, witness};
-use super::law::{Failure, Inst, Obligation, instances_at, invisible_loops};
-use super::system::{QState, Succ, Sys};
+use super::cycle::find_cycle;
+use super::law::Failure;
+use super::system::QState;
+use super::theorem::Theorem;
 use crate::explore::{Budget, Full, Halt, Insert, Limit, Room, Store};
 
-/// The reachable states of the system with q, with a parent link each:
-/// packed (the state, then q as a last word) in the checker's own store, so
-/// that they are counted against the memory limit like any search's.
+/// The reachable states, with a parent link each: packed (the model's
+/// state, q as one word, then the phase bits, if any) in the checker's own
+/// store, so that they are counted against the memory limit like any
+/// search's.
 pub struct Reached {
     words: usize,
+    /// Words of the model's state.
+    state_words: usize,
     /// For each state: (parent, transition); the first is its own parent.
     store: Store<(u32, u32)>,
     /// Whether every reachable state was stored (no state limit was hit).
@@ -21,10 +27,17 @@ pub struct Reached {
 }
 
 impl Reached {
-    fn key(&self, sys: &Sys, st: &QState) -> Vec<u64> {
+    fn key<T: Theorem>(&self, sys: &T, st: &T::State) -> Vec<u64> {
         let mut w = vec![0u64; self.words];
-        sys.model.layout.pack(&st.s, &mut w[..self.words - 1]);
-        w[self.words - 1] = u64::from(st.q);
+        let qs = T::qstate(st);
+        sys.sys()
+            .model
+            .layout
+            .pack(&qs.s, &mut w[..self.state_words]);
+        w[self.state_words] = u64::from(qs.q);
+        for (t, &b) in T::phase_bits(st).iter().enumerate() {
+            w[self.state_words + 1 + t / 64] |= u64::from(b) << (t % 64);
+        }
         w
     }
 
@@ -34,25 +47,27 @@ impl Reached {
     }
 
     /// State `id`.
-    pub fn get(&self, sys: &Sys, id: usize) -> QState {
+    pub fn get<T: Theorem>(&self, sys: &T, id: usize) -> T::State {
         let w = self.store.get(id as u32);
-        let mut s = vec![0; sys.model.slots.len()];
-        sys.model.layout.unpack(&w[..self.words - 1], &mut s);
-        QState {
-            s,
-            q: w[self.words - 1] != 0,
-        }
+        let model = sys.sys().model;
+        let mut s = vec![0; model.slots.len()];
+        model.layout.unpack(&w[..self.state_words], &mut s);
+        let ph = (0..sys.phases())
+            .map(|t| w[self.state_words + 1 + t / 64] >> (t % 64) & 1 == 1)
+            .collect();
+        let q = w[self.state_words] != 0;
+        T::assemble(QState { s, q }, ph)
     }
 
     /// The id of a stored state.
-    pub fn find(&self, sys: &Sys, st: &QState) -> Option<usize> {
+    pub fn find<T: Theorem>(&self, sys: &T, st: &T::State) -> Option<usize> {
         self.store.find(&self.key(sys, st)).map(|i| i as usize)
     }
 
-    fn insert(
+    fn insert<T: Theorem>(
         &mut self,
-        sys: &Sys,
-        st: &QState,
+        sys: &T,
+        st: &T::State,
         parent: (u32, u32),
         room: Room,
     ) -> Result<bool, Full> {
@@ -64,8 +79,8 @@ impl Reached {
     }
 
     /// The transitions from the initial state to state `id`, with the
-    /// state after each.
-    pub fn path(&self, sys: &Sys, id: usize) -> Vec<(usize, QState)> {
+    /// state after each (as witnesses show them).
+    pub fn path<T: Theorem>(&self, sys: &T, id: usize) -> Vec<(usize, QState)> {
         let mut ids = vec![id];
         let mut cur = id;
         while cur != 0 {
@@ -75,23 +90,25 @@ impl Reached {
         ids.reverse();
         ids[1..]
             .iter()
-            .map(|&i| (self.store.note(i as u32).1 as usize, self.get(sys, i)))
+            .map(|&i| {
+                let k = self.store.note(i as u32).1 as usize;
+                (k, T::shown(&self.get(sys, i)))
+            })
             .collect()
     }
 
     /// Every stored state.
-    pub fn states(&self, sys: &Sys) -> Vec<QState> {
+    pub fn states<T: Theorem>(&self, sys: &T) -> Vec<T::State> {
         (0..self.len()).map(|i| self.get(sys, i)).collect()
     }
 }
 
 /// What the exhaustive level found for one law.
-#[derive(Default)]
-pub struct LawFindings {
+pub struct LawFindings<I> {
     /// Distinct instances checked.
-    pub instances: HashSet<Inst>,
+    pub instances: HashSet<I>,
     /// Distinct instances that fail.
-    pub failing: HashSet<Inst>,
+    pub failing: HashSet<I>,
     /// The first failure, in breadth-first order.
     pub witness: Option<Failure>,
     /// Whether the law was checked everywhere it must be (all of the
@@ -100,29 +117,50 @@ pub struct LawFindings {
     pub done: bool,
 }
 
+// Not derived: a derived `Default` would ask it of the instances too.
+impl<I> Default for LawFindings<I> {
+    fn default() -> Self {
+        LawFindings {
+            instances: HashSet::new(),
+            failing: HashSet::new(),
+            witness: None,
+            done: false,
+        }
+    }
+}
+
 /// The outcome of the exhaustive level.
-pub struct Exhaustive {
+pub struct Exhaustive<T: Theorem> {
     /// The reachable states.
     pub reached: Reached,
     /// Per law, what was found.
-    pub findings: Vec<(Obligation, LawFindings)>,
+    pub findings: Findings<T>,
 }
 
-/// Explores the system with q from its initial state, storing at most
+/// Per law, what was found.
+pub type Findings<T> = Vec<(<T as Theorem>::Law, LawFindings<<T as Theorem>::Inst>)>;
+
+/// Explores the system from its initial state, storing at most
 /// `max_states` states; when `check` is set, checks every obligation.
 ///
 /// A state limit leaves the exploration incomplete, and the obligations are
 /// still checked on the states stored. A time or memory limit (recorded in
 /// `budget`) ends it at once: the laws not done by then stay not done.
-pub fn explore(sys: &Sys, max_states: u64, check: bool, budget: &mut Budget) -> Exhaustive {
-    let model = sys.model;
-    let words = model.layout.words() + 1;
+pub fn explore<T: Theorem>(
+    sys: &T,
+    max_states: u64,
+    check: bool,
+    budget: &mut Budget,
+) -> Exhaustive<T> {
+    let state_words = sys.sys().model.layout.words();
+    let words = state_words + 1 + sys.phases().div_ceil(64);
     let mut reached = Reached {
         words,
+        state_words,
         store: Store::indexed(words),
         complete: true,
     };
-    let mut findings: Vec<(Obligation, LawFindings)> = Obligation::ALL
+    let mut findings: Findings<T> = T::LAWS
         .iter()
         .map(|&l| (l, LawFindings::default()))
         .collect();
@@ -131,15 +169,15 @@ pub fn explore(sys: &Sys, max_states: u64, check: bool, budget: &mut Budget) -> 
     Exhaustive { reached, findings }
 }
 
-fn record(
-    sys: &Sys,
-    findings: &mut [(Obligation, LawFindings)],
+fn record<T: Theorem>(
+    sys: &T,
+    findings: &mut Findings<T>,
     reached: &Reached,
-    inst: &Inst,
+    inst: &T::Inst,
     id: usize,
     failure: Option<Failure>,
 ) {
-    let Some((_, f)) = findings.iter_mut().find(|(l, _)| *l == inst.law()) else {
+    let Some((_, f)) = findings.iter_mut().find(|(l, _)| *l == T::law(inst)) else {
         return;
     };
     if !f.instances.contains(inst) {
@@ -154,7 +192,7 @@ fn record(
     }
 }
 
-fn set_done(findings: &mut [(Obligation, LawFindings)], laws: &[Obligation]) {
+fn set_done<T: Theorem>(findings: &mut Findings<T>, laws: &[T::Law]) {
     for (l, f) in findings.iter_mut() {
         if laws.contains(l) {
             f.done = true;
@@ -162,26 +200,26 @@ fn set_done(findings: &mut [(Obligation, LawFindings)], laws: &[Obligation]) {
     }
 }
 
+/// The room left in the store.
+fn room(max_states: u64, budget: &Budget, reached: &Reached) -> Room {
+    Room {
+        states: max_states.saturating_sub(reached.len() as u64),
+        bytes: budget.room().bytes,
+    }
+}
+
 /// The exploration proper; a halt leaves `findings` as far as they got.
-fn run(
-    sys: &Sys,
+fn run<T: Theorem>(
+    sys: &T,
     max_states: u64,
     check: bool,
     budget: &mut Budget,
     reached: &mut Reached,
-    findings: &mut [(Obligation, LawFindings)],
+    findings: &mut Findings<T>,
 ) -> Result<(), Halt> {
-    let model = sys.model;
     budget.check_start()?;
-    let init = QState {
-        s: model.init.clone(),
-        q: sys.bad(&model.init),
-    };
-    let room = |budget: &Budget, reached: &Reached| Room {
-        states: max_states.saturating_sub(reached.len() as u64),
-        bytes: budget.room().bytes,
-    };
-    match reached.insert(sys, &init, (0, 0), room(budget, reached)) {
+    let init = sys.init();
+    match reached.insert(sys, &init, (0, 0), room(max_states, budget, reached)) {
         Ok(_) => {}
         Err(Full::States) => {
             reached.complete = false;
@@ -191,71 +229,93 @@ fn run(
     }
     budget.store_bytes = reached.store.bytes();
     if check {
-        for law in [Obligation::InitVis, Obligation::InitExcl] {
-            let inst = Inst::Init(law);
-            let failure = inst.check(sys, &init);
+        for inst in sys.init_instances() {
+            let failure = sys.check(&inst, &init);
             record(sys, findings, reached, &inst, 0, failure);
         }
-        set_done(findings, &[Obligation::InitVis, Obligation::InitExcl]);
+        set_done::<T>(findings, T::INIT_LAWS);
     }
     let mut live = Vec::new();
     let mut id = 0;
     while id < reached.len() {
         budget.tick()?;
         let st = reached.get(sys, id);
-        for t in 0..sys.threads() {
-            for k in sys.at(t, st.s[t]) {
-                if let Succ::Next { to, .. } = sys.succ(k, &st) {
-                    budget.tick()?;
-                    match reached.insert(sys, &to, (id as u32, k as u32), room(budget, reached)) {
-                        Ok(_) => budget.store_bytes = reached.store.bytes(),
-                        Err(Full::States) => reached.complete = false,
-                        Err(Full::Memory) => return Err(budget.full(Full::Memory)),
-                    }
-                }
-            }
-        }
+        successors(sys, max_states, budget, reached, id, &st)?;
         if check {
-            instances_at(sys, &st, &mut live);
+            sys.instances_at(&st, &mut live);
             for inst in &live {
-                let failure = inst.check(sys, &st);
+                let failure = sys.check(inst, &st);
                 record(sys, findings, reached, inst, id, failure);
             }
         }
         id += 1;
     }
-    let loops = [Obligation::H11, Obligation::FiniteInvis];
     if check && reached.complete {
-        let others: Vec<Obligation> = Obligation::ALL
+        let others: Vec<T::Law> = T::LAWS
             .iter()
             .copied()
-            .filter(|l| !loops.contains(l))
+            .filter(|l| !T::LOOP_LAWS.contains(l))
             .collect();
-        set_done(findings, &others);
+        set_done::<T>(findings, &others);
     }
     if check {
-        for law in loops {
-            for i in 0..sys.threads() {
-                for points in invisible_loops(sys, i) {
-                    let inst = Inst::Loop { law, i, points };
-                    let failure = find_loop(sys, reached, &inst, budget)?;
-                    let at = failure.as_ref().map_or(0, |(id, _)| *id);
-                    record(sys, findings, reached, &inst, at, failure.map(|(_, f)| f));
+        check_loops(sys, budget, reached, findings)?;
+    }
+    Ok(())
+}
+
+/// Stores the successors of state `id`.
+fn successors<T: Theorem>(
+    sys: &T,
+    max_states: u64,
+    budget: &mut Budget,
+    reached: &mut Reached,
+    id: usize,
+    st: &T::State,
+) -> Result<(), Halt> {
+    for t in 0..sys.sys().threads() {
+        for k in sys.sys().at(t, T::qstate(st).s[t]) {
+            if let Some(to) = sys.step(k, st) {
+                budget.tick()?;
+                let room = room(max_states, budget, reached);
+                match reached.insert(sys, &to, (id as u32, k as u32), room) {
+                    Ok(_) => budget.store_bytes = reached.store.bytes(),
+                    Err(Full::States) => reached.complete = false,
+                    Err(Full::Memory) => return Err(budget.full(Full::Memory)),
                 }
-            }
-            if reached.complete {
-                set_done(findings, &[law]);
             }
         }
     }
     Ok(())
 }
 
-/// A reachable cycle of loop instance `inst`, with the id of its first state.
-fn find_loop(
-    sys: &Sys,
+/// The loop laws, on the reachable graph.
+fn check_loops<T: Theorem>(
+    sys: &T,
+    budget: &mut Budget,
     reached: &Reached,
-    inst: &Inst,
+    findings: &mut Findings<T>,
+) -> Result<(), Halt> {
+    for &law in T::LOOP_LAWS {
+        for i in 0..sys.sys().threads() {
+            for inst in sys.loop_instances(law, i) {
+                let failure = find_loop(sys, reached, &inst, budget)?;
+                let at = failure.as_ref().map_or(0, |(id, _)| *id);
+                record(sys, findings, reached, &inst, at, failure.map(|(_, f)| f));
+            }
+        }
+        if reached.complete {
+            set_done::<T>(findings, &[law]);
+        }
+    }
+    Ok(())
+}
+
+/// A reachable cycle of loop instance `inst`, with the id of its first state.
+fn find_loop<T: Theorem>(
+    sys: &T,
+    reached: &Reached,
+    inst: &T::Inst,
     budget: &mut Budget,
 ) -> Result<Option<(usize, Failure)>, Halt> {
     let n = reached.len();
@@ -265,7 +325,7 @@ fn find_loop(
         |id| {
             let st = reached.get(sys, id);
             Some(
-                inst.loop_edges(sys, &st)
+                sys.loop_edges(inst, &st)
                     .into_iter()
                     .filter_map(|(k, to)| reached.find(sys, &to).map(|t| (k, t)))
                     .collect(),
@@ -275,6 +335,6 @@ fn find_loop(
     )?;
     Ok(cycle.map(|c| {
         let start = reached.get(sys, c.start);
-        (c.start, witness(sys, inst, start, &c.transitions))
+        (c.start, sys.lasso(inst, start, &c.transitions))
     }))
 }

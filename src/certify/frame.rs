@@ -8,8 +8,6 @@
 
 use std::collections::BTreeSet;
 
-use hashbrown::HashSet;
-
 use super::system::{QState, Sys};
 
 /// Most valuations enumerated for one obligation instance (q included).
@@ -149,27 +147,17 @@ impl Frame {
     }
 }
 
-/// Which valuations of a frame stand for states of the system.
-pub struct Filter<'a> {
-    /// Only valuations that some reachable state projects to, when given.
-    pub reachable: Option<&'a HashSet<Vec<i64>>>,
-}
-
-impl Filter<'_> {
-    /// Whether the valuation `st` of `frame` stands for a state that may
+impl Frame {
+    /// Whether the valuation `st` of the frame stands for a state that may
     /// occur: it agrees with the locksets, and it is normalised (q holds
     /// where the frame alone breaks `disjoint(ex)` or an invariant). Locks
     /// outside the frame are set to the owner the locksets require.
-    pub fn admits(&self, sys: &Sys, frame: &Frame, st: &mut QState) -> bool {
-        if !sys.locks.consistent(&mut st.s, &frame.slots, sys.threads()) {
+    /// Whether a reachable state projects onto it is the local level's
+    /// business, the same for every theorem.
+    pub fn admits(&self, sys: &Sys, st: &mut QState) -> bool {
+        if !sys.locks.consistent(&mut st.s, &self.slots, sys.threads()) {
             return false;
         }
-        if frame.q != QMode::Absent && !st.q && sys.bad_within(&st.s, &frame.slots) {
-            return false;
-        }
-        match self.reachable {
-            Some(set) => set.contains(&frame.project(st)),
-            None => true,
-        }
+        !(self.q != QMode::Absent && !st.q && sys.bad_within(&st.s, &self.slots))
     }
 }

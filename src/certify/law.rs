@@ -259,7 +259,8 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(
+    /// A failure from named states and steps between them.
+    pub fn new(
         message: String,
         states: Vec<(&str, QState)>,
         steps: Vec<(usize, usize, usize)>,
@@ -296,6 +297,9 @@ fn next(sys: &Sys, k: usize, st: &QState) -> Option<QState> {
         Succ::Next { to, .. } => Some(to),
     }
 }
+
+/// Thread j at point a, thread i at point b: a pair instance's points.
+type PairAt = (usize, i64, usize, i64);
 
 impl Inst {
     /// The obligation this is an instance of.
@@ -355,116 +359,13 @@ impl Inst {
         let model = sys.model;
         let tname = |t: usize| model.threads[t].name.clone();
         match self {
-            Inst::Init(Obligation::InitVis) => {
-                for i in 0..sys.threads() {
-                    if let Some(k) = sys
-                        .at(i, st.s[i])
-                        .find(|&k| !sys.stops(i, st.s[i]) && sys.enabled(k, &st.s))
-                    {
-                        return Some(Failure::new(
-                            format!(
-                                "{} is invisible and enabled in the initial state",
-                                tr_name(sys, k)
-                            ),
-                            vec![("s", st.clone())],
-                            Vec::new(),
-                        ));
-                    }
-                }
-                None
-            }
-            Inst::Init(_) => {
-                let message = match model.overlap(&st.s) {
-                    Ok(None) => return None,
-                    Ok(Some((p, i, j))) => format!(
-                        "both {} and {} satisfy the exclusive access predicate of {} in the initial state",
-                        tname(i),
-                        tname(j),
-                        model.slots[model.protected[p].slot as usize].name
-                    ),
-                    Err(e) => format!(
-                        "excl({}, {}) cannot be evaluated in the initial state ({})",
-                        tname(e.thread),
-                        model.slots[model.protected[e.protected].slot as usize].name,
-                        model.protected[e.protected].text
-                    ),
-                };
-                Some(Failure::new(message, vec![("s", st.clone())], Vec::new()))
-            }
-            Inst::Point { law, i, b } => {
-                let (i, b) = (*i, *b);
-                let p = sys.p(i, &st.s);
-                let stops = sys.stops(i, b);
-                let fail = |message: String, steps: Vec<(usize, QState)>| {
-                    let mut states = vec![("s", st.clone())];
-                    let mut edges = Vec::new();
-                    for (k, to) in steps {
-                        states.push(("s1", to));
-                        edges.push((0, k, 1));
-                    }
-                    Some(Failure::new(message, states, edges))
-                };
-                match law {
-                    Obligation::H16 => {
-                        let enabled = sys.at(i, b).find(|&k| sys.enabled(k, &st.s));
-                        match enabled {
-                            Some(k) if stops && !p => fail(
-                                format!(
-                                    "the visible {} is enabled where p_{} is false",
-                                    tr_name(sys, k),
-                                    tname(i)
-                                ),
-                                Vec::new(),
-                            ),
-                            Some(k) if !stops && p => fail(
-                                format!(
-                                    "p_{} holds although the invisible {} is enabled",
-                                    tname(i),
-                                    tr_name(sys, k)
-                                ),
-                                Vec::new(),
-                            ),
-                            _ => None,
-                        }
-                    }
-                    Obligation::H17 => {
-                        let some_u = !stops && sys.at(i, b).any(|k| sys.enabled(k, &st.s));
-                        (!p && !some_u).then(|| {
-                            Failure::new(
-                                format!(
-                                    "p_{} is false and no invisible transition of {} is enabled",
-                                    tname(i),
-                                    tname(i)
-                                ),
-                                vec![("s", st.clone())],
-                                Vec::new(),
-                            )
-                        })
-                    }
-                    _ => {
-                        // (18): from a state with q.
-                        if !st.q || stops {
-                            return None;
-                        }
-                        for k in sys.at(i, b) {
-                            if let Some(to) = next(sys, k, st) {
-                                if !to.q {
-                                    return fail(
-                                        format!("{} clears q", tr_name(sys, k)),
-                                        vec![(k, to)],
-                                    );
-                                }
-                            }
-                        }
-                        None
-                    }
-                }
-            }
+            Inst::Init(law) => Self::check_init(sys, *law, st),
+            Inst::Point { law, i, b } => Self::check_point(sys, *law, (*i, *b), st),
             Inst::Pair { law, j, a, i, b } => {
                 if matches!(law, Obligation::H12 | Obligation::H13) {
-                    self.check_enabling(sys, st, *j, *a, *i, *b)
+                    Self::check_enabling(sys, st, (*j, *a, *i, *b))
                 } else {
-                    self.check_commute(sys, st, *j, *a, *i, *b)
+                    Self::check_commute(sys, st, (*j, *a, *i, *b))
                 }
             }
             Inst::EndExcl { j, a, p, i } => {
@@ -503,16 +404,125 @@ impl Inst {
         }
     }
 
-    /// (12), (13): p_i is the same before and after each transition of j at a.
-    fn check_enabling(
-        &self,
+    /// WFinitVis and WFinitExcl at the initial state `st`.
+    fn check_init(sys: &Sys, law: Obligation, st: &QState) -> Option<Failure> {
+        let model = sys.model;
+        let tname = |t: usize| model.threads[t].name.clone();
+        match law {
+            Obligation::InitVis => {
+                for i in 0..sys.threads() {
+                    if let Some(k) = sys
+                        .at(i, st.s[i])
+                        .find(|&k| !sys.stops(i, st.s[i]) && sys.enabled(k, &st.s))
+                    {
+                        return Some(Failure::new(
+                            format!(
+                                "{} is invisible and enabled in the initial state",
+                                tr_name(sys, k)
+                            ),
+                            vec![("s", st.clone())],
+                            Vec::new(),
+                        ));
+                    }
+                }
+                None
+            }
+            _ => {
+                let message = match model.overlap(&st.s) {
+                    Ok(None) => return None,
+                    Ok(Some((p, i, j))) => format!(
+                        "both {} and {} satisfy the exclusive access predicate of {} in the initial state",
+                        tname(i),
+                        tname(j),
+                        model.slots[model.protected[p].slot as usize].name
+                    ),
+                    Err(e) => format!(
+                        "excl({}, {}) cannot be evaluated in the initial state ({})",
+                        tname(e.thread),
+                        model.slots[model.protected[e.protected].slot as usize].name,
+                        model.protected[e.protected].text
+                    ),
+                };
+                Some(Failure::new(message, vec![("s", st.clone())], Vec::new()))
+            }
+        }
+    }
+
+    /// (16), (17) and (18) for thread i at b, at `st`.
+    fn check_point(
         sys: &Sys,
+        law: Obligation,
+        (i, b): (usize, i64),
         st: &QState,
-        j: usize,
-        a: i64,
-        i: usize,
-        b: i64,
     ) -> Option<Failure> {
+        let tname = |t: usize| sys.model.threads[t].name.clone();
+        let p = sys.p(i, &st.s);
+        let stops = sys.stops(i, b);
+        let fail = |message: String, steps: Vec<(usize, QState)>| {
+            let mut states = vec![("s", st.clone())];
+            let mut edges = Vec::new();
+            for (k, to) in steps {
+                states.push(("s1", to));
+                edges.push((0, k, 1));
+            }
+            Some(Failure::new(message, states, edges))
+        };
+        match law {
+            Obligation::H16 => {
+                let enabled = sys.at(i, b).find(|&k| sys.enabled(k, &st.s));
+                match enabled {
+                    Some(k) if stops && !p => fail(
+                        format!(
+                            "the visible {} is enabled where p_{} is false",
+                            tr_name(sys, k),
+                            tname(i)
+                        ),
+                        Vec::new(),
+                    ),
+                    Some(k) if !stops && p => fail(
+                        format!(
+                            "p_{} holds although the invisible {} is enabled",
+                            tname(i),
+                            tr_name(sys, k)
+                        ),
+                        Vec::new(),
+                    ),
+                    _ => None,
+                }
+            }
+            Obligation::H17 => {
+                let some_u = !stops && sys.at(i, b).any(|k| sys.enabled(k, &st.s));
+                (!p && !some_u).then(|| {
+                    Failure::new(
+                        format!(
+                            "p_{} is false and no invisible transition of {} is enabled",
+                            tname(i),
+                            tname(i)
+                        ),
+                        vec![("s", st.clone())],
+                        Vec::new(),
+                    )
+                })
+            }
+            _ => {
+                // (18): from a state with q.
+                if !st.q || stops {
+                    return None;
+                }
+                for k in sys.at(i, b) {
+                    if let Some(to) = next(sys, k, st) {
+                        if !to.q {
+                            return fail(format!("{} clears q", tr_name(sys, k)), vec![(k, to)]);
+                        }
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// (12), (13): p_i is the same before and after each transition of j at a.
+    fn check_enabling(sys: &Sys, st: &QState, (j, a, i, b): PairAt) -> Option<Failure> {
         let before = sys.p(i, &st.s);
         for k in sys.at(j, a) {
             if let Some(to) = next(sys, k, st) {
@@ -537,15 +547,7 @@ impl Inst {
     }
 
     /// (14), (15): every `s -j-> s1 -u_i-> s2` commutes, unless q shows.
-    fn check_commute(
-        &self,
-        sys: &Sys,
-        st: &QState,
-        j: usize,
-        a: i64,
-        i: usize,
-        b: i64,
-    ) -> Option<Failure> {
+    fn check_commute(sys: &Sys, st: &QState, (j, a, i, b): PairAt) -> Option<Failure> {
         for kj in sys.at(j, a) {
             let Some(s1) = next(sys, kj, st) else {
                 continue;
@@ -664,26 +666,35 @@ impl Inst {
 /// with at least one edge. An infinite run of u_t stays at invisible points
 /// and so must go round one of them.
 pub fn invisible_loops(sys: &Sys, t: usize) -> Vec<Vec<i64>> {
-    // Linear in the thread's size (Tarjan), as a thread can have a
-    // million points: `repeat` and `-D` make them cheaply.
     let n = sys.model.threads[t].points.len();
     let mut inv = vec![false; n];
     for pc in sys.invisible_points(t) {
         inv[pc as usize] = true;
     }
+    loops_among(sys, t, |pc| inv[pc])
+}
+
+/// The loops of thread t among the control points where `member` holds:
+/// strongly connected components of its control-flow graph restricted to
+/// them, with at least one edge, each sorted, in order. Both theorems'
+/// loop laws are instantiated on these.
+pub fn loops_among(sys: &Sys, t: usize, member: impl Fn(usize) -> bool) -> Vec<Vec<i64>> {
+    // Linear in the thread's size (Tarjan), as a thread can have a
+    // million points: `repeat` and `-D` make them cheaply.
+    let n = sys.model.threads[t].points.len();
     let succ = |pc: usize| -> Vec<usize> {
-        if !inv[pc] {
+        if !member(pc) {
             return Vec::new();
         }
         sys.at(t, pc as i64)
             .flat_map(|k| sys.targets(k))
             .map(|p| p as usize)
-            .filter(|&p| inv[p])
+            .filter(|&p| member(p))
             .collect()
     };
     let mut loops: Vec<Vec<i64>> = crate::classify::components(n, succ)
         .into_iter()
-        .filter(|scc| inv[scc[0]] && (scc.len() > 1 || succ(scc[0]).contains(&scc[0])))
+        .filter(|scc| member(scc[0]) && (scc.len() > 1 || succ(scc[0]).contains(&scc[0])))
         .map(|scc| {
             let mut pcs: Vec<i64> = scc.into_iter().map(|p| p as i64).collect();
             pcs.sort_unstable();

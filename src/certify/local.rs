@@ -1,13 +1,13 @@
 //! The local level: each obligation instance is checked at every valuation
-//! of its frame, reachable or not, without exploring the system.
+//! of its frame, reachable or not, without exploring the system. It is
+//! written once for every [`Theorem`].
 
 use hashbrown::HashSet;
 
 use super::copies::Copies;
-use super::cycle::{find_cycle, witness};
-use super::frame::{Filter, Frame};
-use super::law::{Failure, Inst, instances};
-use super::system::{QState, Sys};
+use super::cycle::find_cycle;
+use super::law::Failure;
+use super::theorem::Theorem;
 use crate::explore::{Budget, Halt, Limit};
 
 /// What checking one instance gave.
@@ -60,26 +60,27 @@ impl Valuations {
 /// With `one_copy` (and without `reachable`, where copies at different
 /// depths are not interchangeable), only one point of each class of alike
 /// points of the procedures' copies is checked, and return points take
-/// only the values that matter ([`super::copies`]).
+/// only the values that matter ([`super::copies`]), where
+/// [`Theorem::one_copy`] allows it.
 ///
 /// Each valuation tried counts in `valuations` and is a unit of work for
 /// the budget's clock; once a limit is hit, the instance under way is
 /// [`InstOutcome::Stopped`] and the enumeration stops ([`Local::cut`]).
-pub fn run(
-    sys: &Sys,
+pub fn run<T: Theorem>(
+    sys: &T,
     bound: u64,
-    reachable: Option<&[QState]>,
+    reachable: Option<&[T::State]>,
     one_copy: bool,
     budget: &mut Budget,
     valuations: &mut Valuations,
-) -> Local {
-    let copies = (one_copy && reachable.is_none()).then_some(&sys.copies);
+) -> Local<T::Inst> {
+    let copies = sys.one_copy().filter(|_| one_copy && reachable.is_none());
     let mut local = Local {
         outcomes: Vec::new(),
         cut: false,
     };
-    let each = std::mem::size_of::<(Inst, InstOutcome)>() as u64;
-    instances(sys, copies, &mut |inst| {
+    let each = std::mem::size_of::<(T::Inst, InstOutcome)>() as u64;
+    sys.instances(copies, &mut |inst| {
         let Some(inst) = inst else {
             // Between points: the enumeration itself is work.
             let go_on = budget.hit.is_none() && budget.tick().is_ok();
@@ -101,32 +102,27 @@ pub fn run(
 }
 
 /// What the local level found.
-pub struct Local {
+pub struct Local<I> {
     /// The instances checked, in report order, with their outcomes.
-    pub outcomes: Vec<(Inst, InstOutcome)>,
+    pub outcomes: Vec<(I, InstOutcome)>,
     /// A limit stopped the enumeration: instances after the last
     /// outcome were never made.
     pub cut: bool,
 }
 
-fn check(
-    sys: &Sys,
-    inst: &Inst,
+fn check<T: Theorem>(
+    sys: &T,
+    inst: &T::Inst,
     bound: u64,
-    reachable: Option<&[QState]>,
+    reachable: Option<&[T::State]>,
     copies: Option<&Copies>,
     budget: &mut Budget,
     valuations: &mut Valuations,
 ) -> Result<InstOutcome, Halt> {
-    let model = sys.model;
-    let Some(mut frame) = inst.frame(sys) else {
+    let Some(mut frame) = sys.frame(inst) else {
         // At the initial state: nothing to enumerate.
-        let st = QState {
-            s: model.init.clone(),
-            q: sys.bad(&model.init),
-        };
         valuations.take(budget)?;
-        return Ok(match inst.check(sys, &st) {
+        return Ok(match sys.check(inst, &sys.init()) {
             Some(failure) => InstOutcome::Fails {
                 failure,
                 valuations: 1,
@@ -135,40 +131,42 @@ fn check(
         });
     };
     if let Some(c) = copies {
-        c.narrow(sys, inst, &mut frame);
+        sys.narrow(c, inst, &mut frame);
     }
-    let size = frame.size();
+    let size = T::size(&frame);
     if size > u128::from(bound) {
         return Ok(InstOutcome::NotChecked { frame: size });
     }
     if let Some(states) = reachable {
         // The projections: one small vector per reachable state at most.
-        let each = 48 + 8 * frame.slots.len() as u64;
+        let each = 48 + 8 * T::width(&frame) as u64;
         budget.afford(states.len() as u64 * each)?;
     }
     let projections: Option<HashSet<Vec<i64>>> = reachable.map(|states| {
         states
             .iter()
-            .filter(|st| frame.index(st).is_some())
-            .map(|st| frame.project(st))
+            .filter(|st| T::covers(&frame, st))
+            .map(|st| T::project(&frame, st))
             .collect()
     });
-    let filter = Filter {
+    let valid = Valid {
+        sys,
+        frame: &frame,
         reachable: projections.as_ref(),
     };
     let size = size as u64;
-    if let Inst::Loop { .. } = inst {
-        return check_loop(sys, inst, &frame, &filter, size, budget, valuations);
+    if T::is_loop(inst) {
+        return check_loop(&valid, inst, size, budget, valuations);
     }
     let mut tried = 0;
     for index in 0..size {
-        let mut st = frame.state(&model.init, index);
+        let mut st = sys.valuation(&frame, index);
         valuations.take(budget)?;
-        if !filter.admits(sys, &frame, &mut st) {
+        if !valid.admits(&mut st) {
             continue;
         }
         tried += 1;
-        if let Some(failure) = inst.check(sys, &st) {
+        if let Some(failure) = sys.check(inst, &st) {
             return Ok(InstOutcome::Fails {
                 failure,
                 valuations: tried,
@@ -178,21 +176,38 @@ fn check(
     Ok(InstOutcome::Holds { valuations: tried })
 }
 
+/// The valuations of a frame that stand for states that may occur.
+struct Valid<'a, T: Theorem> {
+    sys: &'a T,
+    frame: &'a T::Frame,
+    /// Only valuations that some reachable state projects to, when given.
+    reachable: Option<&'a HashSet<Vec<i64>>>,
+}
+
+impl<T: Theorem> Valid<'_, T> {
+    fn admits(&self, st: &mut T::State) -> bool {
+        self.sys.admits(self.frame, st)
+            && self
+                .reachable
+                .is_none_or(|set| set.contains(&T::project(self.frame, st)))
+    }
+
+    /// Valuation `index`, if admitted.
+    fn node(&self, index: u64) -> Option<T::State> {
+        let mut st = self.sys.valuation(self.frame, index);
+        self.admits(&mut st).then_some(st)
+    }
+}
+
 /// A loop instance: a cycle in the graph of the frame's valuations.
-fn check_loop(
-    sys: &Sys,
-    inst: &Inst,
-    frame: &Frame,
-    filter: &Filter,
+fn check_loop<T: Theorem>(
+    valid: &Valid<'_, T>,
+    inst: &T::Inst,
     size: u64,
     budget: &mut Budget,
     valuations: &mut Valuations,
 ) -> Result<InstOutcome, Halt> {
-    let base = &sys.model.init;
-    let node = |index: u64| -> Option<QState> {
-        let mut st = frame.state(base, index);
-        filter.admits(sys, frame, &mut st).then_some(st)
-    };
+    let sys = valid.sys;
     let mut tried = 0u64;
     // find_cycle reads the clock itself; valuations are counted here, and
     // running out of them ends the search as a node without edges would,
@@ -207,21 +222,21 @@ fn check_loop(
                 return None;
             }
             valuations.left -= 1;
-            let st = node(n as u64)?;
+            let st = valid.node(n as u64)?;
             tried += 1;
             Some(
-                inst.loop_edges(sys, &st)
+                sys.loop_edges(inst, &st)
                     .into_iter()
-                    .filter_map(|(k, to)| frame.index(&to).map(|i| (k, i as usize)))
+                    .filter_map(|(k, to)| T::index(valid.frame, &to).map(|i| (k, i as usize)))
                     .collect(),
             )
         },
         budget,
     )?;
     match cycle {
-        Some(c) => match node(c.start as u64) {
+        Some(c) => match valid.node(c.start as u64) {
             Some(start) => Ok(InstOutcome::Fails {
-                failure: witness(sys, inst, start, &c.transitions),
+                failure: sys.lasso(inst, start, &c.transitions),
                 valuations: tried,
             }),
             // A node on a cycle is admitted; were it not, the instance is

@@ -25,6 +25,7 @@ mod sha256;
 mod system;
 #[cfg(test)]
 mod tests;
+mod theorem;
 
 pub use certificate::{
     Agreement, CERTIFY_CERTIFICATE_FORMAT, CertifyCertificate, ClaimCheck, ClaimRecord,
@@ -44,6 +45,7 @@ use std::time::Duration;
 use law::Failure;
 use local::{InstOutcome, Valuations};
 use system::Sys;
+use theorem::Theorem;
 
 use crate::explore::{Budget, Limit, Limits};
 use crate::model::Model;
@@ -214,10 +216,16 @@ impl Certification {
 /// within the options' limits. Obligations a limit left unchecked are
 /// [`ObligationStatus::NotChecked`], and [`Certification::limit`] says why.
 pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
-    if options.reduction == CertifyReduction::Movers {
-        return movers::certify(model, options);
-    }
     let sys = Sys::new(model);
+    match options.reduction {
+        CertifyReduction::Sc => certify_with(&sys, options),
+        CertifyReduction::Movers => movers::certify(&sys, options),
+    }
+}
+
+/// [`certify`] for one theorem: both levels and the summary of their
+/// outcomes are the same code for every theorem.
+fn certify_with<T: Theorem>(sys: &T, options: &CertifyOptions) -> Certification {
     let mut budget = Budget::new(&Limits {
         max_states: None,
         max_time: options.max_time,
@@ -227,60 +235,92 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
         left: options.max_valuations.unwrap_or(u64::MAX),
         limit: options.max_valuations.unwrap_or(u64::MAX),
     };
-    let mut complete = true;
     // A limit of zero stops before any work (the exhaustive level checks
     // this itself, as every search does).
     if options.level == CertifyLevel::Local {
         let _ = budget.check_start();
     }
-    let (laws, states) = match options.level {
-        CertifyLevel::Local => {
-            let local = local::run(
-                &sys,
-                options.frame_bound,
-                None,
-                options.one_copy,
-                &mut budget,
-                &mut valuations,
-            );
-            (from_local(&sys, &local, options, budget.hit), None)
-        }
-        CertifyLevel::Exhaustive => {
-            let ex = exhaustive::explore(&sys, options.max_states, true, &mut budget);
-            let states = ex.reached.len() as u64;
-            complete = ex.reached.complete;
-            (from_exhaustive(&sys, ex, options, budget.hit), Some(states))
-        }
-        CertifyLevel::LocalOnReachable => {
-            let ex = exhaustive::explore(&sys, options.max_states, false, &mut budget);
-            let states = ex.reached.len() as u64;
-            complete = ex.reached.complete;
-            let each = 48 + 8 * model.slots.len() as u64;
-            let fits = budget.afford(ex.reached.len() as u64 * each).is_ok();
-            if ex.reached.complete && budget.hit.is_none() && fits {
-                let reachable = ex.reached.states(&sys);
-                let local = local::run(
-                    &sys,
-                    options.frame_bound,
-                    Some(&reachable),
-                    false,
-                    &mut budget,
-                    &mut valuations,
-                );
-                (from_local(&sys, &local, options, budget.hit), Some(states))
-            } else {
-                (from_exhaustive(&sys, ex, options, budget.hit), Some(states))
-            }
-        }
-    };
+    let (laws, states, complete) = levels(sys, options, &mut budget, &mut valuations);
     let limit = budget.hit.or_else(|| {
         (!complete && options.level != CertifyLevel::Local)
             .then_some(Limit::States(options.max_states))
     });
-    let copies = &sys.copies;
-    let procedures = (options.level == CertifyLevel::Local && copies.points > 0).then(|| {
+    Certification {
+        level: options.level,
+        laws,
+        states,
+        limit,
+        options: options.clone(),
+        procedures: procedures(sys, options),
+    }
+}
+
+/// The outcomes of the level `options` ask for: the laws, the states
+/// stored (exhaustive levels) and whether every reachable state was.
+fn levels<T: Theorem>(
+    sys: &T,
+    options: &CertifyOptions,
+    budget: &mut Budget,
+    valuations: &mut Valuations,
+) -> (Vec<LawResult>, Option<u64>, bool) {
+    let check = options.level == CertifyLevel::Exhaustive;
+    if options.level == CertifyLevel::Local {
+        let local = local::run(
+            sys,
+            options.frame_bound,
+            None,
+            options.one_copy,
+            budget,
+            valuations,
+        );
+        return (from_local(sys, &local, options, budget.hit), None, true);
+    }
+    let ex = exhaustive::explore(sys, options.max_states, check, budget);
+    let states = Some(ex.reached.len() as u64);
+    let complete = ex.reached.complete;
+    if check {
+        return (
+            from_exhaustive(sys, ex, options, budget.hit),
+            states,
+            complete,
+        );
+    }
+    // LocalOnReachable: the local level on the reachable states, when
+    // they were all stored and fit in memory once more.
+    let model = sys.sys().model;
+    let each = 48 + 8 * (model.slots.len() + sys.phases()) as u64;
+    let fits = budget.afford(ex.reached.len() as u64 * each).is_ok();
+    if ex.reached.complete && budget.hit.is_none() && fits {
+        let reachable = ex.reached.states(sys);
+        let local = local::run(
+            sys,
+            options.frame_bound,
+            Some(&reachable),
+            false,
+            budget,
+            valuations,
+        );
+        (
+            from_local(sys, &local, options, budget.hit),
+            states,
+            complete,
+        )
+    } else {
+        (
+            from_exhaustive(sys, ex, options, budget.hit),
+            states,
+            complete,
+        )
+    }
+}
+
+/// Local level, for a model with procedures: how their copies were
+/// checked.
+fn procedures<T: Theorem>(sys: &T, options: &CertifyOptions) -> Option<ProceduresNote> {
+    let copies = &sys.sys().copies;
+    (options.level == CertifyLevel::Local && copies.points > 0).then(|| {
         let every_copy = if options.one_copy {
-            copies.every_copy
+            sys.every_copy()
         } else {
             Some("one copy per procedure was not asked for")
         };
@@ -294,15 +334,7 @@ pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
             },
             every_copy,
         }
-    });
-    Certification {
-        level: options.level,
-        laws,
-        states,
-        limit,
-        options: options.clone(),
-        procedures,
-    }
+    })
 }
 
 /// WFsep and WFacc, which are properties of how the model is compiled and
@@ -345,94 +377,115 @@ fn vacuous(law: Obligation) -> &'static str {
     }
 }
 
-fn from_local(
-    sys: &Sys,
-    local: &local::Local,
+fn from_local<T: Theorem>(
+    sys: &T,
+    local: &local::Local<T::Inst>,
     options: &CertifyOptions,
     limit: Option<Limit>,
 ) -> Vec<LawResult> {
-    let outcomes = &local.outcomes;
-    Obligation::ALL
+    T::LAWS
         .iter()
         .map(|&law| {
-            if matches!(law, Obligation::Sep | Obligation::Acc) {
-                return structural(sys, law);
+            if let Some(r) = sys.structural(law) {
+                return r;
             }
-            let (mut instances, mut failing, mut unchecked, mut stopped) = (0u64, 0u64, 0u64, 0u64);
-            let (mut valuations, mut largest) = (0u64, 0u128);
-            let mut witness = None;
-            for (_, o) in outcomes.iter().filter(|(i, _)| i.law() == law) {
-                match o {
-                    InstOutcome::Holds { valuations: v } => {
-                        instances += 1;
-                        valuations += v;
-                    }
-                    InstOutcome::Fails {
-                        failure,
-                        valuations: v,
-                    } => {
-                        instances += 1;
-                        failing += 1;
-                        valuations += v;
-                        witness.get_or_insert_with(|| failure.clone());
-                    }
-                    InstOutcome::NotChecked { frame } => {
-                        unchecked += 1;
-                        largest = largest.max(*frame);
-                    }
-                    InstOutcome::Stopped => stopped += 1,
-                }
-            }
+            let t = Tally::of(local.outcomes.iter().filter(|(i, _)| T::law(i) == law));
+            let init = T::INIT_LAWS.contains(&law);
             // Cut short, an obligation may have instances never made.
-            let cut = local.cut && !matches!(law, Obligation::InitVis | Obligation::InitExcl);
-            let status = if failing > 0 {
+            let cut = local.cut && !init;
+            let status = if t.failing > 0 {
                 ObligationStatus::Fails
-            } else if unchecked + stopped > 0 || cut {
+            } else if t.unchecked + t.stopped > 0 || cut {
                 ObligationStatus::NotChecked
             } else {
                 ObligationStatus::Holds
             };
-            let checked = if let (true, Some(l)) = (stopped > 0 || cut, limit) {
+            let (instances, unchecked) = (t.instances, t.unchecked);
+            let checked = if let (true, Some(l)) = (t.stopped > 0 || cut, limit) {
                 format!("not checked ({l}): {instances} instances done")
-            } else if matches!(law, Obligation::InitVis | Obligation::InitExcl) {
+            } else if init {
                 "at the initial state".to_string()
             } else if instances + unchecked == 0 {
-                vacuous(law).to_string()
+                T::vacuous(law).to_string()
             } else if unchecked > 0 {
                 format!(
-                    "not checked (frame of {largest} valuations): {unchecked} of {} instances above the bound of {}",
+                    "not checked (frame of {} valuations): {unchecked} of {} instances above the bound of {}",
+                    t.largest,
                     instances + unchecked,
                     options.frame_bound
                 )
             } else {
                 let s = if instances == 1 { "" } else { "s" };
-                format!("local: {instances} instance{s}, {valuations} valuations")
+                format!("local: {instances} instance{s}, {} valuations", t.valuations)
             };
             LawResult {
-                law,
+                law: T::obligation(law),
                 status,
                 checked,
                 instances,
-                failing,
-                witness,
+                failing: t.failing,
+                witness: t.witness,
             }
         })
         .collect()
 }
 
-fn from_exhaustive(
-    sys: &Sys,
-    ex: exhaustive::Exhaustive,
+/// The outcomes of one law's instances at the local level, counted.
+#[derive(Default)]
+struct Tally {
+    instances: u64,
+    failing: u64,
+    unchecked: u64,
+    stopped: u64,
+    valuations: u64,
+    /// The largest frame above the bound.
+    largest: u128,
+    /// The first failure.
+    witness: Option<Failure>,
+}
+
+impl Tally {
+    fn of<'a, I: 'a>(outcomes: impl Iterator<Item = &'a (I, InstOutcome)>) -> Tally {
+        let mut t = Tally::default();
+        for (_, o) in outcomes {
+            match o {
+                InstOutcome::Holds { valuations: v } => {
+                    t.instances += 1;
+                    t.valuations += v;
+                }
+                InstOutcome::Fails {
+                    failure,
+                    valuations: v,
+                } => {
+                    t.instances += 1;
+                    t.failing += 1;
+                    t.valuations += v;
+                    t.witness.get_or_insert_with(|| failure.clone());
+                }
+                InstOutcome::NotChecked { frame } => {
+                    t.unchecked += 1;
+                    t.largest = t.largest.max(*frame);
+                }
+                InstOutcome::Stopped => t.stopped += 1,
+            }
+        }
+        t
+    }
+}
+
+fn from_exhaustive<T: Theorem>(
+    sys: &T,
+    ex: exhaustive::Exhaustive<T>,
     options: &CertifyOptions,
     limit: Option<Limit>,
 ) -> Vec<LawResult> {
     let states = ex.reached.len();
     let mut findings = ex.findings;
-    Obligation::ALL
+    T::LAWS
         .iter()
         .map(|&law| {
-            if matches!(law, Obligation::Sep | Obligation::Acc) {
-                return structural(sys, law);
+            if let Some(r) = sys.structural(law) {
+                return r;
             }
             let f = std::mem::take(
                 &mut findings
@@ -443,7 +496,6 @@ fn from_exhaustive(
             );
             let failing = f.failing.len() as u64;
             let instances = f.instances.len() as u64;
-            let init = matches!(law, Obligation::InitVis | Obligation::InitExcl);
             let status = if failing > 0 {
                 ObligationStatus::Fails
             } else if !f.done {
@@ -451,20 +503,20 @@ fn from_exhaustive(
             } else {
                 ObligationStatus::Holds
             };
-            let loops = matches!(law, Obligation::H11 | Obligation::FiniteInvis);
+            let loops = T::LOOP_LAWS.contains(&law);
             let why = limit.unwrap_or(Limit::States(options.max_states));
             let checked = if !f.done && failing == 0 {
                 format!("not checked ({why})")
-            } else if init {
+            } else if T::INIT_LAWS.contains(&law) {
                 "at the initial state".to_string()
             } else if loops && instances == 0 {
-                vacuous(law).to_string()
+                T::vacuous(law).to_string()
             } else {
                 let s = if states == 1 { "" } else { "s" };
                 format!("exhaustive: {states} reachable state{s}")
             };
             LawResult {
-                law,
+                law: T::obligation(law),
                 status,
                 checked,
                 instances,

@@ -8,7 +8,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::law::{Failure, Obligation};
-use super::{Certification, CertifyLevel, CertifyReduction, ObligationStatus};
+use super::{Certification, CertifyLevel, CertifyReduction, MoverLaw, ObligationStatus};
 use crate::explore::{Limit, Options, Reduction};
 use crate::model::Model;
 use crate::report::{CheckReport, json_state};
@@ -289,11 +289,84 @@ fn only_finiteness(failing: &[Obligation]) -> bool {
 }
 
 fn list(laws: &[Obligation]) -> String {
-    let names: Vec<String> = laws.iter().map(|&l| label(l)).collect();
-    match names.as_slice() {
-        [] => String::new(),
-        [a] => a.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    join(laws.iter().map(|&l| label(l)).collect())
+}
+
+/// What follows from a certification, for the report's `conclusion`
+/// line: the same sentences for both theorems, but for what each theorem
+/// says and the escape each allows where only a loop fails.
+fn conclusion(cert: &Certification) -> String {
+    let movers = cert.options.reduction == CertifyReduction::Movers;
+    let with = |s: ObligationStatus| -> Vec<Obligation> {
+        cert.laws
+            .iter()
+            .filter(|r| r.status == s)
+            .map(|r| r.law)
+            .collect()
+    };
+    let name = if movers {
+        "the movers theorem"
+    } else {
+        "the reduction theorem"
+    };
+    let local = cert.level == CertifyLevel::Local;
+    let reachable = if local {
+        ""
+    } else {
+        " to the reachable states, which is all it needs from the initial state"
+    };
+    match cert.verdict() {
+        ObligationStatus::Holds if movers => format!(
+            "the movers theorem (M) applies{reachable}: a violation reachable in the original system is reachable by the movers search, which runs whole transactions from states where no thread is inside one ({}); deadlocks are not preserved",
+            super::movers::THEOREM
+        ),
+        ObligationStatus::Holds => format!(
+            "the reduction theorem (19) applies{reachable}: a violation reachable in the original system is reachable in the reduced system (proof: {PROOF}, checked by `optimist prove`)"
+        ),
+        ObligationStatus::Fails if !movers && only_finiteness(&with(ObligationStatus::Fails)) => {
+            format!(
+                "the reduction theorem (19) does not apply: {} fail{}, so a run of invisible transitions can go on forever, and every other obligation holds; a reduced check that ends such runs by force (`--ignoring cpc`, the default, or `cycles`) is still sound for this model, by the theorem of commit point completion (Levin, Palmer, Qadeer and Rajamani, 2005), which `optimist prove` does not check",
+                list(&with(ObligationStatus::Fails)),
+                if with(ObligationStatus::Fails).len() == 1 {
+                    "s"
+                } else {
+                    ""
+                }
+            )
+        }
+        ObligationStatus::Fails => {
+            let failing = with(ObligationStatus::Fails);
+            let verb = if failing.len() == 1 { "fails" } else { "fail" };
+            let cpc = if movers && failing == [Obligation::Movers(MoverLaw::H11)] {
+                ": a post-commit run can go on forever, which the movers search ends by commit point completion (Levin, Palmer, Qadeer and Rajamani, 2005), a theorem `optimist prove` does not check"
+            } else {
+                ""
+            };
+            format!(
+                "{name} does not apply: {} {verb}{cpc}, so a {} check that holds says nothing about the original system; check it with `--reduction none`{}",
+                list(&failing),
+                if movers { "movers" } else { "reduced" },
+                if local {
+                    " (the local level tries every valuation, reachable or not; `--exhaustive` checks the reachable states only)"
+                } else {
+                    ""
+                }
+            )
+        }
+        ObligationStatus::NotChecked => format!(
+            "{name} may not apply: {} could not be checked; {}",
+            list(&with(ObligationStatus::NotChecked)),
+            match cert.limit {
+                Some(Limit::States(_)) => "raise `--max-states`",
+                Some(Limit::Time(_)) => "raise `--max-time`",
+                Some(Limit::Memory(_)) => "raise `--max-memory`",
+                Some(Limit::Stack(_)) => "raise `--max-stack`",
+                Some(Limit::Internal(_)) => "this is a bug in optimist; please report it",
+                Some(Limit::Lost(_) | Limit::Unjoined(_)) => "run it again",
+                Some(Limit::Deadlocks) => "check with `--no-deadlock`",
+                None => "try `--exhaustive`",
+            }
+        ),
     }
 }
 
@@ -322,66 +395,9 @@ impl CertifyReport {
                 wf.push((r.law.key(), report));
             }
         }
-        let with = |s: ObligationStatus| -> Vec<Obligation> {
-            cert.laws
-                .iter()
-                .filter(|r| r.status == s)
-                .map(|r| r.law)
-                .collect()
-        };
         let local = cert.level == CertifyLevel::Local;
-        let conclusion = match cert.verdict() {
-            ObligationStatus::Holds => format!(
-                "the reduction theorem (19) applies{}: a violation reachable in the original system is reachable in the reduced system (proof: {PROOF}, checked by `optimist prove`)",
-                if local {
-                    ""
-                } else {
-                    " to the reachable states, which is all it needs from the initial state"
-                }
-            ),
-            ObligationStatus::Fails if only_finiteness(&with(ObligationStatus::Fails)) => format!(
-                "the reduction theorem (19) does not apply: {} fail{}, so a run of invisible transitions can go on forever, and every other obligation holds; a reduced check that ends such runs by force (`--ignoring cpc`, the default, or `cycles`) is still sound for this model, by the theorem of commit point completion (Levin, Palmer, Qadeer and Rajamani, 2005), which `optimist prove` does not check",
-                list(&with(ObligationStatus::Fails)),
-                if with(ObligationStatus::Fails).len() == 1 {
-                    "s"
-                } else {
-                    ""
-                }
-            ),
-            ObligationStatus::Fails => {
-                let failing = with(ObligationStatus::Fails);
-                let verb = if failing.len() == 1 { "fails" } else { "fail" };
-                format!(
-                    "the reduction theorem does not apply: {} {verb}, so a reduced check that holds says nothing about the original system; check it with `--reduction none`{}",
-                    list(&failing),
-                    if local {
-                        " (the local level tries every valuation, reachable or not; `--exhaustive` checks the reachable states only)"
-                    } else {
-                        ""
-                    }
-                )
-            }
-            ObligationStatus::NotChecked => format!(
-                "the reduction theorem may not apply: {} could not be checked; {}",
-                list(&with(ObligationStatus::NotChecked)),
-                match cert.limit {
-                    Some(Limit::States(_)) => "raise `--max-states`",
-                    Some(Limit::Time(_)) => "raise `--max-time`",
-                    Some(Limit::Memory(_)) => "raise `--max-memory`",
-                    Some(Limit::Stack(_)) => "raise `--max-stack`",
-                    Some(Limit::Internal(_)) => "this is a bug in optimist; please report it",
-                    Some(Limit::Lost(_) | Limit::Unjoined(_)) => "run it again",
-                    Some(Limit::Deadlocks) => "check with `--no-deadlock`",
-                    None => "try `--exhaustive`",
-                }
-            ),
-        };
         let movers = cert.options.reduction == CertifyReduction::Movers;
-        let conclusion = if movers {
-            super::movers::conclusion(cert)
-        } else {
-            conclusion
-        };
+        let conclusion = conclusion(cert);
         CertifyReport {
             model: model.name.clone(),
             file: file.to_string(),
@@ -545,17 +561,7 @@ impl fmt::Display for CertifyReport {
                 format!("{}{mark}", result_name(o)),
             ]);
         }
-        let width: Vec<usize> = (0..4)
-            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-            .collect();
-        for r in &rows {
-            let mut line = String::from(" ");
-            for (c, cell) in r.iter().enumerate() {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(width[c] - cell.chars().count() + 2));
-            }
-            writeln!(f, "{}", line.trim_end())?;
-        }
+        write_table(f, &rows)?;
         let marked: Vec<_> = self
             .all()
             .filter(|(_, o)| o.by_construction.is_some() && o.holds == Some(true))
@@ -653,6 +659,23 @@ fn columns(f: &mut fmt::Formatter<'_>, indent: &str, rows: &[Vec<String>]) -> fm
     Ok(())
 }
 
+/// Rows of four columns, each padded to its widest cell: the obligations
+/// table of the report and of a re-check.
+pub(crate) fn write_table(f: &mut fmt::Formatter<'_>, rows: &[[String; 4]]) -> fmt::Result {
+    let width: Vec<usize> = (0..4)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in rows {
+        let mut line = String::from(" ");
+        for (c, cell) in r.iter().enumerate() {
+            line.push_str(cell);
+            line.push_str(&" ".repeat(width[c] - cell.chars().count() + 2));
+        }
+        writeln!(f, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
 fn write_witness(f: &mut fmt::Formatter<'_>, w: &WitnessReport) -> fmt::Result {
     let Some(first) = w.states.first() else {
         return Ok(());
@@ -737,135 +760,163 @@ pub struct CertifiedCheck {
     pub certify: CertifyReport,
 }
 
+/// Labels joined: "(14) and (15)".
+fn join(v: Vec<String>) -> String {
+    match v.as_slice() {
+        [] => String::new(),
+        [a] => a.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The keys of the obligations of `c` whose `holds` is `want`.
+fn failing(c: &CertifyReport, want: Option<bool>) -> Vec<String> {
+    c.all()
+        .filter(|(_, o)| o.holds == want)
+        .map(|(k, _)| key_label(k))
+        .collect()
+}
+
+/// What follows for the original system from a reduced check and its
+/// certificate: the verdict and why.
+fn original(
+    check: &CheckReport,
+    certify: &CertifyReport,
+    options: &Options,
+) -> (&'static str, String) {
+    match (check.verdict, check.violation.as_ref().map(|v| v.kind)) {
+        ("violated", Some("well-formedness")) => (
+            "inconclusive",
+            "nothing follows for the original system: the reduced check found that the model breaks a well-formedness condition, so the reduction does not apply; check it with `--reduction none`".to_string(),
+        ),
+        ("violated", Some("deadlock")) => (
+            "violated",
+            "a deadlock is reachable in the original system: the counterexample is a path of the original system".to_string(),
+        ),
+        ("violated", _) => (
+            "violated",
+            "a violation is reachable in the original system: the counterexample is a path of the original system".to_string(),
+        ),
+        ("holds", _) => certified(check, certify, options),
+        _ => (
+            "inconclusive",
+            "the reduced check is inconclusive, so nothing follows for the original system".to_string(),
+        ),
+    }
+}
+
+/// What follows for the original system from a reduced check that holds,
+/// by the certificate's theorem, if it is the reduction's.
+fn certified(
+    check: &CheckReport,
+    certify: &CertifyReport,
+    options: &Options,
+) -> (&'static str, String) {
+    // Which theorem the certificate is about, and whether it is the
+    // check's: `--reduction movers` (and `movers+stubborn`) rests on
+    // the movers theorem (M), `sc` (and `sc+stubborn`) on (19).
+    let movers = certify.reduction == Some("movers");
+    let theorem = if movers {
+        "the movers theorem"
+    } else {
+        "the reduction theorem"
+    };
+    let mismatch = match options.reduction {
+        Reduction::None => false,
+        Reduction::Sc | Reduction::ScStubborn => movers,
+        Reduction::Movers | Reduction::MoversStubborn => !movers,
+        Reduction::Stubborn => true,
+    };
+    match certify.verdict {
+        _ if mismatch => (
+            "inconclusive",
+            format!(
+                "nothing follows for the original system: the reduced check ({}) holds, but the certificate checks the hypotheses of {theorem}, which is not the theorem of that reduction",
+                options.reduction.name()
+            ),
+        ),
+        "hypotheses hold" if movers => (
+            "holds",
+            format!(
+                "no violation is reachable in the original system: the movers check holds and the movers theorem (M) applies ({}){}",
+                super::movers::THEOREM,
+                if options.deadlock {
+                    "; the theorem covers the discipline, assertions, ranges and invariants, not deadlocks (those inside a transaction are not preserved)"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        "hypotheses hold" => (
+            "holds",
+            format!(
+                "no violation is reachable in the original system: the reduced check holds and the reduction theorem (19) applies (proof: {PROOF}, checked by `optimist prove`){}",
+                if options.deadlock {
+                    "; the theorem covers the discipline, assertions, ranges and invariants, not deadlocks"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        "hypotheses fail"
+            if matches!(check.ignoring, Some("cpc" | "cycles"))
+                && only_finiteness(&certify.failing_laws()) =>
+        {
+            (
+                "holds",
+                format!(
+                    "no violation is reachable in the original system, by the theorem of commit point completion (Levin, Palmer, Qadeer and Rajamani, 2005) rather than (19): {} fail (a run of invisible transitions can go on forever) and every other obligation holds, and the reduced check ({}) scheduled every thread wherever such a run could not complete; `optimist prove` checks (19), not that theorem",
+                    join(failing(certify, Some(false))),
+                    check.ignoring.unwrap_or_default()
+                ),
+            )
+        }
+        "hypotheses fail" => (
+            "inconclusive",
+            format!(
+                "nothing follows for the original system: the reduced check holds, but {theorem} does not apply ({} {}); check it with `--reduction none`{}",
+                join(failing(certify, Some(false))),
+                if failing(certify, Some(false)).len() == 1 {
+                    "fails"
+                } else {
+                    "fail"
+                },
+                match (certify.level, movers) {
+                    ("local", false) => {
+                        ", or certify it on the reachable states with `optimist certify --exhaustive`"
+                    }
+                    ("local", true) => {
+                        ", or certify it on the reachable states with `optimist certify --reduction movers --exhaustive`"
+                    }
+                    _ => "",
+                }
+            ),
+        ),
+        _ => (
+            "inconclusive",
+            format!(
+                "nothing follows for the original system yet: the reduced check holds, but {} could not be checked{}",
+                join(failing(certify, None)),
+                match &certify.limit {
+                    Some(l) => format!(" ({l})"),
+                    None => "; try `optimist certify --exhaustive`".to_string(),
+                }
+            ),
+        ),
+    }
+}
+
 impl CertifiedCheck {
     /// Combines a check of a model (run with `options`) with its certificate.
     pub fn new(check: CheckReport, certify: CertifyReport, options: &Options) -> CertifiedCheck {
-        let failing = |c: &CertifyReport, want: Option<bool>| -> Vec<String> {
-            c.all()
-                .filter(|(_, o)| o.holds == want)
-                .map(|(k, _)| key_label(k))
-                .collect()
-        };
-        let join = |v: Vec<String>| match v.as_slice() {
-            [] => String::new(),
-            [a] => a.clone(),
-            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-        };
-        let kind = check.violation.as_ref().map(|v| v.kind);
-        // Which theorem the certificate is about, and whether it is the
-        // check's: `--reduction movers` (and `movers+stubborn`) rests on
-        // the movers theorem (M), `sc` (and `sc+stubborn`) on (19).
         let movers = certify.reduction == Some("movers");
-        let theorem = if movers {
-            "the movers theorem"
-        } else {
-            "the reduction theorem"
-        };
-        let mismatch = match options.reduction {
-            Reduction::None => false,
-            Reduction::Sc | Reduction::ScStubborn => movers,
-            Reduction::Movers | Reduction::MoversStubborn => !movers,
-            Reduction::Stubborn => true,
-        };
         let (verdict, conclusion) = if options.reduction == Reduction::None {
             (
                 check.verdict,
                 "the check explored the original system itself, so its verdict needs no certificate".to_string(),
             )
         } else {
-            match (check.verdict, kind, certify.verdict) {
-                ("violated", Some("well-formedness"), _) => (
-                    "inconclusive",
-                    "nothing follows for the original system: the reduced check found that the model breaks a well-formedness condition, so the reduction does not apply; check it with `--reduction none`".to_string(),
-                ),
-                ("violated", Some("deadlock"), _) => (
-                    "violated",
-                    "a deadlock is reachable in the original system: the counterexample is a path of the original system".to_string(),
-                ),
-                ("violated", _, _) => (
-                    "violated",
-                    "a violation is reachable in the original system: the counterexample is a path of the original system".to_string(),
-                ),
-                ("holds", _, _) if mismatch => (
-                    "inconclusive",
-                    format!(
-                        "nothing follows for the original system: the reduced check ({}) holds, but the certificate checks the hypotheses of {theorem}, which is not the theorem of that reduction",
-                        options.reduction.name()
-                    ),
-                ),
-                ("holds", _, "hypotheses hold") if movers => (
-                    "holds",
-                    format!(
-                        "no violation is reachable in the original system: the movers check holds and the movers theorem (M) applies ({}){}",
-                        super::movers::THEOREM,
-                        if options.deadlock {
-                            "; the theorem covers the discipline, assertions, ranges and invariants, not deadlocks (those inside a transaction are not preserved)"
-                        } else {
-                            ""
-                        }
-                    ),
-                ),
-                ("holds", _, "hypotheses hold") => (
-                    "holds",
-                    format!(
-                        "no violation is reachable in the original system: the reduced check holds and the reduction theorem (19) applies (proof: {PROOF}, checked by `optimist prove`){}",
-                        if options.deadlock {
-                            "; the theorem covers the discipline, assertions, ranges and invariants, not deadlocks"
-                        } else {
-                            ""
-                        }
-                    ),
-                ),
-                ("holds", _, "hypotheses fail")
-                    if matches!(check.ignoring, Some("cpc" | "cycles"))
-                        && only_finiteness(&certify.failing_laws()) =>
-                {
-                    (
-                        "holds",
-                        format!(
-                            "no violation is reachable in the original system, by the theorem of commit point completion (Levin, Palmer, Qadeer and Rajamani, 2005) rather than (19): {} fail (a run of invisible transitions can go on forever) and every other obligation holds, and the reduced check ({}) scheduled every thread wherever such a run could not complete; `optimist prove` checks (19), not that theorem",
-                            join(failing(&certify, Some(false))),
-                            check.ignoring.unwrap_or_default()
-                        ),
-                    )
-                }
-                ("holds", _, "hypotheses fail") => (
-                    "inconclusive",
-                    format!(
-                        "nothing follows for the original system: the reduced check holds, but {theorem} does not apply ({} {}); check it with `--reduction none`{}",
-                        join(failing(&certify, Some(false))),
-                        if failing(&certify, Some(false)).len() == 1 {
-                            "fails"
-                        } else {
-                            "fail"
-                        },
-                        match (certify.level, movers) {
-                            ("local", false) => {
-                                ", or certify it on the reachable states with `optimist certify --exhaustive`"
-                            }
-                            ("local", true) => {
-                                ", or certify it on the reachable states with `optimist certify --reduction movers --exhaustive`"
-                            }
-                            _ => "",
-                        }
-                    ),
-                ),
-                ("holds", _, _) => (
-                    "inconclusive",
-                    format!(
-                        "nothing follows for the original system yet: the reduced check holds, but {} could not be checked{}",
-                        join(failing(&certify, None)),
-                        match &certify.limit {
-                            Some(l) => format!(" ({l})"),
-                            None => "; try `optimist certify --exhaustive`".to_string(),
-                        }
-                    ),
-                ),
-                _ => (
-                    "inconclusive",
-                    "the reduced check is inconclusive, so nothing follows for the original system".to_string(),
-                ),
-            }
+            original(&check, &certify, options)
         };
         // Stubborn sets over transactions: the certificate covers the
         // transactions, not the selection among them.

@@ -9,14 +9,16 @@ use proptest::prelude::*;
 
 use super::exhaustive::explore;
 use super::law::Failure;
-use super::system::{Succ, Sys};
+use super::system::Sys;
+use super::theorem::Theorem;
 use super::*;
 use crate::explore::{Budget, Limits, Options, Outcome, Reduction, Verdict};
 
-// The random-system generator of the integration tests, read-only.
+// The random-system generator of the integration tests, read-only (the
+// movers tests use it too).
 #[allow(dead_code)]
 #[path = "../../tests/integration/generate.rs"]
-mod generate;
+pub(super) mod generate;
 
 /// The local level checks one copy per procedure, but the exhaustive level
 /// and the cross-check of the two levels pay for every copy of a recursive
@@ -25,14 +27,14 @@ mod generate;
 /// shipped models without recursion call no deeper than this.
 const STACK: crate::CompileOptions = crate::CompileOptions { max_stack: 2 };
 
-fn load(name: &str) -> Model {
+pub(super) fn load(name: &str) -> Model {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
     crate::load_with(&path, &Vec::new(), &STACK)
         .expect("the model loads")
         .1
 }
 
-fn compile(text: &str) -> Model {
+pub(super) fn compile(text: &str) -> Model {
     compile_at(text, STACK.max_stack)
 }
 
@@ -56,7 +58,7 @@ fn at(level: CertifyLevel) -> CertifyOptions {
     }
 }
 
-fn models() -> Vec<String> {
+pub(super) fn models() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("models/")
@@ -68,7 +70,7 @@ fn models() -> Vec<String> {
     names
 }
 
-fn witness(cert: &Certification, law: Obligation) -> &Failure {
+pub(super) fn witness(cert: &Certification, law: Obligation) -> &Failure {
     cert.laws
         .iter()
         .find(|r| r.law == law)
@@ -76,13 +78,14 @@ fn witness(cert: &Certification, law: Obligation) -> &Failure {
         .unwrap_or_else(|| panic!("{} has no witness", law.key()))
 }
 
-/// Every transition of a witness really leads from its state to the next,
-/// and a witness path from the initial state replays.
-fn replays(sys: &Sys, f: &Failure) -> Result<(), String> {
+/// Every transition of a witness really leads from its state to the next
+/// in the theorem's system, and a witness path from the initial state
+/// replays.
+pub(super) fn replays<T: Theorem>(sys: &T, f: &Failure) -> Result<(), String> {
     for &(a, k, b) in &f.steps {
-        let from = &f.states[a].1;
-        match sys.succ(k, from) {
-            Succ::Next { to, .. } if to == f.states[b].1 => {}
+        let from = sys.unshown(&f.states[a].1);
+        match sys.step(k, &from) {
+            Some(to) if T::shown(&to) == f.states[b].1 => {}
             _ => {
                 return Err(format!(
                     "{} -> {} by transition {k} does not replay",
@@ -92,17 +95,14 @@ fn replays(sys: &Sys, f: &Failure) -> Result<(), String> {
         }
     }
     if let Some(path) = &f.reached_by {
-        let mut cur = system::QState {
-            s: sys.model.init.clone(),
-            q: sys.bad(&sys.model.init),
-        };
+        let mut cur = sys.init();
         for (k, st) in path {
-            match sys.succ(*k, &cur) {
-                Succ::Next { to, .. } if &to == st => cur = to,
+            match sys.step(*k, &cur) {
+                Some(to) if &T::shown(&to) == st => cur = to,
                 _ => return Err(format!("the path to the witness breaks at transition {k}")),
             }
         }
-        if f.states.first().map(|s| &s.1) != Some(&cur) {
+        if f.states.first().map(|s| &s.1) != Some(&T::shown(&cur)) {
             return Err("the path does not reach the witness's first state".into());
         }
     }
@@ -138,22 +138,19 @@ fn barrier_certifies_exhaustively_over_its_106_states() {
     assert_eq!(cert.states, Some(106));
 }
 
+/// `law` fails in `cert`, made at `level`.
+fn assert_fails(cert: &Certification, law: Obligation, level: CertifyLevel) {
+    assert_eq!(cert.status(law), ObligationStatus::Fails, "{level:?}");
+}
+
 #[test]
 fn spin_forever_fails_11_with_its_lasso() {
     let model = load("models/spin-forever.gc");
     let sys = Sys::new(&model);
     for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
         let cert = certify(&model, &at(level));
-        assert_eq!(
-            cert.status(Obligation::H11),
-            ObligationStatus::Fails,
-            "{level:?}"
-        );
-        assert_eq!(
-            cert.status(Obligation::FiniteInvis),
-            ObligationStatus::Fails,
-            "{level:?}"
-        );
+        assert_fails(&cert, Obligation::H11, level);
+        assert_fails(&cert, Obligation::FiniteInvis, level);
         let f = witness(&cert, Obligation::H11);
         replays(&sys, f).unwrap();
         // A lasso: the loop starts at s0 and its last transition returns there,
@@ -187,11 +184,7 @@ fn endexcl_fails_wfendexcl_with_a_witness() {
     let sys = Sys::new(&model);
     for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
         let cert = certify(&model, &at(level));
-        assert_eq!(
-            cert.status(Obligation::EndExcl),
-            ObligationStatus::Fails,
-            "{level:?}"
-        );
+        assert_fails(&cert, Obligation::EndExcl, level);
         let f = witness(&cert, Obligation::EndExcl);
         replays(&sys, f).unwrap();
         let &(_, k, _) = &f.steps[0];
@@ -235,18 +228,10 @@ fn a_thread_resetting_another_threads_semaphore_fails_wfendexcl() {
     let model = compile(SEM_STEAL);
     for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
         let cert = certify(&model, &at(level));
-        assert_eq!(
-            cert.status(Obligation::EndExcl),
-            ObligationStatus::Fails,
-            "{level:?}"
-        );
+        assert_fails(&cert, Obligation::EndExcl, level);
         // And (15) fails with it: the user's invisible `x := 2` cannot move
         // before the intruder's reset.
-        assert_eq!(
-            cert.status(Obligation::H15),
-            ObligationStatus::Fails,
-            "{level:?}"
-        );
+        assert_fails(&cert, Obligation::H15, level);
     }
 }
 
@@ -392,7 +377,7 @@ fn every_witness_of_a_shipped_model_replays() {
     }
 }
 
-fn run(model: &Model, reduction: Reduction) -> Outcome {
+pub(super) fn run(model: &Model, reduction: Reduction) -> Outcome {
     let options = Options {
         reduction,
         limits: Limits {
@@ -405,7 +390,7 @@ fn run(model: &Model, reduction: Reduction) -> Outcome {
     crate::check(model, &options, &mut |_| {})
 }
 
-fn verdict(o: &Outcome) -> &'static str {
+pub(super) fn verdict(o: &Outcome) -> &'static str {
     match o.verdict {
         Verdict::Holds => "holds",
         Verdict::Violated => "violated",
@@ -420,32 +405,45 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
         max_states: 20_000,
         ..CertifyOptions::default()
     };
-    let local = certify(&model, &limit);
-    let exhaustive = certify(
-        &model,
-        &CertifyOptions {
-            level: CertifyLevel::Exhaustive,
-            ..limit.clone()
-        },
-    );
-    let cross = certify(
-        &model,
-        &CertifyOptions {
-            level: CertifyLevel::LocalOnReachable,
-            ..limit.clone()
-        },
-    );
-    let sys = Sys::new(&model);
+    let [local, exhaustive, _] =
+        levels_agree(&Sys::new(&model), &model, &limit, Obligation::ALL, text)?;
+    // Whenever certify holds, the reduced and full verdicts agree.
+    if local.verdict() == ObligationStatus::Holds || exhaustive.verdict() == ObligationStatus::Holds
+    {
+        reduced_agrees(&model, Reduction::Sc, "reduced", text)?;
+    }
+    Ok(())
+}
+
+/// Certifies `model` at the local level, the exhaustive level and the
+/// cross-check, with `options`' other settings: every witness of the first
+/// two replays in `sys`, and for each of `laws` checked at all three, the
+/// local level holding implies the exhaustive level holding, and on the
+/// same (reachable) states the two levels agree exactly.
+pub(super) fn levels_agree<T: Theorem>(
+    sys: &T,
+    model: &Model,
+    options: &CertifyOptions,
+    laws: impl IntoIterator<Item = Obligation>,
+    text: &str,
+) -> Result<[Certification; 3], TestCaseError> {
+    let at = |level| CertifyOptions {
+        level,
+        ..options.clone()
+    };
+    let local = certify(model, &at(CertifyLevel::Local));
+    let exhaustive = certify(model, &at(CertifyLevel::Exhaustive));
+    let cross = certify(model, &at(CertifyLevel::LocalOnReachable));
     for cert in [&local, &exhaustive] {
         for r in &cert.laws {
             if let Some(f) = &r.witness {
-                replays(&sys, f).map_err(|e| {
+                replays(sys, f).map_err(|e| {
                     TestCaseError::fail(format!("{} witness: {e}\n{text}", r.law.key()))
                 })?;
             }
         }
     }
-    for law in Obligation::ALL {
+    for law in laws {
         let (l, e, c) = (local.status(law), exhaustive.status(law), cross.status(law));
         if [l, e, c].contains(&ObligationStatus::NotChecked) {
             continue;
@@ -466,23 +464,42 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
             text
         );
     }
-    // Whenever certify holds, the reduced and full verdicts agree.
-    if local.verdict() == ObligationStatus::Holds || exhaustive.verdict() == ObligationStatus::Holds
-    {
-        let full = run(&model, Reduction::None);
-        let reduced = run(&model, Reduction::Sc);
-        if verdict(&full) != "inconclusive" && verdict(&reduced) != "inconclusive" {
-            prop_assert_eq!(
-                verdict(&full),
-                verdict(&reduced),
-                "certified, but full {:?} and reduced {:?} differ\n{}",
-                full.violation.map(|v| v.problem),
-                reduced.violation.map(|v| v.problem),
-                text
-            );
-        }
+    Ok([local, exhaustive, cross])
+}
+
+/// The check under `reduction` (named `name` in messages) and full
+/// exploration agree where both conclude: what a certified reduction
+/// promises.
+pub(super) fn reduced_agrees(
+    model: &Model,
+    reduction: Reduction,
+    name: &str,
+    text: &str,
+) -> Result<(Outcome, Outcome), TestCaseError> {
+    let full = run(model, Reduction::None);
+    let reduced = run(model, reduction);
+    if verdict(&full) != "inconclusive" && verdict(&reduced) != "inconclusive" {
+        prop_assert_eq!(
+            verdict(&full),
+            verdict(&reduced),
+            "certified, but full {:?} and {} {:?} differ\n{}",
+            full.violation.as_ref().map(|v| v.problem.clone()),
+            name,
+            reduced.violation.as_ref().map(|v| v.problem.clone()),
+            text
+        );
     }
-    Ok(())
+    Ok((full, reduced))
+}
+
+/// The configuration of certify's property tests: `cases` cases, and
+/// shrinking bounded so that a failure is reported in reasonable time.
+pub(super) fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        max_shrink_iters: 300,
+        ..ProptestConfig::default()
+    }
 }
 
 /// Adds to a generated system (with named threads) a thread that breaks a
@@ -504,11 +521,7 @@ fn with_rogue(text: String, pick: u8) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 150,
-        max_shrink_iters: 300,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(150))]
 
     #[test]
     fn levels_agree_and_certified_reductions_are_sound(data in generate::choices(), pick in any::<u8>()) {
@@ -744,11 +757,7 @@ thread b { await !at(a, F); acquire m; g := 0; release m; }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 96,
-        max_shrink_iters: 300,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(96))]
 
     /// On generated systems with procedures (some recursive), checking one
     /// copy per procedure gives every instance the outcome of checking

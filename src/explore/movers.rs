@@ -261,7 +261,9 @@ fn blocking_points(model: &Model) -> Vec<Vec<bool>> {
         let ks = range.clone().map(|k| &model.transitions[k]);
         !range.is_empty()
             && ks.clone().all(|tr| tr.guard.is_some())
-            && !ks.clone().all(|tr| tr.stack == crate::model::StackOp::Return)
+            && !ks
+                .clone()
+                .all(|tr| tr.stack == crate::model::StackOp::Return)
             && range.clone().any(|k| !stable_guard(model, k))
     };
     model

@@ -957,100 +957,9 @@ impl Builder<'_> {
                 len,
                 shared,
                 index,
-            } => {
-                let (v, _) = self.slot_var[*base as usize];
-                let access = *shared
-                    && (*base..base + len)
-                        .any(|s| self.model.protected_index[s as usize].is_some());
-                let i = self.lower(index, env, here)?;
-                match i {
-                    X::Int(k) if (0..i64::from(*len)).contains(&k) => {
-                        self.read_slot(base + k as u32, *shared)
-                    }
-                    i => X::Elem(v, Box::new(i), access),
-                }
-            }
-            CExpr::At { thread, pcs } => {
-                let t = self.lower(thread, env, here)?;
-                let at =
-                    |k: usize, pc: i64| bin(BinOp::Eq, X::Var(self.pc_var[k], false), X::Int(pc));
-                if let X::Int(k) = t {
-                    match usize::try_from(k)
-                        .ok()
-                        .and_then(|k| pcs.get(k).map(|p| (k, p)))
-                    {
-                        Some((k, Some(pc))) => at(k, *pc),
-                        _ => X::Int(0),
-                    }
-                } else {
-                    let mut alts = pcs
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(k, p)| p.map(|pc| (k, pc)))
-                        .map(|(k, pc)| {
-                            bin(
-                                BinOp::And,
-                                bin(BinOp::Eq, t.clone(), X::Int(k as i64)),
-                                at(k, pc),
-                            )
-                        })
-                        .collect::<Vec<_>>();
-                    match alts.len() {
-                        0 => X::Seq(vec![t], Box::new(X::Int(0))),
-                        _ => {
-                            let first = alts.remove(0);
-                            alts.into_iter().fold(first, |a, b| bin(BinOp::Or, a, b))
-                        }
-                    }
-                }
-            }
-            CExpr::LocalOf { thread, slots } => {
-                let t = self.lower(thread, env, here)?;
-                let owners: Vec<(usize, u32)> = slots
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(k, s)| s.map(|s| (k, s)))
-                    .collect();
-                if let X::Int(k) = t {
-                    match usize::try_from(k)
-                        .ok()
-                        .and_then(|k| slots.get(k).copied().flatten())
-                    {
-                        Some(slot) => self.read_slot(slot, false),
-                        // optimist faults here; `1 / 0` makes the rule
-                        // assert false first, as it does.
-                        None => X::Seq(
-                            vec![bin(BinOp::Div, X::Int(1), X::Int(0))],
-                            Box::new(X::Int(0)),
-                        ),
-                    }
-                } else {
-                    // `t == k0 ? r0 : t == k1 ? r1 : ... : rn`, evaluated only
-                    // where t is one of the threads with a local r: `1 / ok`
-                    // is there for its fault condition only (see `ok`).
-                    let is = |k: usize| bin(BinOp::Eq, t.clone(), X::Int(k as i64));
-                    let valid = owners
-                        .iter()
-                        .map(|&(k, _)| is(k))
-                        .reduce(|a, b| bin(BinOp::Or, a, b))
-                        .unwrap_or(X::Int(0));
-                    let mut rest = owners.iter().rev();
-                    let last = rest
-                        .next()
-                        .map_or(X::Int(0), |&(_, s)| self.read_slot(s, false));
-                    let value = rest.fold(last, |acc, &(k, s)| {
-                        X::Ite(
-                            Box::new(is(k)),
-                            Box::new(self.read_slot(s, false)),
-                            Box::new(acc),
-                        )
-                    });
-                    X::Seq(
-                        vec![t.clone(), bin(BinOp::Div, X::Int(1), valid)],
-                        Box::new(value),
-                    )
-                }
-            }
+            } => self.lower_elem(*base, *len, *shared, index, env, here)?,
+            CExpr::At { thread, pcs } => self.lower_at(thread, pcs, env, here)?,
+            CExpr::LocalOf { thread, slots } => self.lower_local_of(thread, slots, env, here)?,
             CExpr::Bound(k) => X::Int(env[*k as usize]),
             CExpr::Not(a) => X::Not(Box::new(self.lower(a, env, here)?)),
             CExpr::Neg(a) => X::Neg(Box::new(self.lower(a, env, here)?)),
@@ -1061,60 +970,191 @@ impl Builder<'_> {
                 lo,
                 hi,
                 body,
-            } => {
-                let (l, h) = (self.lower(lo, env, here)?, self.lower(hi, env, here)?);
-                let (li, hi_) = (self.iv(&l, &[]), self.iv(&h, &[]));
-                let (first, last) = (li.0, hi_.1);
-                if last - first + 1 > MAX_UNROLL as i128 {
-                    return Err(Refusal {
-                        kind: RefusalKind::Quantifier,
-                        message: format!(
-                            "{}: a quantifier may range over {} values, more than the {MAX_UNROLL} the translation unrolls",
-                            here.what,
-                            last - first + 1
-                        ),
-                        span: Some(here.span),
-                    });
-                }
-                let constant = matches!((&l, &h), (X::Int(_), X::Int(_)));
-                let k = *var as usize;
-                if env.len() <= k {
-                    env.resize(k + 1, 0);
-                }
-                let mut terms = Vec::new();
-                for v in first..=last {
-                    env[k] = v as i64;
-                    let b = self.lower(body, env, here)?;
-                    let v = X::Int(v as i64);
-                    terms.push(if constant {
-                        b
-                    } else {
-                        let inside = bin(
-                            BinOp::And,
-                            bin(BinOp::Le, l.clone(), v.clone()),
-                            bin(BinOp::Le, v, h.clone()),
-                        );
-                        if *forall {
-                            bin(BinOp::Or, X::Not(Box::new(inside)), b)
-                        } else {
-                            bin(BinOp::And, inside, b)
-                        }
-                    });
-                }
-                let op = if *forall { BinOp::And } else { BinOp::Or };
-                let value = if terms.is_empty() {
-                    X::Int(i64::from(*forall))
-                } else {
-                    let first = terms.remove(0);
-                    terms.into_iter().fold(first, |a, b| bin(op, a, b))
-                };
-                if constant {
-                    value
-                } else {
-                    // optimist evaluates both bounds first.
-                    X::Seq(vec![l, h], Box::new(value))
+            } => self.lower_quant(*forall, *var, [lo, hi], body, env, here)?,
+        })
+    }
+
+    /// `x[i]`: the element's own variable where i is known, else an
+    /// indexed read (an access if any element is protected).
+    fn lower_elem(
+        &self,
+        base: u32,
+        len: u32,
+        shared: bool,
+        index: &CExpr,
+        env: &mut Vec<i64>,
+        here: &Here,
+    ) -> Result<X, Refusal> {
+        let (v, _) = self.slot_var[base as usize];
+        let access =
+            shared && (base..base + len).any(|s| self.model.protected_index[s as usize].is_some());
+        let i = self.lower(index, env, here)?;
+        Ok(match i {
+            X::Int(k) if (0..i64::from(len)).contains(&k) => {
+                self.read_slot(base + k as u32, shared)
+            }
+            i => X::Elem(v, Box::new(i), access),
+        })
+    }
+
+    /// `at(t, L)`: a comparison of thread t's pc, or of every thread's
+    /// where t is known only at run time.
+    fn lower_at(
+        &self,
+        thread: &CExpr,
+        pcs: &[Option<i64>],
+        env: &mut Vec<i64>,
+        here: &Here,
+    ) -> Result<X, Refusal> {
+        let t = self.lower(thread, env, here)?;
+        let at = |k: usize, pc: i64| bin(BinOp::Eq, X::Var(self.pc_var[k], false), X::Int(pc));
+        Ok(if let X::Int(k) = t {
+            match usize::try_from(k)
+                .ok()
+                .and_then(|k| pcs.get(k).map(|p| (k, p)))
+            {
+                Some((k, Some(pc))) => at(k, *pc),
+                _ => X::Int(0),
+            }
+        } else {
+            let mut alts = pcs
+                .iter()
+                .enumerate()
+                .filter_map(|(k, p)| p.map(|pc| (k, pc)))
+                .map(|(k, pc)| {
+                    bin(
+                        BinOp::And,
+                        bin(BinOp::Eq, t.clone(), X::Int(k as i64)),
+                        at(k, pc),
+                    )
+                })
+                .collect::<Vec<_>>();
+            match alts.len() {
+                0 => X::Seq(vec![t], Box::new(X::Int(0))),
+                _ => {
+                    let first = alts.remove(0);
+                    alts.into_iter().fold(first, |a, b| bin(BinOp::Or, a, b))
                 }
             }
+        })
+    }
+
+    /// `t.r`: thread t's local r, chosen at run time where t is not known.
+    fn lower_local_of(
+        &self,
+        thread: &CExpr,
+        slots: &[Option<u32>],
+        env: &mut Vec<i64>,
+        here: &Here,
+    ) -> Result<X, Refusal> {
+        let t = self.lower(thread, env, here)?;
+        let owners: Vec<(usize, u32)> = slots
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| s.map(|s| (k, s)))
+            .collect();
+        Ok(if let X::Int(k) = t {
+            match usize::try_from(k)
+                .ok()
+                .and_then(|k| slots.get(k).copied().flatten())
+            {
+                Some(slot) => self.read_slot(slot, false),
+                // optimist faults here; `1 / 0` makes the rule
+                // assert false first, as it does.
+                None => X::Seq(
+                    vec![bin(BinOp::Div, X::Int(1), X::Int(0))],
+                    Box::new(X::Int(0)),
+                ),
+            }
+        } else {
+            // `t == k0 ? r0 : t == k1 ? r1 : ... : rn`, evaluated only
+            // where t is one of the threads with a local r: `1 / ok`
+            // is there for its fault condition only (see `ok`).
+            let is = |k: usize| bin(BinOp::Eq, t.clone(), X::Int(k as i64));
+            let valid = owners
+                .iter()
+                .map(|&(k, _)| is(k))
+                .reduce(|a, b| bin(BinOp::Or, a, b))
+                .unwrap_or(X::Int(0));
+            let mut rest = owners.iter().rev();
+            let last = rest
+                .next()
+                .map_or(X::Int(0), |&(_, s)| self.read_slot(s, false));
+            let value = rest.fold(last, |acc, &(k, s)| {
+                X::Ite(
+                    Box::new(is(k)),
+                    Box::new(self.read_slot(s, false)),
+                    Box::new(acc),
+                )
+            });
+            X::Seq(
+                vec![t.clone(), bin(BinOp::Div, X::Int(1), valid)],
+                Box::new(value),
+            )
+        })
+    }
+
+    /// A quantifier, unrolled over its range (at most `MAX_UNROLL` values).
+    fn lower_quant(
+        &self,
+        forall: bool,
+        var: u32,
+        [lo, hi]: [&CExpr; 2],
+        body: &CExpr,
+        env: &mut Vec<i64>,
+        here: &Here,
+    ) -> Result<X, Refusal> {
+        let (l, h) = (self.lower(lo, env, here)?, self.lower(hi, env, here)?);
+        let (li, hi_) = (self.iv(&l, &[]), self.iv(&h, &[]));
+        let (first, last) = (li.0, hi_.1);
+        if last - first + 1 > MAX_UNROLL as i128 {
+            return Err(Refusal {
+                kind: RefusalKind::Quantifier,
+                message: format!(
+                    "{}: a quantifier may range over {} values, more than the {MAX_UNROLL} the translation unrolls",
+                    here.what,
+                    last - first + 1
+                ),
+                span: Some(here.span),
+            });
+        }
+        let constant = matches!((&l, &h), (X::Int(_), X::Int(_)));
+        let k = var as usize;
+        if env.len() <= k {
+            env.resize(k + 1, 0);
+        }
+        let mut terms = Vec::new();
+        for v in first..=last {
+            env[k] = v as i64;
+            let b = self.lower(body, env, here)?;
+            let v = X::Int(v as i64);
+            terms.push(if constant {
+                b
+            } else {
+                let inside = bin(
+                    BinOp::And,
+                    bin(BinOp::Le, l.clone(), v.clone()),
+                    bin(BinOp::Le, v, h.clone()),
+                );
+                if forall {
+                    bin(BinOp::Or, X::Not(Box::new(inside)), b)
+                } else {
+                    bin(BinOp::And, inside, b)
+                }
+            });
+        }
+        let op = if forall { BinOp::And } else { BinOp::Or };
+        let value = if terms.is_empty() {
+            X::Int(i64::from(forall))
+        } else {
+            let first = terms.remove(0);
+            terms.into_iter().fold(first, |a, b| bin(op, a, b))
+        };
+        Ok(if constant {
+            value
+        } else {
+            // optimist evaluates both bounds first.
+            X::Seq(vec![l, h], Box::new(value))
         })
     }
 

@@ -183,83 +183,104 @@ pub fn render(p: &Program) -> String {
         comment(&p.name),
         super::how_to_run(super::Target::Promela, "MODEL.pml")
     );
-    for (v, var) in p.vars.iter().enumerate() {
-        let note = match var.kind {
-            VarKind::Pc => format!("{}: {}", var.source, p.points_of(v)),
-            _ => format!("{}: {}..{}", var.source, var.lo, var.hi),
-        };
-        match var.len {
-            None => {
-                let _ = writeln!(
-                    out,
-                    "{} {} = {}; /* {} */",
-                    ty(var),
-                    var.name,
-                    var.init[0],
-                    comment(&note)
-                );
-            }
-            Some(_) if r.split(v) => {
+    r.declarations(&mut out);
+    r.threads(&mut out);
+    r.monitor(&mut out);
+    r.ltl(&mut out);
+    out
+}
+
+/// One `d_step` of a `do` loop: `/* title */`, then its guarded statement.
+fn d_step(out: &mut String, title: &str, step: &str) {
+    let _ = writeln!(out, "  :: d_step {{ /* {title} */");
+    let _ = writeln!(out, "       {step}");
+    let _ = writeln!(out, "     }}");
+}
+
+impl R<'_> {
+    /// The global variables (split arrays one per element) and the
+    /// scratch variables.
+    fn declarations(&self, out: &mut String) {
+        let p = self.p;
+        for (v, var) in p.vars.iter().enumerate() {
+            let note = match var.kind {
+                VarKind::Pc => format!("{}: {}", var.source, p.points_of(v)),
+                _ => format!("{}: {}..{}", var.source, var.lo, var.hi),
+            };
+            if var.len.is_some() && self.split(v) {
                 for (k, init) in var.init.iter().enumerate() {
                     let _ = writeln!(
                         out,
                         "{} {} = {init}; /* {}[{k}]: {}..{} */",
                         ty(var),
-                        r.elem_name(v, k),
+                        self.elem_name(v, k),
                         comment(&var.source),
                         var.lo,
                         var.hi
                     );
                 }
+                continue;
             }
-            Some(len) => {
-                let _ = writeln!(
-                    out,
-                    "{} {}[{len}] = {}; /* {} */",
-                    ty(var),
-                    var.name,
-                    var.init[0],
-                    comment(&note)
-                );
+            let dims = var.len.map_or(String::new(), |len| format!("[{len}]"));
+            let _ = writeln!(
+                out,
+                "{} {}{dims} = {}; /* {} */",
+                ty(var),
+                var.name,
+                var.init[0],
+                comment(&note)
+            );
+        }
+        for name in &p.temp_names {
+            let _ = writeln!(
+                out,
+                "hidden int {name}; /* scratch, not part of the state */"
+            );
+        }
+    }
+
+    /// One process per thread with rules, a `d_step` per rule.
+    fn threads(&self, out: &mut String) {
+        let p = self.p;
+        for (t, th) in p.threads.iter().enumerate() {
+            let rules: Vec<_> = p.rules.iter().filter(|rule| rule.thread == t).collect();
+            if rules.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n/* thread {} */", comment(&th.name));
+            let _ = writeln!(out, "active proctype {}() {{\nend:\n  do", th.ident);
+            for rule in rules {
+                let _ = writeln!(out, "  :: d_step {{ /* {} */", comment(&rule.title));
+                let _ = writeln!(out, "       {} ->", self.x(&rule.guard));
+                self.stmts(&rule.body, "       ", out);
+                let _ = writeln!(out, "     }}");
+            }
+            let _ = writeln!(out, "  od\n}}");
+        }
+    }
+
+    /// The monitor process: the choice of model, a never enabled read of
+    /// every variable, the idle step of a run that ends (with ltl), and
+    /// an assertion per check.
+    fn monitor(&self, out: &mut String) {
+        let p = self.p;
+        // SPIN leaves a variable that no statement reads out of its states
+        // (unless `-o2`), which would merge states optimist tells apart: one
+        // never enabled step of the monitor reads every variable.
+        let mut reads = Vec::new();
+        for (v, var) in p.vars.iter().enumerate() {
+            match var.len {
+                _ if var.kind == VarKind::Pc => {}
+                Some(len) if self.split(v) => {
+                    reads.extend((0..len).map(|k| self.elem_name(v, k)));
+                }
+                Some(_) => reads.push(format!("{}[0]", var.name)),
+                None => reads.push(var.name.clone()),
             }
         }
-    }
-    for name in &p.temp_names {
-        let _ = writeln!(
-            out,
-            "hidden int {name}; /* scratch, not part of the state */"
-        );
-    }
-    for (t, th) in p.threads.iter().enumerate() {
-        let rules: Vec<_> = p.rules.iter().filter(|rule| rule.thread == t).collect();
-        if rules.is_empty() {
-            continue;
+        if p.checks.is_empty() && reads.is_empty() && p.choice.is_none() {
+            return;
         }
-        let _ = writeln!(out, "\n/* thread {} */", comment(&th.name));
-        let _ = writeln!(out, "active proctype {}() {{\nend:\n  do", th.ident);
-        for rule in rules {
-            let _ = writeln!(out, "  :: d_step {{ /* {} */", comment(&rule.title));
-            let _ = writeln!(out, "       {} ->", r.x(&rule.guard));
-            r.stmts(&rule.body, "       ", &mut out);
-            let _ = writeln!(out, "     }}");
-        }
-        let _ = writeln!(out, "  od\n}}");
-    }
-    // SPIN leaves a variable that no statement reads out of its states
-    // (unless `-o2`), which would merge states optimist tells apart: one
-    // never enabled step of the monitor reads every variable.
-    let mut reads = Vec::new();
-    for (v, var) in p.vars.iter().enumerate() {
-        match var.len {
-            _ if var.kind == VarKind::Pc => {}
-            Some(len) if r.split(v) => {
-                reads.extend((0..len).map(|k| r.elem_name(v, k)));
-            }
-            Some(_) => reads.push(format!("{}[0]", var.name)),
-            None => reads.push(var.name.clone()),
-        }
-    }
-    if !p.checks.is_empty() || !reads.is_empty() || p.choice.is_some() {
         let _ = writeln!(
             out,
             "\n/* Checked in every state: its steps are enabled only in a state that\n   \
@@ -279,9 +300,8 @@ pub fn render(p: &Program) -> String {
         }
         if !reads.is_empty() {
             let never: Vec<String> = reads.iter().map(|v| format!("{v} != {v}")).collect();
-            let _ = writeln!(out, "  :: d_step {{ /* read every variable */");
-            let _ = writeln!(out, "       ({}) -> skip", never.join(" ||\n        "));
-            let _ = writeln!(out, "     }}");
+            let step = format!("({}) -> skip", never.join(" ||\n        "));
+            d_step(out, "read every variable", &step);
         }
         if !p.ltl.is_empty() {
             // A run that ends (every thread ended, or a deadlock) repeats its
@@ -290,20 +310,24 @@ pub fn render(p: &Program) -> String {
             // several processes it does not accept the stutter as a cycle;
             // an explicit idle step there, enabled only where no thread can
             // move, gives SPIN the same runs, and adds no state.
-            let moves: Vec<String> = p.rules.iter().map(|rule| r.x(&rule.guard)).collect();
-            let _ = writeln!(out, "  :: d_step {{ /* a run that ends: idle for ever */");
-            let _ = writeln!(out, "       !({}) -> skip", moves.join(" ||\n         "));
-            let _ = writeln!(out, "     }}");
+            let moves: Vec<String> = p.rules.iter().map(|rule| self.x(&rule.guard)).collect();
+            let step = format!("!({}) -> skip", moves.join(" ||\n         "));
+            d_step(out, "a run that ends: idle for ever", &step);
         }
         for check in &p.checks {
-            let c = r.x(&check.cond);
-            let _ = writeln!(out, "  :: d_step {{ /* {} */", comment(&check.message));
-            let _ = writeln!(out, "       !{} -> assert({c})", wrap(&c));
-            let _ = writeln!(out, "     }}");
+            let c = self.x(&check.cond);
+            let step = format!("!{} -> assert({c})", wrap(&c));
+            d_step(out, &comment(&check.message), &step);
         }
         let _ = writeln!(out, "  od\n}}");
     }
-    if !p.ltl.is_empty() {
+
+    /// The model's ltl properties, each over the atoms' variables.
+    fn ltl(&self, out: &mut String) {
+        let p = self.p;
+        if p.ltl.is_empty() {
+            return;
+        }
         let _ = writeln!(
             out,
             "\n/* The model's ltl properties, over one variable per atom that every\n   \
@@ -313,9 +337,13 @@ pub fn render(p: &Program) -> String {
              no strong fairness. \"errors: 0\" is optimist's holds. */"
         );
         for block in &p.ltl {
-            let mut formula = r.formula(&block.formula, &block.atoms);
+            let mut formula = self.formula(&block.formula, &block.atoms);
             if !block.oks.is_empty() {
-                let oks: Vec<&str> = block.oks.iter().map(|&v| r.var(v).name.as_str()).collect();
+                let oks: Vec<&str> = block
+                    .oks
+                    .iter()
+                    .map(|&v| self.var(v).name.as_str())
+                    .collect();
                 formula = format!("([] ({}) && {formula})", oks.join(" && "));
             }
             let _ = writeln!(
@@ -326,7 +354,6 @@ pub fn render(p: &Program) -> String {
             );
         }
     }
-    out
 }
 
 fn wrap(s: &str) -> String {

@@ -62,127 +62,152 @@ impl Automaton {
     /// exactly the infinite sequences of valuations on which `f` holds.
     pub fn of(f: &Ltl) -> Automaton {
         let f = f.nnf();
-        let mut closed: Vec<Closed> = Vec::new();
-        let mut stack = vec![Pending {
-            incoming: BTreeSet::from([None]),
-            new: BTreeSet::from([f.clone()]),
-            old: BTreeSet::new(),
-            next: BTreeSet::new(),
-        }];
-        while let Some(mut n) = stack.pop() {
-            let Some(g) = n.new.pop_first() else {
-                // Expanded: merge with a node that holds the same, or close it
-                // and expand what it promises for the next state.
-                match closed
-                    .iter_mut()
-                    .find(|c| c.old == n.old && c.next == n.next)
-                {
-                    Some(c) => c.incoming.extend(n.incoming),
-                    None => {
-                        stack.push(Pending {
-                            incoming: BTreeSet::from([Some(closed.len())]),
-                            new: n.next.clone(),
-                            old: BTreeSet::new(),
-                            next: BTreeSet::new(),
-                        });
-                        closed.push(Closed {
-                            incoming: n.incoming,
-                            old: n.old,
-                            next: n.next,
-                        });
-                    }
-                }
-                continue;
-            };
-            if n.old.contains(&g) {
-                stack.push(n);
-                continue;
-            }
-            // `with(n, adds, promises)`: n with `adds` to expand and
-            // `promises` for the next state, g expanded.
-            let with = |n: &Pending, adds: &[&Ltl], promises: bool| {
-                let mut m = n.clone();
-                for a in adds {
-                    if !m.old.contains(*a) {
-                        m.new.insert((*a).clone());
-                    }
-                }
-                if promises {
-                    m.next.insert(g.clone());
-                }
-                m.old.insert(g.clone());
-                m
-            };
-            match &g {
-                Ltl::False => {}
-                Ltl::True => stack.push(with(&n, &[], false)),
-                Ltl::Atom(_) | Ltl::Not(_) => {
-                    let opposite = match &g {
-                        Ltl::Atom(a) => Ltl::Not(Box::new(Ltl::Atom(*a))),
-                        Ltl::Not(a) => (**a).clone(),
-                        _ => unreachable!(),
-                    };
-                    if !n.old.contains(&opposite) {
-                        stack.push(with(&n, &[], false));
-                    }
-                }
-                Ltl::And(p, q) => stack.push(with(&n, &[p, q], false)),
-                Ltl::Or(p, q) => {
-                    stack.push(with(&n, &[q], false));
-                    stack.push(with(&n, &[p], false));
-                }
-                Ltl::Until(p, q) => {
-                    stack.push(with(&n, &[q], false));
-                    stack.push(with(&n, &[p], true));
-                }
-                Ltl::Release(p, q) => {
-                    stack.push(with(&n, &[p, q], false));
-                    stack.push(with(&n, &[q], true));
-                }
-            }
-        }
-        let mut nodes: Vec<Node> = closed
-            .iter()
-            .map(|c| {
-                let (mut pos, mut neg) = (0u64, 0u64);
-                for l in &c.old {
-                    match l {
-                        Ltl::Atom(a) => pos |= bit(*a),
-                        Ltl::Not(a) => {
-                            if let Ltl::Atom(a) = **a {
-                                neg |= bit(a);
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                Node {
-                    initial: c.incoming.contains(&None),
-                    succ: Vec::new(),
-                    pos,
-                    neg,
-                }
-            })
-            .collect();
+        let closed = tableau(&f);
+        let mut nodes: Vec<Node> = closed.iter().map(node).collect();
         for (k, c) in closed.iter().enumerate() {
             for from in c.incoming.iter().flatten() {
                 nodes[*from].succ.push(k);
             }
         }
-        let mut untils = BTreeSet::new();
-        collect_untils(&f, &mut untils);
-        let accepting = untils
-            .iter()
-            .map(|u| {
-                let Ltl::Until(_, q) = u else { unreachable!() };
-                closed
-                    .iter()
-                    .map(|c| !c.old.contains(u) || c.old.contains(&**q))
-                    .collect()
-            })
-            .collect();
+        let accepting = accepting(&f, &closed);
         Automaton { nodes, accepting }
     }
+}
+
+/// The closed nodes of the tableau of `f` (in negation normal form): each
+/// pending node is expanded formula by formula until nothing is left to
+/// expand, then closed.
+fn tableau(f: &Ltl) -> Vec<Closed> {
+    let mut closed: Vec<Closed> = Vec::new();
+    let mut stack = vec![Pending {
+        incoming: BTreeSet::from([None]),
+        new: BTreeSet::from([f.clone()]),
+        old: BTreeSet::new(),
+        next: BTreeSet::new(),
+    }];
+    while let Some(mut n) = stack.pop() {
+        let Some(g) = n.new.pop_first() else {
+            close(n, &mut closed, &mut stack);
+            continue;
+        };
+        if n.old.contains(&g) {
+            stack.push(n);
+            continue;
+        }
+        expand(&n, &g, &mut stack);
+    }
+    closed
+}
+
+/// An expanded node: merge it with a node that holds the same, or close it
+/// and expand what it promises for the next state.
+fn close(n: Pending, closed: &mut Vec<Closed>, stack: &mut Vec<Pending>) {
+    match closed
+        .iter_mut()
+        .find(|c| c.old == n.old && c.next == n.next)
+    {
+        Some(c) => c.incoming.extend(n.incoming),
+        None => {
+            stack.push(Pending {
+                incoming: BTreeSet::from([Some(closed.len())]),
+                new: n.next.clone(),
+                old: BTreeSet::new(),
+                next: BTreeSet::new(),
+            });
+            closed.push(Closed {
+                incoming: n.incoming,
+                old: n.old,
+                next: n.next,
+            });
+        }
+    }
+}
+
+/// Expands formula `g` of node `n`: pushes the nodes it splits into (none
+/// where `g` contradicts `n`).
+fn expand(n: &Pending, g: &Ltl, stack: &mut Vec<Pending>) {
+    // `with(n, adds, promises)`: n with `adds` to expand and
+    // `promises` for the next state, g expanded.
+    let with = |n: &Pending, adds: &[&Ltl], promises: bool| {
+        let mut m = n.clone();
+        for a in adds {
+            if !m.old.contains(*a) {
+                m.new.insert((*a).clone());
+            }
+        }
+        if promises {
+            m.next.insert(g.clone());
+        }
+        m.old.insert(g.clone());
+        m
+    };
+    match g {
+        Ltl::False => {}
+        Ltl::True => stack.push(with(n, &[], false)),
+        Ltl::Atom(_) | Ltl::Not(_) => {
+            let opposite = match g {
+                Ltl::Atom(a) => Ltl::Not(Box::new(Ltl::Atom(*a))),
+                Ltl::Not(a) => (**a).clone(),
+                _ => unreachable!(),
+            };
+            if !n.old.contains(&opposite) {
+                stack.push(with(n, &[], false));
+            }
+        }
+        Ltl::And(p, q) => stack.push(with(n, &[p, q], false)),
+        Ltl::Or(p, q) => {
+            stack.push(with(n, &[q], false));
+            stack.push(with(n, &[p], false));
+        }
+        Ltl::Until(p, q) => {
+            stack.push(with(n, &[q], false));
+            stack.push(with(n, &[p], true));
+        }
+        Ltl::Release(p, q) => {
+            stack.push(with(n, &[p, q], false));
+            stack.push(with(n, &[q], true));
+        }
+    }
+}
+
+/// The automaton's node of a closed node: the atoms it requires true and
+/// false (its successors are added after).
+fn node(c: &Closed) -> Node {
+    let (mut pos, mut neg) = (0u64, 0u64);
+    for l in &c.old {
+        match l {
+            Ltl::Atom(a) => pos |= bit(*a),
+            Ltl::Not(a) => {
+                if let Ltl::Atom(a) = **a {
+                    neg |= bit(a);
+                }
+            }
+            _ => {}
+        }
+    }
+    Node {
+        initial: c.incoming.contains(&None),
+        succ: Vec::new(),
+        pos,
+        neg,
+    }
+}
+
+/// One acceptance set per `p U q` of `f`: the nodes that do not promise it
+/// or fulfil it (hold q).
+fn accepting(f: &Ltl, closed: &[Closed]) -> Vec<Vec<bool>> {
+    let mut untils = BTreeSet::new();
+    collect_untils(f, &mut untils);
+    untils
+        .iter()
+        .map(|u| {
+            let Ltl::Until(_, q) = u else { unreachable!() };
+            closed
+                .iter()
+                .map(|c| !c.old.contains(u) || c.old.contains(&**q))
+                .collect()
+        })
+        .collect()
 }
 
 fn bit(a: usize) -> u64 {

@@ -217,50 +217,17 @@ fn round(
     fairness: Fairness,
     budget: &mut Budget,
 ) -> Result<Vec<u32>, Halt> {
-    let mut cycle: Vec<u32> = Vec::new();
-    let mut at = entry;
-    let mut visited = vec![entry];
-    // Goes on to the nearest vertex `goal` accepts (one already passed
-    // counts), then, if `edge` says so, along an edge from it.
-    let mut leg = |goal: &dyn Fn(u32) -> bool,
-                   edge: Option<&dyn Fn(usize) -> bool>,
-                   cycle: &mut Vec<u32>,
-                   visited: &mut Vec<u32>,
-                   at: &mut u32,
-                   budget: &mut Budget|
-     -> Result<(), Halt> {
-        let want = |v: u32| {
-            goal(v) && edge.is_none_or(|e| g.edges(v).any(|k| e(k) && inside(g.target[k])))
-        };
-        let (_, path, end) = bfs
-            .path(g, &[*at], inside, &want, budget)?
-            .expect("the set is strongly connected");
-        for &k in &path {
-            visited.push(g.target[k as usize]);
-        }
-        cycle.extend(path);
-        *at = end;
-        if let Some(e) = edge {
-            let k = g
-                .edges(end)
-                .find(|&k| e(k) && inside(g.target[k]))
-                .expect("found");
-            cycle.push(k as u32);
-            *at = g.target[k];
-            visited.push(*at);
-        }
-        Ok(())
+    let mut r = Round {
+        g,
+        bfs,
+        inside,
+        cycle: Vec::new(),
+        at: entry,
+        visited: vec![entry],
     };
     for set in 0..g.sets {
-        if !visited.iter().any(|&v| (g.accepting)(set, v)) {
-            leg(
-                &|v| (g.accepting)(set, v),
-                None,
-                &mut cycle,
-                &mut visited,
-                &mut at,
-                budget,
-            )?;
+        if !r.visited.iter().any(|&v| (g.accepting)(set, v)) {
+            r.leg(&|v| (g.accepting)(set, v), None, budget)?;
         }
     }
     for t in 0..g.threads {
@@ -271,45 +238,84 @@ fn round(
         };
         let moves = |k: usize| g.mover[k] == t as u32;
         if needs_move {
-            if !cycle.iter().any(|&k| moves(k as usize)) {
-                leg(
-                    &|_| true,
-                    Some(&moves),
-                    &mut cycle,
-                    &mut visited,
-                    &mut at,
-                    budget,
-                )?;
+            if !r.cycle.iter().any(|&k| moves(k as usize)) {
+                r.leg(&|_| true, Some(&moves), budget)?;
             }
-        } else if fairness == Fairness::Weak && !visited.iter().any(|&v| !(g.enabled)(v, t)) {
-            leg(
-                &|v| !(g.enabled)(v, t),
-                None,
-                &mut cycle,
-                &mut visited,
-                &mut at,
-                budget,
-            )?;
+        } else if fairness == Fairness::Weak && !r.visited.iter().any(|&v| !(g.enabled)(v, t)) {
+            r.leg(&|v| !(g.enabled)(v, t), None, budget)?;
         }
     }
-    // Back to the entry, with at least one edge.
-    if cycle.is_empty() || at != entry {
-        if cycle.is_empty() {
+    r.back_to(entry, budget)?;
+    Ok(r.cycle)
+}
+
+/// A cycle being built by `round`: its edges so far, the vertex it has
+/// reached, and every vertex it passed.
+struct Round<'a, 'g> {
+    g: &'a Graph<'g>,
+    bfs: &'a mut Bfs,
+    inside: &'a dyn Fn(u32) -> bool,
+    cycle: Vec<u32>,
+    at: u32,
+    visited: Vec<u32>,
+}
+
+impl Round<'_, '_> {
+    /// Goes on to the nearest vertex `goal` accepts (one already passed
+    /// counts), then, if `edge` says so, along an edge from it.
+    fn leg(
+        &mut self,
+        goal: &dyn Fn(u32) -> bool,
+        edge: Option<&dyn Fn(usize) -> bool>,
+        budget: &mut Budget,
+    ) -> Result<(), Halt> {
+        let (g, inside) = (self.g, self.inside);
+        let want = |v: u32| {
+            goal(v) && edge.is_none_or(|e| g.edges(v).any(|k| e(k) && inside(g.target[k])))
+        };
+        let (_, path, end) = self
+            .bfs
+            .path(g, &[self.at], inside, &want, budget)?
+            .expect("the set is strongly connected");
+        for &k in &path {
+            self.visited.push(g.target[k as usize]);
+        }
+        self.cycle.extend(path);
+        self.at = end;
+        if let Some(e) = edge {
             let k = g
-                .edges(at)
-                .find(|&k| inside(g.target[k]))
-                .expect("an edge inside");
-            cycle.push(k as u32);
-            at = g.target[k];
+                .edges(end)
+                .find(|&k| e(k) && inside(g.target[k]))
+                .expect("found");
+            self.cycle.push(k as u32);
+            self.at = g.target[k];
+            self.visited.push(self.at);
         }
-        if at != entry {
-            let (_, path, _) = bfs
-                .path(g, &[at], inside, &|v| v == entry, budget)?
-                .expect("the set is strongly connected");
-            cycle.extend(path);
-        }
+        Ok(())
     }
-    Ok(cycle)
+
+    /// Back to the entry, with at least one edge.
+    fn back_to(&mut self, entry: u32, budget: &mut Budget) -> Result<(), Halt> {
+        let (g, inside) = (self.g, self.inside);
+        if self.cycle.is_empty() || self.at != entry {
+            if self.cycle.is_empty() {
+                let k = g
+                    .edges(self.at)
+                    .find(|&k| inside(g.target[k]))
+                    .expect("an edge inside");
+                self.cycle.push(k as u32);
+                self.at = g.target[k];
+            }
+            if self.at != entry {
+                let (_, path, _) = self
+                    .bfs
+                    .path(g, &[self.at], inside, &|v| v == entry, budget)?
+                    .expect("the set is strongly connected");
+                self.cycle.extend(path);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Tarjan's algorithm over a vertex list, with scratch arrays kept

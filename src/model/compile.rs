@@ -19,7 +19,7 @@ use super::quant::{self, MAX_QUANTIFIED};
 use super::recheck;
 use super::unroll::{self, MAX_STATEMENTS};
 use super::{
-    Invariant, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
+    Frame, Invariant, Model, Next, Point, Protected, Slot, SlotClass, SlotKind, Thread, Transition,
 };
 use crate::syntax::ast::{
     self, BinOp, Class, Excl, ExprKind, Init, Item, Quant, StmtKind, Type, UnOp,
@@ -191,6 +191,10 @@ struct Compiler {
     thread_locals: Vec<IndexMap<String, Var>>,
 }
 
+/// A shared variable declared `protected`, kept until every thread's locals
+/// are declared, when its predicates can be compiled.
+type ProtectedDecl<'m> = (&'m ast::VarDecl, Var, &'m Excl);
+
 /// Compiles a parsed model. `fallback_name` names a model without `system`;
 /// `src` is its text (for line numbers); `defines` override constants;
 /// `options` bound the call stacks.
@@ -201,20 +205,7 @@ pub fn compile_with(
     defines: &Defines,
     options: &CompileOptions,
 ) -> Result<Model> {
-    let mut c = Compiler {
-        lines: LineIndex::new(src),
-        budget: Budget::default(),
-        globals: IndexMap::new(),
-        slots: Vec::new(),
-        bounds: Vec::new(),
-        init: Vec::new(),
-        labels: Vec::new(),
-        proc_labels: Vec::new(),
-        init_points: Vec::new(),
-        thread_names: Vec::new(),
-        copy_index: Vec::new(),
-        thread_locals: Vec::new(),
-    };
+    let mut c = Compiler::new(src);
     c.consts(m, defines)?;
     let bodies = c.threads(m)?;
     let unrolled = unroll_bodies(&c, m, &bodies)?;
@@ -223,220 +214,29 @@ pub fn compile_with(
         .map(|(d, n)| (&*unrolled[&(d as *const ast::ThreadDecl)], n))
         .collect();
     let procs = procs::Procs::new(&c, m)?;
-    // Program counters come first; their ranges are known after numbering
-    // each body and laying out the copies of the procedures it may run.
-    let mut numbered = Vec::new();
-    let mut layouts = Vec::new();
-    let mut points_total = 0u64;
-    for (id, (decl, name)) in bodies.iter().enumerate() {
-        let (n, labels) = number(&decl.body, decl.end)?;
-        let layout = procs.layout(&decl.body, n.count, options.max_stack)?;
-        points_total = points_total.saturating_add(layout.end as u64 + 1);
-        if points_total > MAX_STATEMENTS {
-            return Err(CompileError::at(
-                decl.name.span,
-                format!(
-                    "with their copies of the procedures (one per stack depth, up to --max-stack {}), the threads have more than {MAX_STATEMENTS} control points",
-                    options.max_stack
-                ),
-            )
-            .help("a procedure is copied for every depth it may run at; lower --max-stack"));
-        }
-        procs.check_labels(&labels, decl)?;
-        let mut init_points = n.init_points.clone();
-        procs.add_init_points(&layout, &mut init_points);
-        c.init_points.push(init_points);
-        c.labels.push(labels);
-        c.proc_labels.push(procs.labels_in(&layout));
-        c.slots.push(Slot {
-            name: name.clone(),
-            kind: SlotKind::Pc,
-            class: SlotClass::Local(id as u32),
-            span: decl.span,
-        });
-        c.bounds.push((0, layout.end));
-        c.init.push(0);
-        numbered.push(n);
-        layouts.push(layout);
-    }
+    let (numbered, layouts) = c.program_counters(&bodies, &procs, options)?;
     let nthreads = bodies.len() as i64;
-    let mut protected_decls = Vec::new();
-    for item in &m.items {
-        if let Item::Var(d) = item {
-            let var = c.declare_var(d, None, nthreads, None)?;
-            c.define(&d.name, Sym::Var(var.clone()))?;
-            if let Class::Protected { excl, .. } = &d.class {
-                protected_decls.push((d, var, excl));
-            }
-        }
-    }
-    for points in &c.init_points {
-        for (name, (_, span)) in points {
-            if !matches!(c.globals.get(name), Some(Sym::Var(_))) {
-                return Err(CompileError::at(
-                    *span,
-                    format!("`init {name}` names no shared variable"),
-                )
-                .help(
-                    "an `init` block marks the code that initialises shared or protected variables",
-                ));
-            }
-        }
-    }
+    let protected_decls = c.shared_vars(m, nthreads)?;
+    c.check_init_names()?;
     let mut transitions = Vec::new();
     let mut threads = Vec::new();
     for (id, (decl, name)) in bodies.iter().enumerate() {
-        let first_local = c.slots.len() as u32;
-        if c.copy_index[id].is_some() {
-            let clash = decl
-                .locals
-                .iter()
-                .find(|d| d.name.name == "index")
-                .map(|d| d.name.span)
-                .or_else(|| c.globals.get("index").map(Sym::span));
-            if let Some(span) = clash {
-                return Err(CompileError::at(
-                    span,
-                    "`index` is declared, but it names the copy number in a `thread NAME[n]` body",
-                )
-                .related(decl.name.span, "copies declared here")
-                .help("give the variable another name"));
-            }
-        }
-        let mut locals = IndexMap::new();
-        for d in &decl.locals {
-            let var = c.declare_local(d, name, id, &locals)?;
-            locals.insert(d.name.name.clone(), var);
-        }
-        let local_slots = first_local..c.slots.len() as u32;
-        c.thread_locals.push(locals.clone());
-        let layout = &layouts[id];
-        let (ret, frames, frame_vars) = procs.declare_frames(&mut c, layout, name, id)?;
-        let n = &numbered[id];
-        let info = procs.point_info(n, layout);
-        let mut by_point: Vec<Vec<Transition>> = vec![Vec::new(); info.len()];
-        let mut sites = procs::Sites::new(frames.len(), layout.end);
-        let ctx = procs::Ctx {
-            procs: &procs,
-            layout,
-            frames: &frames,
-            ret: &ret,
-            info: &info,
-            max_stack: options.max_stack,
+        let body = ThreadBody {
+            id,
+            decl,
+            name,
+            numbered: &numbered[id],
+            layout: &layouts[id],
         };
-        Lower {
-            c: &c,
-            thread: id,
-            locals: &locals,
-            pcs: &n.pcs,
-            labels: &c.labels[id],
-            base: 0,
-            frame: None,
-            ctx: &ctx,
-            by_point: &mut by_point,
-            sites: &mut sites,
-        }
-        .run(&decl.body, layout.end)?;
-        for (fi, f) in frames.iter().enumerate() {
-            let p = procs.get(f.proc);
-            // A procedure run by a copy of `thread NAME[n]` sees `index`,
-            // so it may not declare a parameter or local of that name.
-            if let (Some(_), Some(v)) = (c.copy_index[id], frame_vars[fi].get("index")) {
-                return Err(CompileError::at(
-                    v.span,
-                    "`index` is declared, but it names the copy number in a procedure that a `thread NAME[n]` body calls",
-                )
-                .related(decl.name.span, "copies declared here")
-                .help("give the variable another name"));
-            }
-            Lower {
-                c: &c,
-                thread: id,
-                locals: &frame_vars[fi],
-                pcs: &p.numbered.pcs,
-                labels: &p.labels,
-                base: f.points.start,
-                frame: Some(fi),
-                ctx: &ctx,
-                by_point: &mut by_point,
-                sites: &mut sites,
-            }
-            .run_proc(p)?;
-        }
-        // Return points past the thread's points, for sites that share a
-        // continuation: the return point slots hold them too.
-        for &r in &ret {
-            c.bounds[r as usize].1 = layout.end + sites.aliases.len() as i64;
-        }
-        transitions.reserve(by_point.iter().map(Vec::len).sum());
-        let mut points = Vec::with_capacity(by_point.len());
-        for (pc, trs) in by_point.into_iter().enumerate() {
-            let start = transitions.len();
-            transitions.extend(trs);
-            let (label, span) = info[pc].clone();
-            let frame = layout.frame_of(pc as i64);
-            points.push(Point {
-                label,
-                span,
-                line: c.lines.line(span.start),
-                transitions: start..transitions.len(),
-                depth: frame.map_or(0, |f| frames[f as usize].depth),
-                frame,
-            });
-        }
-        threads.push(Thread {
-            name: name.clone(),
-            points,
-            frames,
-            ret,
-            ret_alias: sites.aliases,
-            locals: local_slots,
-        });
+        threads.push(c.thread(&body, &procs, options, &mut transitions)?);
     }
     // Predicates are compiled once every thread's locals are declared:
     // they may read them (`t.r`).
-    let mut protected = Vec::new();
-    let mut protected_index = vec![None; c.slots.len()];
-    for (d, var, excl) in protected_decls {
-        // One predicate per thread and element, each at least one node:
-        // too many is known before compiling any.
-        let elements = var.prot.iter().filter(|&&p| p).count() as u64;
-        c.budget.charge(
-            elements * nthreads as u64,
-            d.span,
-            "this declaration, which has a predicate for every thread and element",
-        )?;
-        for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
-            let slot = var.base + k;
-            protected_index[slot as usize] = Some(protected.len() as u32);
-            protected.push(c.excl(d, &var, excl, k, nthreads)?);
-        }
-    }
-    let mut invariants = Vec::new();
-    for item in &m.items {
-        if let Item::Invariant(e, span) = item {
-            let expr = c.cond(e, &mut Scope::default(), "an invariant")?;
-            c.budget
-                .charge(limits::nodes(&expr), *span, "this invariant")?;
-            invariants.push(Invariant {
-                expr,
-                text: pretty::expr(e),
-                span: *span,
-                line: c.lines.line(span.start),
-            });
-        }
-    }
+    let (protected, mut protected_index) = c.protected(protected_decls, nthreads)?;
+    let invariants = c.invariants(m)?;
     let ltl = ltl::properties(&mut c, &m.items)?;
     protected_index.resize(c.slots.len(), None);
-    let mut init_points: IndexMap<String, Vec<Vec<i64>>> = IndexMap::new();
-    for (t, points) in c.init_points.iter().enumerate() {
-        for (name, (pcs, _)) in points {
-            init_points
-                .entry(name.clone())
-                .or_insert_with(|| vec![Vec::new(); c.init_points.len()])[t] = pcs.clone();
-        }
-    }
-    init_points.sort_keys();
+    let init_points = c.init_points_by_var();
     recheck::recheck_lists(&mut transitions, &protected, &invariants, &c.slots);
     let layout = Layout::new(&c.bounds);
     Ok(Model {
@@ -460,6 +260,340 @@ pub fn compile_with(
     })
 }
 
+/// One thread to lower: its body (unrolled), its name, and the numbering
+/// and copies of procedures fixed for it when the program counters were
+/// laid out.
+struct ThreadBody<'a> {
+    id: usize,
+    decl: &'a ast::ThreadDecl,
+    name: &'a str,
+    numbered: &'a Numbered,
+    layout: &'a procs::FrameLayout,
+}
+
+impl Compiler {
+    /// A compiler with nothing declared yet, for the model text `src`.
+    fn new(src: &str) -> Compiler {
+        Compiler {
+            lines: LineIndex::new(src),
+            budget: Budget::default(),
+            globals: IndexMap::new(),
+            slots: Vec::new(),
+            bounds: Vec::new(),
+            init: Vec::new(),
+            labels: Vec::new(),
+            proc_labels: Vec::new(),
+            init_points: Vec::new(),
+            thread_names: Vec::new(),
+            copy_index: Vec::new(),
+            thread_locals: Vec::new(),
+        }
+    }
+
+    /// Program counters come first in the state; their ranges are known
+    /// after numbering each body and laying out the copies of the
+    /// procedures it may run. Returns each thread's numbering and layout.
+    fn program_counters(
+        &mut self,
+        bodies: &[(&ast::ThreadDecl, String)],
+        procs: &procs::Procs,
+        options: &CompileOptions,
+    ) -> Result<(Vec<Numbered>, Vec<procs::FrameLayout>)> {
+        let mut numbered = Vec::new();
+        let mut layouts = Vec::new();
+        let mut points_total = 0u64;
+        for (id, (decl, name)) in bodies.iter().enumerate() {
+            let (n, labels) = number(&decl.body, decl.end)?;
+            let layout = procs.layout(&decl.body, n.count, options.max_stack)?;
+            points_total = points_total.saturating_add(layout.end as u64 + 1);
+            if points_total > MAX_STATEMENTS {
+                return Err(CompileError::at(
+                    decl.name.span,
+                    format!(
+                        "with their copies of the procedures (one per stack depth, up to --max-stack {}), the threads have more than {MAX_STATEMENTS} control points",
+                        options.max_stack
+                    ),
+                )
+                .help("a procedure is copied for every depth it may run at; lower --max-stack"));
+            }
+            procs.check_labels(&labels, decl)?;
+            let mut init_points = n.init_points.clone();
+            procs.add_init_points(&layout, &mut init_points);
+            self.init_points.push(init_points);
+            self.labels.push(labels);
+            self.proc_labels.push(procs.labels_in(&layout));
+            self.slots.push(Slot {
+                name: name.clone(),
+                kind: SlotKind::Pc,
+                class: SlotClass::Local(id as u32),
+                span: decl.span,
+            });
+            self.bounds.push((0, layout.end));
+            self.init.push(0);
+            numbered.push(n);
+            layouts.push(layout);
+        }
+        Ok((numbered, layouts))
+    }
+
+    /// Declares the shared and protected variables, after the program
+    /// counters; returns the protected ones, whose predicates wait for the
+    /// threads' locals.
+    fn shared_vars<'m>(
+        &mut self,
+        m: &'m ast::Model,
+        nthreads: i64,
+    ) -> Result<Vec<ProtectedDecl<'m>>> {
+        let mut protected_decls = Vec::new();
+        for item in &m.items {
+            if let Item::Var(d) = item {
+                let var = self.declare_var(d, None, nthreads, None)?;
+                self.define(&d.name, Sym::Var(var.clone()))?;
+                if let Class::Protected { excl, .. } = &d.class {
+                    protected_decls.push((d, var, excl));
+                }
+            }
+        }
+        Ok(protected_decls)
+    }
+
+    /// Every `init NAME` block must name a shared variable.
+    fn check_init_names(&self) -> Result<()> {
+        for points in &self.init_points {
+            for (name, (_, span)) in points {
+                if !matches!(self.globals.get(name), Some(Sym::Var(_))) {
+                    return Err(CompileError::at(
+                        *span,
+                        format!("`init {name}` names no shared variable"),
+                    )
+                    .help(
+                        "an `init` block marks the code that initialises shared or protected variables",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Declares a thread's locals and stack, lowers its body and its copies
+    /// of procedures, and appends its transitions to `transitions`, point by
+    /// point.
+    fn thread(
+        &mut self,
+        t: &ThreadBody,
+        procs: &procs::Procs,
+        options: &CompileOptions,
+        transitions: &mut Vec<Transition>,
+    ) -> Result<Thread> {
+        let first_local = self.slots.len() as u32;
+        self.check_index_clash(t)?;
+        let mut locals = IndexMap::new();
+        for d in &t.decl.locals {
+            let var = self.declare_local(d, t.name, t.id, &locals)?;
+            locals.insert(d.name.name.clone(), var);
+        }
+        let local_slots = first_local..self.slots.len() as u32;
+        self.thread_locals.push(locals.clone());
+        let layout = t.layout;
+        let (ret, frames, frame_vars) = procs.declare_frames(self, layout, t.name, t.id)?;
+        let info = procs.point_info(t.numbered, layout);
+        let mut by_point: Vec<Vec<Transition>> = vec![Vec::new(); info.len()];
+        let mut sites = procs::Sites::new(frames.len(), layout.end);
+        let ctx = procs::Ctx {
+            procs,
+            layout,
+            frames: &frames,
+            ret: &ret,
+            info: &info,
+            max_stack: options.max_stack,
+        };
+        self.lower_thread(t, &locals, &frame_vars, &ctx, &mut by_point, &mut sites)?;
+        // Return points past the thread's points, for sites that share a
+        // continuation: the return point slots hold them too.
+        for &r in &ret {
+            self.bounds[r as usize].1 = layout.end + sites.aliases.len() as i64;
+        }
+        let points = self.points(by_point, &info, layout, &frames, transitions);
+        Ok(Thread {
+            name: t.name.to_string(),
+            points,
+            frames,
+            ret,
+            ret_alias: sites.aliases,
+            locals: local_slots,
+        })
+    }
+
+    /// In a copy of `thread NAME[n]`, `index` names the copy number, so no
+    /// local or shared variable may be called `index`.
+    fn check_index_clash(&self, t: &ThreadBody) -> Result<()> {
+        if self.copy_index[t.id].is_none() {
+            return Ok(());
+        }
+        let clash = t
+            .decl
+            .locals
+            .iter()
+            .find(|d| d.name.name == "index")
+            .map(|d| d.name.span)
+            .or_else(|| self.globals.get("index").map(Sym::span));
+        if let Some(span) = clash {
+            return Err(CompileError::at(
+                span,
+                "`index` is declared, but it names the copy number in a `thread NAME[n]` body",
+            )
+            .related(t.decl.name.span, "copies declared here")
+            .help("give the variable another name"));
+        }
+        Ok(())
+    }
+
+    /// Lowers a thread's body, then each of its copies of procedures (in
+    /// frame order: callers run at a smaller depth, so their call sites are
+    /// known before the callee is lowered).
+    fn lower_thread(
+        &self,
+        t: &ThreadBody,
+        locals: &IndexMap<String, Var>,
+        frame_vars: &[IndexMap<String, Var>],
+        ctx: &procs::Ctx,
+        by_point: &mut Vec<Vec<Transition>>,
+        sites: &mut procs::Sites,
+    ) -> Result<()> {
+        Lower {
+            c: self,
+            thread: t.id,
+            locals,
+            pcs: &t.numbered.pcs,
+            labels: &self.labels[t.id],
+            base: 0,
+            frame: None,
+            ctx,
+            by_point,
+            sites,
+        }
+        .run(&t.decl.body, t.layout.end)?;
+        for (fi, f) in ctx.frames.iter().enumerate() {
+            let p = ctx.procs.get(f.proc);
+            // A procedure run by a copy of `thread NAME[n]` sees `index`,
+            // so it may not declare a parameter or local of that name.
+            if let (Some(_), Some(v)) = (self.copy_index[t.id], frame_vars[fi].get("index")) {
+                return Err(CompileError::at(
+                    v.span,
+                    "`index` is declared, but it names the copy number in a procedure that a `thread NAME[n]` body calls",
+                )
+                .related(t.decl.name.span, "copies declared here")
+                .help("give the variable another name"));
+            }
+            Lower {
+                c: self,
+                thread: t.id,
+                locals: &frame_vars[fi],
+                pcs: &p.numbered.pcs,
+                labels: &p.labels,
+                base: f.points.start,
+                frame: Some(fi),
+                ctx,
+                by_point,
+                sites,
+            }
+            .run_proc(p)?;
+        }
+        Ok(())
+    }
+
+    /// A thread's control points, with its transitions moved point by point
+    /// into the model's list `transitions`.
+    fn points(
+        &self,
+        by_point: Vec<Vec<Transition>>,
+        info: &[(Option<String>, Span)],
+        layout: &procs::FrameLayout,
+        frames: &[Frame],
+        transitions: &mut Vec<Transition>,
+    ) -> Vec<Point> {
+        transitions.reserve(by_point.iter().map(Vec::len).sum());
+        let mut points = Vec::with_capacity(by_point.len());
+        for (pc, trs) in by_point.into_iter().enumerate() {
+            let start = transitions.len();
+            transitions.extend(trs);
+            let (label, span) = info[pc].clone();
+            let frame = layout.frame_of(pc as i64);
+            points.push(Point {
+                label,
+                span,
+                line: self.lines.line(span.start),
+                transitions: start..transitions.len(),
+                depth: frame.map_or(0, |f| frames[f as usize].depth),
+                frame,
+            });
+        }
+        points
+    }
+
+    /// The exclusive access predicates of the protected variables, one per
+    /// protected element, and the index of each slot's predicate.
+    #[allow(clippy::type_complexity)]
+    fn protected(
+        &mut self,
+        decls: Vec<ProtectedDecl>,
+        nthreads: i64,
+    ) -> Result<(Vec<Protected>, Vec<Option<u32>>)> {
+        let mut protected = Vec::new();
+        let mut protected_index = vec![None; self.slots.len()];
+        for (d, var, excl) in decls {
+            // One predicate per thread and element, each at least one node:
+            // too many is known before compiling any.
+            let elements = var.prot.iter().filter(|&&p| p).count() as u64;
+            self.budget.charge(
+                elements * nthreads as u64,
+                d.span,
+                "this declaration, which has a predicate for every thread and element",
+            )?;
+            for k in (0..var.len.unwrap_or(1)).filter(|&k| var.prot[k as usize]) {
+                let slot = var.base + k;
+                protected_index[slot as usize] = Some(protected.len() as u32);
+                protected.push(self.excl(d, &var, excl, k, nthreads)?);
+            }
+        }
+        Ok((protected, protected_index))
+    }
+
+    /// The model's invariants, in order.
+    fn invariants(&mut self, m: &ast::Model) -> Result<Vec<Invariant>> {
+        let mut invariants = Vec::new();
+        for item in &m.items {
+            if let Item::Invariant(e, span) = item {
+                let expr = self.cond(e, &mut Scope::default(), "an invariant")?;
+                self.budget
+                    .charge(limits::nodes(&expr), *span, "this invariant")?;
+                invariants.push(Invariant {
+                    expr,
+                    text: pretty::expr(e),
+                    span: *span,
+                    line: self.lines.line(span.start),
+                });
+            }
+        }
+        Ok(invariants)
+    }
+
+    /// The points of the `init` blocks by variable (sorted by name), then
+    /// by thread.
+    fn init_points_by_var(&self) -> IndexMap<String, Vec<Vec<i64>>> {
+        let mut init_points: IndexMap<String, Vec<Vec<i64>>> = IndexMap::new();
+        for (t, points) in self.init_points.iter().enumerate() {
+            for (name, (pcs, _)) in points {
+                init_points
+                    .entry(name.clone())
+                    .or_insert_with(|| vec![Vec::new(); self.init_points.len()])[t] = pcs.clone();
+            }
+        }
+        init_points.sort_keys();
+        init_points
+    }
+}
+
 /// Every distinct thread body with its `repeat`s unrolled, by address: the
 /// copies made by `threads N` share one body, unrolled once. The size of
 /// every body, and of all of them together, is checked first.
@@ -476,16 +610,7 @@ fn unroll_bodies<'m>(
         let size = match sizes.get(&(*d as *const _)) {
             Some(&n) => n,
             None => {
-                let n = unroll::size(&d.body, &count)?;
-                if n > MAX_STATEMENTS {
-                    return Err(CompileError::at(
-                        d.name.span,
-                        format!(
-                            "thread `{}` has {n} statements once `repeat` is unrolled; at most {MAX_STATEMENTS} are allowed",
-                            d.name.name
-                        ),
-                    ));
-                }
+                let n = c.unrolled_size(&d.body, &d.name, "thread")?;
                 sizes.insert(*d, n);
                 n
             }
@@ -649,6 +774,22 @@ impl Compiler {
         Ok(())
     }
 
+    /// The statements of a thread's or procedure's body (`what`, named
+    /// `name`) once `repeat` is unrolled, at most [`MAX_STATEMENTS`].
+    fn unrolled_size(&self, body: &[ast::Stmt], name: &ast::Ident, what: &str) -> Result<u64> {
+        let n = unroll::size(body, &|n: &ast::Expr| self.repeat_count(n))?;
+        if n > MAX_STATEMENTS {
+            return Err(CompileError::at(
+                name.span,
+                format!(
+                    "{what} `{}` has {n} statements once `repeat` is unrolled; at most {MAX_STATEMENTS} are allowed",
+                    name.name
+                ),
+            ));
+        }
+        Ok(n)
+    }
+
     /// A `repeat` count: a constant between 0 and [`MAX_ARRAY`].
     fn repeat_count(&self, n: &ast::Expr) -> Result<u64> {
         let k = self.const_int(n, "a repeat count")?;
@@ -774,51 +915,66 @@ impl Compiler {
             return Err(CompileError::at(*second, "`threads` is declared twice")
                 .related(counts[0].1, "first declared here"));
         }
-        if let Some(&(n, span)) = counts.first() {
-            let body = match bodies.as_slice() {
-                [] => {
-                    return Err(CompileError::at(span, "`threads N` needs a thread body")
-                        .help("add `thread T { ... }`: the body that every thread runs"))
-                }
-                [one] => *one,
-                [_, second, ..] => {
-                    return Err(CompileError::at(second.name.span, "both `threads N` and named threads in one model")
-                        .related(span, "`threads N` declared here")
-                        .help("use either `threads N` with a single body, or one `thread NAME { }` per thread"))
-                }
-            };
-            if let Some(c) = &body.copies {
-                return Err(CompileError::at(
-                    c.span,
-                    "both `threads N` and `thread NAME[n]` in one model",
-                )
-                .related(span, "`threads N` declared here")
-                .help("drop `threads N` and write `thread NAME[N] { ... }`, or drop the `[n]`"));
-            }
-            let count = self.const_int(n, "the number of threads")?;
-            if !(1..=MAX_THREADS).contains(&count) {
-                return Err(CompileError::at(
-                    n.span,
-                    format!(
-                        "the number of threads must be between 1 and {MAX_THREADS}, not {count}"
-                    ),
-                ));
-            }
-            for k in 0..count {
-                let name = ast::Ident {
-                    name: format!("{}{k}", body.name.name),
-                    span: body.name.span,
-                };
-                self.define(&name, Sym::Thread(k, body.name.span))?;
-                self.thread_names.push(name.name);
-                self.copy_index.push(None);
-            }
-            return Ok(self
-                .thread_names
-                .iter()
-                .map(|n| (body, n.clone()))
-                .collect());
+        match counts.first() {
+            Some(&(n, span)) => self.counted_threads(n, span, &bodies),
+            None => self.named_threads(&bodies),
         }
+    }
+
+    /// `threads N` and its single body: N threads named after the body,
+    /// with a number.
+    fn counted_threads<'m>(
+        &mut self,
+        n: &ast::Expr,
+        span: Span,
+        bodies: &[&'m ast::ThreadDecl],
+    ) -> Result<Vec<(&'m ast::ThreadDecl, String)>> {
+        let body = match bodies {
+            [] => {
+                return Err(CompileError::at(span, "`threads N` needs a thread body")
+                    .help("add `thread T { ... }`: the body that every thread runs"));
+            }
+            [one] => *one,
+            [_, second, ..] => return Err(CompileError::at(
+                second.name.span,
+                "both `threads N` and named threads in one model",
+            )
+            .related(span, "`threads N` declared here")
+            .help(
+                "use either `threads N` with a single body, or one `thread NAME { }` per thread",
+            )),
+        };
+        if let Some(c) = &body.copies {
+            return Err(CompileError::at(
+                c.span,
+                "both `threads N` and `thread NAME[n]` in one model",
+            )
+            .related(span, "`threads N` declared here")
+            .help("drop `threads N` and write `thread NAME[N] { ... }`, or drop the `[n]`"));
+        }
+        let count = self.const_int(n, "the number of threads")?;
+        if !(1..=MAX_THREADS).contains(&count) {
+            return Err(CompileError::at(
+                n.span,
+                format!("the number of threads must be between 1 and {MAX_THREADS}, not {count}"),
+            ));
+        }
+        for k in 0..count {
+            self.add_thread(format!("{}{k}", body.name.name), body.name.span, None)?;
+        }
+        Ok(self
+            .thread_names
+            .iter()
+            .map(|n| (body, n.clone()))
+            .collect())
+    }
+
+    /// Named threads, each `thread NAME { }` one thread and each
+    /// `thread NAME[n] { }` n copies.
+    fn named_threads<'m>(
+        &mut self,
+        bodies: &[&'m ast::ThreadDecl],
+    ) -> Result<Vec<(&'m ast::ThreadDecl, String)>> {
         if bodies.is_empty() {
             return Err(CompileError {
                 span: None,
@@ -828,13 +984,10 @@ impl Compiler {
             });
         }
         let mut out = Vec::new();
-        for t in &bodies {
+        for t in bodies {
             let Some(n) = &t.copies else {
-                let id = self.thread_names.len() as i64;
-                self.define(&t.name, Sym::Thread(id, t.name.span))?;
-                self.thread_names.push(t.name.name.clone());
-                self.copy_index.push(None);
-                out.push((*t, t.name.name.clone()));
+                let name = self.add_thread(t.name.name.clone(), t.name.span, None)?;
+                out.push((*t, name));
                 continue;
             };
             let count = self.const_int(n, "the number of copies of a thread")?;
@@ -849,15 +1002,8 @@ impl Compiler {
                 ));
             }
             for k in 0..count {
-                let id = self.thread_names.len() as i64;
-                let name = ast::Ident {
-                    name: format!("{}{k}", t.name.name),
-                    span: t.name.span,
-                };
-                self.define(&name, Sym::Thread(id, t.name.span))?;
-                self.thread_names.push(name.name.clone());
-                self.copy_index.push(Some(k));
-                out.push((*t, name.name));
+                let name = self.add_thread(format!("{}{k}", t.name.name), t.name.span, Some(k))?;
+                out.push((*t, name));
             }
         }
         if out.len() as i64 > MAX_THREADS {
@@ -867,6 +1013,17 @@ impl Compiler {
             ));
         }
         Ok(out)
+    }
+
+    /// Defines the next thread's name (declared at `span`), with its copy
+    /// number for a copy of `thread NAME[n]`; returns the name.
+    fn add_thread(&mut self, name: String, span: Span, copy: Option<i64>) -> Result<String> {
+        let id = self.thread_names.len() as i64;
+        let ident = ast::Ident { name, span };
+        self.define(&ident, Sym::Thread(id, span))?;
+        self.thread_names.push(ident.name.clone());
+        self.copy_index.push(copy);
+        Ok(ident.name)
     }
 
     /// Declares a local of thread `thread` (of its body, or of a copy of a
@@ -907,107 +1064,11 @@ impl Compiler {
         nthreads: i64,
         thread: Option<i64>,
     ) -> Result<Var> {
-        let len = match &d.size {
-            None => None,
-            Some(e) => {
-                let n = self.const_int(e, "an array size")?;
-                if !(1..=MAX_ARRAY).contains(&n) {
-                    return Err(CompileError::at(
-                        e.span,
-                        format!("array size must be between 1 and {MAX_ARRAY}, not {n}"),
-                    ));
-                }
-                Some(n as u32)
-            }
-        };
-        let (kind, lo, hi) = match &d.ty {
-            Type::Bool => (SlotKind::Bool, 0, 1),
-            Type::Lock => (SlotKind::Lock, FREE, nthreads - 1),
-            Type::Int(lo, hi) | Type::Sem(lo, hi) => {
-                let (l, h) = (
-                    self.const_int(lo, "a range bound")?,
-                    self.const_int(hi, "a range bound")?,
-                );
-                if l > h {
-                    return Err(CompileError::at(
-                        lo.span.to(hi.span),
-                        format!("empty range {l}..{h}"),
-                    )
-                    .help("write the smaller bound first"));
-                }
-                let kind = if matches!(d.ty, Type::Sem(..)) {
-                    SlotKind::Sem
-                } else {
-                    SlotKind::Int
-                };
-                (kind, l, h)
-            }
-        };
-        let n = len.unwrap_or(1) as usize;
-        let values: Vec<(i64, Span)> = match &d.init {
-            None => vec![(if kind == SlotKind::Lock { FREE } else { lo }, d.span); n],
-            Some(Init::Value(e)) => vec![(self.init_value(e, kind, thread)?, e.span); n],
-            Some(Init::List(es, span)) => {
-                if len.is_none() {
-                    return Err(CompileError::at(
-                        *span,
-                        format!(
-                            "`{}` is not an array; give it a single initial value",
-                            d.name.name
-                        ),
-                    ));
-                }
-                if es.len() != n {
-                    return Err(CompileError::at(
-                        *span,
-                        format!("{} initial values for an array of {n}", es.len()),
-                    ));
-                }
-                es.iter()
-                    .map(|e| Ok((self.init_value(e, kind, thread)?, e.span)))
-                    .collect::<Result<_>>()?
-            }
-        };
-        for &(v, span) in &values {
-            if v < lo || v > hi {
-                let shown = if kind == SlotKind::Bool {
-                    format!("{}", v != 0)
-                } else {
-                    v.to_string()
-                };
-                return Err(CompileError::at(
-                    span,
-                    format!(
-                        "initial value {shown} is outside the range {lo}..{hi} of `{}`",
-                        d.name.name
-                    ),
-                ));
-            }
-        }
-        let mut prot = vec![matches!(d.class, Class::Protected { .. }) && thread.is_none(); n];
-        if let Class::Protected { unprotected, .. } = &d.class {
-            for e in unprotected {
-                let k = self.const_int(e, "an element index")?;
-                match len {
-                    None => {
-                        return Err(CompileError::at(
-                            e.span,
-                            format!(
-                                "`{}` is not an array; declare it `shared` instead",
-                                d.name.name
-                            ),
-                        ));
-                    }
-                    Some(len) if !(0..i64::from(len)).contains(&k) => {
-                        return Err(CompileError::at(
-                            e.span,
-                            format!("`{}` has no element {k}", d.name.name),
-                        ));
-                    }
-                    Some(_) => prot[k as usize] = false,
-                }
-            }
-        }
+        let len = self.array_len(d)?;
+        let (kind, lo, hi) = self.var_range(d, nthreads)?;
+        let values = self.initial_values(d, len, (kind, lo, hi), thread)?;
+        let n = values.len();
+        let prot = self.protected_elements(d, len, thread)?;
         if self.slots.len() + n > MAX_SLOTS {
             return Err(CompileError::at(
                 d.span,
@@ -1050,6 +1111,138 @@ impl Compiler {
             shared: thread.is_none(),
             span: d.name.span,
         })
+    }
+
+    /// The number of elements of an array, `None` for a scalar.
+    fn array_len(&self, d: &ast::VarDecl) -> Result<Option<u32>> {
+        let Some(e) = &d.size else {
+            return Ok(None);
+        };
+        let n = self.const_int(e, "an array size")?;
+        if !(1..=MAX_ARRAY).contains(&n) {
+            return Err(CompileError::at(
+                e.span,
+                format!("array size must be between 1 and {MAX_ARRAY}, not {n}"),
+            ));
+        }
+        Ok(Some(n as u32))
+    }
+
+    /// A variable's kind of slot and its range of values (a lock holds an
+    /// owner's id, or `FREE`).
+    fn var_range(&self, d: &ast::VarDecl, nthreads: i64) -> Result<(SlotKind, i64, i64)> {
+        Ok(match &d.ty {
+            Type::Bool => (SlotKind::Bool, 0, 1),
+            Type::Lock => (SlotKind::Lock, FREE, nthreads - 1),
+            Type::Int(lo, hi) | Type::Sem(lo, hi) => {
+                let (l, h) = (
+                    self.const_int(lo, "a range bound")?,
+                    self.const_int(hi, "a range bound")?,
+                );
+                if l > h {
+                    return Err(CompileError::at(
+                        lo.span.to(hi.span),
+                        format!("empty range {l}..{h}"),
+                    )
+                    .help("write the smaller bound first"));
+                }
+                let kind = if matches!(d.ty, Type::Sem(..)) {
+                    SlotKind::Sem
+                } else {
+                    SlotKind::Int
+                };
+                (kind, l, h)
+            }
+        })
+    }
+
+    /// The initial value of every element (with where it is written), each
+    /// inside the variable's range.
+    fn initial_values(
+        &self,
+        d: &ast::VarDecl,
+        len: Option<u32>,
+        (kind, lo, hi): (SlotKind, i64, i64),
+        thread: Option<i64>,
+    ) -> Result<Vec<(i64, Span)>> {
+        let n = len.unwrap_or(1) as usize;
+        let values: Vec<(i64, Span)> = match &d.init {
+            None => vec![(if kind == SlotKind::Lock { FREE } else { lo }, d.span); n],
+            Some(Init::Value(e)) => vec![(self.init_value(e, kind, thread)?, e.span); n],
+            Some(Init::List(es, span)) => {
+                if len.is_none() {
+                    return Err(CompileError::at(
+                        *span,
+                        format!(
+                            "`{}` is not an array; give it a single initial value",
+                            d.name.name
+                        ),
+                    ));
+                }
+                if es.len() != n {
+                    return Err(CompileError::at(
+                        *span,
+                        format!("{} initial values for an array of {n}", es.len()),
+                    ));
+                }
+                es.iter()
+                    .map(|e| Ok((self.init_value(e, kind, thread)?, e.span)))
+                    .collect::<Result<_>>()?
+            }
+        };
+        for &(v, span) in &values {
+            if v < lo || v > hi {
+                let shown = if kind == SlotKind::Bool {
+                    format!("{}", v != 0)
+                } else {
+                    v.to_string()
+                };
+                return Err(CompileError::at(
+                    span,
+                    format!(
+                        "initial value {shown} is outside the range {lo}..{hi} of `{}`",
+                        d.name.name
+                    ),
+                ));
+            }
+        }
+        Ok(values)
+    }
+
+    /// Which elements are protected: every element of a shared `protected`
+    /// variable but those listed `unprotected`.
+    fn protected_elements(
+        &self,
+        d: &ast::VarDecl,
+        len: Option<u32>,
+        thread: Option<i64>,
+    ) -> Result<Vec<bool>> {
+        let n = len.unwrap_or(1) as usize;
+        let mut prot = vec![matches!(d.class, Class::Protected { .. }) && thread.is_none(); n];
+        if let Class::Protected { unprotected, .. } = &d.class {
+            for e in unprotected {
+                let k = self.const_int(e, "an element index")?;
+                match len {
+                    None => {
+                        return Err(CompileError::at(
+                            e.span,
+                            format!(
+                                "`{}` is not an array; declare it `shared` instead",
+                                d.name.name
+                            ),
+                        ));
+                    }
+                    Some(len) if !(0..i64::from(len)).contains(&k) => {
+                        return Err(CompileError::at(
+                            e.span,
+                            format!("`{}` has no element {k}", d.name.name),
+                        ));
+                    }
+                    Some(_) => prot[k as usize] = false,
+                }
+            }
+        }
+        Ok(prot)
     }
 
     fn init_value(&self, e: &ast::Expr, kind: SlotKind, thread: Option<i64>) -> Result<i64> {
@@ -1240,22 +1433,17 @@ impl Compiler {
     }
 
     fn read_lvalue(&self, lv: &ast::LValue, sc: &mut Scope) -> Result<(CExpr, Ty)> {
-        match &lv.index {
-            Some(i) => self.expr(
-                &ast::Expr {
-                    kind: ExprKind::Index(lv.name.clone(), i.clone()),
-                    span: lv.span,
-                },
-                sc,
-            ),
-            None => self.expr(
-                &ast::Expr {
-                    kind: ExprKind::Name(lv.name.clone()),
-                    span: lv.span,
-                },
-                sc,
-            ),
-        }
+        let kind = match &lv.index {
+            Some(i) => ExprKind::Index(lv.name.clone(), i.clone()),
+            None => ExprKind::Name(lv.name.clone()),
+        };
+        self.expr(
+            &ast::Expr {
+                kind,
+                span: lv.span,
+            },
+            sc,
+        )
     }
 
     fn expr(&self, e: &ast::Expr, sc: &mut Scope) -> Result<(CExpr, Ty)> {
@@ -1273,60 +1461,8 @@ impl Compiler {
                     "in an exclusive access predicate, use its thread parameter (`t` in `excl(t)`)",
                 )),
             },
-            ExprKind::Name(n) => match self.lookup(n, sc)? {
-                Resolved::Value(c, ty) => (c, ty),
-                Resolved::Var(v) => {
-                    self.var_read_check(n, v, sc, None)?;
-                    if v.len.is_some() {
-                        return Err(CompileError::at(
-                            n.span,
-                            format!(
-                                "`{}` is an array; read one element, like `{}[0]`",
-                                n.name, n.name
-                            ),
-                        ));
-                    }
-                    (
-                        CExpr::Var {
-                            slot: v.base,
-                            shared: v.shared,
-                        },
-                        v.ty(),
-                    )
-                }
-            },
-            ExprKind::Index(n, i) => {
-                let Resolved::Var(v) = self.lookup(n, sc)? else {
-                    return Err(CompileError::at(
-                        n.span,
-                        format!("`{}` is not an array", n.name),
-                    ));
-                };
-                let v = v.clone();
-                let Some(len) = v.len else {
-                    return Err(CompileError::at(
-                        n.span,
-                        format!("`{}` is not an array", n.name),
-                    ));
-                };
-                let index = fold(self.int(i, sc, "an array index")?);
-                let elem = if let CExpr::Const(k) = index {
-                    Some(k)
-                } else {
-                    None
-                };
-                self.var_read_check(n, &v, sc, elem)?;
-                let ty = v.ty();
-                (
-                    fold(CExpr::Elem {
-                        base: v.base,
-                        len,
-                        shared: v.shared,
-                        index: Box::new(index),
-                    }),
-                    ty,
-                )
-            }
+            ExprKind::Name(n) => self.read_name(n, sc)?,
+            ExprKind::Index(n, i) => self.read_element(n, i, sc)?,
             ExprKind::Unary(UnOp::Neg, a) => (
                 CExpr::Neg(Box::new(self.int(a, sc, "the operand of `-`")?)),
                 Ty::Int,
@@ -1344,142 +1480,14 @@ impl Compiler {
                 }
                 (CExpr::Not(Box::new(c)), Ty::Bool)
             }
-            ExprKind::Binary(op, a, b) => {
-                let (x, tx) = self.expr(a, sc)?;
-                let (y, ty) = self.expr(b, sc)?;
-                let out = binary_type(*op, tx, ty).ok_or_else(|| {
-                    CompileError::at(
-                        e.span,
-                        format!(
-                            "`{}` cannot combine {} and {}",
-                            op.symbol(),
-                            tx.name(),
-                            ty.name()
-                        ),
-                    )
-                    .help(binary_help(*op))
-                })?;
-                (CExpr::Bin(*op, Box::new(x), Box::new(y)), out)
-            }
-            ExprKind::At(t, l) => {
-                if sc.consts_only {
-                    return Err(CompileError::at(e.span, "`at(t, L)` is not a constant"));
-                }
-                let thread = self.int(t, sc, "the thread of `at`")?;
-                if self.labels.iter().all(|m| !m.contains_key(&l.name))
-                    && self.proc_labels.iter().any(|m| m.contains_key(&l.name))
-                {
-                    return Ok((self.at_proc_label(thread, t, l)?, Ty::Bool));
-                }
-                let pcs: Vec<Option<i64>> = self
-                    .labels
-                    .iter()
-                    .map(|m| m.get(&l.name).copied())
-                    .collect();
-                if pcs.iter().all(Option::is_none) {
-                    return Err(CompileError::at(
-                        l.span,
-                        format!("no thread has a label `{}`", l.name),
-                    ));
-                }
-                match fold(thread) {
-                    CExpr::Const(k) => match usize::try_from(k).ok().and_then(|k| pcs.get(k)) {
-                        Some(Some(pc)) => (
-                            CExpr::Bin(
-                                BinOp::Eq,
-                                Box::new(CExpr::Var {
-                                    slot: k as u32,
-                                    shared: false,
-                                }),
-                                Box::new(CExpr::Const(*pc)),
-                            ),
-                            Ty::Bool,
-                        ),
-                        Some(None) => {
-                            return Err(CompileError::at(
-                                l.span,
-                                format!(
-                                    "thread `{}` has no label `{}`",
-                                    self.thread_names[k as usize], l.name
-                                ),
-                            ));
-                        }
-                        None => {
-                            return Err(CompileError::at(
-                                t.span,
-                                format!("there is no thread {k}"),
-                            ));
-                        }
-                    },
-                    thread => (
-                        CExpr::At {
-                            thread: Box::new(thread),
-                            pcs,
-                        },
-                        Ty::Bool,
-                    ),
-                }
-            }
+            ExprKind::Binary(op, a, b) => self.binary(e, *op, a, b, sc)?,
+            ExprKind::At(t, l) => (self.at(e, t, l, sc)?, Ty::Bool),
             ExprKind::Quant(q, v, lo, hi, body) => (
                 self.quantifier(e.span, *q, v, [lo, hi], body, sc)?,
                 Ty::Bool,
             ),
             ExprKind::Local(t, r) => self.thread_local(e, t, r, sc)?,
-            ExprKind::InitPhase(t, x) => {
-                if sc.consts_only {
-                    return Err(CompileError::at(e.span, "`init(...)` is not a constant"));
-                }
-                if !matches!(self.globals.get(&x.name), Some(Sym::Var(_))) {
-                    return Err(CompileError::at(
-                        x.span,
-                        format!("`{}` is not a shared variable", x.name),
-                    ));
-                }
-                // Thread k is in x's initialisation code: its pc is one of those points.
-                let in_init = |k: usize| {
-                    let points = self.init_points[k]
-                        .get(&x.name)
-                        .map(|(p, _)| p.as_slice())
-                        .unwrap_or(&[]);
-                    any_of(points.iter().map(|&p| {
-                        CExpr::Bin(
-                            BinOp::Eq,
-                            Box::new(CExpr::Var {
-                                slot: k as u32,
-                                shared: false,
-                            }),
-                            Box::new(CExpr::Const(p)),
-                        )
-                    }))
-                };
-                let threads = 0..self.init_points.len();
-                let pred = match t {
-                    None => any_of(threads.map(in_init)),
-                    Some(t) => match fold(self.int(t, sc, "the thread of `init`")?) {
-                        CExpr::Const(k) if (0..self.init_points.len() as i64).contains(&k) => {
-                            in_init(k as usize)
-                        }
-                        CExpr::Const(k) => {
-                            return Err(CompileError::at(
-                                t.span,
-                                format!("there is no thread {k}"),
-                            ));
-                        }
-                        te => any_of(threads.map(|k| {
-                            CExpr::Bin(
-                                BinOp::And,
-                                Box::new(CExpr::Bin(
-                                    BinOp::Eq,
-                                    Box::new(te.clone()),
-                                    Box::new(CExpr::Const(k as i64)),
-                                )),
-                                Box::new(in_init(k)),
-                            )
-                        })),
-                    },
-                };
-                (pred, Ty::Bool)
-            }
+            ExprKind::InitPhase(t, x) => (self.init_phase(e, t.as_deref(), x, sc)?, Ty::Bool),
             ExprKind::Any(..) => {
                 return Err(CompileError::at(
                     e.span,
@@ -1488,6 +1496,209 @@ impl Compiler {
             }
         })
     }
+
+    /// A name read as a value: a constant, a quantified variable or
+    /// parameter, or a scalar variable.
+    fn read_name(&self, n: &ast::Ident, sc: &mut Scope) -> Result<(CExpr, Ty)> {
+        Ok(match self.lookup(n, sc)? {
+            Resolved::Value(c, ty) => (c, ty),
+            Resolved::Var(v) => {
+                self.var_read_check(n, v, sc, None)?;
+                if v.len.is_some() {
+                    return Err(CompileError::at(
+                        n.span,
+                        format!(
+                            "`{}` is an array; read one element, like `{}[0]`",
+                            n.name, n.name
+                        ),
+                    ));
+                }
+                (
+                    CExpr::Var {
+                        slot: v.base,
+                        shared: v.shared,
+                    },
+                    v.ty(),
+                )
+            }
+        })
+    }
+
+    /// `n[i]`, an array element read.
+    fn read_element(&self, n: &ast::Ident, i: &ast::Expr, sc: &mut Scope) -> Result<(CExpr, Ty)> {
+        let Resolved::Var(v) = self.lookup(n, sc)? else {
+            return Err(CompileError::at(
+                n.span,
+                format!("`{}` is not an array", n.name),
+            ));
+        };
+        let v = v.clone();
+        let Some(len) = v.len else {
+            return Err(CompileError::at(
+                n.span,
+                format!("`{}` is not an array", n.name),
+            ));
+        };
+        let index = fold(self.int(i, sc, "an array index")?);
+        let elem = if let CExpr::Const(k) = index {
+            Some(k)
+        } else {
+            None
+        };
+        self.var_read_check(n, &v, sc, elem)?;
+        let ty = v.ty();
+        Ok((
+            fold(CExpr::Elem {
+                base: v.base,
+                len,
+                shared: v.shared,
+                index: Box::new(index),
+            }),
+            ty,
+        ))
+    }
+
+    /// `a op b`, whose operand types decide its type.
+    fn binary(
+        &self,
+        e: &ast::Expr,
+        op: BinOp,
+        a: &ast::Expr,
+        b: &ast::Expr,
+        sc: &mut Scope,
+    ) -> Result<(CExpr, Ty)> {
+        let (x, tx) = self.expr(a, sc)?;
+        let (y, ty) = self.expr(b, sc)?;
+        let out = binary_type(op, tx, ty).ok_or_else(|| {
+            CompileError::at(
+                e.span,
+                format!(
+                    "`{}` cannot combine {} and {}",
+                    op.symbol(),
+                    tx.name(),
+                    ty.name()
+                ),
+            )
+            .help(binary_help(op))
+        })?;
+        Ok((CExpr::Bin(op, Box::new(x), Box::new(y)), out))
+    }
+
+    /// `at(t, L)`: thread t is at label `L`. A t known at compile time
+    /// compares that thread's pc; any other t picks the pc at run time.
+    fn at(&self, e: &ast::Expr, t: &ast::Expr, l: &ast::Ident, sc: &mut Scope) -> Result<CExpr> {
+        if sc.consts_only {
+            return Err(CompileError::at(e.span, "`at(t, L)` is not a constant"));
+        }
+        let thread = self.int(t, sc, "the thread of `at`")?;
+        if self.labels.iter().all(|m| !m.contains_key(&l.name))
+            && self.proc_labels.iter().any(|m| m.contains_key(&l.name))
+        {
+            return self.at_proc_label(thread, t, l);
+        }
+        let pcs: Vec<Option<i64>> = self
+            .labels
+            .iter()
+            .map(|m| m.get(&l.name).copied())
+            .collect();
+        if pcs.iter().all(Option::is_none) {
+            return Err(CompileError::at(
+                l.span,
+                format!("no thread has a label `{}`", l.name),
+            ));
+        }
+        match fold(thread) {
+            CExpr::Const(k) => match usize::try_from(k).ok().and_then(|k| pcs.get(k)) {
+                Some(Some(pc)) => Ok(pc_is(k as usize, *pc)),
+                Some(None) => Err(CompileError::at(
+                    l.span,
+                    format!(
+                        "thread `{}` has no label `{}`",
+                        self.thread_names[k as usize], l.name
+                    ),
+                )),
+                None => Err(CompileError::at(t.span, format!("there is no thread {k}"))),
+            },
+            thread => Ok(CExpr::At {
+                thread: Box::new(thread),
+                pcs,
+            }),
+        }
+    }
+
+    /// `init(x)` / `init(t, x)`: some thread (or thread t) is in the code
+    /// that initialises the shared variable x.
+    fn init_phase(
+        &self,
+        e: &ast::Expr,
+        t: Option<&ast::Expr>,
+        x: &ast::Ident,
+        sc: &mut Scope,
+    ) -> Result<CExpr> {
+        if sc.consts_only {
+            return Err(CompileError::at(e.span, "`init(...)` is not a constant"));
+        }
+        if !matches!(self.globals.get(&x.name), Some(Sym::Var(_))) {
+            return Err(CompileError::at(
+                x.span,
+                format!("`{}` is not a shared variable", x.name),
+            ));
+        }
+        // Thread k is in x's initialisation code: its pc is one of those points.
+        let in_init = |k: usize| {
+            let points = self.init_points[k]
+                .get(&x.name)
+                .map(|(p, _)| p.as_slice())
+                .unwrap_or(&[]);
+            any_of(points.iter().map(|&p| pc_is(k, p)))
+        };
+        let threads = 0..self.init_points.len();
+        Ok(match t {
+            None => any_of(threads.map(in_init)),
+            Some(t) => match fold(self.int(t, sc, "the thread of `init`")?) {
+                CExpr::Const(k) if (0..self.init_points.len() as i64).contains(&k) => {
+                    in_init(k as usize)
+                }
+                CExpr::Const(k) => {
+                    return Err(CompileError::at(t.span, format!("there is no thread {k}")));
+                }
+                te => any_of(threads.map(|k| {
+                    CExpr::Bin(
+                        BinOp::And,
+                        Box::new(CExpr::Bin(
+                            BinOp::Eq,
+                            Box::new(te.clone()),
+                            Box::new(CExpr::Const(k as i64)),
+                        )),
+                        Box::new(in_init(k)),
+                    )
+                })),
+            },
+        })
+    }
+}
+
+/// `t.r` reads scalar locals only.
+fn scalar(v: &Var, r: &ast::Ident) -> Result<()> {
+    if v.len.is_some() {
+        return Err(CompileError::at(
+            r.span,
+            format!("`{}` is an array; `t.r` reads scalar locals only", r.name),
+        ));
+    }
+    Ok(())
+}
+
+/// `pc(k) == pc`: thread k is at control point pc.
+fn pc_is(k: usize, pc: i64) -> CExpr {
+    CExpr::Bin(
+        BinOp::Eq,
+        Box::new(CExpr::Var {
+            slot: k as u32,
+            shared: false,
+        }),
+        Box::new(CExpr::Const(pc)),
+    )
 }
 
 impl Compiler {
@@ -1499,21 +1710,11 @@ impl Compiler {
             .iter()
             .map(|m| m.get(&l.name).map_or(&[][..], Vec::as_slice))
             .collect();
-        let at_pc = |k: usize, pc: i64| {
-            CExpr::Bin(
-                BinOp::Eq,
-                Box::new(CExpr::Var {
-                    slot: k as u32,
-                    shared: false,
-                }),
-                Box::new(CExpr::Const(pc)),
-            )
-        };
         match fold(thread) {
             CExpr::Const(k) => match usize::try_from(k).ok().and_then(|k| copies.get(k)) {
                 Some(pcs) => {
                     let k = k as usize;
-                    Ok(any_of(pcs.iter().map(|&pc| at_pc(k, pc))))
+                    Ok(any_of(pcs.iter().map(|&pc| pc_is(k, pc))))
                 }
                 None => Err(CompileError::at(t.span, format!("there is no thread {k}"))),
             },
@@ -1557,15 +1758,6 @@ impl Compiler {
                 format!("a thread is an int, not {}", ty.name()),
             ));
         }
-        let scalar = |v: &Var| -> Result<()> {
-            if v.len.is_some() {
-                return Err(CompileError::at(
-                    r.span,
-                    format!("`{}` is an array; `t.r` reads scalar locals only", r.name),
-                ));
-            }
-            Ok(())
-        };
         let thread = match fold(thread) {
             CExpr::Const(k) => {
                 let Some(locals) = usize::try_from(k)
@@ -1583,7 +1775,7 @@ impl Compiler {
                         ),
                     ));
                 };
-                scalar(v)?;
+                scalar(v, r)?;
                 return Ok((
                     CExpr::Var {
                         slot: v.base,
@@ -1594,6 +1786,19 @@ impl Compiler {
             }
             thread => thread,
         };
+        let (slots, ty) = self.local_slots(r)?;
+        Ok((
+            CExpr::LocalOf {
+                thread: Box::new(thread),
+                slots,
+            },
+            ty,
+        ))
+    }
+
+    /// The slot of local `r` in every thread (`None` where a body has no
+    /// local r), and its type.
+    fn local_slots(&self, r: &ast::Ident) -> Result<(Vec<Option<u32>>, Ty)> {
         // Every body that declares r must declare it of one type, or the
         // expression would have none; a body without r faults at run time.
         let mut ty: Option<(Ty, usize)> = None;
@@ -1603,7 +1808,7 @@ impl Compiler {
                 slots.push(None);
                 continue;
             };
-            scalar(v)?;
+            scalar(v, r)?;
             match ty {
                 Some((t0, k0)) if t0 != v.ty() => {
                     return Err(CompileError::at(
@@ -1634,13 +1839,7 @@ impl Compiler {
                 format!("no thread has a local `{}`", r.name),
             ));
         };
-        Ok((
-            CExpr::LocalOf {
-                thread: Box::new(thread),
-                slots,
-            },
-            ty,
-        ))
+        Ok((slots, ty))
     }
 
     /// `exists`/`forall v in lo..hi: body`, with its cost bounded before it

@@ -360,6 +360,11 @@ impl Model {
         self.threads.len()
     }
 
+    /// The control point that transition `tr` leaves.
+    pub fn point_of(&self, tr: &Transition) -> &Point {
+        &self.threads[tr.thread as usize].points[tr.from as usize]
+    }
+
     /// The transitions of thread `t` at its current control point in `s`.
     pub fn enabled_candidates(&self, s: &[i64], t: usize) -> &[Transition] {
         let p = &self.threads[t].points[s[t] as usize];

@@ -229,54 +229,7 @@ pub fn refine(
     let begun = Instant::now();
     let ast = crate::parse(src)?;
     let model0 = crate::compile(src, defines)?;
-    // Slots read by guards are synchronisation variables, never candidates.
-    // Nor are slots read by invariants: every write of one is visible to
-    // the reduction whatever it is protected by, so a guess gains nothing
-    // there.
-    let mut guard_read = BTreeSet::new();
-    for tr in &model0.transitions {
-        if let Some(g) = &tr.guard {
-            g.for_each_slot(&mut |s| {
-                guard_read.insert(s);
-            });
-        }
-    }
-    for inv in &model0.invariants {
-        inv.expr.for_each_slot(&mut |s| {
-            guard_read.insert(s);
-        });
-    }
-    let mut elements = Vec::new();
-    let mut guesses = Vec::new();
-    for (slot, s) in model0.slots.iter().enumerate() {
-        if matches!(s.class, SlotClass::Local(_))
-            || matches!(s.kind, SlotKind::Lock | SlotKind::Sem)
-        {
-            continue;
-        }
-        let var = s.name.split('[').next().unwrap_or_default().to_string();
-        let index = s
-            .name
-            .find('[')
-            .and_then(|i| s.name[i + 1..s.name.len() - 1].parse().ok());
-        let guess = match (options.guess, s.class) {
-            (GuessFrom::Annotated, SlotClass::Protected) => Guess::Declared,
-            (GuessFrom::Annotated, _) => Guess::Unprotected,
-            (GuessFrom::Locks, _) if guard_read.contains(&(slot as u32)) => Guess::Unprotected,
-            // Placeholder until the lockset pass names the lock: any lock
-            // gives the same visibility, since lock operations are visible.
-            (GuessFrom::Locks, _) => locks(&model0)
-                .first()
-                .map_or(Guess::Unprotected, |m| Guess::Lock(m.clone())),
-        };
-        elements.push(Element {
-            name: s.name.clone(),
-            var,
-            index,
-            slot: slot as u32,
-        });
-        guesses.push(guess);
-    }
+    let (elements, guesses) = initial_guesses(&model0, options.guess);
     let declared = ast
         .items
         .iter()
@@ -305,112 +258,18 @@ pub fn refine(
     };
     let mut iterations = Vec::new();
     if options.incremental {
-        // The first exploration narrows every candidate from all locks.
-        let all: BTreeSet<String> = locks(&st.model0).into_iter().collect();
-        for (e, g) in st.guesses.iter().enumerate() {
-            if matches!(g, Guess::Lock(_)) {
-                st.candidates[e] = Some(all.clone());
-            }
-        }
+        st.start_incremental();
     } else if options.guess == GuessFrom::Locks {
-        let (_, model) = st.compile()?;
-        let (outcome, _) = st.explore(
-            &model,
-            Watch {
-                enforce: false,
-                ..Watch::default()
-            },
-        );
-        let changed = lockset_pass(&mut st, &model);
-        let mut reason =
-            "lockset pass: the locks held at every access to each variable in the reduced system"
-                .to_string();
-        if let Verdict::Inconclusive(l) = outcome.verdict {
-            // The guesses are still checked; they come from fewer accesses.
-            reason.push_str(&format!(
-                " (stopped early, {l}: from the accesses seen until then)"
-            ));
-        }
-        iterations.push(Iteration {
-            iteration: 0,
-            changed,
-            reason,
-            states: outcome.stats.states,
-        });
+        iterations.push(st.lockset_iteration()?);
     }
     let mut stop = None;
     for n in 1..=options.max_iterations {
-        let (_, model) = st.compile()?;
-        let before: Vec<String> = (0..st.elements.len()).map(|e| st.describe(e)).collect();
-        let outcome = if options.incremental {
-            st.explore_incremental(&model)
-        } else {
-            st.explore(&model, Watch::default()).0
-        };
-        let narrowed: Vec<String> = (0..st.elements.len())
-            .filter(|&e| st.describe(e) != before[e])
-            .map(|e| {
-                format!(
-                    "{}: {} -> {}",
-                    st.elements[e].name,
-                    before[e],
-                    st.describe(e)
-                )
-            })
-            .collect();
-        let Some(v) = &outcome.violation else {
-            let (reason, why) = match outcome.verdict {
-                Verdict::Inconclusive(l) => (
-                    format!("the reduced check stopped: {l}"),
-                    format!("a limit was hit ({l}) in iteration {n}"),
-                ),
-                _ => (
-                    "the reduced check holds".to_string(),
-                    "the guesses check".to_string(),
-                ),
-            };
-            iterations.push(Iteration {
-                iteration: n,
-                changed: if narrowed.is_empty() {
-                    "nothing".into()
-                } else {
-                    narrowed.join("; ")
-                },
-                reason,
-                states: outcome.stats.states,
-            });
-            stop = Some(why);
+        let (iteration, why) = st.iteration(n, options.incremental)?;
+        iterations.push(iteration);
+        if why.is_some() {
+            stop = why;
             break;
-        };
-        let Some(e) = offending(&st, &model, &v.problem) else {
-            // "an assertion violation", "a range violation".
-            let kind = v.kind().name();
-            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                "an"
-            } else {
-                "a"
-            };
-            iterations.push(Iteration {
-                iteration: n,
-                changed: "nothing".into(),
-                reason: format!(
-                    "{article} {kind} violation, which no guess explains: {}",
-                    crate::report::describe(&st.model0, v).message
-                ),
-                states: outcome.stats.states,
-            });
-            stop = Some(format!(
-                "{article} {kind} violation: a real bug, not a wrong guess"
-            ));
-            break;
-        };
-        let (changed, reason) = revise(&mut st, e, v);
-        iterations.push(Iteration {
-            iteration: n,
-            changed,
-            reason,
-            states: outcome.stats.states,
-        });
+        }
     }
     let stop = stop.unwrap_or_else(|| {
         format!(
@@ -424,6 +283,185 @@ pub fn refine(
     let outcome = crate::check(&final_model, &check_options, &mut |_| {});
     let final_check = CheckReport::new(&final_model, &src.name, options.reduction, &outcome);
     Ok(report::build(&st, &started, final_check, iterations, stop))
+}
+
+/// The shared elements that may be guessed (neither locals, locks nor
+/// semaphores), each with its first guess.
+fn initial_guesses(model0: &Model, mode: GuessFrom) -> (Vec<Element>, Vec<Guess>) {
+    let guard_read = sync_slots(model0);
+    let mut elements = Vec::new();
+    let mut guesses = Vec::new();
+    for (slot, s) in model0.slots.iter().enumerate() {
+        if matches!(s.class, SlotClass::Local(_))
+            || matches!(s.kind, SlotKind::Lock | SlotKind::Sem)
+        {
+            continue;
+        }
+        let var = s.name.split('[').next().unwrap_or_default().to_string();
+        let index = s
+            .name
+            .find('[')
+            .and_then(|i| s.name[i + 1..s.name.len() - 1].parse().ok());
+        let guess = match (mode, s.class) {
+            (GuessFrom::Annotated, SlotClass::Protected) => Guess::Declared,
+            (GuessFrom::Annotated, _) => Guess::Unprotected,
+            (GuessFrom::Locks, _) if guard_read.contains(&(slot as u32)) => Guess::Unprotected,
+            // Placeholder until the lockset pass names the lock: any lock
+            // gives the same visibility, since lock operations are visible.
+            (GuessFrom::Locks, _) => locks(model0)
+                .first()
+                .map_or(Guess::Unprotected, |m| Guess::Lock(m.clone())),
+        };
+        elements.push(Element {
+            name: s.name.clone(),
+            var,
+            index,
+            slot: slot as u32,
+        });
+        guesses.push(guess);
+    }
+    (elements, guesses)
+}
+
+/// Slots read by guards are synchronisation variables, never candidates.
+/// Nor are slots read by invariants: every write of one is visible to the
+/// reduction whatever it is protected by, so a guess gains nothing there.
+fn sync_slots(model0: &Model) -> BTreeSet<u32> {
+    let mut guard_read = BTreeSet::new();
+    for tr in &model0.transitions {
+        if let Some(g) = &tr.guard {
+            g.for_each_slot(&mut |s| {
+                guard_read.insert(s);
+            });
+        }
+    }
+    for inv in &model0.invariants {
+        inv.expr.for_each_slot(&mut |s| {
+            guard_read.insert(s);
+        });
+    }
+    guard_read
+}
+
+impl State<'_> {
+    /// `--incremental`: the first exploration narrows every candidate from
+    /// all locks.
+    fn start_incremental(&mut self) {
+        let all: BTreeSet<String> = locks(&self.model0).into_iter().collect();
+        for (e, g) in self.guesses.iter().enumerate() {
+            if matches!(g, Guess::Lock(_)) {
+                self.candidates[e] = Some(all.clone());
+            }
+        }
+    }
+
+    /// `--guess locks`: iteration 0, an exploration that enforces nothing
+    /// and guesses from the locks held at every access.
+    fn lockset_iteration(&mut self) -> Result<Iteration, Error> {
+        let (_, model) = self.compile()?;
+        let (outcome, _) = self.explore(
+            &model,
+            Watch {
+                enforce: false,
+                ..Watch::default()
+            },
+        );
+        let changed = lockset_pass(self, &model);
+        let mut reason =
+            "lockset pass: the locks held at every access to each variable in the reduced system"
+                .to_string();
+        if let Verdict::Inconclusive(l) = outcome.verdict {
+            // The guesses are still checked; they come from fewer accesses.
+            reason.push_str(&format!(
+                " (stopped early, {l}: from the accesses seen until then)"
+            ));
+        }
+        Ok(Iteration {
+            iteration: 0,
+            changed,
+            reason,
+            states: outcome.stats.states,
+        })
+    }
+
+    /// Iteration `n`: checks the current guesses and revises the one a
+    /// violation refutes. Returns the iteration and, where the loop ends
+    /// here, why.
+    fn iteration(
+        &mut self,
+        n: usize,
+        incremental: bool,
+    ) -> Result<(Iteration, Option<String>), Error> {
+        let (_, model) = self.compile()?;
+        let before: Vec<String> = (0..self.elements.len()).map(|e| self.describe(e)).collect();
+        let outcome = if incremental {
+            self.explore_incremental(&model)
+        } else {
+            self.explore(&model, Watch::default()).0
+        };
+        let Some(v) = &outcome.violation else {
+            let narrowed: Vec<String> = (0..self.elements.len())
+                .filter(|&e| self.describe(e) != before[e])
+                .map(|e| {
+                    format!(
+                        "{}: {} -> {}",
+                        self.elements[e].name,
+                        before[e],
+                        self.describe(e)
+                    )
+                })
+                .collect();
+            let (reason, why) = match outcome.verdict {
+                Verdict::Inconclusive(l) => (
+                    format!("the reduced check stopped: {l}"),
+                    format!("a limit was hit ({l}) in iteration {n}"),
+                ),
+                _ => (
+                    "the reduced check holds".to_string(),
+                    "the guesses check".to_string(),
+                ),
+            };
+            let iteration = Iteration {
+                iteration: n,
+                changed: if narrowed.is_empty() {
+                    "nothing".into()
+                } else {
+                    narrowed.join("; ")
+                },
+                reason,
+                states: outcome.stats.states,
+            };
+            return Ok((iteration, Some(why)));
+        };
+        let Some(e) = offending(self, &model, &v.problem) else {
+            // "an assertion violation", "a range violation".
+            let kind = v.kind().name();
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            let iteration = Iteration {
+                iteration: n,
+                changed: "nothing".into(),
+                reason: format!(
+                    "{article} {kind} violation, which no guess explains: {}",
+                    crate::report::describe(&self.model0, v).message
+                ),
+                states: outcome.stats.states,
+            };
+            let why = format!("{article} {kind} violation: a real bug, not a wrong guess");
+            return Ok((iteration, Some(why)));
+        };
+        let (changed, reason) = revise(self, e, v);
+        let iteration = Iteration {
+            iteration: n,
+            changed,
+            reason,
+            states: outcome.stats.states,
+        };
+        Ok((iteration, None))
+    }
 }
 
 /// The element whose guess a discipline violation refutes, if it is one.

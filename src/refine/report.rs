@@ -87,9 +87,7 @@ impl Access {
         let tr = &model.transitions[a.transition as usize];
         Access {
             thread: model.threads[tr.thread as usize].name.clone(),
-            label: model.threads[tr.thread as usize].points[tr.from as usize]
-                .label
-                .clone(),
+            label: model.point_of(tr).label.clone(),
             line: tr.line,
             statement: tr.text.clone(),
             write: a.write,

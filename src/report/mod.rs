@@ -535,6 +535,133 @@ fn last(model: &Model, v: &Violation) -> (Vec<i64>, Option<usize>) {
     }
 }
 
+/// What each part of a violation's description reads: the model, the
+/// states before and after the last transition, that transition, and
+/// where it was taken (`T at L (line N)`, empty for none).
+struct Scene<'a> {
+    model: &'a Model,
+    v: &'a Violation,
+    before: Vec<i64>,
+    after: Vec<i64>,
+    tr: Option<&'a crate::model::Transition>,
+    at: String,
+}
+
+impl Scene<'_> {
+    fn tname(&self, t: usize) -> String {
+        self.model.threads[t].name.clone()
+    }
+
+    /// A discipline fault: a thread accessed a protected element whose
+    /// predicate was false for it.
+    fn discipline(&self, r: &mut ViolationReport, slot: usize, write: bool) {
+        let model = self.model;
+        let t = self.tr.map_or(0, |t| t.thread as usize);
+        let name = &model.slots[slot].name;
+        r.variable = Some(name.clone());
+        let verb = if write { "writes" } else { "reads" };
+        r.message = format!(
+            "{} {verb} protected {name}, but excl({}, {name}) is false",
+            self.at,
+            self.tname(t)
+        );
+        let p = model.protected_index[slot].unwrap_or(0) as usize;
+        r.predicate = Some(predicate(model, p, t, &self.before));
+    }
+
+    /// Two threads' predicates hold at once (WFdisjointExcl), with the
+    /// values each read.
+    fn overlap(&self, r: &mut ViolationReport, protected: usize, i: usize, j: usize) {
+        let model = self.model;
+        let slot = model.protected[protected].slot as usize;
+        let name = &model.slots[slot].name;
+        r.variable = Some(name.clone());
+        r.message = if self.v.initial {
+            format!(
+                "the initial state breaks disjointness (WFinitExcl): both {} and {} satisfy excl for {name}",
+                self.tname(i),
+                self.tname(j)
+            )
+        } else {
+            format!(
+                "after {}, both {} and {} satisfy excl for {name}",
+                self.at,
+                self.tname(i),
+                self.tname(j)
+            )
+        };
+        if self.v.initial {
+            r.line = Some(model.protected[protected].line);
+        }
+        // Both threads' predicates, with the values each read.
+        let prot = &model.protected[protected];
+        let read = |t: usize| {
+            let v = values_read(model, &prot.excl[t], &self.after);
+            format!(
+                "for {}: {}",
+                self.tname(t),
+                if v.is_empty() { "true".into() } else { v }
+            )
+        };
+        r.predicate = Some(format!("{}; {}; {}", prot.text, read(i), read(j)));
+    }
+
+    /// A failed assertion, with the values it read.
+    fn assertion(&self) -> String {
+        let at = &self.at;
+        let text = self.tr.map_or(String::new(), |t| {
+            t.text.trim_start_matches("assert ").to_string()
+        });
+        // The values the failing assertion read, in the state it left.
+        let read = self
+            .tr
+            .and_then(|t| {
+                t.body.iter().find_map(|c| match c {
+                    crate::model::Cmd::Assert(e) => Some(values_read(self.model, e, &self.before)),
+                    _ => None,
+                })
+            })
+            .filter(|v| !v.is_empty());
+        match read {
+            Some(values) => format!("{at}: assertion `{text}` fails: {values}"),
+            None => format!("{at}: assertion `{text}` fails"),
+        }
+    }
+
+    /// A predicate that faulted when evaluated.
+    fn excl_fault(&self, r: &mut ViolationReport, e: &crate::model::ExclFault) {
+        let model = self.model;
+        let slot = model.protected[e.protected].slot as usize;
+        let name = &model.slots[slot].name;
+        let (text, _) = fault_text(model, &e.fault);
+        let pred = format!("excl({}, {name})", self.tname(e.thread));
+        r.variable = Some(name.clone());
+        r.message = if self.v.initial {
+            format!("in the initial state, {pred} cannot be evaluated: it {text}")
+        } else {
+            format!("after {}, {pred} cannot be evaluated: it {text}", self.at)
+        };
+        if self.v.initial {
+            r.line = Some(model.protected[e.protected].line);
+        }
+        r.predicate = Some(predicate(model, e.protected, e.thread, &self.after));
+    }
+
+    /// A false invariant, with the values it read.
+    fn invariant(&self, k: usize) -> String {
+        let inv = &self.model.invariants[k];
+        let mut message = format!("invariant `{}` is false", inv.text);
+        if !self.at.is_empty() {
+            message = format!("{message} after {}", self.at);
+        }
+        let values = values_read(self.model, &inv.expr, &self.after);
+        if !values.is_empty() {
+            message = format!("{message}: {values}");
+        }
+        message
+    }
+}
+
 /// Describes a violation in words.
 pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
     let (before, last_tr) = last(model, v);
@@ -549,11 +676,7 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
     let mut r = ViolationReport {
         kind: v.kind().name(),
         thread: thread.map(tname),
-        label: tr.and_then(|t| {
-            model.threads[t.thread as usize].points[t.from as usize]
-                .label
-                .clone()
-        }),
+        label: tr.and_then(|t| model.point_of(t).label.clone()),
         line: tr.map(|t| t.line),
         variable: None,
         message: String::new(),
@@ -561,113 +684,37 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
         deadlock: None,
     };
     let at = match (&r.thread, tr) {
-        (Some(t), Some(tr)) => {
-            match &model.threads[tr.thread as usize].points[tr.from as usize].label {
-                Some(l) => format!("{t} at {l} (line {})", tr.line),
-                None => format!("{t} at line {}", tr.line),
-            }
-        }
+        (Some(t), Some(tr)) => match &model.point_of(tr).label {
+            Some(l) => format!("{t} at {l} (line {})", tr.line),
+            None => format!("{t} at line {}", tr.line),
+        },
         _ => String::new(),
     };
+    let scene = Scene {
+        model,
+        v,
+        before,
+        after,
+        tr,
+        at,
+    };
+    let at = &scene.at;
     match &v.problem {
         Problem::Fault(Fault::Discipline { slot, write }) => {
-            let slot = *slot as usize;
-            let t = thread.unwrap_or(0);
-            let name = &model.slots[slot].name;
-            r.variable = Some(name.clone());
-            let verb = if *write { "writes" } else { "reads" };
-            r.message = format!(
-                "{at} {verb} protected {name}, but excl({}, {name}) is false",
-                tname(t)
-            );
-            let p = model.protected_index[slot].unwrap_or(0) as usize;
-            r.predicate = Some(predicate(model, p, t, &before));
+            scene.discipline(&mut r, *slot as usize, *write);
         }
         Problem::Overlap {
             protected,
             threads: (i, j),
-        } => {
-            let slot = model.protected[*protected].slot as usize;
-            let name = &model.slots[slot].name;
-            r.variable = Some(name.clone());
-            r.message = if v.initial {
-                format!(
-                    "the initial state breaks disjointness (WFinitExcl): both {} and {} satisfy excl for {name}",
-                    tname(*i),
-                    tname(*j)
-                )
-            } else {
-                format!(
-                    "after {at}, both {} and {} satisfy excl for {name}",
-                    tname(*i),
-                    tname(*j)
-                )
-            };
-            if v.initial {
-                r.line = Some(model.protected[*protected].line);
-            }
-            // Both threads' predicates, with the values each read.
-            let prot = &model.protected[*protected];
-            let read = |t: usize| {
-                let v = values_read(model, &prot.excl[t], &after);
-                format!(
-                    "for {}: {}",
-                    tname(t),
-                    if v.is_empty() { "true".into() } else { v }
-                )
-            };
-            r.predicate = Some(format!("{}; {}; {}", prot.text, read(*i), read(*j)));
-        }
-        Problem::Fault(Fault::Assert) => {
-            let text = tr.map_or(String::new(), |t| {
-                t.text.trim_start_matches("assert ").to_string()
-            });
-            // The values the failing assertion read, in the state it left.
-            let read = tr
-                .and_then(|t| {
-                    t.body.iter().find_map(|c| match c {
-                        crate::model::Cmd::Assert(e) => Some(values_read(model, e, &before)),
-                        _ => None,
-                    })
-                })
-                .filter(|v| !v.is_empty());
-            r.message = match read {
-                Some(values) => format!("{at}: assertion `{text}` fails: {values}"),
-                None => format!("{at}: assertion `{text}` fails"),
-            };
-        }
+        } => scene.overlap(&mut r, *protected, *i, *j),
+        Problem::Fault(Fault::Assert) => r.message = scene.assertion(),
         Problem::Fault(f) => {
             let (text, variable) = fault_text(model, f);
             r.message = format!("{at} {text}");
             r.variable = variable;
         }
-        Problem::ExclFault(e) => {
-            let slot = model.protected[e.protected].slot as usize;
-            let name = &model.slots[slot].name;
-            let (text, _) = fault_text(model, &e.fault);
-            let pred = format!("excl({}, {name})", tname(e.thread));
-            r.variable = Some(name.clone());
-            r.message = if v.initial {
-                format!("in the initial state, {pred} cannot be evaluated: it {text}")
-            } else {
-                format!("after {at}, {pred} cannot be evaluated: it {text}")
-            };
-            if v.initial {
-                r.line = Some(model.protected[e.protected].line);
-            }
-            r.predicate = Some(predicate(model, e.protected, e.thread, &after));
-        }
-        Problem::Invariant(k) => {
-            let inv = &model.invariants[*k];
-            r.message = format!("invariant `{}` is false", inv.text);
-            if !at.is_empty() {
-                r.message = format!("{} after {at}", r.message);
-            }
-            let values = values_read(model, &inv.expr, &after);
-            if !values.is_empty() {
-                r.message = format!("{}: {values}", r.message);
-            }
-        }
+        Problem::ExclFault(e) => scene.excl_fault(&mut r, e),
+        Problem::Invariant(k) => r.message = scene.invariant(*k),
         Problem::InvisibleCycle { thread, length } => {
             let first = v.trace.len() - length + 1;
             r.message = format!(
@@ -684,10 +731,10 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
                 "{at} falsifies excl({}, {name}), the predicate of another thread (WFendExcl)",
                 tname(*victim)
             );
-            r.predicate = Some(predicate(model, *protected, *victim, &after));
+            r.predicate = Some(predicate(model, *protected, *victim, &scene.after));
         }
         Problem::Deadlock => {
-            let d = Deadlock::explain(model, &after);
+            let d = Deadlock::explain(model, &scene.after);
             r.message = format!("deadlock: no thread can move; {}", d.summary());
             r.deadlock = Some(d);
             r.thread = None;
@@ -807,6 +854,39 @@ impl fmt::Display for CheckReport {
             None => writeln!(f)?,
         }
         writeln!(f, "verdict      {verdict}")?;
+        self.write_counts(f)?;
+        self.write_store(f)?;
+        self.write_transactions(f)?;
+        self.write_notes(f)?;
+        self.write_violation(f)?;
+        if !self.trace.is_empty() {
+            writeln!(f)?;
+            let s = if self.trace.len() == 1 { "" } else { "s" };
+            writeln!(f, "trace ({} transition{s}):", self.trace.len())?;
+            write_trace(f, &self.trace)?;
+        }
+        if let Some(state) = &self.final_layout {
+            writeln!(f)?;
+            let failed = self.trace.last().is_some_and(|s| s.state.is_none());
+            let which = if failed {
+                "state before the failing step"
+            } else {
+                "final state"
+            };
+            state.write(f, which)?;
+        }
+        if let Some(ltl) = &self.ltl {
+            write!(f, "{ltl}")?;
+        }
+        Ok(())
+    }
+}
+
+impl CheckReport {
+    /// The counts: states, transitions (reduced steps and the original
+    /// transitions they fired, in reduced mode), depth, deadlocks, time and
+    /// memory.
+    fn write_counts(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.original_transitions {
             // In reduced mode a stored state ends a reduced step, and the
             // counts are of steps: say so, with the original transitions.
@@ -832,6 +912,11 @@ impl fmt::Display for CheckReport {
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;
         writeln!(f, "memory       {:.1} bytes/state", self.bytes_per_state)?;
+        Ok(())
+    }
+
+    /// A probabilistic store, and what its `holds` means.
+    fn write_store(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(st) = &self.store {
             match (st.bits, st.hash_functions, st.bits_per_state) {
                 (Some(bits), Some(k), Some(per)) => writeln!(
@@ -854,6 +939,11 @@ impl fmt::Display for CheckReport {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// `--transactions`: the table of transactions per labelled region.
+    fn write_transactions(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let (true, Some(rows)) = (self.show_transactions, &self.transactions) {
             writeln!(
                 f,
@@ -875,6 +965,11 @@ impl fmt::Display for CheckReport {
             }
             table(f, &table_rows, &[2, 3])?;
         }
+        Ok(())
+    }
+
+    /// States forced, summaries, warnings, unreported deadlocks and caveats.
+    fn write_notes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(n @ 1..) = self.forced_states {
             let s = if n == 1 { "" } else { "s" };
             let why = match self.ignoring {
@@ -917,6 +1012,11 @@ impl fmt::Display for CheckReport {
         for c in &self.caveats {
             writeln!(f, "note         {c}")?;
         }
+        Ok(())
+    }
+
+    /// The violation (or breach), its predicate and its deadlock.
+    fn write_violation(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(v) = &self.violation {
             writeln!(f)?;
             // A breach of the reduction's conditions, not a verdict.
@@ -932,25 +1032,6 @@ impl fmt::Display for CheckReport {
             if let Some(d) = &v.deadlock {
                 d.write(f)?;
             }
-        }
-        if !self.trace.is_empty() {
-            writeln!(f)?;
-            let s = if self.trace.len() == 1 { "" } else { "s" };
-            writeln!(f, "trace ({} transition{s}):", self.trace.len())?;
-            write_trace(f, &self.trace)?;
-        }
-        if let Some(state) = &self.final_layout {
-            writeln!(f)?;
-            let failed = self.trace.last().is_some_and(|s| s.state.is_none());
-            let which = if failed {
-                "state before the failing step"
-            } else {
-                "final state"
-            };
-            state.write(f, which)?;
-        }
-        if let Some(ltl) = &self.ltl {
-            write!(f, "{ltl}")?;
         }
         Ok(())
     }

@@ -288,16 +288,20 @@ mod tests {
         Excerpt::new("f.gc", text, &LineIndex::new(text), spans)
     }
 
+    /// The line and column of `len` bytes at `start` of an excerpt, as
+    /// miette reads them.
+    fn line_column(e: &Excerpt, start: usize, len: usize) -> (usize, usize) {
+        let c = e.read_span(&SourceSpan::from((start, len)), 0, 0).unwrap();
+        (c.line(), c.column())
+    }
+
     #[test]
     fn short_lines_are_copied_whole() {
         let text = "a\nbb\ncc\ndd\nee\n";
         let (e, spans) = excerpt(text, &[Span::new(6, 7)]);
         assert_eq!(e.text, "bb\ncc\ndd\n");
         assert_eq!(&e.text[spans[0].start..spans[0].end], "c");
-        let c = e
-            .read_span(&SourceSpan::from((spans[0].start, 1)), 0, 0)
-            .unwrap();
-        assert_eq!((c.line(), c.column()), (2, 1));
+        assert_eq!(line_column(&e, spans[0].start, 1), (2, 1));
     }
 
     #[test]
@@ -307,10 +311,7 @@ mod tests {
         let (e, spans) = excerpt(&text, &[Span::new(at, at + 4)]);
         assert!(e.text.len() < 300, "{}", e.text);
         assert_eq!(&e.text[spans[0].start..spans[0].end], "HERE");
-        let c = e
-            .read_span(&SourceSpan::from((spans[0].start, 4)), 0, 0)
-            .unwrap();
-        assert_eq!((c.line(), c.column()), (1, 100_000));
+        assert_eq!(line_column(&e, spans[0].start, 4), (1, 100_000));
     }
 
     #[test]

@@ -2034,12 +2034,17 @@ mod tests {
         let deep = |open: &str, mid: &str, close: &str| {
             format!("{}{mid}{}", open.repeat(D), close.repeat(D))
         };
+        // An integer constant nested around `mid`.
+        let int =
+            |open: &str, mid: &str, close: &str| format!("const N = {};", deep(open, mid, close));
+        // A block statement nested around `skip;` in a thread's body.
+        let block = |open: &str| format!("thread T {{ {} }}", deep(open, "skip;", " }"));
         let cases = [
-            ("parentheses", format!("const N = {};", deep("(", "1", ")"))),
+            ("parentheses", int("(", "1", ")")),
             ("negation", format!("const N = {}1;", "-".repeat(D))),
             ("not", format!("const B = {}true;", "!".repeat(D))),
             ("mixed unary", format!("const B = {}true;", "!(".repeat(D))),
-            ("index", format!("const N = {};", deep("a[", "0", "]"))),
+            ("index", int("a[", "0", "]")),
             (
                 "index target",
                 format!("thread T {{ a[{}] := 0; }}", deep("a[", "0", "]")),
@@ -2054,26 +2059,14 @@ mod tests {
                 "forall bound",
                 format!("const B = forall i in {}..1: true;", deep("a[", "0", "]")),
             ),
-            (
-                "right operands",
-                format!("const N = {};", deep("1 + (2 * ", "3", ")")),
-            ),
-            (
-                "operators",
-                format!("const N = {};", deep("1 + -(", "3", ")")),
-            ),
+            ("right operands", int("1 + (2 * ", "3", ")")),
+            ("operators", int("1 + -(", "3", ")")),
             (
                 "any bound",
                 format!("thread T {{ x := any 0..{}; }}", deep("(", "1", ")")),
             ),
-            (
-                "while",
-                format!("thread T {{ {} }}", deep("while true { ", "skip;", " }")),
-            ),
-            (
-                "if",
-                format!("thread T {{ {} }}", deep("if true { ", "skip;", " }")),
-            ),
+            ("while", block("while true { ")),
+            ("if", block("if true { ")),
             (
                 "else if",
                 format!(
@@ -2081,22 +2074,10 @@ mod tests {
                     " else if a { skip; }".repeat(D)
                 ),
             ),
-            (
-                "either",
-                format!("thread T {{ {} }}", deep("either { ", "skip;", " }")),
-            ),
-            (
-                "atomic",
-                format!("thread T {{ {} }}", deep("atomic { ", "skip;", " }")),
-            ),
-            (
-                "repeat",
-                format!("thread T {{ {} }}", deep("repeat 2 { ", "skip;", " }")),
-            ),
-            (
-                "init block",
-                format!("thread T {{ {} }}", deep("init x { ", "skip;", " }")),
-            ),
+            ("either", block("either { ")),
+            ("atomic", block("atomic { ")),
+            ("repeat", block("repeat 2 { ")),
+            ("init block", block("init x { ")),
             (
                 "condition",
                 format!(

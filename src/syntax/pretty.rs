@@ -155,13 +155,7 @@ impl Printer {
                     p.name.name,
                     params.join(", ")
                 ));
-                self.indent += 1;
-                for d in &p.locals {
-                    self.line(&var_decl(d));
-                }
-                self.stmts(&p.body);
-                self.indent -= 1;
-                self.line("}");
+                self.block_with_locals(&p.locals, &p.body);
             }
             Item::Thread(t) => {
                 let copies = t
@@ -169,15 +163,21 @@ impl Printer {
                     .as_ref()
                     .map_or(String::new(), |n| format!("[{}]", expr(n)));
                 self.line(&format!("thread {}{copies} {{", t.name.name));
-                self.indent += 1;
-                for d in &t.locals {
-                    self.line(&var_decl(d));
-                }
-                self.stmts(&t.body);
-                self.indent -= 1;
-                self.line("}");
+                self.block_with_locals(&t.locals, &t.body);
             }
         }
+    }
+
+    /// The inside of a procedure or thread, after its opening line: its
+    /// locals and statements, indented, then the closing brace.
+    fn block_with_locals(&mut self, locals: &[VarDecl], body: &[Stmt]) {
+        self.indent += 1;
+        for d in locals {
+            self.line(&var_decl(d));
+        }
+        self.stmts(body);
+        self.indent -= 1;
+        self.line("}");
     }
 
     fn stmts(&mut self, body: &[Stmt]) {

@@ -654,7 +654,8 @@ fn movers_say_deadlock_freedom_is_not_established() {
     let run = optimist(summaries);
     assert_eq!(run.code, 3, "{}", run.stdout);
     assert!(
-        run.stdout.contains("inconclusive: deadlock freedom is not established"),
+        run.stdout
+            .contains("inconclusive: deadlock freedom is not established"),
         "{}",
         run.stdout
     );
@@ -704,7 +705,14 @@ fn movers_say_deadlock_freedom_is_not_established() {
 #[test]
 fn transactions_per_region_on_the_counter() {
     let count = |mode: &str, extra: &[&str]| -> Vec<(String, u64)> {
-        let args = ["check", "models/counter.gc", "--reduction", mode, "--format", "json"];
+        let args = [
+            "check",
+            "models/counter.gc",
+            "--reduction",
+            mode,
+            "--format",
+            "json",
+        ];
         let (_, v) = crate::common::json([&args[..], extra].concat());
         v["transactions"]
             .as_array()

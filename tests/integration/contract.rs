@@ -125,7 +125,10 @@ fn every_reduction_states_a_source_and_what_it_preserves() {
         .unwrap()
     };
     assert_eq!(movers(false).preserves(Property::Deadlocks), Preserved::Yes);
-    assert_eq!(movers(true).preserves(Property::Deadlocks), Preserved::Stored);
+    assert_eq!(
+        movers(true).preserves(Property::Deadlocks),
+        Preserved::Stored
+    );
     // `--ignoring unsound` promises nothing about endless transactions.
     let unsound = optimist::contract(&Options {
         ignoring: Ignoring::Unsound,

@@ -1,10 +1,8 @@
 //! Frames of the movers obligations: a frame of the model's slots and q
 //! ([`Frame`]), crossed with the phase bits of the threads involved.
 
-use hashbrown::HashSet;
-
 use super::system::{MState, MSys};
-use crate::certify::frame::{Filter, Frame};
+use crate::certify::frame::Frame;
 
 /// A frame with phase bits.
 #[derive(Clone, Debug)]
@@ -74,19 +72,9 @@ impl MFrame {
     }
 
     /// Whether valuation `m` stands for a state that may occur: what
-    /// [`Filter::admits`] requires of its slots and q (the locksets, and
-    /// normalisation), and, given the projections of the reachable states,
-    /// that one projects onto it.
-    pub fn admits(
-        &self,
-        msys: &MSys,
-        reachable: Option<&HashSet<Vec<i64>>>,
-        m: &mut MState,
-    ) -> bool {
-        let filter = Filter { reachable: None };
-        if !filter.admits(msys.sys, &self.frame, &mut m.st) {
-            return false;
-        }
-        reachable.is_none_or(|set| set.contains(&self.project(m)))
+    /// [`Frame::admits`] requires of its slots and q (the locksets, and
+    /// normalisation).
+    pub fn admits(&self, msys: &MSys, m: &mut MState) -> bool {
+        self.frame.admits(msys.sys, &mut m.st)
     }
 }

@@ -203,22 +203,15 @@ fn tname<'a>(msys: &'a MSys, t: usize) -> &'a str {
     &msys.sys.model.threads[t].name
 }
 
-/// A failure from named instrumented states and steps between them.
+/// A failure from named instrumented states and steps between them, shown
+/// with their phase bits.
 fn failure(
     message: String,
     states: Vec<(&str, &MState)>,
     steps: Vec<(usize, usize, usize)>,
 ) -> Failure {
-    Failure {
-        message,
-        states: states
-            .into_iter()
-            .map(|(n, m)| (n.to_string(), m.shown()))
-            .collect(),
-        steps,
-        loop_from: None,
-        reached_by: None,
-    }
+    let states = states.into_iter().map(|(n, m)| (n, m.shown())).collect();
+    Failure::new(message, states, steps)
 }
 
 impl MInst {

@@ -224,29 +224,6 @@ impl<'a> MSys<'a> {
     /// with at least one edge. An infinite run of steps from L(t) stays at
     /// such points and so goes round one of them.
     pub fn l_loops(&self, t: usize) -> Vec<Vec<i64>> {
-        let n = self.sys.model.threads[t].points.len();
-        let succ = |pc: usize| -> Vec<usize> {
-            if !self.l_point(t, pc as i64) {
-                return Vec::new();
-            }
-            self.at(t, pc as i64)
-                .flat_map(|k| self.sys.targets(k))
-                .map(|p| p as usize)
-                .filter(|&p| self.l_point(t, p as i64))
-                .collect()
-        };
-        let mut loops: Vec<Vec<i64>> = crate::classify::components(n, succ)
-            .into_iter()
-            .filter(|scc| {
-                self.l_point(t, scc[0] as i64) && (scc.len() > 1 || succ(scc[0]).contains(&scc[0]))
-            })
-            .map(|scc| {
-                let mut pcs: Vec<i64> = scc.into_iter().map(|p| p as i64).collect();
-                pcs.sort_unstable();
-                pcs
-            })
-            .collect();
-        loops.sort_unstable();
-        loops
+        crate::certify::law::loops_among(self.sys, t, |pc| self.l_point(t, pc as i64))
     }
 }

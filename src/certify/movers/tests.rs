@@ -5,43 +5,21 @@
 //! movers theorem applies and the movers check holds, full exploration
 //! holds.
 
-use std::path::Path;
-use std::time::Duration;
-
 use proptest::prelude::*;
 
-use super::law::{MoverLaw, unshown};
+use super::law::MoverLaw;
 use super::system::MSys;
 use crate::certify::law::{Failure, Obligation};
 use crate::certify::system::Sys;
+use crate::certify::tests::{
+    compile, generate, levels_agree, load, models, reduced_agrees, replays, verdict,
+};
 use crate::certify::{
     Certification, CertifyLevel, CertifyOptions, CertifyReduction, ObligationStatus, certify,
 };
+use crate::explore::Reduction;
 use crate::explore::movers::Plan;
-use crate::explore::{Limits, Options, Outcome, Reduction, Verdict};
 use crate::model::Model;
-
-// The random-system generator of the integration tests, read-only (the
-// Stoller-Cohen tests load it too, as a module of their own).
-#[allow(dead_code, clippy::duplicate_mod)]
-#[path = "../../../tests/integration/generate.rs"]
-mod generate;
-
-/// The exhaustive level and the cross-check pay for every copy of a
-/// procedure, so models are compiled with a small stack bound.
-const STACK: crate::CompileOptions = crate::CompileOptions { max_stack: 2 };
-
-fn load(name: &str) -> Model {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
-    crate::load_with(&path, &Vec::new(), &STACK)
-        .expect("the model loads")
-        .1
-}
-
-fn compile(text: &str) -> Model {
-    let src = crate::Source::new("inline.gc", text).expect("not empty");
-    crate::compile_with(&src, &Vec::new(), &STACK).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
 
 fn movers(level: CertifyLevel) -> CertifyOptions {
     CertifyOptions {
@@ -52,58 +30,12 @@ fn movers(level: CertifyLevel) -> CertifyOptions {
     }
 }
 
-fn models() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .expect("models/")
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".gc"))
-        .map(|n| format!("models/{n}"))
-        .collect();
-    names.sort();
-    names
-}
-
 fn status(cert: &Certification, law: MoverLaw) -> ObligationStatus {
     cert.status(Obligation::Movers(law))
 }
 
 fn witness(cert: &Certification, law: MoverLaw) -> &Failure {
-    cert.laws
-        .iter()
-        .find(|r| r.law == Obligation::Movers(law))
-        .and_then(|r| r.witness.as_ref())
-        .unwrap_or_else(|| panic!("{} has no witness", law.key()))
-}
-
-/// Every step of a witness really leads from its state to the next in the
-/// instrumented system, and a path from the initial state replays.
-fn replays(msys: &MSys, f: &Failure) -> Result<(), String> {
-    for &(a, k, b) in &f.steps {
-        let from = unshown(msys, &f.states[a].1);
-        match msys.step(k, &from) {
-            Some(to) if to.shown() == f.states[b].1 => {}
-            _ => {
-                return Err(format!(
-                    "{} -> {} by transition {k} does not replay",
-                    f.states[a].0, f.states[b].0
-                ));
-            }
-        }
-    }
-    if let Some(path) = &f.reached_by {
-        let mut cur = msys.init();
-        for (k, st) in path {
-            match msys.step(*k, &cur) {
-                Some(to) if &to.shown() == st => cur = to,
-                _ => return Err(format!("the path to the witness breaks at transition {k}")),
-            }
-        }
-        if f.states.first().map(|s| &s.1) != Some(&cur.shown()) {
-            return Err("the path does not reach the witness's first state".into());
-        }
-    }
-    Ok(())
+    crate::certify::tests::witness(cert, Obligation::Movers(law))
 }
 
 fn all_replay(model: &Model, cert: &Certification, what: &str) {
@@ -272,27 +204,6 @@ thread U { turn := 1; }
     all_replay(&model, &cert, "a5");
 }
 
-fn run(model: &Model, reduction: Reduction) -> Outcome {
-    let options = Options {
-        reduction,
-        limits: Limits {
-            max_states: Some(100_000),
-            max_time: Some(Duration::from_secs(20)),
-            max_memory: None,
-        },
-        ..Options::default()
-    };
-    crate::check(model, &options, &mut |_| {})
-}
-
-fn verdict(o: &Outcome) -> &'static str {
-    match o.verdict {
-        Verdict::Holds => "holds",
-        Verdict::Violated => "violated",
-        Verdict::Inconclusive(_) | Verdict::DoesNotApply(_) => "inconclusive",
-    }
-}
-
 /// The two levels, the cross-check and the checker, on one generated
 /// system.
 fn agree(text: &str) -> Result<(), TestCaseError> {
@@ -301,56 +212,11 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
         max_states: 20_000,
         ..movers(CertifyLevel::Local)
     };
-    let local = certify(&model, &options);
-    let exhaustive = certify(
-        &model,
-        &CertifyOptions {
-            level: CertifyLevel::Exhaustive,
-            ..options.clone()
-        },
-    );
-    let cross = certify(
-        &model,
-        &CertifyOptions {
-            level: CertifyLevel::LocalOnReachable,
-            ..options.clone()
-        },
-    );
     let sys = Sys::new(&model);
     let plan = Plan::new(&model);
     let msys = MSys::new(&sys, &plan);
-    for cert in [&local, &exhaustive] {
-        for r in &cert.laws {
-            if let Some(f) = &r.witness {
-                replays(&msys, f).map_err(|e| {
-                    TestCaseError::fail(format!("{} witness: {e}\n{text}", r.law.key()))
-                })?;
-            }
-        }
-    }
-    for law in MoverLaw::ALL {
-        let (l, e, c) = (
-            status(&local, law),
-            status(&exhaustive, law),
-            status(&cross, law),
-        );
-        if [l, e, c].contains(&ObligationStatus::NotChecked) {
-            continue;
-        }
-        prop_assert!(
-            !(l == ObligationStatus::Holds && e == ObligationStatus::Fails),
-            "{}: local holds, exhaustive fails\n{}",
-            law.key(),
-            text
-        );
-        prop_assert_eq!(
-            c,
-            e,
-            "{}: local on reachable states vs exhaustive\n{}",
-            law.key(),
-            text
-        );
-    }
+    let laws = MoverLaw::ALL.map(Obligation::Movers);
+    let [local, exhaustive, _] = levels_agree(&msys, &model, &options, laws, text)?;
     prop_assert!(
         !(local.verdict() == ObligationStatus::Holds
             && exhaustive.verdict() == ObligationStatus::Fails),
@@ -362,18 +228,7 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
     // holds.
     if local.verdict() == ObligationStatus::Holds || exhaustive.verdict() == ObligationStatus::Holds
     {
-        let reduced = run(&model, Reduction::Movers);
-        let full = run(&model, Reduction::None);
-        if verdict(&full) != "inconclusive" && verdict(&reduced) != "inconclusive" {
-            prop_assert_eq!(
-                verdict(&full),
-                verdict(&reduced),
-                "certified, but full {:?} and movers {:?} differ\n{}",
-                full.violation.map(|v| v.problem),
-                reduced.violation.map(|v| v.problem),
-                text
-            );
-        }
+        let (full, reduced) = reduced_agrees(&model, Reduction::Movers, "movers", text)?;
         if verdict(&reduced) == "holds" {
             prop_assert!(
                 verdict(&full) != "violated",
@@ -387,11 +242,7 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 100,
-        max_shrink_iters: 300,
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(crate::certify::tests::config(100))]
 
     #[test]
     fn movers_levels_agree_and_a_certified_movers_check_is_sound(data in generate::choices(), pick in any::<u8>()) {

@@ -157,6 +157,12 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// The one transition of a test or `goto` at `pc`: no guard, no
+    /// command, only where it goes.
+    fn jump(&mut self, s: &ast::Stmt, pc: i64, to: Next) -> Result<()> {
+        self.push(s, pc, None, Vec::new(), to, pretty::stmt_head(s))
+    }
+
     fn stmt(&mut self, s: &ast::Stmt, next: i64) -> Result<()> {
         let pc = self.pc(s);
         match &s.kind {
@@ -164,111 +170,105 @@ impl Lower<'_, '_> {
                 let cond = self.c.cond(c, &mut self.scope(), "an `if` condition")?;
                 let els = els.as_deref().unwrap_or(&[]);
                 let (yes, no) = (self.first(then, next), self.first(els, next));
-                self.push(
-                    s,
-                    pc,
-                    None,
-                    Vec::new(),
-                    Next::Branch(cond, yes, no),
-                    pretty::stmt_head(s),
-                )?;
+                self.jump(s, pc, Next::Branch(cond, yes, no))?;
                 self.block(then, next)?;
                 self.block(els, next)
             }
             StmtKind::While(c, body) => {
                 let cond = self.c.cond(c, &mut self.scope(), "a `while` condition")?;
                 let yes = self.first(body, pc);
-                self.push(
-                    s,
-                    pc,
-                    None,
-                    Vec::new(),
-                    Next::Branch(cond, yes, next),
-                    pretty::stmt_head(s),
-                )?;
+                self.jump(s, pc, Next::Branch(cond, yes, next))?;
                 self.block(body, pc)
             }
-            StmtKind::Either(branches) => {
-                for b in branches {
-                    self.block(b, next)?;
-                }
-                // Choosing a branch and taking its first step is one transition.
-                let mut copies = Vec::new();
-                for b in branches {
-                    for t in &self.by_point[self.pc(flat(b)[0]) as usize] {
-                        self.c.budget.charge(
-                            limits::transition_size(t),
-                            s.span,
-                            "this `either`",
-                        )?;
-                        copies.push(Transition {
-                            from: pc,
-                            ..t.clone()
-                        });
-                    }
-                }
-                self.by_point[pc as usize].extend(copies);
-                Ok(())
-            }
+            StmtKind::Either(branches) => self.either(s, pc, branches, next),
             StmtKind::Call(target, f, args) => self.call(s, pc, next, target.as_ref(), f, args),
             StmtKind::Return(value) => self.ret(s, pc, value.as_ref()),
-            StmtKind::Goto(l) => {
-                let Some(&target) = self.labels.get(&l.name) else {
-                    let mut err = CompileError::at(l.span, format!("unknown label `{}`", l.name));
-                    if let Some(best) = closest(&l.name, self.labels.keys().map(String::as_str)) {
-                        err = err.help(format!("did you mean `{best}`?"));
-                    }
-                    if self.frame.is_some() {
-                        err = err.help("`goto` can only go to a label of the same procedure");
-                    }
-                    return Err(err);
-                };
-                let target = target + self.base;
-                self.push(
-                    s,
-                    pc,
-                    None,
-                    Vec::new(),
-                    Next::To(target),
-                    pretty::stmt_head(s),
-                )?;
-                Ok(())
-            }
-            _ => {
-                let ranges = self.any_ranges(s)?;
-                // In i128: `any i64::MIN..i64::MAX` has 2^64 values.
-                let combos = ranges.iter().fold(1u128, |n, &(lo, hi)| {
-                    n.saturating_mul((i128::from(hi) - i128::from(lo) + 1) as u128)
+            StmtKind::Goto(l) => self.goto(s, pc, l),
+            _ => self.simple(s, pc, next),
+        }
+    }
+
+    /// `either`: its branches are lowered, and the point's transitions are
+    /// copies of their first transitions (choosing a branch and taking its
+    /// first step is one transition).
+    fn either(
+        &mut self,
+        s: &ast::Stmt,
+        pc: i64,
+        branches: &[Vec<ast::Stmt>],
+        next: i64,
+    ) -> Result<()> {
+        for b in branches {
+            self.block(b, next)?;
+        }
+        // Choosing a branch and taking its first step is one transition.
+        let mut copies = Vec::new();
+        for b in branches {
+            for t in &self.by_point[self.pc(flat(b)[0]) as usize] {
+                self.c
+                    .budget
+                    .charge(limits::transition_size(t), s.span, "this `either`")?;
+                copies.push(Transition {
+                    from: pc,
+                    ..t.clone()
                 });
-                if combos > MAX_CHOICES as u128 {
-                    return Err(CompileError::at(
-                        s.span,
-                        format!(
-                            "`any` makes {combos} transitions here; at most {MAX_CHOICES} are allowed"
-                        ),
-                    ));
-                }
-                for n in 0..combos as usize {
-                    let mut choice = Vec::new();
-                    let mut rest = n;
-                    for &(lo, hi) in ranges.iter().rev() {
-                        let width = (hi - lo + 1) as usize;
-                        choice.push(lo + (rest % width) as i64);
-                        rest /= width;
-                    }
-                    choice.reverse();
-                    let mut text = pretty::stmt_head(s);
-                    if !choice.is_empty() {
-                        let vals: Vec<String> = choice.iter().map(i64::to_string).collect();
-                        text = format!("{text} (chose {})", vals.join(", "));
-                    }
-                    let mut choices = choice.into_iter();
-                    let a = self.action(s, &mut choices)?;
-                    self.push(s, pc, a.guard, a.body, Next::To(next), text)?;
-                }
-                Ok(())
             }
         }
+        self.by_point[pc as usize].extend(copies);
+        Ok(())
+    }
+
+    /// `goto L`: one transition to the label, which must be in the same
+    /// body or procedure.
+    fn goto(&mut self, s: &ast::Stmt, pc: i64, l: &ast::Ident) -> Result<()> {
+        let Some(&target) = self.labels.get(&l.name) else {
+            let mut err = CompileError::at(l.span, format!("unknown label `{}`", l.name));
+            if let Some(best) = closest(&l.name, self.labels.keys().map(String::as_str)) {
+                err = err.help(format!("did you mean `{best}`?"));
+            }
+            if self.frame.is_some() {
+                err = err.help("`goto` can only go to a label of the same procedure");
+            }
+            return Err(err);
+        };
+        let target = target + self.base;
+        self.jump(s, pc, Next::To(target))?;
+        Ok(())
+    }
+
+    /// A simple statement or `atomic`: one transition per combination of
+    /// the values its `any`s choose.
+    fn simple(&mut self, s: &ast::Stmt, pc: i64, next: i64) -> Result<()> {
+        let ranges = self.any_ranges(s)?;
+        // In i128: `any i64::MIN..i64::MAX` has 2^64 values.
+        let combos = ranges.iter().fold(1u128, |n, &(lo, hi)| {
+            n.saturating_mul((i128::from(hi) - i128::from(lo) + 1) as u128)
+        });
+        if combos > MAX_CHOICES as u128 {
+            return Err(CompileError::at(
+                s.span,
+                format!("`any` makes {combos} transitions here; at most {MAX_CHOICES} are allowed"),
+            ));
+        }
+        for n in 0..combos as usize {
+            let mut choice = Vec::new();
+            let mut rest = n;
+            for &(lo, hi) in ranges.iter().rev() {
+                let width = (hi - lo + 1) as usize;
+                choice.push(lo + (rest % width) as i64);
+                rest /= width;
+            }
+            choice.reverse();
+            let mut text = pretty::stmt_head(s);
+            if !choice.is_empty() {
+                let vals: Vec<String> = choice.iter().map(i64::to_string).collect();
+                text = format!("{text} (chose {})", vals.join(", "));
+            }
+            let mut choices = choice.into_iter();
+            let a = self.action(s, &mut choices)?;
+            self.push(s, pc, a.guard, a.body, Next::To(next), text)?;
+        }
+        Ok(())
     }
 
     /// The `(lo, hi)` of every `any` in a simple statement or `atomic`, in order.
@@ -624,75 +624,10 @@ impl Lower<'_, '_> {
         let ctx = self.ctx;
         let p = ctx.procs.resolve(f)?;
         let decl = &ctx.procs.get(p).decl;
-        if args.len() != decl.params.len() {
-            let n = decl.params.len();
-            return Err(CompileError::at(
-                s.span,
-                format!(
-                    "`{}` takes {n} argument{}, but this call passes {}",
-                    f.name,
-                    if n == 1 { "" } else { "s" },
-                    args.len()
-                ),
-            )
-            .related(decl.name.span, "declared here"));
-        }
-        let mut values = Vec::with_capacity(args.len());
-        for (a, q) in args.iter().zip(&decl.params) {
-            let (e, ty) = self.c.expr(a, &mut self.scope())?;
-            let want = value_ty(&q.ty);
-            if ty != want {
-                return Err(CompileError::at(
-                    a.span,
-                    format!(
-                        "parameter `{}` of `{}` is {}, but this argument is {}",
-                        q.name.name,
-                        f.name,
-                        want.name(),
-                        ty.name()
-                    ),
-                ));
-            }
-            values.push(fold(e));
-        }
+        let values = self.call_args(s, f, decl, args)?;
         let place = match target {
             None => None,
-            Some(t) => {
-                let Some(ret) = &decl.ret else {
-                    return Err(
-                        CompileError::at(t.span, format!("`{}` returns no value", f.name))
-                            .related(decl.name.span, "declared without a return type here")
-                            .help(format!("call it as a statement: `call {}(...);`", f.name)),
-                    );
-                };
-                let (place, kind) = self.place(t, None)?;
-                let want = match kind {
-                    SlotKind::Bool => Ty::Bool,
-                    SlotKind::Int => Ty::Int,
-                    _ => {
-                        return Err(CompileError::at(
-                            t.span,
-                            format!(
-                                "`{}` is a lock or semaphore; it cannot take a returned value",
-                                t.name.name
-                            ),
-                        ));
-                    }
-                };
-                if want != value_ty(ret) {
-                    return Err(CompileError::at(
-                        t.span,
-                        format!(
-                            "`{}` is {}, but `{}` returns {}",
-                            t.name.name,
-                            want.name(),
-                            f.name,
-                            value_ty(ret).name()
-                        ),
-                    ));
-                }
-                Some(place)
-            }
+            Some(t) => Some(self.call_target(t, f, decl)?),
         };
         let text = pretty::stmt_head(s);
         let depth = self.frame.map_or(0, |f| ctx.frames[f].depth);
@@ -752,6 +687,88 @@ impl Lower<'_, '_> {
             text,
             StackOp::Call(callee as u32),
         )
+    }
+
+    /// The arguments of a call of `f`, one per parameter, each of the
+    /// parameter's type.
+    fn call_args(
+        &self,
+        s: &ast::Stmt,
+        f: &ast::Ident,
+        decl: &ast::ProcDecl,
+        args: &[ast::Expr],
+    ) -> Result<Vec<CExpr>> {
+        if args.len() != decl.params.len() {
+            let n = decl.params.len();
+            return Err(CompileError::at(
+                s.span,
+                format!(
+                    "`{}` takes {n} argument{}, but this call passes {}",
+                    f.name,
+                    if n == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            )
+            .related(decl.name.span, "declared here"));
+        }
+        let mut values = Vec::with_capacity(args.len());
+        for (a, q) in args.iter().zip(&decl.params) {
+            let (e, ty) = self.c.expr(a, &mut self.scope())?;
+            let want = value_ty(&q.ty);
+            if ty != want {
+                return Err(CompileError::at(
+                    a.span,
+                    format!(
+                        "parameter `{}` of `{}` is {}, but this argument is {}",
+                        q.name.name,
+                        f.name,
+                        want.name(),
+                        ty.name()
+                    ),
+                ));
+            }
+            values.push(fold(e));
+        }
+        Ok(values)
+    }
+
+    /// Where `t := call f(...)` puts the returned value: an int or bool
+    /// variable of the type `f` returns.
+    fn call_target(&self, t: &ast::LValue, f: &ast::Ident, decl: &ast::ProcDecl) -> Result<Place> {
+        let Some(ret) = &decl.ret else {
+            return Err(
+                CompileError::at(t.span, format!("`{}` returns no value", f.name))
+                    .related(decl.name.span, "declared without a return type here")
+                    .help(format!("call it as a statement: `call {}(...);`", f.name)),
+            );
+        };
+        let (place, kind) = self.place(t, None)?;
+        let want = match kind {
+            SlotKind::Bool => Ty::Bool,
+            SlotKind::Int => Ty::Int,
+            _ => {
+                return Err(CompileError::at(
+                    t.span,
+                    format!(
+                        "`{}` is a lock or semaphore; it cannot take a returned value",
+                        t.name.name
+                    ),
+                ));
+            }
+        };
+        if want != value_ty(ret) {
+            return Err(CompileError::at(
+                t.span,
+                format!(
+                    "`{}` is {}, but `{}` returns {}",
+                    t.name.name,
+                    want.name(),
+                    f.name,
+                    value_ty(ret).name()
+                ),
+            ));
+        }
+        Ok(place)
     }
 
     /// `return [e]` at point `pc`.

@@ -23,9 +23,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use indexmap::IndexMap;
 
-use super::{
-    CompileError, Compiler, MAX_STATEMENTS, Numbered, Result, Var, closest, flat, key, number,
-};
+use super::{CompileError, Compiler, Numbered, Result, Var, closest, flat, key, number};
 use crate::model::expr::Place;
 use crate::model::{Frame, Slot, SlotClass, SlotKind};
 use crate::syntax::ast::{self, Item, StmtKind};
@@ -194,16 +192,7 @@ impl<'m> Procs<'m> {
         let mut list = Vec::new();
         let mut label_owner: HashMap<String, Span> = HashMap::new();
         for d in decls {
-            let size = super::unroll::size(&d.body, &count)?;
-            if size > MAX_STATEMENTS {
-                return Err(CompileError::at(
-                    d.name.span,
-                    format!(
-                        "procedure `{}` has {size} statements once `repeat` is unrolled; at most {MAX_STATEMENTS} are allowed",
-                        d.name.name
-                    ),
-                ));
-            }
+            c.unrolled_size(&d.body, &d.name, "procedure")?;
             let decl = if super::unroll::needed(&d.body) {
                 Cow::Owned(ast::ProcDecl {
                     body: super::unroll::unroll(&d.body, &count)?,

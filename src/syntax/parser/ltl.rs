@@ -51,20 +51,25 @@ impl<'a> Parser<'a> {
     }
 
     fn disjunction(&self, i: &'a str) -> Res<'a, Formula> {
-        let (mut i, mut f) = self.conjunction(i)?;
-        while let Some((r, _)) = self.try_sym(i, "||") {
-            let (r, g) = self.conjunction(r)?;
-            f = Formula::Or(Box::new(f), Box::new(g));
-            i = r;
-        }
-        Ok((i, f))
+        self.left_assoc(i, "||", Self::conjunction, Formula::Or)
     }
 
     fn conjunction(&self, i: &'a str) -> Res<'a, Formula> {
-        let (mut i, mut f) = self.until(i)?;
-        while let Some((r, _)) = self.try_sym(i, "&&") {
-            let (r, g) = self.until(r)?;
-            f = Formula::And(Box::new(f), Box::new(g));
+        self.left_assoc(i, "&&", Self::until, Formula::And)
+    }
+
+    /// `operand (op operand)*`, grouped to the left by `join`.
+    fn left_assoc(
+        &self,
+        i: &'a str,
+        op: &'static str,
+        operand: fn(&Self, &'a str) -> Res<'a, Formula>,
+        join: fn(Box<Formula>, Box<Formula>) -> Formula,
+    ) -> Res<'a, Formula> {
+        let (mut i, mut f) = operand(self, i)?;
+        while let Some((r, _)) = self.try_sym(i, op) {
+            let (r, g) = operand(self, r)?;
+            f = join(Box::new(f), Box::new(g));
             i = r;
         }
         Ok((i, f))

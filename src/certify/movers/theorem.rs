@@ -1,0 +1,138 @@
+//! The movers theorem (M) as a [`Theorem`]: the instrumented system, its
+//! laws, instances and frames, for the two levels that certify shares
+//! with Stoller and Cohen's theorem.
+
+use super::frame::MFrame;
+use super::law::{MInst, MoverLaw, instances, instances_at};
+use super::system::{MState, MSys};
+use crate::certify::copies::Copies;
+use crate::certify::law::{Failure, Obligation};
+use crate::certify::system::{QState, Sys};
+use crate::certify::theorem::Theorem;
+
+impl Theorem for MSys<'_> {
+    type Law = MoverLaw;
+    type State = MState;
+    type Inst = MInst;
+    type Frame = MFrame;
+
+    const LAWS: &'static [MoverLaw] = &MoverLaw::ALL;
+    const INIT_LAWS: &'static [MoverLaw] = &[MoverLaw::InitN];
+    const LOOP_LAWS: &'static [MoverLaw] = &[MoverLaw::H11];
+
+    fn sys(&self) -> &Sys<'_> {
+        self.sys
+    }
+    fn obligation(law: MoverLaw) -> Obligation {
+        Obligation::Movers(law)
+    }
+    fn vacuous(law: MoverLaw) -> &'static str {
+        law.vacuous()
+    }
+    fn one_copy(&self) -> Option<&Copies> {
+        self.copies()
+    }
+    fn every_copy(&self) -> Option<&'static str> {
+        self.copies().is_none().then(|| {
+            self.sys
+                .copies
+                .every_copy
+                .unwrap_or("the mover search judges alike transitions of two copies differently")
+        })
+    }
+    fn phases(&self) -> usize {
+        self.threads()
+    }
+
+    fn init(&self) -> MState {
+        MSys::init(self)
+    }
+    fn step(&self, k: usize, m: &MState) -> Option<MState> {
+        MSys::step(self, k, m)
+    }
+    fn qstate(m: &MState) -> &QState {
+        &m.st
+    }
+    fn phase_bits(m: &MState) -> &[bool] {
+        &m.ph
+    }
+    fn assemble(st: QState, ph: Vec<bool>) -> MState {
+        MState { st, ph }
+    }
+    fn shown(m: &MState) -> QState {
+        m.shown()
+    }
+    #[cfg(test)]
+    fn unshown(&self, st: &QState) -> MState {
+        super::law::unshown(self, st)
+    }
+
+    fn law(inst: &MInst) -> MoverLaw {
+        inst.law()
+    }
+    fn instances(&self, copies: Option<&Copies>, visit: &mut dyn FnMut(Option<MInst>) -> bool) {
+        instances(self, copies, visit);
+    }
+    fn instances_at(&self, m: &MState, out: &mut Vec<MInst>) {
+        instances_at(self, m, out);
+    }
+    fn init_instances(&self) -> Vec<MInst> {
+        vec![MInst::Init]
+    }
+    fn loop_instances(&self, _law: MoverLaw, i: usize) -> Vec<MInst> {
+        self.l_loops(i)
+            .into_iter()
+            .map(|points| MInst::Loop { i, points })
+            .collect()
+    }
+    fn is_loop(inst: &MInst) -> bool {
+        matches!(inst, MInst::Loop { .. })
+    }
+    fn check(&self, inst: &MInst, m: &MState) -> Option<Failure> {
+        inst.check(self, m)
+    }
+    fn loop_edges(&self, inst: &MInst, m: &MState) -> Vec<(usize, MState)> {
+        inst.loop_edges(self, m)
+    }
+    /// The cycle is replayed from `start`, so that every state shown is
+    /// exact.
+    fn lasso(&self, inst: &MInst, start: MState, transitions: &[usize]) -> Failure {
+        let mut cur = start.clone();
+        let mut steps = Vec::new();
+        for &k in transitions {
+            if let Some(to) = self.step(k, &cur) {
+                cur = to;
+            }
+            steps.push((k, cur.clone()));
+        }
+        inst.loop_failure(self, &start, &steps)
+    }
+
+    fn frame(&self, inst: &MInst) -> Option<MFrame> {
+        inst.frame(self)
+    }
+    fn narrow(&self, copies: &Copies, inst: &MInst, frame: &mut MFrame) {
+        inst.narrow(self, copies, frame);
+    }
+    fn size(frame: &MFrame) -> u128 {
+        frame.size()
+    }
+    fn width(frame: &MFrame) -> usize {
+        frame.frame.slots.len() + frame.phases.len()
+    }
+    fn valuation(&self, frame: &MFrame, index: u64) -> MState {
+        frame.state(self, index)
+    }
+    fn index(frame: &MFrame, m: &MState) -> Option<u64> {
+        frame.index(m)
+    }
+    fn covers(frame: &MFrame, m: &MState) -> bool {
+        frame.covers(m)
+    }
+    fn project(frame: &MFrame, m: &MState) -> Vec<i64> {
+        frame.project(m)
+    }
+    fn admits(&self, frame: &MFrame, m: &mut MState) -> bool {
+        frame.admits(self, m)
+    }
+}
