@@ -588,7 +588,7 @@ impl Transaction for Txs<'_> {
             || pc == self.model.threads[t].end()
             || self.stops_before(t, pc as usize, begun, out)
             || (!next && !self.in_left(t, out));
-        out.push(i64::from(next) * PHASE | i64::from(begun) * BEGUN);
+        out.push((i64::from(next) * PHASE) | (i64::from(begun) * BEGUN));
         if ends {
             Fired::Ends
         } else {
