@@ -286,62 +286,7 @@ impl ReplayReport {
             trace: Vec::new(),
             transitions: Vec::new(),
         };
-        let mut s = model.init.clone();
-        let mut taken: Vec<Step> = Vec::new();
-        let mut problem: Option<(Problem, usize)> = None;
-        let path = match_path(model, &saved_steps(saved_trace));
-        for (n, st) in saved_trace.iter().enumerate() {
-            let (Some(thread), Some(statement)) = (text(st, "thread"), text(st, "statement"))
-            else {
-                return Err(NotATrace(format!(
-                    "step {} of the trace has no `thread` or `statement`",
-                    n + 1
-                )));
-            };
-            let expected = st.get("state").and_then(Value::as_object);
-            match pick(
-                model,
-                path.as_deref(),
-                n,
-                &s,
-                (&thread, &statement, expected),
-            ) {
-                Err(m) => {
-                    r.divergence = Some(diverge(model, &s, n + 1, &thread, &statement, m));
-                    break;
-                }
-                Ok((k, effect)) => {
-                    r.replayed = n + 1;
-                    r.transitions.push(k);
-                    let after = match effect {
-                        // The reduced search checks WFendExcl too.
-                        Effect::Ok(a) if expected_kind == "well-formedness" => {
-                            if let Some(p) = crate::explore::end_excl(model, k, &s, &a) {
-                                problem = Some((p, n + 1));
-                            }
-                            Some(a)
-                        }
-                        Effect::Ok(a) => Some(a),
-                        Effect::Bad(p, a) => {
-                            problem = Some((p, n + 1));
-                            a
-                        }
-                        Effect::Disabled => unreachable!("match_step takes enabled ones"),
-                    };
-                    taken.push(Step {
-                        transition: k,
-                        state: after.clone(),
-                        starts_step: true,
-                    });
-                    if problem.is_some() {
-                        break;
-                    }
-                    if let Some(a) = after {
-                        s = a;
-                    }
-                }
-            }
-        }
+        let (s, taken, problem) = replay_trace(model, saved_trace, &expected_kind, &mut r)?;
         r.trace = steps(model, &taken, false);
         if r.divergence.is_some() {
             return Ok(r);
@@ -418,6 +363,74 @@ impl ReplayReport {
     pub fn exit_code(&self) -> u8 {
         if self.outcome == "reproduced" { 1 } else { 3 }
     }
+}
+
+/// Replays the saved trace's steps from the initial state into `r`
+/// (transitions, replayed count, divergence): the state where it stopped,
+/// the steps taken, and the problem met with its step, if any.
+fn replay_trace(
+    model: &Model,
+    saved_trace: &[Value],
+    expected_kind: &str,
+    r: &mut ReplayReport,
+) -> Result<(Vec<i64>, Vec<Step>, Option<(Problem, usize)>), NotATrace> {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let mut s = model.init.clone();
+    let mut taken: Vec<Step> = Vec::new();
+    let mut problem: Option<(Problem, usize)> = None;
+    let path = match_path(model, &saved_steps(saved_trace));
+    for (n, st) in saved_trace.iter().enumerate() {
+        let (Some(thread), Some(statement)) = (text(st, "thread"), text(st, "statement")) else {
+            return Err(NotATrace(format!(
+                "step {} of the trace has no `thread` or `statement`",
+                n + 1
+            )));
+        };
+        let expected = st.get("state").and_then(Value::as_object);
+        match pick(
+            model,
+            path.as_deref(),
+            n,
+            &s,
+            (&thread, &statement, expected),
+        ) {
+            Err(m) => {
+                r.divergence = Some(diverge(model, &s, n + 1, &thread, &statement, m));
+                break;
+            }
+            Ok((k, effect)) => {
+                r.replayed = n + 1;
+                r.transitions.push(k);
+                let after = match effect {
+                    // The reduced search checks WFendExcl too.
+                    Effect::Ok(a) if expected_kind == "well-formedness" => {
+                        if let Some(p) = crate::explore::end_excl(model, k, &s, &a) {
+                            problem = Some((p, n + 1));
+                        }
+                        Some(a)
+                    }
+                    Effect::Ok(a) => Some(a),
+                    Effect::Bad(p, a) => {
+                        problem = Some((p, n + 1));
+                        a
+                    }
+                    Effect::Disabled => unreachable!("match_step takes enabled ones"),
+                };
+                taken.push(Step {
+                    transition: k,
+                    state: after.clone(),
+                    starts_step: true,
+                });
+                if problem.is_some() {
+                    break;
+                }
+                if let Some(a) = after {
+                    s = a;
+                }
+            }
+        }
+    }
+    Ok((s, taken, problem))
 }
 
 /// The saved steps' threads, statements and states, up to the first step

@@ -249,6 +249,20 @@ fn finish(
     Outcome::new(verdict, stats, violation)
 }
 
+/// The last parent id of the block that the state limit cuts: the block
+/// of the parent of the first new state that does not fit (`mine`, this
+/// worker's, if it holds it), agreed by every worker.
+fn last_of_cut(net: &mut Net, mine: Option<u64>, first: u32, block: usize) -> u64 {
+    let k = net
+        .gather(&[mine.unwrap_or(u64::MAX)])
+        .iter()
+        .map(|v| v[0])
+        .min()
+        .unwrap_or(u64::MAX);
+    let cut = ((k >> 32) as u32 - first) as u64 / block as u64;
+    u64::from(first) + (cut + 1) * block as u64 - 1
+}
+
 /// One worker's search.
 #[allow(clippy::too_many_arguments)]
 fn work<E: Expand>(
@@ -292,28 +306,7 @@ fn work<E: Expand>(
         let limit = agreed_limit(net, &budget);
         return finish(stats, &budget, Verdict::Inconclusive(limit), None);
     }
-    let mut init = vec![0u64; words];
-    model.layout.pack(&model.init, &mut init);
-    {
-        let mut f = [0u64; 1];
-        let (k, h) = p.kept(&init, &mut f);
-        if owner(h, net.peers) == net.index {
-            let payload = if compact { &init[..] } else { &[][..] };
-            let k = k.to_vec();
-            p.pending[shard_of(h)].offer(h, &k, 0, payload);
-            let (mut keys, mut states) = (Vec::new(), Vec::new());
-            table::settle(
-                &mut p.settled[shard_of(h)],
-                None,
-                &mut p.pending[shard_of(h)],
-                words,
-                &mut keys,
-                &mut states,
-            );
-            p.frontier = states;
-            p.ids = vec![0];
-        }
-    }
+    p.seed_initial(net);
     stats.states = 1;
     if let Some(problem) = check_state(model, &model.init) {
         let v = Violation {
@@ -373,19 +366,8 @@ fn work<E: Expand>(
         let room = budget.max_states().saturating_sub(stats.states);
         let halted = counts.iter().any(|c| c[1] != 0);
         if total > room {
-            // The parent of the first state that does not fit.
-            let k = match room.checked_sub(offset) {
-                Some(i) if i < mine.len() as u64 => mine[i as usize].0,
-                _ => u64::MAX,
-            };
-            let k = net
-                .gather(&[k])
-                .iter()
-                .map(|v| v[0])
-                .min()
-                .unwrap_or(u64::MAX);
-            let cut = ((k >> 32) as u32 - first) as u64 / block as u64;
-            let last = u64::from(first) + (cut + 1) * block as u64 - 1;
+            let first_out = room.checked_sub(offset).and_then(|i| mine.get(i as usize));
+            let last = last_of_cut(net, first_out.map(|m| m.0), first, block);
             let upto = end.map_or(last, |(id, _)| last.min(u64::from(id)));
             level_counts(&mut p, net, &mut stats, upto);
             stats.states = budget.max_states();
@@ -419,6 +401,60 @@ fn work<E: Expand>(
         // 3. Number the new states, keep the links of this range, and tell
         // each owner its states' ids.
         let next = first + n as u32;
+        p.number(net, &counts, &mine, &states, next);
+        stats.states += total;
+        if total == 0 {
+            let o = finish(stats, &budget, Verdict::Holds, None);
+            return close(&mut p, net, o);
+        }
+        stats.depth = level + 1;
+        first = next;
+        n = total;
+        level += 1;
+    }
+}
+
+impl Part<'_> {
+    /// Stores the initial state at its owner, as the first level.
+    fn seed_initial(&mut self, net: &Net) {
+        let words = self.words;
+        let mut init = vec![0u64; words];
+        self.model.layout.pack(&self.model.init, &mut init);
+        let mut f = [0u64; 1];
+        let (k, h) = self.kept(&init, &mut f);
+        if owner(h, net.peers) != net.index {
+            return;
+        }
+        let payload = if self.compact { &init[..] } else { &[][..] };
+        let k = k.to_vec();
+        self.pending[shard_of(h)].offer(h, &k, 0, payload);
+        let (mut keys, mut states) = (Vec::new(), Vec::new());
+        table::settle(
+            &mut self.settled[shard_of(h)],
+            None,
+            &mut self.pending[shard_of(h)],
+            words,
+            &mut keys,
+            &mut states,
+        );
+        self.frontier = states;
+        self.ids = vec![0];
+    }
+
+    /// Numbers this worker's ranked new states `mine` (of `counts` per
+    /// worker, the level's new states starting at id `next`), keeps their
+    /// links, tells each owner its states' ids, and makes the owned ones
+    /// (`states`, by their index) the next frontier.
+    fn number(
+        &mut self,
+        net: &mut Net,
+        counts: &[Vec<u64>],
+        mine: &[(u64, u32, u32)],
+        states: &[u64],
+        next: u32,
+    ) {
+        let words = self.words;
+        let offset: u64 = counts[..net.index].iter().map(|c| c[0]).sum();
         let mut owners: Vec<(u32, u32)> = Vec::new();
         let mut at = u64::from(next);
         for (w, c) in counts.iter().enumerate() {
@@ -429,13 +465,14 @@ fn work<E: Expand>(
         }
         if !mine.is_empty() {
             let start = next + offset as u32;
-            p.ranges.push((start, mine.len() as u32, p.links_len()));
+            self.ranges
+                .push((start, mine.len() as u32, self.links_len()));
             for (i, &(key, from, at)) in mine.iter().enumerate() {
-                p.links.push((key >> 32) as u32, key as u32);
+                self.links.push((key >> 32) as u32, key as u32);
                 net.send(from as usize, &[u64::from(at), u64::from(start + i as u32)]);
             }
         }
-        p.owners.extend(owners);
+        self.owners.extend(owners);
         let mut ids: Vec<(u32, u32)> = Vec::new();
         for (_, records) in net.finish() {
             for r in records.chunks_exact(2) {
@@ -443,22 +480,13 @@ fn work<E: Expand>(
             }
         }
         ids.sort_unstable();
-        p.frontier.clear();
-        p.ids.clear();
+        self.frontier.clear();
+        self.ids.clear();
         for &(id, at) in &ids {
             let at = at as usize * words;
-            p.frontier.extend_from_slice(&states[at..at + words]);
-            p.ids.push(id);
+            self.frontier.extend_from_slice(&states[at..at + words]);
+            self.ids.push(id);
         }
-        stats.states += total;
-        if total == 0 {
-            let o = finish(stats, &budget, Verdict::Holds, None);
-            return close(&mut p, net, o);
-        }
-        stats.depth = level + 1;
-        first = next;
-        n = total;
-        level += 1;
     }
 }
 

@@ -321,6 +321,193 @@ impl Batch {
     }
 }
 
+impl Level<'_> {
+    /// Passes until the level is done or cut: a pass stops at the first
+    /// block that went past the state limit, and that may turn out to be
+    /// no cut once the blocks before it are done (their states, not those
+    /// of later blocks, count). Returns the cut block, if any, and the
+    /// pending states up to it.
+    fn passes<E: Expand + Send>(
+        &self,
+        exps: &mut [E],
+        budgets: &mut [Budget],
+        pending: &[Mutex<Pending>],
+    ) -> (Option<usize>, u64) {
+        let (n, block, first) = (self.len(), self.block, self.first);
+        loop {
+            let workers = if n < SMALL_LEVEL * block {
+                1
+            } else {
+                exps.len()
+            };
+            let mut both: Vec<(&mut E, &mut Budget)> = exps
+                .iter_mut()
+                .zip(budgets.iter_mut())
+                .take(workers)
+                .collect();
+            each(&mut both, |_, (exp, budget)| self.work(*exp, budget));
+            let stop = self.stop_at.load(Relaxed);
+            if stop == usize::MAX {
+                return (None, self.pending_states.load(Relaxed));
+            }
+            let blk = lock(&self.blocks[stop]);
+            let blk = blk.as_ref().expect("blocks up to the cut are done");
+            let last = match &blk.end {
+                Some((p, _)) => *p,
+                None => first + (((stop + 1) * block).min(n) - 1) as u32,
+            };
+            let key = (u64::from(last) << 32) | u64::from(u32::MAX);
+            let count: u64 = pending
+                .iter()
+                .map(|p| lock(p).iter().filter(|&(_, k, _)| k <= key).count() as u64)
+                .sum();
+            if count > self.room {
+                // The first block whose successors pass the limit: the one
+                // of the parent of the first state that does not fit (the
+                // block that saw the pending count pass it may be later).
+                let mut keys: Vec<u64> = pending
+                    .iter()
+                    .flat_map(|p| {
+                        lock(p)
+                            .iter()
+                            .map(|(_, k, _)| k)
+                            .filter(|&k| k <= key)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let (_, &mut k, _) = keys.select_nth_unstable(self.room as usize);
+                let cut = ((k >> 32) as u32 - first) as usize / block;
+                return (Some(cut), count);
+            }
+            if blk.end.is_some() {
+                return (Some(stop), count);
+            }
+            // No cut here after all: go on from the next block, keeping as
+            // the cut any later block that ended early in this pass.
+            let ended = self.blocks[stop + 1..]
+                .iter()
+                .position(|b| lock(b).as_ref().is_some_and(|b| b.end.is_some()))
+                .map_or(usize::MAX, |i| stop + 1 + i);
+            self.stop_at.store(ended, Relaxed);
+            self.next.store(stop, Relaxed);
+        }
+    }
+}
+
+/// The verdict and counterexample of a level that ended early at parent
+/// `p`, and the reduced step a limit cut (in `stats`).
+fn ending<E: Expand>(
+    model: &Model,
+    exp: &mut E,
+    links: &Links,
+    p: u32,
+    end: End,
+    stats: &mut Stats,
+    budgets: &[Budget],
+) -> (Verdict, Option<Violation>) {
+    match end {
+        End::Found(found) => {
+            let trace = trace_to(model, exp, links, p, found.path);
+            let v = Violation {
+                problem: found.problem,
+                initial: false,
+                trace,
+            };
+            (Verdict::Violated, Some(v))
+        }
+        End::Deadlock => {
+            let trace = trace_to(model, exp, links, p, Vec::new());
+            let v = Violation {
+                problem: Problem::Deadlock,
+                initial: p == 0,
+                trace,
+            };
+            (Verdict::Violated, Some(v))
+        }
+        End::Stack(bound, run_states, run_thread) => {
+            // The reduced step under way when the bound was met.
+            if run_states > 0 {
+                stats.run_states = run_states;
+                stats.run_thread = Some(run_thread);
+            }
+            (Verdict::Inconclusive(Limit::Stack(bound)), None)
+        }
+        End::Halt {
+            run_states,
+            run_thread,
+        } => {
+            let hit = budgets
+                .iter()
+                .find_map(|b| b.hit)
+                .unwrap_or(Limit::States(budgets[0].max_states()));
+            if run_states > 0 {
+                stats.run_states = run_states;
+                stats.run_thread = Some(run_thread);
+            }
+            (Verdict::Inconclusive(hit), None)
+        }
+    }
+}
+
+/// Moves the level's pending states into the table (on several threads
+/// where there are many) and numbers them by key: their parent links, and
+/// the next frontier in id order.
+#[allow(clippy::too_many_arguments)]
+fn settle_level(
+    settled: &mut [Shard],
+    pending: &mut [Mutex<Pending>],
+    extra: &[usize],
+    bits: Option<&Bits>,
+    links: &mut Links,
+    workers_max: usize,
+    block: usize,
+    words: usize,
+) -> Vec<u64> {
+    let total: usize = extra.iter().sum();
+    let workers = if total < SMALL_LEVEL * block {
+        1
+    } else {
+        workers_max
+    };
+    let per = SHARDS.div_ceil(workers);
+    let mut parts: Vec<Part> = settled
+        .chunks_mut(per)
+        .zip(pending.chunks_mut(per))
+        .zip(extra.chunks(per))
+        .map(|((s, p), e)| {
+            // Exact sizes: no doubling past what was planned.
+            let n: usize = e.iter().sum();
+            (s, p, Vec::with_capacity(n), Vec::with_capacity(n * words))
+        })
+        .collect();
+    each(&mut parts, |_, (shards, pend, keys, states)| {
+        for (s, p) in shards.iter_mut().zip(pend.iter_mut()) {
+            let p = p
+                .get_mut()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            table::settle(s, bits, p, words, keys, states);
+        }
+        keys.sort_unstable();
+    });
+    let mut next = Vec::with_capacity(total * words);
+    let mut heads = vec![0usize; parts.len()];
+    for _ in 0..total {
+        let (w, _) = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(w, part)| part.2.get(heads[w]).map(|k| (w, k.0)))
+            .min_by_key(|&(_, k)| k)
+            .expect("as many keys as states");
+        let (key, at) = parts[w].2[heads[w]];
+        heads[w] += 1;
+        links.push((key >> 32) as u32, key as u32);
+        let at = at as usize * words;
+        next.extend_from_slice(&parts[w].3[at..at + words]);
+    }
+    drop(parts);
+    next
+}
+
 fn halt(budget: &mut Budget) -> End {
     let end = End::Halt {
         run_states: budget.run_states,
@@ -542,67 +729,7 @@ pub fn search<E: Expand + Send>(
             b.stored = stats.states;
             b.store_bytes = slack(held);
         }
-        // Passes until the level is done or cut: a pass stops at the first
-        // block that went past the state limit, and that may turn out to be
-        // no cut once the blocks before it are done (their states, not
-        // those of later blocks, count).
-        let (cut, count) = loop {
-            let workers = if n < SMALL_LEVEL * block {
-                1
-            } else {
-                exps.len()
-            };
-            let mut both: Vec<(&mut E, &mut Budget)> = exps
-                .iter_mut()
-                .zip(budgets.iter_mut())
-                .take(workers)
-                .collect();
-            each(&mut both, |_, (exp, budget)| lv.work(*exp, budget));
-            let stop = lv.stop_at.load(Relaxed);
-            if stop == usize::MAX {
-                break (None, lv.pending_states.load(Relaxed));
-            }
-            let blk = lock(&lv.blocks[stop]);
-            let blk = blk.as_ref().expect("blocks up to the cut are done");
-            let last = match &blk.end {
-                Some((p, _)) => *p,
-                None => first + (((stop + 1) * block).min(n) - 1) as u32,
-            };
-            let key = (u64::from(last) << 32) | u64::from(u32::MAX);
-            let count: u64 = pending
-                .iter()
-                .map(|p| lock(p).iter().filter(|&(_, k, _)| k <= key).count() as u64)
-                .sum();
-            if count > lv.room {
-                // The first block whose successors pass the limit: the one
-                // of the parent of the first state that does not fit (the
-                // block that saw the pending count pass it may be later).
-                let mut keys: Vec<u64> = pending
-                    .iter()
-                    .flat_map(|p| {
-                        lock(p)
-                            .iter()
-                            .map(|(_, k, _)| k)
-                            .filter(|&k| k <= key)
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
-                let (_, &mut k, _) = keys.select_nth_unstable(lv.room as usize);
-                let cut = ((k >> 32) as u32 - first) as usize / block;
-                break (Some(cut), count);
-            }
-            if blk.end.is_some() {
-                break (Some(stop), count);
-            }
-            // No cut here after all: go on from the next block, keeping as
-            // the cut any later block that ended early in this pass.
-            let ended = lv.blocks[stop + 1..]
-                .iter()
-                .position(|b| lock(b).as_ref().is_some_and(|b| b.end.is_some()))
-                .map_or(usize::MAX, |i| stop + 1 + i);
-            lv.stop_at.store(ended, Relaxed);
-            lv.next.store(stop, Relaxed);
-        };
+        let (cut, count) = lv.passes(exps, &mut budgets, &pending);
         // The counts of every block up to the cut, in order.
         let upto = cut.map_or(lv.blocks.len(), |c| c + 1);
         let mut end = None;
@@ -640,48 +767,8 @@ pub fn search<E: Expand + Send>(
             if count > 0 {
                 stats.depth = level + 1;
             }
-            let (verdict, violation) = match end {
-                End::Found(found) => {
-                    let trace = trace_to(model, &mut exps[0], &links, p, found.path);
-                    let v = Violation {
-                        problem: found.problem,
-                        initial: false,
-                        trace,
-                    };
-                    (Verdict::Violated, Some(v))
-                }
-                End::Deadlock => {
-                    let trace = trace_to(model, &mut exps[0], &links, p, Vec::new());
-                    let v = Violation {
-                        problem: Problem::Deadlock,
-                        initial: p == 0,
-                        trace,
-                    };
-                    (Verdict::Violated, Some(v))
-                }
-                End::Stack(bound, run_states, run_thread) => {
-                    // The reduced step under way when the bound was met.
-                    if run_states > 0 {
-                        stats.run_states = run_states;
-                        stats.run_thread = Some(run_thread);
-                    }
-                    (Verdict::Inconclusive(Limit::Stack(bound)), None)
-                }
-                End::Halt {
-                    run_states,
-                    run_thread,
-                } => {
-                    let hit = budgets
-                        .iter()
-                        .find_map(|b| b.hit)
-                        .unwrap_or(Limit::States(budget.max_states()));
-                    if run_states > 0 {
-                        stats.run_states = run_states;
-                        stats.run_thread = Some(run_thread);
-                    }
-                    (Verdict::Inconclusive(hit), None)
-                }
-            };
+            let (verdict, violation) =
+                ending(model, &mut exps[0], &links, p, end, &mut stats, &budgets);
             return done(
                 &mut found,
                 &forced,
@@ -711,47 +798,16 @@ pub fn search<E: Expand + Send>(
                 finish(stats, &budget, Verdict::Inconclusive(l), None),
             );
         }
-        let workers = if total < SMALL_LEVEL * block {
-            1
-        } else {
-            exps.len()
-        };
-        let per = SHARDS.div_ceil(workers);
-        let mut parts: Vec<Part> = settled
-            .chunks_mut(per)
-            .zip(pending.chunks_mut(per))
-            .zip(extra.chunks(per))
-            .map(|((s, p), e)| {
-                // Exact sizes: no doubling past what was planned.
-                let n: usize = e.iter().sum();
-                (s, p, Vec::with_capacity(n), Vec::with_capacity(n * words))
-            })
-            .collect();
-        each(&mut parts, |_, (shards, pend, keys, states)| {
-            for (s, p) in shards.iter_mut().zip(pend.iter_mut()) {
-                let p = p
-                    .get_mut()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                table::settle(s, bits.as_ref(), p, words, keys, states);
-            }
-            keys.sort_unstable();
-        });
-        let mut next = Vec::with_capacity(total * words);
-        let mut heads = vec![0usize; parts.len()];
-        for _ in 0..total {
-            let (w, _) = parts
-                .iter()
-                .enumerate()
-                .filter_map(|(w, part)| part.2.get(heads[w]).map(|k| (w, k.0)))
-                .min_by_key(|&(_, k)| k)
-                .expect("as many keys as states");
-            let (key, at) = parts[w].2[heads[w]];
-            heads[w] += 1;
-            links.push((key >> 32) as u32, key as u32);
-            let at = at as usize * words;
-            next.extend_from_slice(&parts[w].3[at..at + words]);
-        }
-        drop(parts);
+        let next = settle_level(
+            &mut settled,
+            &mut pending,
+            &extra,
+            bits.as_ref(),
+            &mut links,
+            exps.len(),
+            block,
+            words,
+        );
         first += n as u32;
         stats.states += total as u64;
         if total > 0 {
