@@ -41,9 +41,9 @@ pub use explore::{
 };
 pub use explore::{
     Cluster, Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable,
-    Interference, Kept, Kind, Limit, Limits, Options, Outcome, Overlay, Problem, ReducedStep,
-    Reduction, StateGraph, Stats, Step, StepResult, SummaryStats, Verdict, Violation, check,
-    replay, resident_bytes, state_graph, step,
+    Interference, Kept, Kind, LevelProfile, Limit, Limits, Options, Outcome, Overlay, Problem,
+    Profile, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, SummaryStats, Verdict,
+    Violation, WorkerTimes, check, replay, resident_bytes, state_graph, step,
 };
 pub use explore::{
     Effect, Mismatch, SavedStep, SplitMix, Walk, WalkEnd, choices, effect, initial_problem,
@@ -66,8 +66,8 @@ pub use refine::{
 };
 pub use report::{
     Blocked, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, Deadlock,
-    FindingRow, LassoReport, Link, LoopRow, LtlReport, PreservedRow, PropertyReport, RegionRow,
-    StateLayout, StepReport, ThreadState, ViolationReport, Wait,
+    FindingRow, LassoReport, LevelRow, Link, LoopRow, LtlReport, PreservedRow, PropertyReport,
+    RegionRow, StateLayout, StatsReport, StepReport, ThreadState, TimesRow, ViolationReport, Wait,
 };
 pub use stepping::{
     ChoiceView, Difference, Divergence, NotATrace, ReplayReport, ScriptView, Session, SessionView,

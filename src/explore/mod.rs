@@ -13,6 +13,7 @@ pub(crate) mod movers;
 mod outcome;
 mod parallel;
 mod persistent;
+mod profile;
 pub(crate) mod sc;
 mod search;
 mod store;
@@ -39,6 +40,7 @@ pub use graph::{
 pub use liveness::{LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal};
 pub use movers::{LockReader, Plan as MoverPlan, mover_kind};
 pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
+pub use profile::{Level as LevelProfile, Profile, Work as WorkerTimes};
 pub(crate) use reduced::end_excl;
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 pub(crate) use store::{Full, Insert, Room, Store};

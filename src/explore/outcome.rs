@@ -270,6 +270,9 @@ pub struct Outcome {
     /// What a `holds` does not establish: properties asked for that the
     /// reduction does not preserve in full.
     pub caveats: Vec<String>,
+    /// Where the search's time went (`check --stats`); none where the
+    /// search does not record it (over several processes).
+    pub profile: Option<super::Profile>,
 }
 
 impl Outcome {
@@ -286,6 +289,7 @@ impl Outcome {
             summaries: None,
             coverage: None,
             caveats: Vec::new(),
+            profile: None,
         }
     }
 }

@@ -25,10 +25,12 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 
 use super::Kept;
 use super::budget::{Budget, Halt, TICK};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
+use super::profile::{self, Profile, Work};
 use super::search::{Expand, Findings, Found, Limits, Stop, check_state, replay};
 use super::store::{Full, Room, Store, hash};
 use super::table::{self, AHEAD, Bits, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
@@ -68,6 +70,8 @@ struct Block {
     over: bool,
     /// What its expansions found besides successors.
     findings: Findings,
+    /// Time spent storing successors (the rest was expanding).
+    store: Duration,
 }
 
 /// What the workers of a level share.
@@ -94,6 +98,10 @@ struct Level<'a> {
     deadlock: bool,
     /// States per block.
     block: usize,
+    /// Per worker, where its time went (`check --stats`).
+    times: Vec<Mutex<Work>>,
+    /// The time the passes took where the level is split among workers.
+    split_wall: Mutex<Duration>,
 }
 
 impl Level<'_> {
@@ -101,18 +109,25 @@ impl Level<'_> {
         self.frontier.len() / self.words
     }
 
-    /// Takes blocks until none is left before the cut.
-    fn work<E: Expand>(&self, exp: &mut E, budget: &mut Budget) {
+    /// Takes blocks until none is left before the cut; `w` is the worker.
+    fn work<E: Expand>(&self, w: usize, exp: &mut E, budget: &mut Budget) {
         let n = self.len().div_ceil(self.block);
+        let mut times = Work::default();
         loop {
             let b = self.next.fetch_add(1, Relaxed);
             if b >= n || b > self.stop_at.load(Relaxed) {
+                let mut t = lock(&self.times[w]);
+                t.expand += times.expand;
+                t.store += times.store;
                 return;
             }
             if lock(&self.blocks[b]).is_some() {
                 continue;
             }
+            let start = Instant::now();
             let mut block = self.block(b, exp, budget);
+            times.store += block.store;
+            times.expand += start.elapsed().saturating_sub(block.store);
             exp.take_findings(&mut block.findings);
             if block.end.is_some() || block.over {
                 self.stop_at.fetch_min(b, Relaxed);
@@ -135,7 +150,7 @@ impl Level<'_> {
             if budget.tick().is_err() {
                 // Successors already emitted are offered, as if each had
                 // been offered when emitted.
-                let _ = self.flush(&mut batch, budget, &mut blk.over);
+                let _ = self.flush(&mut batch, budget, &mut blk.over, &mut blk.store);
                 blk.end = Some((p, halt(budget)));
                 return blk;
             }
@@ -143,7 +158,12 @@ impl Level<'_> {
                 .layout
                 .unpack(&self.frontier[i * words..(i + 1) * words], &mut s);
             let mut seq = 0u32;
-            let (transitions, fired, over) = (&mut blk.transitions, &mut blk.fired, &mut blk.over);
+            let (transitions, fired, over, store) = (
+                &mut blk.transitions,
+                &mut blk.fired,
+                &mut blk.over,
+                &mut blk.store,
+            );
             let mut result = exp.expand(&s, budget, &mut |succ, path, budget| {
                 *transitions += 1;
                 *fired += path.len() as u64;
@@ -155,13 +175,15 @@ impl Level<'_> {
                 seq += 1;
                 // A state may have any number of successors.
                 if batch.len() == BATCH_MAX {
-                    self.flush(&mut batch, budget, over)?;
+                    self.flush(&mut batch, budget, over, store)?;
                 }
                 Ok(())
             });
             let last = i + 1 == end || !matches!(result, Ok(true));
             if (last || batch.len() >= BATCH)
-                && self.flush(&mut batch, budget, &mut blk.over).is_err()
+                && self
+                    .flush(&mut batch, budget, &mut blk.over, &mut blk.store)
+                    .is_err()
                 && result.is_ok()
             {
                 result = Err(Stop::Halt);
@@ -200,8 +222,22 @@ impl Level<'_> {
     /// Looks the batch's successors up in the settled table, and offers
     /// those not there to the next level, shard by shard (one lock each);
     /// every place a lookup or an offer goes to is fetched first, so that
-    /// the cache misses overlap. Empties the batch.
-    fn flush(&self, batch: &mut Batch, budget: &mut Budget, over: &mut bool) -> Result<(), Halt> {
+    /// the cache misses overlap. Empties the batch. Adds the time it took
+    /// to `took`.
+    fn flush(
+        &self,
+        batch: &mut Batch,
+        budget: &mut Budget,
+        over: &mut bool,
+        took: &mut Duration,
+    ) -> Result<(), Halt> {
+        let start = Instant::now();
+        let result = self.offer(batch, budget, over);
+        *took += start.elapsed();
+        result
+    }
+
+    fn offer(&self, batch: &mut Batch, budget: &mut Budget, over: &mut bool) -> Result<(), Halt> {
         let words = self.words;
         let Batch {
             words: packed,
@@ -334,18 +370,19 @@ impl Level<'_> {
         pending: &[Mutex<Pending>],
     ) -> (Option<usize>, u64) {
         let (n, block, first) = (self.len(), self.block, self.first);
+        let split = n >= SMALL_LEVEL * block;
         loop {
-            let workers = if n < SMALL_LEVEL * block {
-                1
-            } else {
-                exps.len()
-            };
+            let workers = if split { exps.len() } else { 1 };
             let mut both: Vec<(&mut E, &mut Budget)> = exps
                 .iter_mut()
                 .zip(budgets.iter_mut())
                 .take(workers)
                 .collect();
-            each(&mut both, |_, (exp, budget)| self.work(*exp, budget));
+            let start = Instant::now();
+            each(&mut both, |w, (exp, budget)| self.work(w, *exp, budget));
+            if split {
+                *lock(&self.split_wall) += start.elapsed();
+            }
             let stop = self.stop_at.load(Relaxed);
             if stop == usize::MAX {
                 return (None, self.pending_states.load(Relaxed));
@@ -462,13 +499,10 @@ fn settle_level(
     workers_max: usize,
     block: usize,
     words: usize,
-) -> Vec<u64> {
+) -> (Vec<u64>, Numbering) {
     let total: usize = extra.iter().sum();
-    let workers = if total < SMALL_LEVEL * block {
-        1
-    } else {
-        workers_max
-    };
+    let split = total >= SMALL_LEVEL * block;
+    let workers = if split { workers_max } else { 1 };
     let per = SHARDS.div_ceil(workers);
     let mut parts: Vec<Part> = settled
         .chunks_mut(per)
@@ -477,10 +511,19 @@ fn settle_level(
         .map(|((s, p), e)| {
             // Exact sizes: no doubling past what was planned.
             let n: usize = e.iter().sum();
-            (s, p, Vec::with_capacity(n), Vec::with_capacity(n * words))
+            let took = Duration::ZERO;
+            (
+                s,
+                p,
+                Vec::with_capacity(n),
+                Vec::with_capacity(n * words),
+                took,
+            )
         })
         .collect();
-    each(&mut parts, |_, (shards, pend, keys, states)| {
+    let start = Instant::now();
+    each(&mut parts, |_, (shards, pend, keys, states, took)| {
+        let start = Instant::now();
         for (s, p) in shards.iter_mut().zip(pend.iter_mut()) {
             let p = p
                 .get_mut()
@@ -488,24 +531,100 @@ fn settle_level(
             table::settle(s, bits, p, words, keys, states);
         }
         keys.sort_unstable();
+        *took = start.elapsed();
     });
-    let mut next = Vec::with_capacity(total * words);
-    let mut heads = vec![0usize; parts.len()];
-    for _ in 0..total {
-        let (w, _) = parts
-            .iter()
-            .enumerate()
-            .filter_map(|(w, part)| part.2.get(heads[w]).map(|k| (w, k.0)))
-            .min_by_key(|&(_, k)| k)
-            .expect("as many keys as states");
-        let (key, at) = parts[w].2[heads[w]];
-        heads[w] += 1;
-        links.push((key >> 32) as u32, key as u32);
-        let at = at as usize * words;
-        next.extend_from_slice(&parts[w].3[at..at + words]);
+    let mut took: Vec<Duration> = parts.iter().map(|p| p.4).collect();
+    let sorted: Vec<Sorted> = parts.iter().map(|p| (&p.2[..], &p.3[..])).collect();
+    let (next, order, merging) = merge(&sorted, total, words, workers);
+    took.resize(took.len().max(merging.len()), Duration::ZERO);
+    for (t, m) in took.iter_mut().zip(merging) {
+        *t += m;
     }
+    let numbering = Numbering {
+        split: split.then(|| start.elapsed()),
+        parts: took,
+    };
     drop(parts);
-    next
+    for key in order {
+        links.push((key >> 32) as u32, key as u32);
+    }
+    (next, numbering)
+}
+
+/// A part's keys, sorted, each with where its state is in the part's copies.
+type Sorted<'a> = (&'a [(u64, u32)], &'a [u64]);
+
+/// Merges the parts' sorted keys, on `workers` threads that each take a
+/// range of keys: the next frontier in key order, the keys in that order,
+/// and each worker's time.
+fn merge(
+    parts: &[Sorted],
+    total: usize,
+    words: usize,
+    workers: usize,
+) -> (Vec<u64>, Vec<u64>, Vec<Duration>) {
+    // Where each range of keys begins in each part, and where it ends.
+    let bounds = splitters(parts, workers);
+    let starts: Vec<Vec<usize>> = (0..=bounds.len() + 1)
+        .map(|r| {
+            let below = |keys: &[(u64, u32)]| match r {
+                0 => 0,
+                r if r > bounds.len() => keys.len(),
+                r => keys.partition_point(|k| k.0 < bounds[r - 1]),
+            };
+            parts.iter().map(|(keys, _)| below(keys)).collect()
+        })
+        .collect();
+    let mut next = vec![0u64; total * words];
+    let mut order = vec![0u64; total];
+    let (mut states, mut keys) = (&mut next[..], &mut order[..]);
+    let mut jobs = Vec::new();
+    for r in 0..starts.len() - 1 {
+        let len: usize = (0..parts.len())
+            .map(|p| starts[r + 1][p] - starts[r][p])
+            .sum();
+        let (s, rest) = std::mem::take(&mut states).split_at_mut(len * words);
+        states = rest;
+        let (k, rest) = std::mem::take(&mut keys).split_at_mut(len);
+        keys = rest;
+        jobs.push((r, s, k, Duration::ZERO));
+    }
+    each(&mut jobs, |_, (r, out, keys, took)| {
+        let start = Instant::now();
+        let (mut heads, ends) = (starts[*r].clone(), &starts[*r + 1]);
+        for (i, slot) in keys.iter_mut().enumerate() {
+            let p = (0..parts.len())
+                .filter(|&p| heads[p] < ends[p])
+                .min_by_key(|&p| parts[p].0[heads[p]].0)
+                .expect("as many keys as states");
+            let (key, at) = parts[p].0[heads[p]];
+            heads[p] += 1;
+            *slot = key;
+            let at = at as usize * words;
+            out[i * words..(i + 1) * words].copy_from_slice(&parts[p].1[at..at + words]);
+        }
+        *took = start.elapsed();
+    });
+    let took = jobs.iter().map(|j| j.3).collect();
+    (next, order, took)
+}
+
+/// Keys that cut the parts' keys into `workers` ranges of about the same
+/// size, from a sample of each part (keys are distinct).
+fn splitters(parts: &[Sorted], workers: usize) -> Vec<u64> {
+    let mut sample: Vec<u64> = parts
+        .iter()
+        .flat_map(|(keys, _)| {
+            let step = (keys.len() / (16 * workers)).max(1);
+            keys.iter().step_by(step).map(|k| k.0)
+        })
+        .collect();
+    sample.sort_unstable();
+    let mut bounds: Vec<u64> = (1..workers)
+        .filter_map(|i| sample.get(i * sample.len() / workers).copied())
+        .collect();
+    bounds.dedup();
+    bounds
 }
 
 fn halt(budget: &mut Budget) -> End {
@@ -556,13 +675,73 @@ pub(super) fn done(found: &mut Findings, forced: &Store<u8>, mut o: Outcome) -> 
 }
 
 /// A worker's share of the settling: its shards, their pending states,
-/// and the keys and copies of the states it moved.
+/// the keys and copies of the states it moved, and the time it took.
 type Part<'a> = (
     &'a mut [Shard],
     &'a mut [Mutex<Pending>],
     Vec<(u64, u32)>,
     Vec<u64>,
+    Duration,
 );
+
+/// The time numbering a level took: the wall time of its split part (none
+/// where it ran on one thread) and each worker's part.
+struct Numbering {
+    split: Option<Duration>,
+    parts: Vec<Duration>,
+}
+
+/// A level's profile while the level runs.
+struct Timing {
+    level: profile::Level,
+    /// The wall time of the parts split among the workers so far.
+    split_wall: Duration,
+    start: Instant,
+}
+
+impl Timing {
+    fn numbered(&mut self, n: &Numbering) {
+        for (w, &took) in self.level.workers.iter_mut().zip(&n.parts) {
+            w.number += took;
+            if let Some(wall) = n.split {
+                w.wait += wall.saturating_sub(took);
+                self.level.split += took;
+            }
+        }
+        self.split_wall += n.split.unwrap_or_default();
+    }
+
+    fn level(mut self) -> profile::Level {
+        self.level.wall = self.start.elapsed();
+        self.level.serial = self.level.wall.saturating_sub(self.split_wall);
+        self.level
+    }
+}
+
+impl Level<'_> {
+    /// The profile of the level's expansion, begun at `start`.
+    fn timing(&self, start: Instant) -> Timing {
+        let split_wall = *lock(&self.split_wall);
+        let split = split_wall > Duration::ZERO;
+        let workers: Vec<Work> = self.times.iter().map(|t| *lock(t)).collect();
+        let mut level = profile::Level {
+            states: self.len() as u64,
+            ..profile::Level::default()
+        };
+        for mut w in workers {
+            if split {
+                level.split += w.busy();
+                w.wait = split_wall.saturating_sub(w.busy());
+            }
+            level.workers.push(w);
+        }
+        Timing {
+            level,
+            split_wall,
+            start,
+        }
+    }
+}
 
 /// Runs `f(i, &mut items[i])` for every item, on a thread each when there
 /// is more than one.
@@ -592,58 +771,157 @@ pub fn search<E: Expand + Send>(
     progress: &mut dyn FnMut(&Stats),
 ) -> Outcome {
     let block = if block == 0 { BLOCK } else { block };
-    let mut budget = Budget::new(limits);
-    let words = model.layout.words();
-    let compact = kept == Kept::HashCompact;
-    let finish = |mut stats: Stats, budget: &Budget, verdict, violation| {
-        stats.elapsed = budget.elapsed();
-        Outcome::new(verdict, stats, violation)
+    let mut run = match Run::new(model, limits, kept, exps.len()) {
+        Ok(run) => run,
+        Err(o) => return o,
     };
-    let bits = match kept {
-        Kept::Bitstate { log2, hashes } => {
+    let mut frontier = match run.seed() {
+        Ok(frontier) => frontier,
+        Err((verdict, violation)) => return run.end(verdict, violation),
+    };
+    let words = run.words;
+    let mut budgets = vec![run.budget.clone(); exps.len()];
+    let mut first = 0u32;
+    let mut reported = 0u64;
+    while !frontier.is_empty() {
+        if run.stats.states / (1 << 16) > reported {
+            reported = run.stats.states / (1 << 16);
+            run.stats.elapsed = run.budget.elapsed();
+            progress(&run.stats);
+        }
+        let start = Instant::now();
+        let n = frontier.len() / words;
+        // What the run holds against the memory limit: the store, and the
+        // level being expanded (the frontier and the blocks' results).
+        let held = run.stats.memory
+            + run.pending.iter_mut().map(|p| lock(p).bytes()).sum::<u64>()
+            + (frontier.capacity() * 8) as u64
+            + (n.div_ceil(block) * std::mem::size_of::<Mutex<Option<Block>>>()) as u64;
+        let lv = run.level(&frontier, first, held, deadlock, block);
+        for b in &mut budgets {
+            b.stored = run.stats.states;
+            b.store_bytes = slack(held);
+        }
+        let (cut, count) = lv.passes(exps, &mut budgets, &run.pending);
+        // The blocks up to the cut, in order.
+        let blocks: Vec<Block> = lv.blocks[..cut.map_or(lv.blocks.len(), |c| c + 1)]
+            .iter()
+            .map(|b| lock(b).take().expect("blocks up to the cut are done"))
+            .collect();
+        let timing = lv.timing(start);
+        let pb = lv.pending_bytes.load(Relaxed);
+        drop(lv);
+        let end = run.count(blocks);
+        let max = run.budget.max_states();
+        if run.stats.states + count > max {
+            run.grow(count, max - run.stats.states);
+            return run.end(Verdict::Inconclusive(Limit::States(max)), None);
+        }
+        if let Some((p, end)) = end {
+            run.grow(count, count);
+            let (verdict, violation) = ending(
+                model,
+                &mut exps[0],
+                &run.links,
+                p,
+                end,
+                &mut run.stats,
+                &budgets,
+            );
+            return run.end(verdict, violation);
+        }
+        let Some(next) = run.settle(held, pb, exps.len(), block, timing) else {
+            let l = Limit::Memory(run.max_memory.unwrap_or(0));
+            return run.end(Verdict::Inconclusive(l), None);
+        };
+        first += n as u32;
+        if run.budget.check_time().is_err() {
+            let hit = run.budget.hit();
+            return run.end(Verdict::Inconclusive(hit), None);
+        }
+        frontier = next;
+    }
+    run.end(Verdict::Holds, None)
+}
+
+/// The search's state from level to level.
+struct Run<'a> {
+    model: &'a Model,
+    words: usize,
+    /// `--hash-compact`: the table keeps fingerprints.
+    compact: bool,
+    budget: Budget,
+    max_memory: Option<u64>,
+    bits: Option<Bits>,
+    settled: Vec<Shard>,
+    pending: Vec<Mutex<Pending>>,
+    links: Links,
+    stats: Stats,
+    /// The findings of the blocks counted so far (none past a cut).
+    found: Findings,
+    forced: Store<u8>,
+    profile: Profile,
+    start: Instant,
+}
+
+impl<'a> Run<'a> {
+    /// The empty store; the outcome instead where the `--bitstate` array
+    /// cannot be had.
+    fn new(model: &'a Model, limits: &Limits, kept: Kept, threads: usize) -> Result<Self, Outcome> {
+        let words = model.layout.words();
+        let compact = kept == Kept::HashCompact;
+        // What the table and the pending sets keep of a state, and the payload.
+        let (fw, pw) = if compact { (1, words) } else { (words, 0) };
+        let mut run = Run {
+            model,
+            words,
+            compact,
+            budget: Budget::new(limits),
+            max_memory: limits.max_memory,
+            bits: None,
+            settled: Vec::new(),
+            pending: Vec::new(),
+            links: Links::default(),
+            stats: Stats::default(),
+            found: Findings::default(),
+            forced: Store::new(words),
+            profile: Profile {
+                threads,
+                ..Profile::default()
+            },
+            start: Instant::now(),
+        };
+        if let Kept::Bitstate { log2, hashes } = kept {
             // The array is allocated whole, before the search: one larger
             // than the memory limit or than the system can give ends the
             // run at once.
             let bytes = Bits::bytes_for(log2);
-            let bits = limits
+            run.bits = limits
                 .max_memory
                 .is_none_or(|m| bytes <= m)
                 .then(|| Bits::new(log2, hashes))
                 .flatten();
-            if bits.is_none() {
+            if run.bits.is_none() {
                 let l = Limit::Memory(limits.max_memory.unwrap_or(bytes));
-                let o = finish(Stats::default(), &budget, Verdict::Inconclusive(l), None);
-                return done(&mut Findings::default(), &Store::new(words), o);
+                return Err(run.end(Verdict::Inconclusive(l), None));
             }
-            bits
         }
-        _ => None,
-    };
-    let bits_bytes = bits.as_ref().map_or(0, Bits::bytes);
-    // What the table and the pending sets keep of a state, and the payload.
-    let (fw, pw) = if compact { (1, words) } else { (words, 0) };
-    let mut settled: Vec<Shard> = (0..SHARDS).map(|_| Shard::default()).collect();
-    let mut pending: Vec<Mutex<Pending>> = (0..SHARDS)
-        .map(|_| Mutex::new(Pending::new(fw, pw)))
-        .collect();
-    let mut links = Links::default();
-    let mut stats = Stats::default();
-    let store_bytes =
-        |settled: &[Shard], links: &Links| table::table_bytes(settled) + links.bytes() + bits_bytes;
-    // The findings of the blocks counted so far (none past a cut).
-    let mut found = Findings::default();
-    let mut forced: Store<u8> = Store::new(words);
-
-    let mut frontier = vec![0u64; words];
-    model.layout.pack(&model.init, &mut frontier);
-    if budget.check_start().is_err() {
-        return done(
-            &mut found,
-            &forced,
-            finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None),
-        );
+        run.settled = (0..SHARDS).map(|_| Shard::default()).collect();
+        run.pending = (0..SHARDS)
+            .map(|_| Mutex::new(Pending::new(fw, pw)))
+            .collect();
+        Ok(run)
     }
-    {
+
+    /// Stores the initial state and returns the first frontier; the ending
+    /// instead where the run ends there.
+    fn seed(&mut self) -> Result<Vec<u64>, (Verdict, Option<Violation>)> {
+        let (model, words, compact) = (self.model, self.words, self.compact);
+        let mut frontier = vec![0u64; words];
+        model.layout.pack(&model.init, &mut frontier);
+        if self.budget.check_start().is_err() {
+            return Err((Verdict::Inconclusive(self.budget.hit()), None));
+        }
         let mut batch = Batch::default();
         batch.push(&frontier, 0, compact);
         let h = batch.found[0].0;
@@ -652,96 +930,89 @@ pub fn search<E: Expand + Send>(
         } else {
             &frontier[..]
         };
-        let mut p = Pending::new(fw, pw);
+        let mut p = Pending::new(
+            if compact { 1 } else { words },
+            if compact { words } else { 0 },
+        );
         p.offer(h, key_words, 0, if compact { &frontier } else { &[] });
         let (mut keys, mut states) = (Vec::new(), Vec::new());
+        let shard = &mut self.settled[shard_of(h)];
         table::settle(
-            &mut settled[shard_of(h)],
-            bits.as_ref(),
+            shard,
+            self.bits.as_ref(),
             &mut p,
             words,
             &mut keys,
             &mut states,
         );
-        links.push(0, 0);
-    }
-    stats.states = 1;
-    stats.memory = store_bytes(&settled, &links);
-    budget.stored = 1;
-    budget.store_bytes = stats.memory;
-    if budget.room().bytes == 0 {
-        let l = Limit::Memory(limits.max_memory.unwrap_or(0));
-        return done(
-            &mut found,
-            &forced,
-            finish(stats, &budget, Verdict::Inconclusive(l), None),
-        );
-    }
-    if let Some(problem) = check_state(model, &model.init) {
-        let v = Violation {
-            problem,
-            initial: true,
-            trace: Vec::new(),
-        };
-        return done(
-            &mut found,
-            &forced,
-            finish(stats, &budget, Verdict::Violated, Some(v)),
-        );
-    }
-    let mut budgets = vec![budget.clone(); exps.len()];
-    let mut first = 0u32;
-    let mut level = 0u64;
-    let mut reported = 0u64;
-    while !frontier.is_empty() {
-        if stats.states / (1 << 16) > reported {
-            reported = stats.states / (1 << 16);
-            stats.elapsed = budget.elapsed();
-            progress(&stats);
+        self.links.push(0, 0);
+        self.stats.states = 1;
+        self.stats.memory = self.store_bytes();
+        self.budget.stored = 1;
+        self.budget.store_bytes = self.stats.memory;
+        if self.budget.room().bytes == 0 {
+            let l = Limit::Memory(self.max_memory.unwrap_or(0));
+            return Err((Verdict::Inconclusive(l), None));
         }
-        let n = frontier.len() / words;
-        // What the run holds against the memory limit: the store, and the
-        // level being expanded (the frontier and the blocks' results).
-        let held = stats.memory
-            + pending.iter_mut().map(|p| lock(p).bytes()).sum::<u64>()
-            + (frontier.capacity() * 8) as u64
-            + (n.div_ceil(block) * std::mem::size_of::<Mutex<Option<Block>>>()) as u64;
-        let lv = Level {
-            model,
-            words,
-            frontier: &frontier,
+        if let Some(problem) = check_state(model, &model.init) {
+            let v = Violation {
+                problem,
+                initial: true,
+                trace: Vec::new(),
+            };
+            return Err((Verdict::Violated, Some(v)));
+        }
+        Ok(frontier)
+    }
+
+    /// The shared state of the workers expanding `frontier`.
+    fn level<'l>(
+        &'l self,
+        frontier: &'l [u64],
+        first: u32,
+        held: u64,
+        deadlock: bool,
+        block: usize,
+    ) -> Level<'l> {
+        let n = frontier.len() / self.words;
+        Level {
+            model: self.model,
+            words: self.words,
+            frontier,
             first,
-            settled: &settled,
-            bits: bits.as_ref(),
-            compact,
-            pending: &pending,
+            settled: &self.settled,
+            bits: self.bits.as_ref(),
+            compact: self.compact,
+            pending: &self.pending,
             blocks: (0..n.div_ceil(block)).map(|_| Mutex::default()).collect(),
             next: AtomicUsize::new(0),
             stop_at: AtomicUsize::new(usize::MAX),
             pending_states: AtomicU64::new(0),
             pending_bytes: AtomicU64::new(0),
-            room: budget.max_states().saturating_sub(stats.states),
+            room: self.budget.max_states().saturating_sub(self.stats.states),
             store_bytes: held,
             deadlock,
             block,
-        };
-        for b in &mut budgets {
-            b.stored = stats.states;
-            b.store_bytes = slack(held);
+            times: (0..self.profile.threads)
+                .map(|_| Mutex::default())
+                .collect(),
+            split_wall: Mutex::default(),
         }
-        let (cut, count) = lv.passes(exps, &mut budgets, &pending);
-        // The counts of every block up to the cut, in order.
-        let upto = cut.map_or(lv.blocks.len(), |c| c + 1);
+    }
+
+    /// Adds the counts of the level's blocks up to the cut, in order, and
+    /// returns the first early end among them.
+    fn count(&mut self, blocks: Vec<Block>) -> Option<(u32, End)> {
         let mut end = None;
-        for b in &lv.blocks[..upto] {
-            let blk = lock(b).take().expect("blocks up to the cut are done");
-            found.starts.extend(blk.findings.starts);
-            for w in blk.findings.forced.chunks_exact(words) {
-                let _ = forced.insert(w, 0, || Room {
+        for blk in blocks {
+            self.found.starts.extend(blk.findings.starts);
+            for w in blk.findings.forced.chunks_exact(self.words) {
+                let _ = self.forced.insert(w, 0, || Room {
                     states: u64::MAX,
                     bytes: u64::MAX,
                 });
             }
+            let stats = &mut self.stats;
             stats.transitions += blk.transitions;
             stats.fired += blk.fired;
             stats.deadlocks += blk.deadlocks;
@@ -750,87 +1021,75 @@ pub fn search<E: Expand + Send>(
                 end = blk.end;
             }
         }
-        if stats.states + count > budget.max_states() {
-            stats.states = budget.max_states();
-            if count > 0 {
-                stats.depth = level + 1;
-            }
-            let l = Limit::States(budget.max_states());
-            return done(
-                &mut found,
-                &forced,
-                finish(stats, &budget, Verdict::Inconclusive(l), None),
-            );
+        end
+    }
+
+    /// Counts `added` states of the next level (`new` of them new).
+    fn grow(&mut self, new: u64, added: u64) {
+        self.stats.states += added;
+        if new > 0 {
+            self.stats.depth = self.profile.levels.len() as u64 + 1;
         }
-        if let Some((p, end)) = end {
-            stats.states += count;
-            if count > 0 {
-                stats.depth = level + 1;
-            }
-            let (verdict, violation) =
-                ending(model, &mut exps[0], &links, p, end, &mut stats, &budgets);
-            return done(
-                &mut found,
-                &forced,
-                finish(stats, &budget, verdict, violation),
-            );
-        }
-        // Settle the level: grow the table within the memory limit, move
-        // the pending states in, number them by key.
-        let extra: Vec<usize> = pending.iter().map(|p| lock(p).len()).collect();
+    }
+
+    /// Settles the level: grows the table within the memory limit, moves
+    /// the pending states in, numbers them by key. The next frontier, or
+    /// none where the memory limit does not allow it.
+    fn settle(
+        &mut self,
+        held: u64,
+        pending_bytes: u64,
+        workers: usize,
+        block: usize,
+        mut timing: Timing,
+    ) -> Option<Vec<u64>> {
+        let words = self.words;
+        let extra: Vec<usize> = self.pending.iter().map(|p| lock(p).len()).collect();
         let total: usize = extra.iter().sum();
-        let (grow, peak) = if bits.is_some() {
-            (0, 0)
-        } else {
-            table::growth(&settled, &extra, fw)
+        let fw = if self.compact { 1 } else { words };
+        let (grow, peak) = match self.bits {
+            Some(_) => (0, 0),
+            None => table::growth(&self.settled, &extra, fw),
         };
         // The new table and links, and the numbering: each new state's key
         // and copy, sorted, then copied into the next frontier.
-        let need = grow + peak + links.growth(total) + (total * (16 + 2 * words * 8)) as u64;
-        let lv_pb = lv.pending_bytes.load(Relaxed);
-        budget.store_bytes = slack(held + lv_pb);
-        drop(lv);
-        if slack(need) > budget.room().bytes {
-            let l = Limit::Memory(limits.max_memory.unwrap_or(0));
-            return done(
-                &mut found,
-                &forced,
-                finish(stats, &budget, Verdict::Inconclusive(l), None),
-            );
+        let need = grow + peak + self.links.growth(total) + (total * (16 + 2 * words * 8)) as u64;
+        self.budget.store_bytes = slack(held + pending_bytes);
+        if slack(need) > self.budget.room().bytes {
+            return None;
         }
-        let next = settle_level(
-            &mut settled,
-            &mut pending,
+        let (next, numbering) = settle_level(
+            &mut self.settled,
+            &mut self.pending,
             &extra,
-            bits.as_ref(),
-            &mut links,
-            exps.len(),
+            self.bits.as_ref(),
+            &mut self.links,
+            workers,
             block,
             words,
         );
-        first += n as u32;
-        stats.states += total as u64;
-        if total > 0 {
-            stats.depth = level + 1;
-        }
-        stats.memory = store_bytes(&settled, &links);
-        budget.stored = stats.states;
-        budget.store_bytes = stats.memory;
-        if budget.check_time().is_err() {
-            return done(
-                &mut found,
-                &forced,
-                finish(stats, &budget, Verdict::Inconclusive(budget.hit()), None),
-            );
-        }
-        frontier = next;
-        level += 1;
+        timing.numbered(&numbering);
+        self.grow(total as u64, total as u64);
+        self.stats.memory = self.store_bytes();
+        self.budget.stored = self.stats.states;
+        self.budget.store_bytes = self.stats.memory;
+        self.profile.levels.push(timing.level());
+        Some(next)
     }
-    done(
-        &mut found,
-        &forced,
-        finish(stats, &budget, Verdict::Holds, None),
-    )
+
+    fn store_bytes(&self) -> u64 {
+        let bits = self.bits.as_ref().map_or(0, Bits::bytes);
+        table::table_bytes(&self.settled) + self.links.bytes() + bits
+    }
+
+    /// The outcome, with what the counted blocks found and the profile.
+    fn end(mut self, verdict: Verdict, violation: Option<Violation>) -> Outcome {
+        self.stats.elapsed = self.budget.elapsed();
+        self.profile.wall = self.start.elapsed();
+        let mut o = Outcome::new(verdict, self.stats, violation);
+        o.profile = Some(self.profile);
+        done(&mut self.found, &self.forced, o)
+    }
 }
 
 /// The trace to state `id`, followed by `tail`.

@@ -8,11 +8,13 @@ use serde_json::{Map, Value};
 mod contract;
 mod deadlock;
 mod ltl;
+mod profile;
 mod state;
 
 pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 pub use deadlock::{Blocked, Deadlock, Link, Wait};
 pub use ltl::{LassoReport, LtlReport, PropertyReport};
+pub use profile::{LevelRow, StatsReport, TimesRow};
 pub use state::{StateLayout, ThreadState};
 
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
@@ -92,6 +94,9 @@ pub struct CheckReport {
     /// The `ltl` properties checked, when the model has some.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ltl: Option<LtlReport>,
+    /// `--stats`: where the search's time went.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<StatsReport>,
 }
 
 /// A kind of lock misuse met during the search.
@@ -366,6 +371,7 @@ impl CheckReport {
             final_state: last_state.map(|s| json_state(model, s)),
             final_layout: last_state.map(|s| StateLayout::of(model, s)),
             ltl: None,
+            stats: None,
         }
     }
 
@@ -877,6 +883,10 @@ impl fmt::Display for CheckReport {
         }
         if let Some(ltl) = &self.ltl {
             write!(f, "{ltl}")?;
+        }
+        if let Some(stats) = &self.stats {
+            writeln!(f)?;
+            write!(f, "{stats}")?;
         }
         Ok(())
     }

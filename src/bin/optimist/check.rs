@@ -126,6 +126,12 @@ pub struct CheckArgs {
     /// step they take (refine, certify).
     #[arg(long)]
     progress: bool,
+    /// Show where the search's time went: per level and per worker thread,
+    /// the seconds spent expanding, storing, numbering and waiting, and
+    /// the serial fraction of the run (also in JSON). Times vary from run
+    /// to run; the verdict and counts do not.
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -359,6 +365,11 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         if args.certify {
             return refuse("`--certify` runs in one process; check over several without it");
         }
+        if args.stats {
+            return refuse(
+                "`--stats` profiles the search of one process (`--threads`); check over several without it",
+            );
+        }
         options.fingerprint = fingerprint(&src.text, &defines, &options);
     }
     let started = Instant::now();
@@ -367,6 +378,9 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
     progress.finish();
     let mut report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
     report.show_transactions = args.transactions;
+    if args.stats {
+        report.stats = outcome.profile.as_ref().map(optimist::StatsReport::new);
+    }
     if !selected.is_empty() {
         let fairness = match args.fairness {
             FairnessArg::None => Fairness::None,
