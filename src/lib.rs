@@ -31,7 +31,8 @@ pub use certify::{
     pinned_claim, proof_certificate, recheck_certificate, sha256_hex,
 };
 pub use certify::{
-    CertifyReduction, MoverLaw, movers_proof_certificate, pinned_movers_claim, recheck_movers_proof,
+    CertifyReduction, CertifyTheorem, MoverLaw, movers_proof_certificate, pinned_movers_claim,
+    recheck_movers_proof,
 };
 pub use classify::{Class, Classification, ENUMERATION_BOUND, Reason, WORK_BOUND, classify};
 pub use error::{Error, ErrorPlace, Source};

@@ -104,7 +104,7 @@ impl SimulateReport {
             steps: walk.steps,
             violation,
             message,
-            trace: steps(model, &walk.trace, reduction != Reduction::None),
+            trace: steps(model, &walk.trace, !reduction.is_full()),
             final_state: json_state(model, last),
             final_layout: StateLayout::of(model, last),
             deadlock_is_violation: true,

@@ -22,7 +22,7 @@ use super::report::write_table;
 use super::sha256::sha256_hex;
 use super::{Certification, law::Obligation};
 use super::{CertifyLevel, CertifyOptions, FRAME_BOUND, ObligationStatus, certify};
-use super::{CertifyReduction, MoverLaw, pinned_movers_claim, recheck_movers_proof};
+use super::{CertifyTheorem, MoverLaw, pinned_movers_claim, recheck_movers_proof};
 use crate::model::Model;
 
 /// The format this version writes and reads.
@@ -227,7 +227,7 @@ impl CertifyCertificate {
     ) -> CertifyCertificate {
         let obligations = records(cert);
         let verdict = verdict_of(obligations.iter().map(|o| o.result.as_str())).to_string();
-        let movers = cert.options.reduction == CertifyReduction::Movers;
+        let movers = cert.options.reduction == CertifyTheorem::Movers;
         CertifyCertificate {
             format: CERTIFY_CERTIFICATE_FORMAT.to_string(),
             reduction: movers.then(|| "movers".to_string()),
@@ -435,36 +435,36 @@ impl Reasons {
 }
 
 /// The theorem a certificate records the hypotheses of.
-fn reduction_of(cert: &CertifyCertificate) -> CertifyReduction {
+fn reduction_of(cert: &CertifyCertificate) -> CertifyTheorem {
     if cert.reduction.as_deref() == Some("movers") {
-        CertifyReduction::Movers
+        CertifyTheorem::Movers
     } else {
-        CertifyReduction::Sc
+        CertifyTheorem::Sc
     }
 }
 
 /// The keys of the theorem's obligations, in report order.
-fn keys(reduction: CertifyReduction) -> Vec<&'static str> {
+fn keys(reduction: CertifyTheorem) -> Vec<&'static str> {
     match reduction {
-        CertifyReduction::Movers => MoverLaw::ALL.iter().map(|o| o.key()).collect(),
-        CertifyReduction::Sc => Obligation::ALL.iter().map(|o| o.key()).collect(),
+        CertifyTheorem::Movers => MoverLaw::ALL.iter().map(|o| o.key()).collect(),
+        CertifyTheorem::Sc => Obligation::ALL.iter().map(|o| o.key()).collect(),
     }
 }
 
 /// The claim the trusted core pins for the theorem.
-fn pinned(reduction: CertifyReduction, proof_certificate_sha256: &str) -> ClaimRecord {
+fn pinned(reduction: CertifyTheorem, proof_certificate_sha256: &str) -> ClaimRecord {
     match reduction {
-        CertifyReduction::Movers => pinned_movers_claim(proof_certificate_sha256),
-        CertifyReduction::Sc => pinned_claim(proof_certificate_sha256),
+        CertifyTheorem::Movers => pinned_movers_claim(proof_certificate_sha256),
+        CertifyTheorem::Sc => pinned_claim(proof_certificate_sha256),
     }
 }
 
 /// Whether the trusted core re-derives the theorem from the proof
 /// certificate `bytes`.
-fn recheck_proof(reduction: CertifyReduction, bytes: &str) -> Result<(), String> {
+fn recheck_proof(reduction: CertifyTheorem, bytes: &str) -> Result<(), String> {
     match reduction {
-        CertifyReduction::Movers => recheck_movers_proof(bytes),
-        CertifyReduction::Sc => omega_algebra::Certificate::from_json(bytes)
+        CertifyTheorem::Movers => recheck_movers_proof(bytes),
+        CertifyTheorem::Sc => omega_algebra::Certificate::from_json(bytes)
             .map_err(|e| e.to_string())
             .and_then(|c| {
                 omega_algebra::recheck(&c)
@@ -610,7 +610,7 @@ fn recheck_claim(
         None => {
             reasons.doubt(format!(
                 "the proof certificate was not given (--proof-certificate, written by `optimist prove{} --emit-certificate`): the claim's proof is not re-checked",
-                if reduction == CertifyReduction::Movers {
+                if reduction == CertifyTheorem::Movers {
                     " --theorem movers"
                 } else {
                     ""
@@ -632,7 +632,7 @@ fn recheck_claim(
 /// trusted core re-deriving the theorem from it.
 fn recheck_proof_certificate(
     cert: &CertifyCertificate,
-    reduction: CertifyReduction,
+    reduction: CertifyTheorem,
     bytes: &str,
     reasons: &mut Reasons,
 ) -> String {

@@ -35,7 +35,8 @@ pub use certificate::{
 pub use frame::FRAME_BOUND;
 pub use law::Obligation;
 pub use movers::{
-    CertifyReduction, MoverLaw, movers_proof_certificate, pinned_movers_claim, recheck_movers_proof,
+    CertifyReduction, CertifyTheorem, MoverLaw, movers_proof_certificate, pinned_movers_claim,
+    recheck_movers_proof,
 };
 pub use report::{CertificateNote, CertifiedCheck, CertifyReport, ProceduresReport};
 pub use sha256::sha256_hex;
@@ -86,7 +87,7 @@ impl CertifyLevel {
 pub struct CertifyOptions {
     /// Which theorem's hypotheses: Stoller and Cohen's (19) or the movers
     /// theorem (M).
-    pub reduction: CertifyReduction,
+    pub reduction: CertifyTheorem,
     /// How to check.
     pub level: CertifyLevel,
     /// Most valuations per obligation instance at the local level.
@@ -111,7 +112,7 @@ pub struct CertifyOptions {
 impl Default for CertifyOptions {
     fn default() -> CertifyOptions {
         CertifyOptions {
-            reduction: CertifyReduction::Sc,
+            reduction: CertifyTheorem::Sc,
             level: CertifyLevel::Local,
             frame_bound: FRAME_BOUND,
             max_states: DEFAULT_MAX_STATES,
@@ -218,8 +219,8 @@ impl Certification {
 pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
     let sys = Sys::new(model);
     match options.reduction {
-        CertifyReduction::Sc => certify_with(&sys, options),
-        CertifyReduction::Movers => movers::certify(&sys, options),
+        CertifyTheorem::Sc => certify_with(&sys, options),
+        CertifyTheorem::Movers => movers::certify(&sys, options),
     }
 }
 

@@ -8,8 +8,8 @@ use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::law::{Failure, Obligation};
-use super::{Certification, CertifyLevel, CertifyReduction, MoverLaw, ObligationStatus};
-use crate::explore::{Limit, Options, Reduction};
+use super::{Certification, CertifyLevel, CertifyTheorem, MoverLaw, ObligationStatus};
+use crate::explore::{Limit, Options};
 use crate::model::Model;
 use crate::report::{CheckReport, json_state};
 
@@ -296,7 +296,7 @@ fn list(laws: &[Obligation]) -> String {
 /// line: the same sentences for both theorems, but for what each theorem
 /// says and the escape each allows where only a loop fails.
 fn conclusion(cert: &Certification) -> String {
-    let movers = cert.options.reduction == CertifyReduction::Movers;
+    let movers = cert.options.reduction == CertifyTheorem::Movers;
     let with = |s: ObligationStatus| -> Vec<Obligation> {
         cert.laws
             .iter()
@@ -396,7 +396,7 @@ impl CertifyReport {
             }
         }
         let local = cert.level == CertifyLevel::Local;
-        let movers = cert.options.reduction == CertifyReduction::Movers;
+        let movers = cert.options.reduction == CertifyTheorem::Movers;
         let conclusion = conclusion(cert);
         CertifyReport {
             model: model.name.clone(),
@@ -821,11 +821,11 @@ fn certified(
     } else {
         "the reduction theorem"
     };
-    let mismatch = match options.reduction {
-        Reduction::None => false,
-        Reduction::Sc | Reduction::ScStubborn => movers,
-        Reduction::Movers | Reduction::MoversStubborn => !movers,
-        Reduction::Stubborn => true,
+    let mismatch = match options.reduction.theorem() {
+        _ if options.reduction.is_full() => false,
+        Some(CertifyTheorem::Sc) => movers,
+        Some(CertifyTheorem::Movers) => !movers,
+        None => true,
     };
     match certify.verdict {
         _ if mismatch => (
@@ -910,7 +910,7 @@ impl CertifiedCheck {
     /// Combines a check of a model (run with `options`) with its certificate.
     pub fn new(check: CheckReport, certify: CertifyReport, options: &Options) -> CertifiedCheck {
         let movers = certify.reduction == Some("movers");
-        let (verdict, conclusion) = if options.reduction == Reduction::None {
+        let (verdict, conclusion) = if options.reduction.is_full() {
             (
                 check.verdict,
                 "the check explored the original system itself, so its verdict needs no certificate".to_string(),
@@ -921,10 +921,9 @@ impl CertifiedCheck {
         // Stubborn sets over transactions: the certificate covers the
         // transactions, not the selection among them.
         let conclusion = if verdict == "holds"
-            && matches!(
-                options.reduction,
-                Reduction::ScStubborn | Reduction::MoversStubborn
-            ) {
+            && options.reduction.stubborn()
+            && options.reduction.theorem().is_some()
+        {
             format!(
                 "{conclusion}; the certificate covers the {} transactions only: the stubborn-set selection among them rests on the stubborn-set argument (Godefroid, 1996), which neither certify nor `optimist prove` checks",
                 if movers { "mover" } else { "Stoller-Cohen" }

@@ -12,7 +12,7 @@ use super::law::Failure;
 use super::system::Sys;
 use super::theorem::Theorem;
 use super::*;
-use crate::explore::{Budget, Limits, Options, Outcome, Reduction, Verdict};
+use crate::explore::{Budget, Limits, Options, Outcome, Verdict};
 
 // The random-system generator of the integration tests, read-only (the
 // movers tests use it too).
@@ -267,8 +267,8 @@ thread b {
 #[test]
 fn a_guard_reading_another_threads_point_is_visible() {
     let model = compile(AT_GUARD);
-    let full = run(&model, Reduction::None);
-    let reduced = run(&model, Reduction::Sc);
+    let full = run(&model, "none");
+    let reduced = run(&model, "sc");
     assert_eq!(full.verdict, Verdict::Violated);
     assert_eq!(reduced.verdict, Verdict::Violated);
     for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
@@ -377,9 +377,10 @@ fn every_witness_of_a_shipped_model_replays() {
     }
 }
 
-pub(super) fn run(model: &Model, reduction: Reduction) -> Outcome {
+/// A check under the registered reduction called `reduction`.
+pub(super) fn run(model: &Model, reduction: &str) -> Outcome {
     let options = Options {
-        reduction,
+        reduction: reduction.parse().expect("a registered reduction"),
         limits: Limits {
             max_states: Some(100_000),
             max_time: Some(Duration::from_secs(20)),
@@ -410,7 +411,7 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
     // Whenever certify holds, the reduced and full verdicts agree.
     if local.verdict() == ObligationStatus::Holds || exhaustive.verdict() == ObligationStatus::Holds
     {
-        reduced_agrees(&model, Reduction::Sc, "reduced", text)?;
+        reduced_agrees(&model, "sc", "reduced", text)?;
     }
     Ok(())
 }
@@ -472,11 +473,11 @@ pub(super) fn levels_agree<T: Theorem>(
 /// promises.
 pub(super) fn reduced_agrees(
     model: &Model,
-    reduction: Reduction,
+    reduction: &str,
     name: &str,
     text: &str,
 ) -> Result<(Outcome, Outcome), TestCaseError> {
-    let full = run(model, Reduction::None);
+    let full = run(model, "none");
     let reduced = run(model, reduction);
     if verdict(&full) != "inconclusive" && verdict(&reduced) != "inconclusive" {
         prop_assert_eq!(

@@ -1,106 +1,49 @@
-//! Stubborn sets over transactions: `sc+stubborn` (the combination
-//! Stoller and Cohen's section 7 proposes) and `movers+stubborn`. Each
-//! owes both contracts: the transactions' side conditions, judged as the
-//! transactions alone judge them, and the stubborn sets' proviso.
+//! Stubborn sets stacked on transactions: `sc+stubborn` (the combination
+//! Stoller and Cohen's section 7 proposes) and `movers+stubborn`, one
+//! [`Stacked`] mode over the base layer's own. Each owes both contracts:
+//! the transactions' side conditions, judged as the transactions alone
+//! judge them, and the stubborn sets' proviso.
 
 use super::contract::{Judgement, Mode};
 use super::graph::{Overlay, StateGraph};
-use super::movers::{Movers, Transactions};
 use super::outcome::{Outcome, Stats};
-use super::reduced::Reduced;
-use super::sc::classify::{Classification, classify};
 use super::search::Watch;
-use super::stubborn::{self, OverSteps, Transactions as Steps};
-use super::{Ignoring, Interference, Options, Reduction};
+use super::stubborn::{self, OverSteps, Steps};
+use super::{Interference, Options, Reduction};
 use crate::model::Model;
 
-/// Stubborn sets over the transactions `make` makes.
-fn search<'m, R: Steps + Send>(
+/// Stubborn sets over the transactions of a base mode.
+pub(super) struct Stacked<'m> {
     model: &'m Model,
-    options: &Options,
-    watch: &mut Option<Watch>,
-    progress: &mut dyn FnMut(&Stats),
-    make: impl Fn() -> R,
-) -> Outcome {
-    let over = || OverSteps::new(model, make(), &make, options.interference);
-    let mut o = super::on_workers(model, options, watch, progress, over);
-    o.interference = Some(options.interference);
-    o.ignoring = Some(options.ignoring);
-    o
-}
-
-/// `--reduction sc+stubborn`.
-pub(super) struct ScStubborn<'m> {
-    model: &'m Model,
-    class: Classification,
-    ignoring: Ignoring,
+    base: Box<dyn Mode + 'm>,
     interference: Interference,
 }
 
-impl<'m> ScStubborn<'m> {
-    /// Stubborn sets over `model`'s Stoller-Cohen steps.
-    pub(super) fn new(model: &'m Model, ignoring: Ignoring, interference: Interference) -> Self {
-        ScStubborn {
-            model,
-            class: classify(model),
-            ignoring,
-            interference,
-        }
-    }
-}
-
-impl Mode for ScStubborn<'_> {
-    fn judge(&self) -> Vec<Judgement> {
-        let mut j = super::sc::judge(self.model, &self.class, self.ignoring);
-        j.push(stubborn::proviso(self.model));
-        j
-    }
-
-    fn search(
-        &self,
-        options: &Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&Stats),
-    ) -> Outcome {
-        let steps = || Reduced::new(self.model, &self.class, self.ignoring);
-        search(self.model, options, watch, progress, steps)
-    }
-
-    fn overlay(&self, graph: &StateGraph) -> Overlay {
-        let steps = || Reduced::new(self.model, &self.class, self.ignoring);
-        let mut exp = OverSteps::new(self.model, steps(), steps, self.interference);
-        super::graph::walk(&mut exp, Reduction::ScStubborn, graph)
-    }
-}
-
-/// `--reduction movers+stubborn`.
-pub(super) struct MoversStubborn<'m> {
-    model: &'m Model,
-    txs: Transactions<'m>,
-    ignoring: Ignoring,
-    interference: Interference,
-}
-
-impl<'m> MoversStubborn<'m> {
-    /// Stubborn sets over `model`'s mover transactions.
+impl<'m> Stacked<'m> {
+    /// Stubborn sets over the transactions of `base`, a mode of `model`.
     pub(super) fn new(
         model: &'m Model,
-        ignoring: Ignoring,
+        base: Box<dyn Mode + 'm>,
         interference: Interference,
-        deadlocks: bool,
     ) -> Self {
-        MoversStubborn {
+        Stacked {
             model,
-            txs: Transactions::new(model, ignoring, deadlocks),
-            ignoring,
+            base,
             interference,
         }
     }
+
+    /// A fresh copy of the base's transactions.
+    fn steps(&self) -> Box<Steps<'_>> {
+        // Only layers of transactions stack stubborn sets this way; the
+        // original system has its own (`stubborn::Selective`).
+        self.base.steps().expect("the base mode has transactions")
+    }
 }
 
-impl Mode for MoversStubborn<'_> {
+impl Mode for Stacked<'_> {
     fn judge(&self) -> Vec<Judgement> {
-        let mut j = self.txs.judge();
+        let mut j = self.base.judge();
         j.push(stubborn::proviso(self.model));
         j
     }
@@ -111,13 +54,17 @@ impl Mode for MoversStubborn<'_> {
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
     ) -> Outcome {
-        let txs = || Movers::new(self.model, self.txs.plan(), self.ignoring);
-        search(self.model, options, watch, progress, txs)
+        let steps = || self.steps();
+        let over = || OverSteps::new(self.model, steps(), steps, options.interference);
+        let mut o = super::on_workers(self.model, options, watch, progress, over);
+        o.interference = Some(options.interference);
+        o.ignoring = Some(options.ignoring);
+        o
     }
 
-    fn overlay(&self, graph: &StateGraph) -> Overlay {
-        let txs = || Movers::new(self.model, self.txs.plan(), self.ignoring);
-        let mut exp = OverSteps::new(self.model, txs(), txs, self.interference);
-        super::graph::walk(&mut exp, Reduction::MoversStubborn, graph)
+    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay {
+        let steps = || self.steps();
+        let mut exp = OverSteps::new(self.model, steps(), steps, self.interference);
+        super::graph::walk(&mut exp, reduction, graph)
     }
 }

@@ -16,7 +16,8 @@
 //! - and it builds its expander behind the search's `Expand` seam.
 //!
 //! `check`, `graph`, `certify`, `refine` and `classify` all read the same
-//! value, made by [`mode`]: no side condition is decided anywhere else.
+//! value, made by [`mode`] from the reduction's layer (`registry.rs`): no
+//! side condition is decided anywhere else.
 
 use std::fmt;
 
@@ -285,8 +286,14 @@ pub(crate) trait Mode {
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
     ) -> Outcome;
-    /// Its stored states and steps drawn over the full state graph.
-    fn overlay(&self, graph: &StateGraph) -> Overlay;
+    /// Its stored states and steps drawn over the full state graph, as
+    /// `reduction`'s.
+    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay;
+    /// A fresh copy of its transactions, where it is made of transactions
+    /// that stubborn sets can be stacked on (see `registry.rs`).
+    fn steps(&self) -> Option<Box<super::stubborn::Steps<'_>>> {
+        None
+    }
     /// The expander of the graph that `ltl` properties are checked on,
     /// where the atoms read the slots `visible` marks; `None` where the
     /// contract does not preserve them.
@@ -311,7 +318,7 @@ impl std::error::Error for Unsupported {}
 /// Checks that `options` name a reduction: `--summaries` needs the
 /// transactions of `sc` or `movers` and commit point completion.
 pub fn validate(options: &Options) -> Result<(), Unsupported> {
-    if options.summaries && !matches!(options.reduction, Reduction::Sc | Reduction::Movers) {
+    if options.summaries && !options.reduction.supports_summaries() {
         return Err(Unsupported(
             "`--summaries` works with `--reduction sc` or `--reduction movers`: summaries are made of their transactions".into(),
         ));
@@ -346,54 +353,13 @@ pub fn validate(options: &Options) -> Result<(), Unsupported> {
 
 /// The reduction `options` name, applied to `model`.
 pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm> {
-    let ignoring = options.ignoring;
-    match options.reduction {
-        Reduction::None => Box::new(super::full::Plain::new(model)),
-        Reduction::Sc | Reduction::Movers if options.summaries => {
-            Box::new(super::summarized::Summarized::new(
-                model,
-                options.reduction,
-                !options.summaries_per_thread,
-            ))
-        }
-        Reduction::Sc => Box::new(super::sc::Sc::new(model, ignoring)),
-        Reduction::Movers => Box::new(super::movers::Transactions::new(
-            model,
-            ignoring,
-            options.deadlock,
-        )),
-        Reduction::Stubborn => {
-            Box::new(super::stubborn::Selective::new(model, options.interference))
-        }
-        Reduction::ScStubborn => Box::new(super::combined::ScStubborn::new(
-            model,
-            ignoring,
-            options.interference,
-        )),
-        Reduction::MoversStubborn => Box::new(super::combined::MoversStubborn::new(
-            model,
-            ignoring,
-            options.interference,
-            options.deadlock,
-        )),
-    }
+    options.reduction.layer().mode(model, options)
 }
 
 /// The contract of the reduction `options` name, whatever the model.
 pub fn contract(options: &Options) -> Result<Contract, Unsupported> {
     validate(options)?;
-    let i = options.ignoring;
-    let c = match options.reduction {
-        Reduction::None => super::full::contract(),
-        Reduction::Sc | Reduction::Movers if options.summaries => {
-            super::summarized::contract(options.reduction, !options.summaries_per_thread)
-        }
-        Reduction::Sc => super::sc::contract(i),
-        Reduction::Movers => super::movers::contract(i),
-        Reduction::Stubborn => super::stubborn::contract(),
-        Reduction::ScStubborn => super::stubborn::over(super::sc::contract(i)),
-        Reduction::MoversStubborn => super::stubborn::over(super::movers::contract(i)),
-    };
+    let c = options.reduction.layer().contract(options);
     Ok(Contract {
         store: match options.kept {
             Kept::Exact => None,

@@ -1,6 +1,7 @@
 //! Full exploration: every enabled transition of every thread.
 
 use super::budget::Budget;
+use super::contract::Mode;
 use super::search::{Emit, Expand, Found, StepResult, Stop, Watch, step_watched};
 use crate::model::Model;
 
@@ -93,7 +94,7 @@ impl<'m> Plain<'m> {
     }
 }
 
-impl super::contract::Mode for Plain<'_> {
+impl Mode for Plain<'_> {
     fn judge(&self) -> Vec<super::Judgement> {
         vec![super::contract::discipline(self.model)]
     }
@@ -109,11 +110,39 @@ impl super::contract::Mode for Plain<'_> {
         })
     }
 
-    fn overlay(&self, graph: &super::StateGraph) -> super::Overlay {
-        super::graph::walk(&mut Full::new(self.model), super::Reduction::None, graph)
+    fn overlay(&self, graph: &super::StateGraph, reduction: super::Reduction) -> super::Overlay {
+        super::graph::walk(&mut Full::new(self.model), reduction, graph)
     }
 
     fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + '_>> {
         Some(Box::new(Full::new(self.model)))
+    }
+}
+
+/// The layer of `--reduction none`. Stubborn sets stacked on it select
+/// among the original transitions (`--reduction stubborn`).
+pub(crate) struct FullLayer;
+
+impl super::registry::Layer for FullLayer {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+    fn help(&self) -> &'static str {
+        "Full exploration of the original system"
+    }
+    fn contract(&self, _: &super::Options) -> super::Contract {
+        contract()
+    }
+    fn mode<'m>(&self, model: &'m Model, _: &super::Options) -> Box<dyn Mode + 'm> {
+        Box::new(Plain::new(model))
+    }
+    fn is_full(&self) -> bool {
+        true
+    }
+    fn stacked_contract(&self, _: &super::Options) -> super::Contract {
+        super::stubborn::contract()
+    }
+    fn stacked_mode<'m>(&self, model: &'m Model, options: &super::Options) -> Box<dyn Mode + 'm> {
+        Box::new(super::stubborn::Selective::new(model, options.interference))
     }
 }

@@ -83,7 +83,7 @@ pub enum GraphTooLarge {
 }
 
 /// The state graph of `model`, with the steps of `reduction` drawn over it
-/// (none for [`Reduction::None`]). Refuses above `max_states` states.
+/// (none for full exploration). Refuses above `max_states` states.
 pub fn state_graph(
     model: &Model,
     reduction: Reduction,
@@ -134,7 +134,7 @@ pub fn state_graph(
         violations,
         overlay: None,
     };
-    if reduction != Reduction::None {
+    if !reduction.is_full() {
         graph.overlay = Some(overlay(model, reduction, ignoring, &graph));
     }
     Ok(graph)
@@ -147,7 +147,7 @@ fn overlay(model: &Model, reduction: Reduction, ignoring: Ignoring, graph: &Stat
         ignoring,
         ..super::Options::default()
     };
-    super::contract::mode(model, &options).overlay(graph)
+    super::contract::mode(model, &options).overlay(graph, reduction)
 }
 
 /// Breadth-first search with `exp`, recording its stored states and steps

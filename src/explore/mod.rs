@@ -14,6 +14,7 @@ mod outcome;
 mod parallel;
 mod persistent;
 mod profile;
+mod registry;
 pub(crate) mod sc;
 mod search;
 mod store;
@@ -42,6 +43,7 @@ pub use movers::{LockReader, Plan as MoverPlan, mover_kind};
 pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub use profile::{Level as LevelProfile, Profile, Work as WorkerTimes};
 pub(crate) use reduced::end_excl;
+pub use registry::Reduction;
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 pub(crate) use store::{Full, Insert, Room, Store};
 pub use summaries::SummaryStats;
@@ -51,42 +53,6 @@ pub use walk::{
 };
 
 use crate::model::Model;
-
-/// Which state space to explore.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Reduction {
-    /// The original system: every interleaving of every transition.
-    None,
-    /// Stoller and Cohen's reduced system: one visible transition followed
-    /// by a maximal run of the same thread's invisible transitions.
-    #[default]
-    Sc,
-    /// Flanagan and Qadeer's transactions: right movers, one committing
-    /// action, left movers. Where deadlocks are checked, a transaction ends
-    /// before a statement that may block, so that they are preserved.
-    Movers,
-    /// Selective search with conditional stubborn sets on the original
-    /// system (Godefroid).
-    Stubborn,
-    /// Stubborn sets over the Stoller-Cohen reduced steps.
-    ScStubborn,
-    /// Stubborn sets over the mover transactions.
-    MoversStubborn,
-}
-
-impl Reduction {
-    /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Reduction::None => "none",
-            Reduction::Sc => "sc",
-            Reduction::Movers => "movers",
-            Reduction::Stubborn => "stubborn",
-            Reduction::ScStubborn => "sc+stubborn",
-            Reduction::MoversStubborn => "movers+stubborn",
-        }
-    }
-}
 
 /// Options of a check.
 #[derive(Clone, Debug, Default)]
@@ -101,7 +67,8 @@ pub struct Options {
     /// go on forever.
     pub ignoring: Ignoring,
     /// Read transactions off procedure summaries (Qadeer, Rajamani and
-    /// Rehof); with [`Reduction::Sc`] and [`Reduction::Movers`] only.
+    /// Rehof); with `sc` and `movers` only
+    /// (the layers that support them).
     pub summaries: bool,
     /// With `summaries`: every thread keeps its own, even where threads
     /// are interchangeable and could share them (to see what sharing

@@ -89,6 +89,8 @@ use super::commit::{Fired, Ignoring, Run, Transaction};
 use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Property, Remedy};
 use super::reduced::fire;
 use super::search::{Emit, Expand, StepResult, Stop, Watch};
+use super::summarized::{self, Base, Summarized};
+use crate::certify::CertifyTheorem as Theorem;
 use crate::classify::{Classification, Reason};
 use crate::model::{Access, Fault, Model, SlotClass, SlotKind};
 
@@ -875,16 +877,15 @@ impl<'m> Transactions<'m> {
             ignoring,
         }
     }
-
-    /// What the reduction decided about the model.
-    pub(super) fn plan(&self) -> &Plan {
-        &self.plan
-    }
 }
 
 impl Mode for Transactions<'_> {
     fn judge(&self) -> Vec<Judgement> {
         self.plan.judge(self.model, self.ignoring)
+    }
+
+    fn steps(&self) -> Option<Box<super::stubborn::Steps<'_>>> {
+        Some(Box::new(Movers::new(self.model, &self.plan, self.ignoring)))
     }
 
     fn search(
@@ -899,8 +900,40 @@ impl Mode for Transactions<'_> {
         o
     }
 
-    fn overlay(&self, graph: &super::StateGraph) -> super::Overlay {
+    fn overlay(&self, graph: &super::StateGraph, reduction: super::Reduction) -> super::Overlay {
         let mut exp = Movers::new(self.model, &self.plan, self.ignoring);
-        super::graph::walk(&mut exp, super::Reduction::Movers, graph)
+        super::graph::walk(&mut exp, reduction, graph)
+    }
+}
+
+/// The layer of `--reduction movers`, with or without `--summaries`; its
+/// theorem is Flanagan and Qadeer's (M).
+pub(crate) struct MoversLayer;
+
+impl super::registry::Layer for MoversLayer {
+    fn name(&self) -> &'static str {
+        "movers"
+    }
+    fn help(&self) -> &'static str {
+        "Flanagan-Qadeer transactions: right movers, a commit, left movers"
+    }
+    fn contract(&self, options: &super::Options) -> Contract {
+        match options.summaries {
+            true => summarized::contract(Base::Movers, !options.summaries_per_thread),
+            false => contract(options.ignoring),
+        }
+    }
+    fn mode<'m>(&self, model: &'m Model, options: &super::Options) -> Box<dyn Mode + 'm> {
+        let share = !options.summaries_per_thread;
+        match options.summaries {
+            true => Box::new(Summarized::new(model, Base::Movers, share)),
+            false => Box::new(Transactions::new(model, options.ignoring, options.deadlock)),
+        }
+    }
+    fn theorem(&self) -> Option<Theorem> {
+        Some(Theorem::Movers)
+    }
+    fn supports_summaries(&self) -> bool {
+        true
     }
 }

@@ -659,6 +659,19 @@ pub trait Transactions {
     fn watching(&mut self) -> &mut Watch;
 }
 
+/// A base layer's transactions, as stubborn sets stacked on it take them
+/// (see `registry.rs`).
+pub(super) type Steps<'a> = dyn Transactions + Send + 'a;
+
+impl<T: Transactions + ?Sized> Transactions for Box<T> {
+    fn parts(&mut self) -> (&mut dyn Transaction, &mut Run) {
+        (**self).parts()
+    }
+    fn watching(&mut self) -> &mut Watch {
+        (**self).watching()
+    }
+}
+
 /// A thread's operation in a system of transactions: one transaction, run
 /// by transactions of their own so the search's run and its logs are
 /// untouched.
@@ -1061,9 +1074,9 @@ impl super::contract::Mode for Selective<'_> {
         o
     }
 
-    fn overlay(&self, graph: &super::StateGraph) -> super::Overlay {
+    fn overlay(&self, graph: &super::StateGraph, reduction: super::Reduction) -> super::Overlay {
         let mut exp = Stubborn::new(self.model, self.interference);
-        super::graph::walk(&mut exp, super::Reduction::Stubborn, graph)
+        super::graph::walk(&mut exp, reduction, graph)
     }
 
     fn liveness(&self, visible: &[bool]) -> Option<Box<dyn Expand + '_>> {

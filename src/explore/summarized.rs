@@ -23,14 +23,23 @@ const SHARED: Condition = Condition {
     how: "a thread whose code differs keeps its own summaries; a violation found through another thread's summary is found again in the thread's own terms and its trace replayed before it is reported",
 };
 
-/// The contract of `--summaries` over `reduction`'s transactions (sc or
-/// movers), shared by interchangeable threads if `share`.
-pub(super) fn contract(reduction: Reduction, share: bool) -> Contract {
-    let mut c = match reduction {
-        Reduction::Movers => super::movers::contract(Ignoring::Cpc),
-        _ => super::sc::contract(Ignoring::Cpc),
+/// The transactions summarized: which base layer's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Base {
+    /// Stoller and Cohen's reduced steps.
+    Sc,
+    /// Mover transactions.
+    Movers,
+}
+
+/// The contract of `--summaries` over `base`'s transactions, shared by
+/// interchangeable threads if `share`.
+pub(super) fn contract(base: Base, share: bool) -> Contract {
+    let mut c = match base {
+        Base::Movers => super::movers::contract(Ignoring::Cpc),
+        Base::Sc => super::sc::contract(Ignoring::Cpc),
     };
-    if reduction == Reduction::Movers {
+    if base == Base::Movers {
         // A summary keeps a mover transaction whole, past statements that
         // may block (see `super::movers`): a deadlock inside one is missed.
         for (p, how) in &mut c.preserves {
@@ -62,12 +71,12 @@ pub(super) struct Summarized<'m> {
 }
 
 impl<'m> Summarized<'m> {
-    /// Summaries of `model`'s transactions under `reduction` (sc or
-    /// movers), shared by interchangeable threads if `share`.
-    pub(super) fn new(model: &'m Model, reduction: Reduction, share: bool) -> Self {
-        let inner = match reduction {
-            Reduction::Movers => Inner::Movers(Plan::new(model).for_summaries(model)),
-            _ => Inner::Sc(uniform(model, classify(model))),
+    /// Summaries of `model`'s transactions under `base`, shared by
+    /// interchangeable threads if `share`.
+    pub(super) fn new(model: &'m Model, base: Base, share: bool) -> Self {
+        let inner = match base {
+            Base::Movers => Inner::Movers(Plan::new(model).for_summaries(model)),
+            Base::Sc => Inner::Sc(uniform(model, classify(model))),
         };
         Summarized {
             model,
@@ -163,11 +172,7 @@ impl Mode for Summarized<'_> {
         self.with(|e| e.search(self.model, options, watch, progress))
     }
 
-    fn overlay(&self, graph: &StateGraph) -> Overlay {
-        let reduction = match self.inner {
-            Inner::Sc(_) => Reduction::Sc,
-            Inner::Movers(_) => Reduction::Movers,
-        };
+    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay {
         self.with(|e| e.overlay(graph, reduction))
     }
 }

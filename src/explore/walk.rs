@@ -101,8 +101,8 @@ pub enum WalkEnd {
 pub struct Walk {
     /// The transitions taken, with the state after each.
     pub trace: Vec<Step>,
-    /// Steps taken: transitions under [`Reduction::None`], reduced steps
-    /// under [`Reduction::Sc`].
+    /// Steps taken: transitions under full exploration (`none`), reduced
+    /// steps under `sc`.
     pub steps: usize,
     /// Why it ended.
     pub end: WalkEnd,
@@ -111,8 +111,8 @@ pub struct Walk {
 }
 
 /// Walks at random from the initial state, at most `max_steps` steps,
-/// choosing uniformly among the enabled transitions (`Reduction::None`) or
-/// among the reduced steps (`Reduction::Sc`, the successors `check` would
+/// choosing uniformly among the enabled transitions (full exploration) or
+/// among the reduced steps (`sc`, the successors `check` would
 /// store; since a reduced step is explored depth first, a violation
 /// anywhere inside the reduced steps from the current state ends the walk,
 /// as it ends `check`). The same `seed` gives the same walk.
@@ -137,7 +137,7 @@ pub fn simulate(model: &Model, reduction: Reduction, seed: u64, max_steps: usize
     }
     // Classification is the costly part of a small model: only a reduced
     // walk needs it.
-    let class = (reduction != Reduction::None).then(|| crate::classify::classify(model));
+    let class = (!reduction.is_full()).then(|| crate::classify::classify(model));
     let mut red = class
         .as_ref()
         .map(|class| reduced::Reduced::new(model, class, Ignoring::Cpc));

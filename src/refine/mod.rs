@@ -64,7 +64,7 @@ impl Default for RefineOptions {
             max_iterations: 20,
             incremental: false,
             limits: Limits::default(),
-            reduction: Reduction::Sc,
+            reduction: Default::default(),
         }
     }
 }

@@ -347,7 +347,7 @@ impl CheckReport {
             show_transactions: false,
             states: s.states,
             transitions: s.transitions,
-            original_transitions: (reduction != Reduction::None).then_some(s.fired),
+            original_transitions: (!reduction.is_full()).then_some(s.fired),
             depth: s.depth,
             deadlocks: s.deadlocks,
             caveats: outcome.caveats.clone(),
@@ -365,9 +365,8 @@ impl CheckReport {
             store: outcome.coverage.as_ref().map(StoreRow::of),
             limit,
             violation: violation.map(|v| describe(model, v)),
-            trace: violation.map_or_else(Vec::new, |v| {
-                steps(model, &v.trace, reduction != Reduction::None)
-            }),
+            trace: violation
+                .map_or_else(Vec::new, |v| steps(model, &v.trace, !reduction.is_full())),
             final_state: last_state.map(|s| json_state(model, s)),
             final_layout: last_state.map(|s| StateLayout::of(model, s)),
             ltl: None,

@@ -143,12 +143,12 @@ fn main() {
             optimist::load(&root.join(case.file), &defines).expect("benchmark models compile");
         let mut row = Vec::new();
         for reduction in [
-            Reduction::None,
-            Reduction::Sc,
-            Reduction::Movers,
-            Reduction::Stubborn,
-            Reduction::ScStubborn,
-            Reduction::MoversStubborn,
+            Reduction::NONE,
+            Reduction::SC,
+            Reduction::MOVERS,
+            Reduction::STUBBORN,
+            Reduction::SC_STUBBORN,
+            Reduction::MOVERS_STUBBORN,
         ] {
             let options = Options {
                 reduction,

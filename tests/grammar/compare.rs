@@ -62,42 +62,37 @@ impl Config {
 
     /// Its column in the coverage table.
     pub fn column(&self) -> usize {
-        match (self.reduction, self.summaries) {
-            (Reduction::Sc, true) => 5,
-            (Reduction::Movers, true) => 6,
-            (Reduction::Sc, _) => 0,
-            (Reduction::Movers, _) => 1,
-            (Reduction::Stubborn, _) => 2,
-            (Reduction::ScStubborn, _) => 3,
-            (Reduction::MoversStubborn, _) => 4,
-            (Reduction::None, _) => unreachable!("full exploration is the reference"),
+        match (self.reduction.name(), self.summaries) {
+            ("sc", true) => 5,
+            ("movers", true) => 6,
+            ("sc", _) => 0,
+            ("movers", _) => 1,
+            ("stubborn", _) => 2,
+            ("sc+stubborn", _) => 3,
+            ("movers+stubborn", _) => 4,
+            (name, _) => unreachable!("{name}: full exploration is the reference"),
         }
     }
 
     /// Its column's name ("full" for full exploration itself).
     pub fn column_name(&self) -> &'static str {
-        match self.reduction {
-            Reduction::None => "full",
-            _ => COLUMNS[self.column()],
+        if self.reduction.is_full() {
+            "full"
+        } else {
+            COLUMNS[self.column()]
         }
     }
 
     fn transactions(&self) -> bool {
-        !matches!(self.reduction, Reduction::None | Reduction::Stubborn)
+        self.reduction.theorem().is_some()
     }
 
     fn stubborn(&self) -> bool {
-        matches!(
-            self.reduction,
-            Reduction::Stubborn | Reduction::ScStubborn | Reduction::MoversStubborn
-        )
+        self.reduction.stubborn()
     }
 
     pub fn movers(&self) -> bool {
-        matches!(
-            self.reduction,
-            Reduction::Movers | Reduction::MoversStubborn
-        )
+        self.reduction.theorem() == Some(optimist::CertifyTheorem::Movers)
     }
 
     /// The command-line flags that run it.
@@ -169,12 +164,12 @@ pub fn base_configs() -> Vec<Vec<Config>> {
             cols[0].push(Config {
                 ignoring,
                 deadlock,
-                ..Config::base(Reduction::Sc)
+                ..Config::base(Reduction::SC)
             });
             if !deadlock {
                 cols[1].push(Config {
                     ignoring,
-                    ..Config::base(Reduction::Movers)
+                    ..Config::base(Reduction::MOVERS)
                 });
             }
         }
@@ -182,20 +177,20 @@ pub fn base_configs() -> Vec<Vec<Config>> {
             cols[2].push(Config {
                 interference,
                 deadlock,
-                ..Config::base(Reduction::Stubborn)
+                ..Config::base(Reduction::STUBBORN)
             });
             for ignoring in ignorings {
                 cols[3].push(Config {
                     interference,
                     ignoring,
                     deadlock,
-                    ..Config::base(Reduction::ScStubborn)
+                    ..Config::base(Reduction::SC_STUBBORN)
                 });
                 if !deadlock {
                     cols[4].push(Config {
                         interference,
                         ignoring,
-                        ..Config::base(Reduction::MoversStubborn)
+                        ..Config::base(Reduction::MOVERS_STUBBORN)
                     });
                 }
             }
@@ -205,13 +200,13 @@ pub fn base_configs() -> Vec<Vec<Config>> {
                 summaries: true,
                 per_thread,
                 deadlock,
-                ..Config::base(Reduction::Sc)
+                ..Config::base(Reduction::SC)
             });
             if !deadlock {
                 cols[6].push(Config {
                     summaries: true,
                     per_thread,
-                    ..Config::base(Reduction::Movers)
+                    ..Config::base(Reduction::MOVERS)
                 });
             }
         }
@@ -223,10 +218,10 @@ pub fn base_configs() -> Vec<Vec<Config>> {
 /// numbering the soak's child processes use.
 pub fn all_configs() -> Vec<Config> {
     let mut out = vec![
-        Config::base(Reduction::None),
+        Config::base(Reduction::NONE),
         Config {
             deadlock: true,
-            ..Config::base(Reduction::None)
+            ..Config::base(Reduction::NONE)
         },
     ];
     for c in base_configs().into_iter().flatten() {
@@ -805,7 +800,7 @@ pub fn check_system(seed: u64, k: u64) -> SystemResult {
         if fulls[d].is_none() {
             let fc = Config {
                 deadlock: c.deadlock,
-                ..Config::base(Reduction::None)
+                ..Config::base(Reduction::NONE)
             };
             let full = match run(&model, &fc) {
                 Ok(o) => o,
@@ -919,7 +914,7 @@ pub fn still_wrong_text(
     };
     let fc = Config {
         deadlock: c.deadlock,
-        ..Config::base(Reduction::None)
+        ..Config::base(Reduction::NONE)
     };
     let Ok(full) = run(&model, &fc) else {
         return *w == Wrong::Panic;
@@ -971,10 +966,10 @@ pub fn shrink_and_keep_with(
     let crash = w == Wrong::Crash;
     let model = compile(&text)
         .ok()
-        .filter(|_| !crash || c.reduction != Reduction::None);
+        .filter(|_| !crash || c.reduction != Reduction::NONE);
     let fc = Config {
         deadlock: c.deadlock,
-        ..Config::base(Reduction::None)
+        ..Config::base(Reduction::NONE)
     };
     let (expect, detail) = match model.as_ref().map(|m| (m, run(m, &fc))) {
         Some((m, Ok(full))) => {
@@ -1076,7 +1071,7 @@ impl Tally {
             e.1[*seen as usize] += 1;
         }
         for d in &r.disagreements {
-            if d.config.reduction != Reduction::None {
+            if d.config.reduction != Reduction::NONE {
                 let row = option_row(&d.config).flags();
                 self.options.entry(row).or_default().2 += 1;
             }
@@ -1384,10 +1379,10 @@ pub fn probe(text: &str, c: &Config) {
     let Ok(model) = compile(text) else { return };
     let fc = Config {
         deadlock: c.deadlock,
-        ..Config::base(Reduction::None)
+        ..Config::base(Reduction::NONE)
     };
     let Ok(full) = run(&model, &fc) else { return };
-    if c.reduction != Reduction::None {
+    if c.reduction != Reduction::NONE {
         let _ = compare(&model, &full, c);
     }
 }

@@ -332,7 +332,7 @@ fn check_with_certify_concludes_for_the_original_system() {
 
     // Without the reduction there is nothing to certify.
     let none = Options {
-        reduction: Reduction::None,
+        reduction: Reduction::NONE,
         ..Options::default()
     };
     let both = certified(&path("models/spin-forever.gc"), &none, &local);

@@ -16,14 +16,14 @@ fn modes() -> Vec<(&'static str, Options)> {
         ..Options::default()
     };
     vec![
-        ("none", with(Reduction::None, false)),
-        ("sc", with(Reduction::Sc, false)),
-        ("movers", with(Reduction::Movers, false)),
-        ("stubborn", with(Reduction::Stubborn, false)),
-        ("sc+stubborn", with(Reduction::ScStubborn, false)),
-        ("movers+stubborn", with(Reduction::MoversStubborn, false)),
-        ("sc --summaries", with(Reduction::Sc, true)),
-        ("movers --summaries", with(Reduction::Movers, true)),
+        ("none", with(Reduction::NONE, false)),
+        ("sc", with(Reduction::SC, false)),
+        ("movers", with(Reduction::MOVERS, false)),
+        ("stubborn", with(Reduction::STUBBORN, false)),
+        ("sc+stubborn", with(Reduction::SC_STUBBORN, false)),
+        ("movers+stubborn", with(Reduction::MOVERS_STUBBORN, false)),
+        ("sc --summaries", with(Reduction::SC, true)),
+        ("movers --summaries", with(Reduction::MOVERS, true)),
     ]
 }
 
@@ -118,7 +118,7 @@ fn every_reduction_states_a_source_and_what_it_preserves() {
     // they find deadlocks in stored states only.
     let movers = |summaries| {
         optimist::contract(&Options {
-            reduction: Reduction::Movers,
+            reduction: Reduction::MOVERS,
             summaries,
             ..Options::default()
         })
@@ -144,7 +144,7 @@ fn every_reduction_states_a_source_and_what_it_preserves() {
     // Summaries need the transactions of sc or movers.
     assert!(
         optimist::contract(&Options {
-            reduction: Reduction::Stubborn,
+            reduction: Reduction::STUBBORN,
             summaries: true,
             ..Options::default()
         })

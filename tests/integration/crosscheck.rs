@@ -179,7 +179,7 @@ enum Plan {
 
 fn plan(model: &Model, max_states: u64) -> Plan {
     let options = Options {
-        reduction: Reduction::None,
+        reduction: Reduction::NONE,
         limits: Limits {
             max_states: Some(max_states),
             ..Limits::default()

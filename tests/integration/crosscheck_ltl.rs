@@ -54,7 +54,7 @@ fn compare(dir: &Path, what: &str, model: &Model, tally: &Mutex<Tally>) -> Resul
     let properties: Vec<usize> = (0..model.ltl.len()).collect();
     for (fi, fairness) in [Fairness::None, Fairness::Weak].into_iter().enumerate() {
         let options = Options {
-            reduction: Reduction::None,
+            reduction: Reduction::NONE,
             threads: 1,
             limits: optimist::Limits {
                 max_states: Some(200_000),

@@ -109,7 +109,7 @@ fn verdict(o: &Outcome) -> &'static str {
 fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     let src = Source::new("generated.gc", text).unwrap();
     let model = compile(&src, &[]).map_err(|e| TestCaseError::fail(format!("{e}")))?;
-    let full = run(&model, Reduction::None, Ignoring::Cpc, deadlock);
+    let full = run(&model, Reduction::NONE, Ignoring::Cpc, deadlock);
     if matches!(full.verdict, Verdict::Inconclusive(_)) {
         return Ok(());
     }
@@ -121,12 +121,12 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
     // that reports them, which may only differ by saying well-formedness.
     // Movers preserve deadlocks too: a transaction ends before a
     // statement that may block (with summaries they end inconclusive).
-    let movers = Some((Reduction::Movers, Ignoring::Cpc));
+    let movers = Some((Reduction::MOVERS, Ignoring::Cpc));
     let mut reduced_states = None;
     // Last, Stoller-Cohen and mover transactions read off procedure
     // summaries, and stubborn sets under every way of judging interference.
-    let over_movers = Some(Reduction::MoversStubborn);
-    let stubborn = [Reduction::Stubborn, Reduction::ScStubborn]
+    let over_movers = Some(Reduction::MOVERS_STUBBORN);
+    let stubborn = [Reduction::STUBBORN, Reduction::SC_STUBBORN]
         .into_iter()
         .chain(over_movers)
         .flat_map(|r| {
@@ -138,13 +138,13 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
             .map(|i| (r, Ignoring::Cpc, false, i))
         });
     for (reduction, ignoring, summaries, interference) in [
-        (Reduction::Sc, Ignoring::Cpc, false),
-        (Reduction::Sc, Ignoring::Cycles, false),
-        (Reduction::Sc, Ignoring::Forbid, false),
+        (Reduction::SC, Ignoring::Cpc, false),
+        (Reduction::SC, Ignoring::Cycles, false),
+        (Reduction::SC, Ignoring::Forbid, false),
     ]
     .into_iter()
     .chain(movers.map(|(r, i)| (r, i, false)))
-    .chain([(Reduction::Sc, Ignoring::Cpc, true)])
+    .chain([(Reduction::SC, Ignoring::Cpc, true)])
     .chain(movers.map(|(r, i)| (r, i, true)))
     .map(|(r, i, s)| (r, i, s, Interference::default()))
     .chain(stubborn)
@@ -216,14 +216,14 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
                 full.stats.states,
                 text
             );
-            if (reduction, ignoring, summaries) == (Reduction::Sc, Ignoring::Cpc, false) {
+            if (reduction, ignoring, summaries) == (Reduction::SC, Ignoring::Cpc, false) {
                 reduced_states = Some(red.stats.states);
             }
         }
     }
     // Cutting loops without scheduling anyone is the lower bound.
     if let Some(cpc) = reduced_states {
-        let unsound = run(&model, Reduction::Sc, Ignoring::Unsound, deadlock);
+        let unsound = run(&model, Reduction::SC, Ignoring::Unsound, deadlock);
         if unsound.verdict == Verdict::Holds {
             prop_assert!(
                 unsound.stats.states <= cpc,
@@ -271,8 +271,8 @@ fn shared_summaries_agree_with_per_thread_and_full() {
         c.sharing = Some(copies);
         let text = system(&mut c);
         let model = compile(&Source::new("g.gc", &text).unwrap(), &[]).unwrap();
-        let full = run(&model, Reduction::None, Ignoring::Cpc, false);
-        for reduction in [Reduction::Sc, Reduction::Movers] {
+        let full = run(&model, Reduction::NONE, Ignoring::Cpc, false);
+        for reduction in [Reduction::SC, Reduction::MOVERS] {
             let (mine, theirs) = (
                 summarized(&model, reduction, true),
                 summarized(&model, reduction, false),

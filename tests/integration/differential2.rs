@@ -69,14 +69,14 @@ fn run_with(model: &Model, reduction: Reduction, ignoring: Ignoring, deadlock: b
 /// on these systems in a debug build, so each system gets two.
 fn reductions(other: usize) -> Vec<(Reduction, Ignoring)> {
     let others = [
-        (Reduction::Sc, Ignoring::Cycles),
-        (Reduction::Sc, Ignoring::Forbid),
-        (Reduction::Stubborn, Ignoring::Cpc),
-        (Reduction::ScStubborn, Ignoring::Cpc),
-        (Reduction::Movers, Ignoring::Cpc),
-        (Reduction::MoversStubborn, Ignoring::Cpc),
+        (Reduction::SC, Ignoring::Cycles),
+        (Reduction::SC, Ignoring::Forbid),
+        (Reduction::STUBBORN, Ignoring::Cpc),
+        (Reduction::SC_STUBBORN, Ignoring::Cpc),
+        (Reduction::MOVERS, Ignoring::Cpc),
+        (Reduction::MOVERS_STUBBORN, Ignoring::Cpc),
     ];
-    vec![(Reduction::Sc, Ignoring::Cpc), others[other % others.len()]]
+    vec![(Reduction::SC, Ignoring::Cpc), others[other % others.len()]]
 }
 
 fn verdict(o: &Outcome) -> &'static str {
@@ -286,7 +286,7 @@ fn differential(
     other: usize,
     tally: &RefCell<Tally>,
 ) -> Result<(), (String, Option<Outcome>)> {
-    let full = run(model, Reduction::None, deadlock);
+    let full = run(model, Reduction::NONE, deadlock);
     let fail = |why: String| Err((why, Some(full.clone())));
     if let Some(v) = &full.violation {
         if let Err(e) = replays(model, &v.trace, &v.problem) {
@@ -392,8 +392,8 @@ fn certify_property(
     model: &Model,
     tally: &RefCell<Tally>,
 ) -> Result<(), (String, Option<Outcome>)> {
-    let full = run(model, Reduction::None, false);
-    let red = run(model, Reduction::Sc, false);
+    let full = run(model, Reduction::NONE, false);
+    let red = run(model, Reduction::SC, false);
     tally.borrow_mut().add(&full, &red);
     let fail = |why: String| Err((why, Some(full.clone())));
     if optimist::check_reducible(&Source::new("generated.gc", text).unwrap(), model).is_err() {
@@ -437,8 +437,8 @@ fn certify_property(
     // reachable in the original system, and a violation it reports is one.
     if !matches!(full.verdict, Verdict::Inconclusive(_)) {
         for cert in [&local, &exhaustive] {
-            let sc = options(Reduction::Sc, Ignoring::default(), false);
-            let check = CheckReport::new(model, "generated.gc", Reduction::Sc, &red);
+            let sc = options(Reduction::SC, Ignoring::default(), false);
+            let check = CheckReport::new(model, "generated.gc", Reduction::SC, &red);
             let report = CertifyReport::new(model, "generated.gc", cert);
             let both = CertifiedCheck::new(check, report, &sc);
             let claims_holds = both.exit_code() == 0;

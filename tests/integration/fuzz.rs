@@ -95,7 +95,7 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
             return vec![("compile", 2)];
         }
     };
-    for reduction in [Reduction::Sc, Reduction::Movers, Reduction::MoversStubborn] {
+    for reduction in [Reduction::SC, Reduction::MOVERS, Reduction::MOVERS_STUBBORN] {
         let options = Options {
             reduction,
             ..Options::default()
@@ -119,15 +119,15 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
     };
     let mut reduced = None;
     let modes = [
-        (Reduction::None, Ignoring::Cpc),
-        (Reduction::Sc, Ignoring::Cpc),
-        (Reduction::Sc, Ignoring::Cycles),
-        (Reduction::Sc, Ignoring::Forbid),
-        (Reduction::Sc, Ignoring::Unsound),
-        (Reduction::Movers, Ignoring::Cpc),
-        (Reduction::Stubborn, Ignoring::Cpc),
-        (Reduction::ScStubborn, Ignoring::Cpc),
-        (Reduction::MoversStubborn, Ignoring::Cpc),
+        (Reduction::NONE, Ignoring::Cpc),
+        (Reduction::SC, Ignoring::Cpc),
+        (Reduction::SC, Ignoring::Cycles),
+        (Reduction::SC, Ignoring::Forbid),
+        (Reduction::SC, Ignoring::Unsound),
+        (Reduction::MOVERS, Ignoring::Cpc),
+        (Reduction::STUBBORN, Ignoring::Cpc),
+        (Reduction::SC_STUBBORN, Ignoring::Cpc),
+        (Reduction::MOVERS_STUBBORN, Ignoring::Cpc),
     ];
     // A model of thousands of transitions (`-D K=65536` unrolls 131,072)
     // takes seconds per check in a debug build, so it gets a lighter
@@ -139,9 +139,7 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
         }
         for deadlock in [false, true] {
             // Movers do not preserve deadlocks; the binary refuses the pair.
-            if deadlock
-                && (big || matches!(reduction, Reduction::Movers | Reduction::MoversStubborn))
-            {
+            if deadlock && (big || reduction.theorem() == Some(optimist::CertifyTheorem::Movers)) {
                 continue;
             }
             let options = Options {
@@ -157,7 +155,7 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
             json(&report);
             codes.push(("check", report.exit_code()));
             // Procedure summaries ride on sc with commit point completion.
-            if (reduction, ignoring, deadlock) == (Reduction::Sc, Ignoring::Cpc, false) {
+            if (reduction, ignoring, deadlock) == (Reduction::SC, Ignoring::Cpc, false) {
                 let summaries = Options {
                     summaries: true,
                     ..options.clone()
@@ -168,7 +166,7 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
                 json(&report);
                 codes.push(("check --summaries", report.exit_code()));
             }
-            if (reduction, ignoring, deadlock) == (Reduction::Sc, Ignoring::Cpc, false) {
+            if (reduction, ignoring, deadlock) == (Reduction::SC, Ignoring::Cpc, false) {
                 reduced = Some((report, options));
             }
         }
@@ -199,9 +197,9 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
         }
     }
     for (guess, reduction) in [
-        (GuessFrom::Annotated, Reduction::Sc),
-        (GuessFrom::Locks, Reduction::Sc),
-        (GuessFrom::Locks, Reduction::Movers),
+        (GuessFrom::Annotated, Reduction::SC),
+        (GuessFrom::Locks, Reduction::SC),
+        (GuessFrom::Locks, Reduction::MOVERS),
     ] {
         if big && guess == GuessFrom::Locks {
             continue;

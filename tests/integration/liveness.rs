@@ -67,7 +67,7 @@ pub fn systems(n: usize, whole: bool) -> (Vec<(String, Model)>, usize) {
             Ok(m) => m,
             Err(e) => panic!("a generated formula does not compile: {e:?}\n{text}"),
         };
-        let o = optimist::check(&model, &options(Reduction::None, false), &mut |_| {});
+        let o = optimist::check(&model, &options(Reduction::NONE, false), &mut |_| {});
         if o.verdict == Verdict::Holds {
             out.push((text, model));
         }
@@ -180,13 +180,13 @@ fn every_reduction_agrees_with_full_exploration_or_refuses() {
         systems.len()
     );
     let modes: [(Reduction, bool); 7] = [
-        (Reduction::Stubborn, false),
-        (Reduction::Sc, false),
-        (Reduction::Movers, false),
-        (Reduction::ScStubborn, false),
-        (Reduction::MoversStubborn, false),
-        (Reduction::Sc, true),
-        (Reduction::Movers, true),
+        (Reduction::STUBBORN, false),
+        (Reduction::SC, false),
+        (Reduction::MOVERS, false),
+        (Reduction::SC_STUBBORN, false),
+        (Reduction::MOVERS_STUBBORN, false),
+        (Reduction::SC, true),
+        (Reduction::MOVERS, true),
     ];
     let fairnesses = [Fairness::None, Fairness::Weak, Fairness::Strong];
     let (mut violated, mut held, mut lassos, mut agreed, mut refused) = ([0; 3], [0; 3], 0, 0, 0);
@@ -194,7 +194,7 @@ fn every_reduction_agrees_with_full_exploration_or_refuses() {
     for (text, model) in &systems {
         let mut previous: Option<Vec<String>> = None;
         for (fi, &fairness) in fairnesses.iter().enumerate() {
-            let full = ltl(model, &options(Reduction::None, false), fairness);
+            let full = ltl(model, &options(Reduction::NONE, false), fairness);
             if full.limit.is_some() {
                 continue;
             }
@@ -225,7 +225,7 @@ fn every_reduction_agrees_with_full_exploration_or_refuses() {
             for &(reduction, summaries) in &modes {
                 let o = ltl(model, &options(reduction, summaries), fairness);
                 let expect_refusal =
-                    !(reduction == Reduction::Stubborn && fairness == Fairness::None);
+                    !(reduction == Reduction::STUBBORN && fairness == Fairness::None);
                 match o.verdict() {
                     Verdict::DoesNotApply(_) => {
                         assert!(expect_refusal, "stubborn refused without fairness:\n{text}");

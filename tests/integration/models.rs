@@ -138,7 +138,7 @@ fn reduced_counterexamples_replay_in_full() {
         let (_, model) = optimist::load(path, &[]).unwrap();
         for (deadlock, summaries) in [(false, false), (true, false), (false, true), (true, true)] {
             let options = optimist::Options {
-                reduction: optimist::Reduction::Sc,
+                reduction: optimist::Reduction::SC,
                 deadlock,
                 summaries,
                 ..Default::default()

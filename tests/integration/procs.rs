@@ -211,7 +211,7 @@ fn movers_summaries_agree_with_movers_on_every_model() {
         }
         let (_, model) = optimist::load(&path, &[]).unwrap();
         let options = optimist::Options {
-            reduction: optimist::Reduction::Movers,
+            reduction: optimist::Reduction::MOVERS,
             summaries: true,
             deadlock: false,
             ..Default::default()
@@ -315,7 +315,7 @@ fn shared_summaries_report_violations_in_the_threads_own_terms() {
     ))
     .unwrap();
     let model = optimist::compile(&src, &Vec::new()).unwrap();
-    for reduction in [optimist::Reduction::Sc, optimist::Reduction::Movers] {
+    for reduction in [optimist::Reduction::SC, optimist::Reduction::MOVERS] {
         let run = |per_thread: bool| {
             let options = optimist::Options {
                 reduction,

@@ -159,7 +159,7 @@ fn full_holds(text: &str) -> bool {
     let model = optimist::compile(&src, &[])
         .unwrap_or_else(|e| panic!("the written model does not compile: {e}\n{text}"));
     let options = Options {
-        reduction: Reduction::None,
+        reduction: Reduction::NONE,
         limits: Limits {
             max_states: Some(200_000),
             max_time: Some(Duration::from_secs(20)),
@@ -185,7 +185,7 @@ proptest! {
             guess: if locks { GuessFrom::Locks } else { GuessFrom::Annotated },
             incremental,
             limits: Limits { max_states: Some(100_000), ..Limits::default() },
-            reduction: if movers { optimist::Reduction::Movers } else { optimist::Reduction::Sc },
+            reduction: if movers { optimist::Reduction::MOVERS } else { optimist::Reduction::SC },
             ..RefineOptions::default()
         };
         let Ok(report) = optimist::refine(&src, &[], &options) else { return Ok(()) };

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use optimist::{
-    CertificateNote, CertifyCertificate, CertifyLevel, CertifyOptions, CertifyReduction,
-    CertifyReport, DEFAULT_MAX_STATES, certify,
+    CertificateNote, CertifyCertificate, CertifyLevel, CertifyOptions, CertifyReport,
+    CertifyTheorem, DEFAULT_MAX_STATES, certify,
 };
 
 use crate::check::ReductionArg;
@@ -87,18 +87,21 @@ pub fn run(args: CertifyArgs) -> ExitCode {
 
 /// The theorem whose hypotheses `--reduction` names, or why certify has
 /// none for it.
-pub(crate) fn certified(reduction: Option<ReductionArg>) -> Result<CertifyReduction, String> {
-    match reduction {
-        None | Some(ReductionArg::Sc) => Ok(CertifyReduction::Sc),
-        Some(ReductionArg::Movers) => Ok(CertifyReduction::Movers),
-        Some(other) => Err(format!(
+pub(crate) fn certified(reduction: Option<ReductionArg>) -> Result<CertifyTheorem, String> {
+    let Some(ReductionArg(reduction)) = reduction else {
+        return Ok(CertifyTheorem::Sc);
+    };
+    // Stubborn sets stacked on transactions rest on more than the theorem.
+    match reduction.theorem() {
+        Some(theorem) if !reduction.stubborn() => Ok(theorem),
+        _ => Err(format!(
             "certify checks the hypotheses of `--reduction sc` (Stoller and Cohen's reduction theorem) and `--reduction movers` (Flanagan and Qadeer's movers theorem), not of `{}`",
-            other.reduction().name()
+            reduction.name()
         )),
     }
 }
 
-fn one(args: &CertifyArgs, reduction: CertifyReduction, model: &ModelArgs) -> ExitCode {
+fn one(args: &CertifyArgs, reduction: CertifyTheorem, model: &ModelArgs) -> ExitCode {
     let (src, model_c) = match model.load() {
         Ok(m) => m,
         Err(code) => return code,
@@ -107,7 +110,7 @@ fn one(args: &CertifyArgs, reduction: CertifyReduction, model: &ModelArgs) -> Ex
     // The reduction, and so the theorem, covers only invariants over
     // unprotected shared variables. The movers theorem covers every
     // invariant: a transition that writes what one reads is no mover.
-    if reduction == CertifyReduction::Sc
+    if reduction == CertifyTheorem::Sc
         && let Err(e) = optimist::check_reducible(&src, &model_c)
     {
         return crate::common::not_covered(e);
@@ -159,8 +162,8 @@ fn one(args: &CertifyArgs, reduction: CertifyReduction, model: &ModelArgs) -> Ex
 /// The hash of the proof certificate to record: the given file's, once the
 /// trusted core accepts it as a proof of the theorem of `reduction`, or the
 /// built-in proof's.
-fn proof_sha256(given: Option<&PathBuf>, reduction: CertifyReduction) -> Result<String, String> {
-    let movers = reduction == CertifyReduction::Movers;
+fn proof_sha256(given: Option<&PathBuf>, reduction: CertifyTheorem) -> Result<String, String> {
+    let movers = reduction == CertifyTheorem::Movers;
     let text = match given {
         Some(p) => {
             let name = p.display();

@@ -4,8 +4,10 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use optimist::{CheckReport, Cluster, Fairness, Ignoring, Interference, Kept, Options, Reduction};
 
@@ -134,35 +136,31 @@ pub struct CheckArgs {
     stats: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ReductionArg {
-    /// Full exploration of the original system.
-    None,
-    /// Stoller-Cohen reduction.
-    Sc,
-    /// Flanagan-Qadeer transactions: right movers, a commit, left movers.
-    Movers,
-    /// Selective search with conditional stubborn sets (no transactions).
-    Stubborn,
-    /// Stubborn sets over the Stoller-Cohen reduced steps.
-    #[value(name = "sc+stubborn")]
-    ScStubborn,
-    /// Stubborn sets over the mover transactions.
-    #[value(name = "movers+stubborn")]
-    MoversStubborn,
+/// A value of `--reduction`: one of the library's registered reductions,
+/// with its name and help.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ReductionArg(pub(crate) Reduction);
+
+impl ValueEnum for ReductionArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: LazyLock<Vec<ReductionArg>> =
+            LazyLock::new(|| Reduction::all().iter().map(|&r| ReductionArg(r)).collect());
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()).help(self.0.help()))
+    }
 }
 
-impl ReductionArg {
-    /// The library's reduction.
-    pub(crate) fn reduction(self) -> Reduction {
-        match self {
-            ReductionArg::None => Reduction::None,
-            ReductionArg::Sc => Reduction::Sc,
-            ReductionArg::Movers => Reduction::Movers,
-            ReductionArg::Stubborn => Reduction::Stubborn,
-            ReductionArg::ScStubborn => Reduction::ScStubborn,
-            ReductionArg::MoversStubborn => Reduction::MoversStubborn,
-        }
+/// The reduction when `--reduction` is not given: `sc`, or full
+/// exploration where `ltl` properties are checked (`sc` does not preserve
+/// them).
+pub(crate) fn default_reduction(temporal: bool) -> Reduction {
+    if temporal {
+        Reduction::NONE
+    } else {
+        Reduction::SC
     }
 }
 
@@ -232,9 +230,8 @@ impl CheckArgs {
     fn options(&self, temporal: bool) -> Options {
         Options {
             reduction: match self.reduction {
-                Some(r) => r.reduction(),
-                None if temporal => Reduction::None,
-                None => Reduction::Sc,
+                Some(ReductionArg(r)) => r,
+                None => default_reduction(temporal),
             },
             limits: self.limits.limits(),
             deadlock: self.deadlock.on(),
@@ -398,19 +395,20 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
     }
     if args.certify {
         // The theorem of the reduction checked: movers (also under
-        // `movers+stubborn`) rests on the movers theorem, the others on
-        // (19); stubborn sets alone on neither.
-        let reduction = match options.reduction {
-            Reduction::Movers | Reduction::MoversStubborn => optimist::CertifyReduction::Movers,
-            Reduction::Stubborn => {
+        // `movers+stubborn`) rests on the movers theorem, `sc` (also under
+        // `sc+stubborn`) on (19), and full exploration needs none (its
+        // certificate is (19)'s); stubborn sets alone rest on neither.
+        let reduction = match options.reduction.theorem() {
+            Some(theorem) => theorem,
+            None if options.reduction.is_full() => optimist::CertifyTheorem::Sc,
+            None => {
                 return refuse(
                     "`--certify` checks the theorems of the `sc` and `movers` transactions (also under `sc+stubborn` and `movers+stubborn`, the stubborn-set part uncertified); `--reduction stubborn` alone rests on the stubborn-set argument, which certify does not check",
                 );
             }
-            _ => optimist::CertifyReduction::Sc,
         };
         // The certified theorem (19) covers fewer invariants than the check.
-        if reduction == optimist::CertifyReduction::Sc
+        if reduction == optimist::CertifyTheorem::Sc
             && let Err(e) = optimist::check_reducible(&src, &model)
         {
             return crate::common::not_covered(e);

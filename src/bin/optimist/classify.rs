@@ -17,7 +17,7 @@ pub struct ClassifyArgs {
     /// The reduction whose contract is judged on the model; `movers` and
     /// `movers+stubborn` add each transition's mover type (right, left,
     /// both, non).
-    #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
+    #[arg(long, value_enum, default_value = "sc")]
     reduction: ReductionArg,
     /// As for `check`: what a transaction does where it can run forever.
     #[arg(long, value_enum, default_value_t = IgnoringArg::Cpc)]
@@ -36,7 +36,7 @@ pub struct ClassifyArgs {
 pub fn run(args: ClassifyArgs) -> ExitCode {
     set_format(args.format);
     let options = Options {
-        reduction: args.reduction.reduction(),
+        reduction: args.reduction.0,
         ignoring: args.ignoring.ignoring(),
         summaries: args.summaries,
         summaries_per_thread: args.summaries_per_thread,

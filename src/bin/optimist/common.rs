@@ -284,6 +284,13 @@ static OUTPUT: Mutex<Output> = Mutex::new(Output {
 });
 
 /// Sets the format errors are reported in (reports take theirs explicitly).
+/// The registered reduction a command's own choice of values names: each
+/// value is called as the reduction it stands for.
+pub fn registered(value: impl ValueEnum) -> optimist::Reduction {
+    let value = value.to_possible_value().expect("no value is skipped");
+    value.get_name().parse().expect("a registered reduction")
+}
+
 pub fn set_format(format: Format) {
     OUTPUT.lock().unwrap_or_else(|e| e.into_inner()).format = format;
 }

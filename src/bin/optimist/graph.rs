@@ -21,7 +21,7 @@ pub struct GraphArgs {
     /// filled, its steps in red. The default, `none`, draws the full graph
     /// alone: a picture is of the original system, which a reduction only
     /// marks up.
-    #[arg(long, value_enum, default_value_t = ReductionArg::None)]
+    #[arg(long, value_enum, default_value = "none")]
     reduction: ReductionArg,
     /// dot (Graphviz), svg (laid out by optimist, no Graphviz needed), or json.
     #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
@@ -64,7 +64,7 @@ pub fn run(args: GraphArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let reduction = args.reduction.reduction();
+    let reduction = args.reduction.0;
     if args.trace {
         return trace(&args, &src, &model, reduction);
     }
@@ -140,7 +140,7 @@ fn trace(
     let mut lasso = None;
     if outcome.violation.is_none() && !model.ltl.is_empty() {
         let options = optimist::Options {
-            reduction: Reduction::None,
+            reduction: crate::check::default_reduction(true),
             ..optimist::Options::default()
         };
         let all: Vec<usize> = (0..model.ltl.len()).collect();

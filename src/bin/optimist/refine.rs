@@ -23,8 +23,8 @@ pub struct RefineArgs {
     #[arg(long)]
     incremental: bool,
     /// The reduced system each check explores.
-    #[arg(long, value_enum, default_value_t = ReductionArg::Sc)]
-    reduction: ReductionArg,
+    #[arg(long, value_enum, default_value_t = Refined::Sc)]
+    reduction: Refined,
     /// Write the model with the final guesses as declarations to this file
     /// (the report still goes to standard output).
     #[arg(short, long, value_name = "OUT", alias = "write")]
@@ -49,8 +49,10 @@ fn write_new(out: &std::path::Path, text: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
 
+/// The reductions refine checks with: each value is named as the
+/// reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ReductionArg {
+enum Refined {
     /// Stoller-Cohen reduction.
     Sc,
     /// Flanagan-Qadeer transactions with movers.
@@ -89,10 +91,7 @@ pub fn run(args: RefineArgs) -> ExitCode {
         max_iterations: args.max_iterations,
         incremental: args.incremental,
         limits: args.limits.limits(),
-        reduction: match args.reduction {
-            ReductionArg::Sc => optimist::Reduction::Sc,
-            ReductionArg::Movers => optimist::Reduction::Movers,
-        },
+        reduction: crate::common::registered(args.reduction),
     };
     let report = match optimist::refine(&src, &args.model.define, &options) {
         Ok(r) => r,

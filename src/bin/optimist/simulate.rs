@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use optimist::{Reduction, SimulateReport};
+use optimist::SimulateReport;
 
 use crate::common::{DeadlockArgs, Format, ModelArgs, print, set_format};
 
@@ -21,8 +21,8 @@ pub struct SimulateArgs {
     /// Walk the original system (one transition at a time, the default: a
     /// walk shows the interleavings a reduction skips) or the reduced one
     /// (one reduced step at a time).
-    #[arg(long, value_enum, default_value_t = WalkReduction::None)]
-    reduction: WalkReduction,
+    #[arg(long, value_enum, default_value_t = Walked::None)]
+    reduction: Walked,
     #[command(flatten)]
     deadlock: DeadlockArgs,
     /// Output format.
@@ -30,8 +30,9 @@ pub struct SimulateArgs {
     format: Format,
 }
 
+/// The systems a walk can take: each value is named as the reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum WalkReduction {
+enum Walked {
     /// The original system: a random enabled transition at each step.
     None,
     /// Stoller-Cohen: a random reduced step at each step.
@@ -44,10 +45,7 @@ pub fn run(args: SimulateArgs) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    let reduction = match args.reduction {
-        WalkReduction::None => Reduction::None,
-        WalkReduction::Sc => Reduction::Sc,
-    };
+    let reduction = crate::common::registered(args.reduction);
     let walk = optimist::simulate(&model, reduction, args.seed, args.steps);
     let mut report =
         SimulateReport::new(&model, &src.name, reduction, args.seed, args.steps, &walk);

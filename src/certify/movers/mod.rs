@@ -29,9 +29,10 @@ use super::{Certification, CertifyOptions};
 use crate::explore::movers::Plan;
 use system::MSys;
 
-/// Which reduction theorem `certify` checks the hypotheses of.
+/// Which reduction theorem `certify` checks the hypotheses of (a
+/// reduction's layer names its own).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum CertifyReduction {
+pub enum CertifyTheorem {
     /// Stoller and Cohen's reduction theorem (19), the hypotheses of
     /// `check --reduction sc`.
     #[default]
@@ -41,15 +42,18 @@ pub enum CertifyReduction {
     Movers,
 }
 
-impl CertifyReduction {
+impl CertifyTheorem {
     /// The name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
-            CertifyReduction::Sc => "sc",
-            CertifyReduction::Movers => "movers",
+            CertifyTheorem::Sc => "sc",
+            CertifyTheorem::Movers => "movers",
         }
     }
 }
+
+/// The former name of [`CertifyTheorem`].
+pub type CertifyReduction = CertifyTheorem;
 
 /// The proof of the movers theorem that `optimist prove --theorem movers`
 /// checks.

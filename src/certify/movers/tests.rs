@@ -15,15 +15,14 @@ use crate::certify::tests::{
     compile, generate, levels_agree, load, models, reduced_agrees, replays, verdict,
 };
 use crate::certify::{
-    Certification, CertifyLevel, CertifyOptions, CertifyReduction, ObligationStatus, certify,
+    Certification, CertifyLevel, CertifyOptions, CertifyTheorem, ObligationStatus, certify,
 };
-use crate::explore::Reduction;
 use crate::explore::movers::Plan;
 use crate::model::Model;
 
 fn movers(level: CertifyLevel) -> CertifyOptions {
     CertifyOptions {
-        reduction: CertifyReduction::Movers,
+        reduction: CertifyTheorem::Movers,
         level,
         max_states: 50_000,
         ..CertifyOptions::default()
@@ -228,7 +227,7 @@ fn agree(text: &str) -> Result<(), TestCaseError> {
     // holds.
     if local.verdict() == ObligationStatus::Holds || exhaustive.verdict() == ObligationStatus::Holds
     {
-        let (full, reduced) = reduced_agrees(&model, Reduction::Movers, "movers", text)?;
+        let (full, reduced) = reduced_agrees(&model, "movers", "movers", text)?;
         if verdict(&reduced) == "holds" {
             prop_assert!(
                 verdict(&full) != "violated",

@@ -32,7 +32,10 @@ use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Pro
 use super::graph::{Overlay, StateGraph};
 use super::outcome::{Outcome, Stats};
 use super::search::Watch;
-use super::{Ignoring, Options};
+use super::stubborn::Steps;
+use super::summarized::{self, Base, Summarized};
+use super::{Ignoring, Options, Reduction};
+use crate::certify::CertifyTheorem as Theorem;
 use crate::model::Model;
 use classify::{Classification, Reason};
 
@@ -133,6 +136,14 @@ impl Mode for Sc<'_> {
         judge(self.model, &self.class, self.ignoring)
     }
 
+    fn steps(&self) -> Option<Box<Steps<'_>>> {
+        Some(Box::new(reduced::Reduced::new(
+            self.model,
+            &self.class,
+            self.ignoring,
+        )))
+    }
+
     fn search(
         &self,
         options: &Options,
@@ -145,8 +156,43 @@ impl Mode for Sc<'_> {
         o
     }
 
-    fn overlay(&self, graph: &StateGraph) -> Overlay {
+    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay {
         let mut exp = reduced::Reduced::new(self.model, &self.class, self.ignoring);
-        super::graph::walk(&mut exp, super::Reduction::Sc, graph)
+        super::graph::walk(&mut exp, reduction, graph)
+    }
+}
+
+/// The layer of `--reduction sc`, with or without `--summaries`; its
+/// theorem is (19).
+pub(crate) struct ScLayer;
+
+impl super::registry::Layer for ScLayer {
+    fn name(&self) -> &'static str {
+        "sc"
+    }
+    fn help(&self) -> &'static str {
+        "Stoller-Cohen reduction"
+    }
+    fn contract(&self, options: &Options) -> Contract {
+        match options.summaries {
+            true => summarized::contract(Base::Sc, !options.summaries_per_thread),
+            false => contract(options.ignoring),
+        }
+    }
+    fn mode<'m>(&self, model: &'m Model, options: &Options) -> Box<dyn Mode + 'm> {
+        match options.summaries {
+            true => Box::new(Summarized::new(
+                model,
+                Base::Sc,
+                !options.summaries_per_thread,
+            )),
+            false => Box::new(Sc::new(model, options.ignoring)),
+        }
+    }
+    fn theorem(&self) -> Option<Theorem> {
+        Some(Theorem::Sc)
+    }
+    fn supports_summaries(&self) -> bool {
+        true
     }
 }
