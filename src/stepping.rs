@@ -231,6 +231,32 @@ pub struct ReplayReport {
 pub struct NotATrace(pub String);
 
 impl ReplayReport {
+    /// The report of a replay of `saved_steps` steps from `files` (the
+    /// model's and the saved report's) that expects a violation (its kind
+    /// and message), before any step: `diverged` until the steps show
+    /// otherwise.
+    fn unreplayed(
+        model: &Model,
+        (file, trace_file): (&str, &str),
+        saved_steps: usize,
+        (expected_kind, expected_message): (String, String),
+    ) -> ReplayReport {
+        ReplayReport {
+            model: model.name.clone(),
+            file: file.to_string(),
+            trace_file: trace_file.to_string(),
+            outcome: "diverged",
+            replayed: 0,
+            saved_steps,
+            expected_kind,
+            expected_message,
+            found: None,
+            divergence: None,
+            trace: Vec::new(),
+            transitions: Vec::new(),
+        }
+    }
+
     /// Replays the counterexample of `saved` (a JSON report of `check`,
     /// `simulate` or `graph --trace`) against `model`, step by step.
     pub fn new(
@@ -272,20 +298,13 @@ impl ReplayReport {
             .get("trace")
             .and_then(Value::as_array)
             .ok_or_else(|| NotATrace("the report has no `trace` array".into()))?;
-        let mut r = ReplayReport {
-            model: model.name.clone(),
-            file: file.to_string(),
-            trace_file: trace_file.to_string(),
-            outcome: "diverged",
-            replayed: 0,
-            saved_steps: saved_trace.len(),
-            expected_kind: expected_kind.clone(),
-            expected_message: text(violation, "message").unwrap_or_default(),
-            found: None,
-            divergence: None,
-            trace: Vec::new(),
-            transitions: Vec::new(),
-        };
+        let expected_message = text(violation, "message").unwrap_or_default();
+        let mut r = ReplayReport::unreplayed(
+            model,
+            (file, trace_file),
+            saved_trace.len(),
+            (expected_kind.clone(), expected_message),
+        );
         let (s, taken, problem) = replay_trace(model, saved_trace, &expected_kind, &mut r)?;
         r.trace = steps(model, &taken, false);
         if r.divergence.is_some() {
@@ -374,26 +393,13 @@ fn replay_trace(
     expected_kind: &str,
     r: &mut ReplayReport,
 ) -> Result<(Vec<i64>, Vec<Step>, Option<(Problem, usize)>), NotATrace> {
-    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     let mut s = model.init.clone();
     let mut taken: Vec<Step> = Vec::new();
     let mut problem: Option<(Problem, usize)> = None;
     let path = match_path(model, &saved_steps(saved_trace));
     for (n, st) in saved_trace.iter().enumerate() {
-        let (Some(thread), Some(statement)) = (text(st, "thread"), text(st, "statement")) else {
-            return Err(NotATrace(format!(
-                "step {} of the trace has no `thread` or `statement`",
-                n + 1
-            )));
-        };
-        let expected = st.get("state").and_then(Value::as_object);
-        match pick(
-            model,
-            path.as_deref(),
-            n,
-            &s,
-            (&thread, &statement, expected),
-        ) {
+        let (thread, statement, picked) = replay_step(model, path.as_deref(), n, &s, st, "trace")?;
+        match picked {
             Err(m) => {
                 r.divergence = Some(diverge(model, &s, n + 1, &thread, &statement, m));
                 break;
@@ -466,6 +472,30 @@ fn pick(
     }
 }
 
+/// Step `n` of a saved `what` (`trace` or `lasso`) replayed from `s`: the
+/// thread and statement it names, and what [`pick`] makes of it. Both
+/// replays read their steps here, so that they fail alike on a step
+/// without a thread or a statement.
+fn replay_step(
+    model: &Model,
+    path: Option<&[usize]>,
+    n: usize,
+    s: &[i64],
+    st: &Value,
+    what: &str,
+) -> Result<(String, String, Result<(usize, Effect), Mismatch>), NotATrace> {
+    let text = |k: &str| st.get(k).and_then(Value::as_str).map(str::to_string);
+    let (Some(thread), Some(statement)) = (text("thread"), text("statement")) else {
+        return Err(NotATrace(format!(
+            "step {} of the {what} has no `thread` or `statement`",
+            n + 1
+        )));
+    };
+    let expected = st.get("state").and_then(Value::as_object);
+    let picked = pick(model, path, n, s, (&thread, &statement, expected));
+    Ok((thread, statement, picked))
+}
+
 /// The first property of a saved report's `ltl` part that has a lasso.
 fn violated_property(saved: &Value) -> Option<&Value> {
     saved
@@ -497,40 +527,21 @@ fn replay_lasso(
     };
     let (stem, cycle) = (part("stem")?, part("cycle")?);
     let ends = lasso.get("ends").and_then(Value::as_bool).unwrap_or(false);
-    let mut r = ReplayReport {
-        model: model.name.clone(),
-        file: file.to_string(),
-        trace_file: trace_file.to_string(),
-        outcome: "diverged",
-        replayed: 0,
-        saved_steps: stem.len() + cycle.len(),
-        expected_kind: "ltl".into(),
-        expected_message: format!("{name}: {}", text(prop, "message").unwrap_or_default()),
-        found: None,
-        divergence: None,
-        trace: Vec::new(),
-        transitions: Vec::new(),
-    };
+    let expected_message = format!("{name}: {}", text(prop, "message").unwrap_or_default());
+    let mut r = ReplayReport::unreplayed(
+        model,
+        (file, trace_file),
+        stem.len() + cycle.len(),
+        ("ltl".into(), expected_message),
+    );
     let mut s = model.init.clone();
     let mut states = vec![s.clone()];
     let mut taken: Vec<Step> = Vec::new();
     let all: Vec<Value> = stem.iter().chain(cycle).cloned().collect();
     let path = match_path(model, &saved_steps(&all));
     for (n, st) in all.iter().enumerate() {
-        let (Some(thread), Some(statement)) = (text(st, "thread"), text(st, "statement")) else {
-            return Err(NotATrace(format!(
-                "step {} of the lasso has no `thread` or `statement`",
-                n + 1
-            )));
-        };
-        let expected = st.get("state").and_then(Value::as_object);
-        match pick(
-            model,
-            path.as_deref(),
-            n,
-            &s,
-            (&thread, &statement, expected),
-        ) {
+        let (thread, statement, picked) = replay_step(model, path.as_deref(), n, &s, st, "lasso")?;
+        match picked {
             Ok((k, Effect::Ok(after))) => {
                 r.replayed = n + 1;
                 r.transitions.push(k);

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use super::copies::Copies;
 use super::frame::{Frame, QMode};
 use super::system::{QState, Succ, Sys};
+use super::theorem::Instance;
 
 /// An obligation: a hypothesis of the reduction theorem or a
 /// well-formedness condition (digest sections 2 and 3).
@@ -301,9 +302,14 @@ fn next(sys: &Sys, k: usize, st: &QState) -> Option<QState> {
 /// Thread j at point a, thread i at point b: a pair instance's points.
 type PairAt = (usize, i64, usize, i64);
 
-impl Inst {
+impl<'m> Instance<Sys<'m>> for Inst {
+    /// Whether it is checked on loops.
+    fn is_loop(&self) -> bool {
+        matches!(self, Inst::Loop { .. })
+    }
+
     /// The obligation this is an instance of.
-    pub fn law(&self) -> Obligation {
+    fn law(&self) -> Obligation {
         match self {
             Inst::Init(law) => *law,
             Inst::Point { law, .. } | Inst::Pair { law, .. } | Inst::Loop { law, .. } => *law,
@@ -313,7 +319,7 @@ impl Inst {
 
     /// The frame of the instance for the local level (`None` for the
     /// initial-state instances, which need no enumeration).
-    pub fn frame(&self, sys: &Sys) -> Option<Frame> {
+    fn frame(&self, sys: &Sys) -> Option<Frame> {
         let pc = |t: usize, pc: i64| (t as u32, vec![pc]);
         Some(match self {
             Inst::Init(_) => return None,
@@ -355,7 +361,7 @@ impl Inst {
 
     /// Checks the instance at `st` (whose control points are those of the
     /// instance). Loops are checked by [`Inst::loop_edges`] instead.
-    pub fn check(&self, sys: &Sys, st: &QState) -> Option<Failure> {
+    fn check(&self, sys: &Sys, st: &QState) -> Option<Failure> {
         let model = sys.model;
         let tname = |t: usize| model.threads[t].name.clone();
         match self {
@@ -404,6 +410,35 @@ impl Inst {
         }
     }
 
+    /// The loop edges out of `st`: thread i's invisible transitions at
+    /// points of the loop that complete (and, for (11), without q).
+    fn loop_edges(&self, sys: &Sys, st: &QState) -> Vec<(usize, QState)> {
+        let Inst::Loop { law, i, points } = self else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if !points.contains(&st.s[*i]) || (*law == Obligation::H11 && st.q) {
+            return out;
+        }
+        for k in sys.at(*i, st.s[*i]) {
+            if let Succ::Next {
+                to,
+                completed: true,
+            } = sys.succ(k, st)
+            {
+                if *law == Obligation::H11 && to.q {
+                    continue;
+                }
+                if points.contains(&to.s[*i]) {
+                    out.push((k, to));
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Inst {
     /// WFinitVis and WFinitExcl at the initial state `st`.
     fn check_init(sys: &Sys, law: Obligation, st: &QState) -> Option<Failure> {
         let model = sys.model;
@@ -596,33 +631,6 @@ impl Inst {
             }
         }
         None
-    }
-
-    /// The loop edges out of `st`: thread i's invisible transitions at
-    /// points of the loop that complete (and, for (11), without q).
-    pub fn loop_edges(&self, sys: &Sys, st: &QState) -> Vec<(usize, QState)> {
-        let Inst::Loop { law, i, points } = self else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        if !points.contains(&st.s[*i]) || (*law == Obligation::H11 && st.q) {
-            return out;
-        }
-        for k in sys.at(*i, st.s[*i]) {
-            if let Succ::Next {
-                to,
-                completed: true,
-            } = sys.succ(k, st)
-            {
-                if *law == Obligation::H11 && to.q {
-                    continue;
-                }
-                if points.contains(&to.s[*i]) {
-                    out.push((k, to));
-                }
-            }
-        }
-        out
     }
 
     /// The failure for a loop found: `cycle` lists the transitions and the

@@ -569,11 +569,7 @@ impl fmt::Display for CertifyReport {
         if !marked.is_empty() {
             writeln!(f)?;
             writeln!(f, " * holds by construction as well:")?;
-            let w = marked
-                .iter()
-                .map(|(k, _)| key_label(k).len())
-                .max()
-                .unwrap_or(0);
+            let w = crate::report::name_width(marked.iter().map(|(k, _)| key_label(k)));
             for (key, o) in marked {
                 let k = key_label(key);
                 writeln!(

@@ -143,14 +143,24 @@ fn assert_fails(cert: &Certification, law: Obligation, level: CertifyLevel) {
     assert_eq!(cert.status(law), ObligationStatus::Fails, "{level:?}");
 }
 
+/// The certifications of `model` at both levels, each checked to fail
+/// every one of `laws`: a failure must show at the local level and
+/// exhaustively alike.
+fn failing_at_both_levels(model: &Model, laws: &[Obligation]) -> [Certification; 2] {
+    [CertifyLevel::Local, CertifyLevel::Exhaustive].map(|level| {
+        let cert = certify(model, &at(level));
+        for &law in laws {
+            assert_fails(&cert, law, level);
+        }
+        cert
+    })
+}
+
 #[test]
 fn spin_forever_fails_11_with_its_lasso() {
     let model = load("models/spin-forever.gc");
     let sys = Sys::new(&model);
-    for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
-        let cert = certify(&model, &at(level));
-        assert_fails(&cert, Obligation::H11, level);
-        assert_fails(&cert, Obligation::FiniteInvis, level);
+    for cert in failing_at_both_levels(&model, &[Obligation::H11, Obligation::FiniteInvis]) {
         let f = witness(&cert, Obligation::H11);
         replays(&sys, f).unwrap();
         // A lasso: the loop starts at s0 and its last transition returns there,
@@ -182,9 +192,7 @@ fn spin_forever_fails_11_with_its_lasso() {
 fn endexcl_fails_wfendexcl_with_a_witness() {
     let model = load("models/endexcl.gc");
     let sys = Sys::new(&model);
-    for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
-        let cert = certify(&model, &at(level));
-        assert_fails(&cert, Obligation::EndExcl, level);
+    for cert in failing_at_both_levels(&model, &[Obligation::EndExcl]) {
         let f = witness(&cert, Obligation::EndExcl);
         replays(&sys, f).unwrap();
         let &(_, k, _) = &f.steps[0];
@@ -226,13 +234,9 @@ thread intruder {
 #[test]
 fn a_thread_resetting_another_threads_semaphore_fails_wfendexcl() {
     let model = compile(SEM_STEAL);
-    for level in [CertifyLevel::Local, CertifyLevel::Exhaustive] {
-        let cert = certify(&model, &at(level));
-        assert_fails(&cert, Obligation::EndExcl, level);
-        // And (15) fails with it: the user's invisible `x := 2` cannot move
-        // before the intruder's reset.
-        assert_fails(&cert, Obligation::H15, level);
-    }
+    // (15) fails with WFendExcl: the user's invisible `x := 2` cannot move
+    // before the intruder's reset.
+    failing_at_both_levels(&model, &[Obligation::EndExcl, Obligation::H15]);
 }
 
 /// A guard that reads another thread's control point through `at` at an

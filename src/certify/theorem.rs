@@ -22,7 +22,7 @@ pub(crate) trait Theorem {
     /// A state of the system the theorem speaks of.
     type State: Clone;
     /// An instance of a law.
-    type Inst: Clone + Eq + Hash;
+    type Inst: Clone + Eq + Hash + Instance<Self>;
     /// The frame of an instance at the local level.
     type Frame;
 
@@ -67,7 +67,9 @@ pub(crate) trait Theorem {
     fn unshown(&self, st: &QState) -> Self::State;
 
     /// The law `inst` is an instance of.
-    fn law(inst: &Self::Inst) -> Self::Law;
+    fn law(inst: &Self::Inst) -> Self::Law {
+        inst.law()
+    }
     /// Every instance, in report order (see [`super::law::instances`]).
     fn instances(&self, copies: Option<&Copies>, visit: &mut dyn FnMut(Option<Self::Inst>) -> bool);
     /// The instances that apply at a reachable state, but the initial
@@ -78,16 +80,24 @@ pub(crate) trait Theorem {
     /// The instances of loop law `law` for thread `i`.
     fn loop_instances(&self, law: Self::Law, i: usize) -> Vec<Self::Inst>;
     /// Whether `inst` is checked on loops.
-    fn is_loop(inst: &Self::Inst) -> bool;
+    fn is_loop(inst: &Self::Inst) -> bool {
+        inst.is_loop()
+    }
     /// Checks `inst` at `st`.
-    fn check(&self, inst: &Self::Inst, st: &Self::State) -> Option<Failure>;
+    fn check(&self, inst: &Self::Inst, st: &Self::State) -> Option<Failure> {
+        inst.check(self, st)
+    }
     /// The loop edges of `inst` out of `st`.
-    fn loop_edges(&self, inst: &Self::Inst, st: &Self::State) -> Vec<(usize, Self::State)>;
+    fn loop_edges(&self, inst: &Self::Inst, st: &Self::State) -> Vec<(usize, Self::State)> {
+        inst.loop_edges(self, st)
+    }
     /// The failure of loop `inst` for a cycle of `transitions` from `start`.
     fn lasso(&self, inst: &Self::Inst, start: Self::State, transitions: &[usize]) -> Failure;
 
     /// The frame of `inst` (`None` at the initial state).
-    fn frame(&self, inst: &Self::Inst) -> Option<Self::Frame>;
+    fn frame(&self, inst: &Self::Inst) -> Option<Self::Frame> {
+        inst.frame(self)
+    }
     /// Narrows the return point values of `frame` ([`Copies::narrow`]).
     fn narrow(&self, copies: &Copies, inst: &Self::Inst, frame: &mut Self::Frame);
     /// Valuations of the frame (saturating).
@@ -105,6 +115,22 @@ pub(crate) trait Theorem {
     /// Whether valuation `st` stands for a state that may occur (the
     /// locksets and normalisation; reachability is checked by the caller).
     fn admits(&self, frame: &Self::Frame, st: &mut Self::State) -> bool;
+}
+
+/// An instance of a law of theorem `T`, which knows how it is checked: the
+/// theorem's own methods for instances read it from here, the same way
+/// for both theorems.
+pub(crate) trait Instance<T: Theorem + ?Sized> {
+    /// The law it is an instance of.
+    fn law(&self) -> T::Law;
+    /// Whether it is checked on loops.
+    fn is_loop(&self) -> bool;
+    /// Checks it at `st`.
+    fn check(&self, theorem: &T, st: &T::State) -> Option<Failure>;
+    /// Its loop edges out of `st`.
+    fn loop_edges(&self, theorem: &T, st: &T::State) -> Vec<(usize, T::State)>;
+    /// Its frame at the local level (`None` at the initial state).
+    fn frame(&self, theorem: &T) -> Option<T::Frame>;
 }
 
 /// Stoller and Cohen's reduction theorem (19) on the system with q.
@@ -169,9 +195,6 @@ impl Theorem for Sys<'_> {
         st.clone()
     }
 
-    fn law(inst: &Inst) -> Obligation {
-        inst.law()
-    }
     fn instances(&self, copies: Option<&Copies>, visit: &mut dyn FnMut(Option<Inst>) -> bool) {
         instances(self, copies, visit);
     }
@@ -187,22 +210,10 @@ impl Theorem for Sys<'_> {
             .map(|points| Inst::Loop { law, i, points })
             .collect()
     }
-    fn is_loop(inst: &Inst) -> bool {
-        matches!(inst, Inst::Loop { .. })
-    }
-    fn check(&self, inst: &Inst, st: &QState) -> Option<Failure> {
-        inst.check(self, st)
-    }
-    fn loop_edges(&self, inst: &Inst, st: &QState) -> Vec<(usize, QState)> {
-        inst.loop_edges(self, st)
-    }
     fn lasso(&self, inst: &Inst, start: QState, transitions: &[usize]) -> Failure {
         witness(self, inst, start, transitions)
     }
 
-    fn frame(&self, inst: &Inst) -> Option<Frame> {
-        inst.frame(self)
-    }
     fn narrow(&self, copies: &Copies, inst: &Inst, frame: &mut Frame) {
         copies.narrow(self, inst, frame);
     }

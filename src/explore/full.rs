@@ -81,6 +81,22 @@ pub(crate) fn contract() -> super::Contract {
     }
 }
 
+/// What a reduction that leaves out interleavings preserves: what
+/// `--reduction none` does, but lock misuses only in the states it stores
+/// and temporal properties as `ltl` says. Movers, sc and stubborn sets share
+/// it, so that they differ only where their theories do.
+pub(super) fn reduced_preserves(ltl: super::Preserved) -> Vec<(super::Property, super::Preserved)> {
+    use super::{Preserved, Property};
+    vec![
+        (Property::Assertions, Preserved::Yes),
+        (Property::Invariants, Preserved::Yes),
+        (Property::Discipline, Preserved::Yes),
+        (Property::Deadlocks, Preserved::Yes),
+        (Property::LockWarnings, Preserved::Stored),
+        (Property::Ltl, ltl),
+    ]
+}
+
 /// `--reduction none`: the original system, which needs nothing of a
 /// model and preserves everything.
 pub(crate) struct Plain<'m> {

@@ -490,40 +490,24 @@ impl ModelGraph {
         while v < vs.len() {
             budget.tick()?;
             let (s, m) = (vs[v], vq[v] as usize);
-            let mut step = |to: u32,
-                            k: u32,
-                            vs: &mut Vec<u32>,
-                            vq: &mut Vec<u32>,
-                            held: &mut Held,
-                            budget: &mut Budget|
-             -> Result<(), Halt> {
+            // Each edge of the graph from s (a stutter step where it has
+            // none), with each move of the automaton that admits its target.
+            let stutter = self.edges(s).is_empty().then_some((s, STUTTER));
+            let edges = self.edges(s).map(|e| (self.target[e], self.transition[e]));
+            for (to, k) in stutter.into_iter().chain(edges) {
+                let t = if k == STUTTER {
+                    STUTTER
+                } else {
+                    model.transitions[k as usize].thread
+                };
                 for &m2 in &a.nodes[m].succ {
                     if a.nodes[m2].admits(self.val(to, n)) {
-                        let w = vertex(to, m2, vs, vq, held, budget)?;
+                        let w = vertex(to, m2, &mut vs, &mut vq, &mut held, budget)?;
                         held.push(&mut target, w, budget)?;
-                        let t = if k == STUTTER {
-                            STUTTER
-                        } else {
-                            model.transitions[k as usize].thread
-                        };
                         held.push(&mut mover, t, budget)?;
                         held.push(&mut label, k, budget)?;
                     }
                 }
-                Ok(())
-            };
-            if self.edges(s).is_empty() {
-                step(s, STUTTER, &mut vs, &mut vq, &mut held, budget)?;
-            }
-            for e in self.edges(s) {
-                step(
-                    self.target[e],
-                    self.transition[e],
-                    &mut vs,
-                    &mut vq,
-                    &mut held,
-                    budget,
-                )?;
             }
             held.push(&mut first, target.len() as u32, budget)?;
             v += 1;

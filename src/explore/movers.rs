@@ -86,7 +86,7 @@
 
 use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
-use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Property, Remedy};
+use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
 use super::reduced::fire;
 use super::search::{Emit, Expand, StepResult, Stop, Watch};
 use super::summarized::{self, Base, Summarized};
@@ -760,16 +760,6 @@ const HAND_OFF: Condition = Condition {
     how: "a variable that may be handed off has no exclusive access under this reduction: every access to it is a non-mover, as for an unprotected variable",
 };
 
-/// What `--reduction movers` preserves.
-pub(super) const PRESERVES: [(Property, Preserved); 6] = [
-    (Property::Assertions, Preserved::Yes),
-    (Property::Invariants, Preserved::Yes),
-    (Property::Discipline, Preserved::Yes),
-    (Property::Deadlocks, Preserved::Yes),
-    (Property::LockWarnings, Preserved::Stored),
-    (Property::Ltl, Preserved::No),
-];
-
 impl Plan {
     /// The side conditions of the mover transactions, judged on `model`,
     /// and the loops a transaction may run
@@ -844,7 +834,7 @@ pub(super) fn contract(ignoring: Ignoring) -> Contract {
     Contract {
         name: "movers".into(),
         source: SOURCE,
-        preserves: PRESERVES.to_vec(),
+        preserves: super::full::reduced_preserves(Preserved::No),
         conditions: vec![
             OBSERVED,
             LOCKS,

@@ -1022,20 +1022,13 @@ pub(super) fn over(mut contract: super::Contract) -> super::Contract {
 
 /// The contract of `--reduction stubborn`.
 pub(super) fn contract() -> super::Contract {
-    use super::{Preserved, Property};
+    use super::Preserved;
     super::Contract {
         name: "stubborn".into(),
         source: SOURCE,
         // Every kind is named: one this list does not name is not
         // preserved (`Contract::preserves`).
-        preserves: vec![
-            (Property::Assertions, Preserved::Yes),
-            (Property::Invariants, Preserved::Yes),
-            (Property::Discipline, Preserved::Yes),
-            (Property::Deadlocks, Preserved::Yes),
-            (Property::LockWarnings, Preserved::Stored),
-            (Property::Ltl, Preserved::Unfair),
-        ],
+        preserves: super::full::reduced_preserves(Preserved::Unfair),
         conditions: vec![PROVISO, super::contract::DISCIPLINE],
         store: None,
     }

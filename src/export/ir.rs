@@ -476,16 +476,7 @@ impl Program {
                 .iter()
                 .filter(|th| th.points.iter().any(|p| !p.transitions.is_empty()))
                 .count();
-            // SPIN numbers at most 255 processes, the monitor included.
-            if procs + 1 > 255 {
-                return Err(Refusal {
-                    kind: RefusalKind::Processes,
-                    message: format!(
-                        "SPIN runs at most 255 processes, and this model has {procs} threads besides the monitor"
-                    ),
-                    span: None,
-                });
-            }
+            spin_processes(procs, "model")?;
         }
         let mut rules = Vec::new();
         for k in 0..model.transitions.len() {
@@ -958,8 +949,10 @@ impl Builder<'_> {
                 shared,
                 index,
             } => self.lower_elem(*base, *len, *shared, index, env, here)?,
-            CExpr::At { thread, pcs } => self.lower_at(thread, pcs, env, here)?,
-            CExpr::LocalOf { thread, slots } => self.lower_local_of(thread, slots, env, here)?,
+            CExpr::At { thread, pcs } => self.lower_at(self.lower(thread, env, here)?, pcs),
+            CExpr::LocalOf { thread, slots } => {
+                self.lower_local_of(self.lower(thread, env, here)?, slots)
+            }
             CExpr::Bound(k) => X::Int(env[*k as usize]),
             CExpr::Not(a) => X::Not(Box::new(self.lower(a, env, here)?)),
             CExpr::Neg(a) => X::Neg(Box::new(self.lower(a, env, here)?)),
@@ -998,17 +991,10 @@ impl Builder<'_> {
     }
 
     /// `at(t, L)`: a comparison of thread t's pc, or of every thread's
-    /// where t is known only at run time.
-    fn lower_at(
-        &self,
-        thread: &CExpr,
-        pcs: &[Option<i64>],
-        env: &mut Vec<i64>,
-        here: &Here,
-    ) -> Result<X, Refusal> {
-        let t = self.lower(thread, env, here)?;
+    /// where t (lowered already) is known only at run time.
+    fn lower_at(&self, t: X, pcs: &[Option<i64>]) -> X {
         let at = |k: usize, pc: i64| bin(BinOp::Eq, X::Var(self.pc_var[k], false), X::Int(pc));
-        Ok(if let X::Int(k) = t {
+        if let X::Int(k) = t {
             match usize::try_from(k)
                 .ok()
                 .and_then(|k| pcs.get(k).map(|p| (k, p)))
@@ -1036,24 +1022,18 @@ impl Builder<'_> {
                     alts.into_iter().fold(first, |a, b| bin(BinOp::Or, a, b))
                 }
             }
-        })
+        }
     }
 
-    /// `t.r`: thread t's local r, chosen at run time where t is not known.
-    fn lower_local_of(
-        &self,
-        thread: &CExpr,
-        slots: &[Option<u32>],
-        env: &mut Vec<i64>,
-        here: &Here,
-    ) -> Result<X, Refusal> {
-        let t = self.lower(thread, env, here)?;
+    /// `t.r`: thread t's local r, chosen at run time where t (lowered
+    /// already) is not known.
+    fn lower_local_of(&self, t: X, slots: &[Option<u32>]) -> X {
         let owners: Vec<(usize, u32)> = slots
             .iter()
             .enumerate()
             .filter_map(|(k, s)| s.map(|s| (k, s)))
             .collect();
-        Ok(if let X::Int(k) = t {
+        if let X::Int(k) = t {
             match usize::try_from(k)
                 .ok()
                 .and_then(|k| slots.get(k).copied().flatten())
@@ -1091,7 +1071,7 @@ impl Builder<'_> {
                 vec![t.clone(), bin(BinOp::Div, X::Int(1), valid)],
                 Box::new(value),
             )
-        })
+        }
     }
 
     /// A quantifier, unrolled over its range (at most `MAX_UNROLL` values).
@@ -1738,4 +1718,20 @@ pub fn is_bool(x: &X, vars: &[Var], temps: &[Temp]) -> bool {
         X::Ite(_, a, b) => is_bool(a, vars, temps) && is_bool(b, vars, temps),
         X::Seq(_, v) => is_bool(v, vars, temps),
     }
+}
+
+/// Refuses a Promela translation of `procs` threads (of a `what`: model or
+/// batch) past SPIN's limit: it numbers at most 255 processes, the monitor
+/// included.
+pub(super) fn spin_processes(procs: usize, what: &str) -> Result<(), Refusal> {
+    if procs + 1 > 255 {
+        return Err(Refusal {
+            kind: RefusalKind::Processes,
+            message: format!(
+                "SPIN runs at most 255 processes, and this {what} has {procs} threads besides the monitor"
+            ),
+            span: None,
+        });
+    }
+    Ok(())
 }

@@ -153,15 +153,7 @@ pub fn export_batch(models: &[&Model], target: Target) -> Result<String, Refusal
         let procs = (0..program.threads.len())
             .filter(|t| program.rules.iter().any(|r| r.thread == *t))
             .count();
-        if procs + 1 > 255 {
-            return Err(Refusal {
-                kind: RefusalKind::Processes,
-                message: format!(
-                    "SPIN runs at most 255 processes, and this batch has {procs} threads besides the monitor"
-                ),
-                span: None,
-            });
-        }
+        ir::spin_processes(procs, "batch")?;
     }
     Ok(match target {
         Target::Promela => promela::render(&program),

@@ -1346,26 +1346,31 @@ impl Compiler {
 
     // ---- expressions ---------------------------------------------------------
 
-    fn cond(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
+    /// `e` compiled, when its type is `want`; otherwise the error at `e`
+    /// that `mismatch` words from the type it has. Every place that needs
+    /// a value of one type checks it here.
+    fn typed(
+        &self,
+        e: &ast::Expr,
+        sc: &mut Scope,
+        want: Ty,
+        mismatch: impl FnOnce(Ty) -> String,
+    ) -> Result<CExpr> {
         let (c, ty) = self.expr(e, sc)?;
-        if ty != Ty::Bool {
-            return Err(CompileError::at(
-                e.span,
-                format!("{what} must be a bool, but this is {}", ty.name()),
-            ));
+        if ty != want {
+            return Err(CompileError::at(e.span, mismatch(ty)));
         }
-        Ok(fold(c))
+        Ok(c)
+    }
+
+    fn cond(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
+        let must = |ty: Ty| format!("{what} must be a bool, but this is {}", ty.name());
+        Ok(fold(self.typed(e, sc, Ty::Bool, must)?))
     }
 
     fn int(&self, e: &ast::Expr, sc: &mut Scope, what: &str) -> Result<CExpr> {
-        let (c, ty) = self.expr(e, sc)?;
-        if ty != Ty::Int {
-            return Err(CompileError::at(
-                e.span,
-                format!("{what} must be an int, but this is {}", ty.name()),
-            ));
-        }
-        Ok(c)
+        let must = |ty: Ty| format!("{what} must be an int, but this is {}", ty.name());
+        self.typed(e, sc, Ty::Int, must)
     }
 
     fn lookup<'s>(&'s self, name: &ast::Ident, sc: &'s Scope) -> Result<Resolved<'s>> {

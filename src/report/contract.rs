@@ -117,12 +117,7 @@ impl fmt::Display for ContractReport {
             writeln!(f, "store      {store}")?;
         }
         writeln!(f, "side conditions")?;
-        let width = self
-            .conditions
-            .iter()
-            .map(|c| c.name.len())
-            .max()
-            .unwrap_or(0);
+        let width = super::name_width(self.conditions.iter().map(|c| c.name));
         for c in &self.conditions {
             write!(f, "  {:width$}  {}", c.name, c.status)?;
             if c.status != "met" {

@@ -256,12 +256,7 @@ impl fmt::Display for LtlReport {
         if let Some(r) = &self.reason {
             writeln!(f, "ltl          not decided: {r}")?;
         }
-        let width = self
-            .properties
-            .iter()
-            .map(|p| p.name.len())
-            .max()
-            .unwrap_or(0);
+        let width = super::name_width(self.properties.iter().map(|p| p.name.as_str()));
         for p in &self.properties {
             let product = p
                 .product_states

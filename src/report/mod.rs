@@ -20,6 +20,15 @@ pub use state::{StateLayout, ThreadState};
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
 use crate::model::{Fault, Model, SlotKind};
 
+/// The width of a column of `names`, so that what follows them lines up.
+pub(crate) fn name_width(names: impl IntoIterator<Item = impl AsRef<str>>) -> usize {
+    names
+        .into_iter()
+        .map(|n| n.as_ref().len())
+        .max()
+        .unwrap_or(0)
+}
+
 /// Everything a check reports; serialises to the documented JSON schema and
 /// displays as the text report.
 #[derive(Clone, Debug, Serialize)]

@@ -338,16 +338,23 @@ impl<'a> Parser<'a> {
     }
 
     /// One or more `item`s separated by commas.
-    fn comma_list<T>(
+    fn comma_list<T>(&self, i: &'a str, item: impl Fn(&'a str) -> Res<'a, T>) -> Res<'a, Vec<T>> {
+        self.separated(i, |r| self.try_sym(r, ","), item)
+    }
+
+    /// One or more `item`s, each after the first behind what `sep` takes
+    /// (a comma, `or`).
+    fn separated<T>(
         &self,
         mut i: &'a str,
+        sep: impl Fn(&'a str) -> Option<(&'a str, Span)>,
         item: impl Fn(&'a str) -> Res<'a, T>,
     ) -> Res<'a, Vec<T>> {
         let mut out = Vec::new();
         loop {
             let (r, x) = item(i)?;
             out.push(x);
-            match self.try_sym(r, ",") {
+            match sep(r) {
                 Some((r, _)) => i = r,
                 None => return Ok((r, out)),
             }
@@ -891,13 +898,7 @@ impl<'a> Parser<'a> {
     }
 
     fn either_rest(&self, r: &'a str, kw: Span) -> Res<'a, StmtKind> {
-        let (mut r, first) = self.block(r)?;
-        let mut branches = vec![first];
-        while let Some((r2, _)) = self.try_kw(r, "or") {
-            let (r2, b) = self.block(r2)?;
-            branches.push(b);
-            r = r2;
-        }
+        let (r, branches) = self.separated(r, |r| self.try_kw(r, "or"), |r| self.block(r))?;
         if branches.iter().any(Vec::is_empty) {
             return self.fatal(
                 kw,
@@ -1970,30 +1971,45 @@ mod tests {
             let e = parse(src).unwrap_err();
             (e.message, e.help.unwrap_or_default())
         };
-        let (m, h) = hint("shared x : int = 0;");
-        assert_eq!(
-            m,
-            "optimist has no `int` type: a variable takes a range of values"
-        );
-        assert!(h.contains("`shared x : 0..10 = 0;`"), "{h}");
-        let (m, h) = hint("shared x : int[3];");
-        assert!(m.starts_with("optimist has no `int` type"), "{m}");
-        assert!(h.contains("`shared x[3] : 0..10 = 0;`"), "{h}");
-        let (m, h) = hint("shared x : bool[] = false;");
-        assert_eq!(
-            m,
-            "an array's length goes after its name, not after its type"
-        );
-        assert!(h.contains("`shared x[3] : bool = false;`"), "{h}");
-        let (m, h) = hint("protected x : boolean = false by m;");
-        assert!(m.contains("its boolean type is `bool`"), "{m}");
-        assert!(h.contains("`protected x : bool = false by m;`"), "{h}");
-        let (_, h) = hint("shared x : uint8 = 0;");
-        assert!(h.contains("0..255"), "{h}");
-        let (m, _) = hint("thread T { local s : string = 0; skip; }");
-        assert!(m.starts_with("optimist has no `string` type"), "{m}");
-        let (m, _) = hint("proc f(x : nat) { skip; }");
-        assert!(m.starts_with("optimist has no `nat` type"), "{m}");
+        // Each source, a part of the message and a part of the help.
+        let cases = [
+            (
+                "shared x : int = 0;",
+                "optimist has no `int` type: a variable takes a range of values",
+                "`shared x : 0..10 = 0;`",
+            ),
+            (
+                "shared x : int[3];",
+                "optimist has no `int` type",
+                "`shared x[3] : 0..10 = 0;`",
+            ),
+            (
+                "shared x : bool[] = false;",
+                "an array's length goes after its name, not after its type",
+                "`shared x[3] : bool = false;`",
+            ),
+            (
+                "protected x : boolean = false by m;",
+                "its boolean type is `bool`",
+                "`protected x : bool = false by m;`",
+            ),
+            ("shared x : uint8 = 0;", "", "0..255"),
+            (
+                "thread T { local s : string = 0; skip; }",
+                "optimist has no `string` type",
+                "",
+            ),
+            (
+                "proc f(x : nat) { skip; }",
+                "optimist has no `nat` type",
+                "",
+            ),
+        ];
+        for (src, message, help) in cases {
+            let (m, h) = hint(src);
+            assert!(m.contains(message), "{src}: {m}");
+            assert!(h.contains(help), "{src}: {h}");
+        }
         // A constant named like a type is the bound of a range.
         parse("const int = 3;\nshared x : int..5 = 3;\nshared y : 0..int + 1 = 0;").unwrap();
     }

@@ -17,6 +17,7 @@ use super::system::{MState, MSys};
 use crate::certify::copies::Copies;
 use crate::certify::frame::{Frame, QMode};
 use crate::certify::law::{Failure, tr_name};
+use crate::certify::theorem::Instance;
 
 /// An obligation of the movers theorem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -214,9 +215,14 @@ fn failure(
     Failure::new(message, states, steps)
 }
 
-impl MInst {
+impl<'m> Instance<MSys<'m>> for MInst {
+    /// Whether it is checked on loops.
+    fn is_loop(&self) -> bool {
+        matches!(self, MInst::Loop { .. })
+    }
+
     /// The obligation this is an instance of.
-    pub fn law(&self) -> MoverLaw {
+    fn law(&self) -> MoverLaw {
         match self {
             MInst::Init => MoverLaw::InitN,
             MInst::Point { law, .. } | MInst::Pair { law, .. } => *law,
@@ -226,7 +232,7 @@ impl MInst {
 
     /// The frame of the instance for the local level (`None` at the
     /// initial state).
-    pub fn frame(&self, msys: &MSys) -> Option<MFrame> {
+    fn frame(&self, msys: &MSys) -> Option<MFrame> {
         let sys = msys.sys;
         let pc = |t: usize, pc: i64| (t as u32, vec![pc]);
         let both = |t: usize| (t, BOTH.to_vec());
@@ -282,37 +288,9 @@ impl MInst {
         })
     }
 
-    /// Narrows the values of the return point slots in `frame` to those
-    /// that matter to the instance's transitions ([`Copies::narrow`], which
-    /// reads only the transitions of the instance it is given).
-    pub fn narrow(&self, msys: &MSys, copies: &Copies, frame: &mut MFrame) {
-        use crate::certify::law::{Inst, Obligation};
-        let stand_in = match self {
-            MInst::Init => return,
-            MInst::Point { i, b, .. } => Inst::Point {
-                law: Obligation::H16,
-                i: *i,
-                b: *b,
-            },
-            MInst::Pair { i, b, j, c, .. } => Inst::Pair {
-                law: Obligation::H14,
-                j: *j,
-                a: *c,
-                i: *i,
-                b: *b,
-            },
-            MInst::Loop { i, points } => Inst::Loop {
-                law: Obligation::H11,
-                i: *i,
-                points: points.clone(),
-            },
-        };
-        copies.narrow(msys.sys, &stand_in, &mut frame.frame);
-    }
-
     /// Checks the instance at `m` (whose control points are those of the
     /// instance). Loops are checked by [`MInst::loop_edges`] instead.
-    pub fn check(&self, msys: &MSys, m: &MState) -> Option<Failure> {
+    fn check(&self, msys: &MSys, m: &MState) -> Option<Failure> {
         match self {
             MInst::Init => {
                 let i = (0..msys.threads()).find(|&i| msys.r(i, m) || !msys.p(i, m))?;
@@ -339,7 +317,7 @@ impl MInst {
     /// The loop edges out of `m`: where thread i is in L(i) without q at a
     /// point of the loop, its steps to states without q at a point of the
     /// loop.
-    pub fn loop_edges(&self, msys: &MSys, m: &MState) -> Vec<(usize, MState)> {
+    fn loop_edges(&self, msys: &MSys, m: &MState) -> Vec<(usize, MState)> {
         let MInst::Loop { i, points } = self else {
             return Vec::new();
         };
@@ -356,6 +334,36 @@ impl MInst {
             }
         }
         out
+    }
+}
+
+impl MInst {
+    /// Narrows the values of the return point slots in `frame` to those
+    /// that matter to the instance's transitions ([`Copies::narrow`], which
+    /// reads only the transitions of the instance it is given).
+    pub fn narrow(&self, msys: &MSys, copies: &Copies, frame: &mut MFrame) {
+        use crate::certify::law::{Inst, Obligation};
+        let stand_in = match self {
+            MInst::Init => return,
+            MInst::Point { i, b, .. } => Inst::Point {
+                law: Obligation::H16,
+                i: *i,
+                b: *b,
+            },
+            MInst::Pair { i, b, j, c, .. } => Inst::Pair {
+                law: Obligation::H14,
+                j: *j,
+                a: *c,
+                i: *i,
+                b: *b,
+            },
+            MInst::Loop { i, points } => Inst::Loop {
+                law: Obligation::H11,
+                i: *i,
+                points: points.clone(),
+            },
+        };
+        copies.narrow(msys.sys, &stand_in, &mut frame.frame);
     }
 
     /// The failure for a loop found: `cycle` lists the steps and the state
@@ -500,84 +508,92 @@ fn check_keeps(
     None
 }
 
-/// (A3): every `s -rm_i-> s1 -s_j-> s2` (i at b, j at c) is also
-/// `s -s_j-> s' -rm_i-> s2`.
-fn check_a3(msys: &MSys, i: usize, b: i64, j: usize, c: i64, m: &MState) -> Option<Failure> {
-    for ka in msys.at(i, b) {
-        let Some(s1) = msys.step(ka, m) else {
+/// Every two steps `s -k1-> s1 -k2-> s2` from `m`, with `k1` a transition
+/// of `first` (a thread and its point), `k2` one of `second`, and `s1` one
+/// that `mid` admits, given to `f` until it finds a failure. (A3) and (A4)
+/// walk the same pairs of steps, in opposite orders of i and j.
+fn two_steps(
+    msys: &MSys,
+    m: &MState,
+    (first, second): ((usize, i64), (usize, i64)),
+    mid: impl Fn(&MState) -> bool,
+    mut f: impl FnMut(usize, &MState, usize, MState) -> Option<Failure>,
+) -> Option<Failure> {
+    for k1 in msys.at(first.0, first.1) {
+        let Some(s1) = msys.step(k1, m) else {
             continue;
         };
-        if !msys.r(i, &s1) {
+        if !mid(&s1) {
             continue;
         }
-        for kb in msys.at(j, c) {
-            let Some(s2) = msys.step(kb, &s1) else {
+        for k2 in msys.at(second.0, second.1) {
+            let Some(s2) = msys.step(k2, &s1) else {
                 continue;
             };
-            let swaps = msys.at(j, c).any(|kb2| {
-                msys.step(kb2, m).is_some_and(|s_| {
-                    msys.at(i, b).any(|ka2| {
-                        msys.step(ka2, &s_)
-                            .is_some_and(|s__| s__ == s2 && msys.r(i, &s__))
-                    })
-                })
-            });
-            if swaps {
-                continue;
+            if let Some(failure) = f(k1, &s1, k2, s2) {
+                return Some(failure);
             }
-            let t = tname(msys, i);
-            let lead = format!(
-                "{}, a right mover (its step enters R({t})), cannot move after {}",
-                name(msys, ka),
-                name(msys, kb)
-            );
-            return Some(swap_failure(msys, lead, m, (ka, s1), (kb, s2)));
         }
     }
     None
 }
 
+/// (A3): every `s -rm_i-> s1 -s_j-> s2` (i at b, j at c) is also
+/// `s -s_j-> s' -rm_i-> s2`.
+fn check_a3(msys: &MSys, i: usize, b: i64, j: usize, c: i64, m: &MState) -> Option<Failure> {
+    let right = |s: &MState| msys.r(i, s);
+    two_steps(msys, m, ((i, b), (j, c)), right, |ka, s1, kb, s2| {
+        let swaps = msys.at(j, c).any(|kb2| {
+            msys.step(kb2, m).is_some_and(|s_| {
+                msys.at(i, b).any(|ka2| {
+                    msys.step(ka2, &s_)
+                        .is_some_and(|s__| s__ == s2 && msys.r(i, &s__))
+                })
+            })
+        });
+        if swaps {
+            return None;
+        }
+        let t = tname(msys, i);
+        let lead = format!(
+            "{}, a right mover (its step enters R({t})), cannot move after {}",
+            name(msys, ka),
+            name(msys, kb)
+        );
+        Some(swap_failure(msys, lead, m, (ka, s1.clone()), (kb, s2)))
+    })
+}
+
 /// (A4): every `s -s_j-> s1 -u_i-> s2` (j at c, i at b) is also
 /// `s -u_i-> s' -s_j-> s2`, with s in L(i).
 fn check_a4(msys: &MSys, i: usize, b: i64, j: usize, c: i64, m: &MState) -> Option<Failure> {
-    for kb in msys.at(j, c) {
-        let Some(s1) = msys.step(kb, m) else {
-            continue;
-        };
-        if !msys.in_l(i, &s1) {
-            continue;
-        }
-        for ka in msys.at(i, b) {
-            let Some(s2) = msys.step(ka, &s1) else {
-                continue;
-            };
-            let t = tname(msys, i);
-            if !msys.in_l(i, m) {
-                let lead = format!(
-                    "{}, a left mover (its step starts in L({t})), cannot move before {}: {t} is not in L({t}) before it",
-                    name(msys, ka),
-                    name(msys, kb)
-                );
-                return Some(swap_failure(msys, lead, m, (kb, s1), (ka, s2)));
-            }
-            let swaps = msys.at(i, b).any(|ka2| {
-                msys.step(ka2, m).is_some_and(|s_| {
-                    msys.at(j, c)
-                        .any(|kb2| msys.step(kb2, &s_).is_some_and(|s__| s__ == s2))
-                })
-            });
-            if swaps {
-                continue;
-            }
+    let left = |s: &MState| msys.in_l(i, s);
+    two_steps(msys, m, ((j, c), (i, b)), left, |kb, s1, ka, s2| {
+        let t = tname(msys, i);
+        if !msys.in_l(i, m) {
             let lead = format!(
-                "{}, a left mover (its step starts in L({t})), cannot move before {}",
+                "{}, a left mover (its step starts in L({t})), cannot move before {}: {t} is not in L({t}) before it",
                 name(msys, ka),
                 name(msys, kb)
             );
-            return Some(swap_failure(msys, lead, m, (kb, s1), (ka, s2)));
+            return Some(swap_failure(msys, lead, m, (kb, s1.clone()), (ka, s2)));
         }
-    }
-    None
+        let swaps = msys.at(i, b).any(|ka2| {
+            msys.step(ka2, m).is_some_and(|s_| {
+                msys.at(j, c)
+                    .any(|kb2| msys.step(kb2, &s_).is_some_and(|s__| s__ == s2))
+            })
+        });
+        if swaps {
+            return None;
+        }
+        let lead = format!(
+            "{}, a left mover (its step starts in L({t})), cannot move before {}",
+            name(msys, ka),
+            name(msys, kb)
+        );
+        Some(swap_failure(msys, lead, m, (kb, s1.clone()), (ka, s2)))
+    })
 }
 
 /// The witness of a pair that does not commute: `s -k1-> s1 -k2-> s2`, and

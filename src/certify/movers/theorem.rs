@@ -67,9 +67,6 @@ impl Theorem for MSys<'_> {
         super::law::unshown(self, st)
     }
 
-    fn law(inst: &MInst) -> MoverLaw {
-        inst.law()
-    }
     fn instances(&self, copies: Option<&Copies>, visit: &mut dyn FnMut(Option<MInst>) -> bool) {
         instances(self, copies, visit);
     }
@@ -85,15 +82,6 @@ impl Theorem for MSys<'_> {
             .map(|points| MInst::Loop { i, points })
             .collect()
     }
-    fn is_loop(inst: &MInst) -> bool {
-        matches!(inst, MInst::Loop { .. })
-    }
-    fn check(&self, inst: &MInst, m: &MState) -> Option<Failure> {
-        inst.check(self, m)
-    }
-    fn loop_edges(&self, inst: &MInst, m: &MState) -> Vec<(usize, MState)> {
-        inst.loop_edges(self, m)
-    }
     /// The cycle is replayed from `start`, so that every state shown is
     /// exact.
     fn lasso(&self, inst: &MInst, start: MState, transitions: &[usize]) -> Failure {
@@ -108,9 +96,6 @@ impl Theorem for MSys<'_> {
         inst.loop_failure(self, &start, &steps)
     }
 
-    fn frame(&self, inst: &MInst) -> Option<MFrame> {
-        inst.frame(self)
-    }
     fn narrow(&self, copies: &Copies, inst: &MInst, frame: &mut MFrame) {
         inst.narrow(self, copies, frame);
     }

@@ -700,6 +700,12 @@ impl Reason {
     /// The reason in words.
     pub fn describe(&self, model: &Model) -> String {
         let name = |s: u32| model.slots[s as usize].name.clone();
+        // `excl(t, x)` for thread `t` and protected variable `p`, the
+        // predicate the last three reasons are about.
+        let excl = |t: usize, p: usize| {
+            let x = name(model.protected[p].slot);
+            format!("excl({}, {x})", model.threads[t].name)
+        };
         match self {
             Reason::Unprotected(s) => format!("accesses unprotected {}", name(*s)),
             Reason::OtherControlPoint(s) => format!("reads the control point of {}", name(*s)),
@@ -715,15 +721,14 @@ impl Reason {
                 before,
                 after,
             } => {
-                let x = name(model.protected[*protected].slot);
-                let t = &model.threads[*thread].name;
                 let when = match witness.is_empty() {
                     true => String::new(),
                     false => format!(" when {}", valuation(model, witness)),
                 };
                 let value = |v: &Option<bool>| v.map_or("a fault".to_string(), |b| b.to_string());
                 format!(
-                    "may change excl({t}, {x}) from {} to {}{when}",
+                    "may change {} from {} to {}{when}",
+                    excl(*thread, *protected),
                     value(before),
                     value(after)
                 )
@@ -733,18 +738,16 @@ impl Reason {
                 thread,
                 work,
             } => format!(
-                "may change excl({}, {}): checking it would take {work} evaluations, past the bound of {WORK_BOUND} for the whole classification",
-                model.threads[*thread].name,
-                name(model.protected[*protected].slot)
+                "may change {}: checking it would take {work} evaluations, past the bound of {WORK_BOUND} for the whole classification",
+                excl(*thread, *protected)
             ),
             Reason::TooManyValues {
                 protected,
                 thread,
                 valuations,
             } => format!(
-                "may change excl({}, {}): {valuations} valuations are too many to check",
-                model.threads[*thread].name,
-                name(model.protected[*protected].slot)
+                "may change {}: {valuations} valuations are too many to check",
+                excl(*thread, *protected)
             ),
             Reason::Invisible => {
                 "touches only protected and local variables and keeps every predicate".to_string()
@@ -774,23 +777,26 @@ pub(crate) fn components(n: usize, succ: impl Fn(usize) -> Vec<usize>) -> Vec<Ve
             continue;
         }
         let mut path: Vec<(usize, Vec<usize>, usize)> = Vec::new();
-        index[root] = counter;
-        low[root] = counter;
-        counter += 1;
-        open.push(root);
-        on_open[root] = true;
-        path.push((root, succ(root), 0));
-        while let Some((v, next, i)) = path.last_mut() {
+        // The node met for the first time, numbered and put on the path at
+        // the top of the loop: the root, then each tree edge's target.
+        let mut enter = Some(root);
+        loop {
+            if let Some(w) = enter.take() {
+                index[w] = counter;
+                low[w] = counter;
+                counter += 1;
+                open.push(w);
+                on_open[w] = true;
+                path.push((w, succ(w), 0));
+            }
+            let Some((v, next, i)) = path.last_mut() else {
+                break;
+            };
             let v = *v;
             if let Some(&w) = next.get(*i) {
                 *i += 1;
                 if index[w] == NONE {
-                    index[w] = counter;
-                    low[w] = counter;
-                    counter += 1;
-                    open.push(w);
-                    on_open[w] = true;
-                    path.push((w, succ(w), 0));
+                    enter = Some(w);
                 } else if on_open[w] {
                     low[v] = low[v].min(index[w]);
                 }

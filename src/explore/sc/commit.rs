@@ -313,22 +313,6 @@ impl Run {
         budget: &mut Budget,
         emit: &mut Emit,
     ) -> Result<bool, Stop> {
-        let result = self.run(model, tx, t, s, budget, emit);
-        if result.is_ok() {
-            budget.run_states = 0;
-        }
-        result
-    }
-
-    fn run(
-        &mut self,
-        model: &Model,
-        tx: &mut dyn Transaction,
-        t: usize,
-        s: &[i64],
-        budget: &mut Budget,
-        emit: &mut Emit,
-    ) -> Result<bool, Stop> {
         budget.run_thread = t;
         self.call = CallLog::default();
         self.dfs.clear();
@@ -349,10 +333,29 @@ impl Run {
         // A thread with nothing enabled here (waiting for a lock, most
         // often) has no transaction: the run stores no node for it.
         let range = model.threads[t].points[s[t] as usize].transitions.clone();
-        if range.clone().all(|k| tx.disabled(k, &self.out)) {
+        let moved = if range.clone().all(|k| tx.disabled(k, &self.out)) {
             budget.tick()?;
-            return Ok(false);
+            false
+        } else {
+            self.transaction(model, tx, t, budget, emit)?
+        };
+        if moved {
+            self.call.started = Some((t, s[t]));
         }
+        budget.run_states = 0;
+        Ok(moved)
+    }
+
+    /// The depth-first search of thread `t`'s transaction from the node
+    /// [`Run::explore`] set up; whether its first transition moved.
+    fn transaction(
+        &mut self,
+        model: &Model,
+        tx: &mut dyn Transaction,
+        t: usize,
+        budget: &mut Budget,
+        emit: &mut Emit,
+    ) -> Result<bool, Stop> {
         self.nodes.clear();
         // The start is stored already: completed, and never emitted again.
         self.enter(model, true, true, budget)?;
@@ -409,9 +412,6 @@ impl Run {
             } else {
                 node.completed |= seen.completed;
             }
-        }
-        if moved {
-            self.call.started = Some((t, s[t]));
         }
         Ok(moved)
     }

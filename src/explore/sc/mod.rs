@@ -28,7 +28,7 @@ pub(crate) mod classify;
 pub(crate) mod commit;
 pub(crate) mod reduced;
 
-use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Property, Remedy};
+use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
 use super::graph::{Overlay, StateGraph};
 use super::outcome::{Outcome, Stats};
 use super::search::Watch;
@@ -58,16 +58,6 @@ const INVARIANTS: Condition = Condition {
     remedy: Remedy::Adapt,
     how: "a transition that writes a protected or local variable an invariant reads is visible",
 };
-
-/// What `--reduction sc` preserves.
-pub(crate) const PRESERVES: [(Property, Preserved); 6] = [
-    (Property::Assertions, Preserved::Yes),
-    (Property::Invariants, Preserved::Yes),
-    (Property::Discipline, Preserved::Yes),
-    (Property::Deadlocks, Preserved::Yes),
-    (Property::LockWarnings, Preserved::Stored),
-    (Property::Ltl, Preserved::No),
-];
 
 /// `--reduction sc`.
 pub(crate) struct Sc<'m> {
@@ -119,7 +109,7 @@ pub(crate) fn contract(ignoring: Ignoring) -> Contract {
     Contract {
         name: "sc".into(),
         source: SOURCE,
-        preserves: PRESERVES.to_vec(),
+        preserves: super::full::reduced_preserves(Preserved::No),
         conditions: vec![
             OBSERVED,
             INVARIANTS,

@@ -589,19 +589,11 @@ impl Lower<'_, '_> {
                 }
                 CExpr::Const(choices.next().expect("one choice per `any`"))
             } else {
-                let (e, ty) = self.c.expr(v, &mut self.scope())?;
-                if ty != want {
-                    return Err(CompileError::at(
-                        v.span,
-                        format!(
-                            "`{}` is {}, but this value is {}",
-                            t.name.name,
-                            want.name(),
-                            ty.name()
-                        ),
-                    ));
-                }
-                fold(e)
+                let mismatch = |ty: Ty| {
+                    let (t, want) = (&t.name.name, want.name());
+                    format!("`{t}` is {want}, but this value is {}", ty.name())
+                };
+                fold(self.c.typed(v, &mut self.scope(), want, mismatch)?)
             };
             parts.push((place, value));
         }
@@ -713,21 +705,16 @@ impl Lower<'_, '_> {
         }
         let mut values = Vec::with_capacity(args.len());
         for (a, q) in args.iter().zip(&decl.params) {
-            let (e, ty) = self.c.expr(a, &mut self.scope())?;
             let want = value_ty(&q.ty);
-            if ty != want {
-                return Err(CompileError::at(
-                    a.span,
-                    format!(
-                        "parameter `{}` of `{}` is {}, but this argument is {}",
-                        q.name.name,
-                        f.name,
-                        want.name(),
-                        ty.name()
-                    ),
-                ));
-            }
-            values.push(fold(e));
+            let mismatch = |ty: Ty| {
+                let (q, want) = (&q.name.name, want.name());
+                format!(
+                    "parameter `{q}` of `{}` is {want}, but this argument is {}",
+                    f.name,
+                    ty.name()
+                )
+            };
+            values.push(fold(self.c.typed(a, &mut self.scope(), want, mismatch)?));
         }
         Ok(values)
     }
@@ -781,19 +768,12 @@ impl Lower<'_, '_> {
         let value = match (value, &decl.ret) {
             (None, None) => None,
             (Some(e), Some(ty)) => {
-                let (c, got) = self.c.expr(e, &mut self.scope())?;
-                if got != value_ty(ty) {
-                    return Err(CompileError::at(
-                        e.span,
-                        format!(
-                            "`{}` returns {}, but this value is {}",
-                            decl.name.name,
-                            value_ty(ty).name(),
-                            got.name()
-                        ),
-                    ));
-                }
-                Some(fold(c))
+                let want = value_ty(ty);
+                let mismatch = |got: Ty| {
+                    let (name, want) = (&decl.name.name, want.name());
+                    format!("`{name}` returns {want}, but this value is {}", got.name())
+                };
+                Some(fold(self.c.typed(e, &mut self.scope(), want, mismatch)?))
             }
             (None, Some(_)) => {
                 return Err(CompileError::at(
