@@ -205,3 +205,43 @@ fn summaries_give_the_same_output_from_run_to_run() {
         }
     }
 }
+
+/// `--stats`: a level per depth and the empty last one, whose expanded
+/// states add up to the stored states; a row per worker; and the verdict
+/// and counts of the run without it.
+#[test]
+fn stats_account_for_every_level_and_worker() {
+    for threads in ["1", "2"] {
+        let args = |extra: &[&str]| -> Vec<String> {
+            let mut a: Vec<String> = ["check", "models/counter.gc", "--threads", threads]
+                .map(String::from)
+                .to_vec();
+            a.extend(extra.iter().map(|s| s.to_string()));
+            a
+        };
+        let json = run(&args(&["--stats", "--format", "json"]), 4);
+        assert_eq!(json.code, 0, "{}", json.stderr);
+        let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+        let stats = &v["stats"];
+        let levels = stats["levels"].as_array().unwrap();
+        assert_eq!(levels.len() as u64, v["depth"].as_u64().unwrap() + 1);
+        let expanded: u64 = levels.iter().map(|l| l["states"].as_u64().unwrap()).sum();
+        assert_eq!(expanded, v["states"].as_u64().unwrap());
+        let n: usize = threads.parse().unwrap();
+        assert_eq!(stats["workers"].as_array().unwrap().len(), n);
+        assert!(
+            levels
+                .iter()
+                .all(|l| l["workers"].as_array().unwrap().len() == n)
+        );
+        let f = stats["serial_fraction"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&f), "{f}");
+        let text = run(&args(&["--stats"]), 4);
+        assert!(text.stdout.contains("serial fraction"), "{}", text.stdout);
+        let plain = run(&args(&[]), 4);
+        assert_eq!(
+            untimed(&plain.stdout),
+            untimed(text.stdout.split("\nsearch ").next().unwrap())
+        );
+    }
+}
