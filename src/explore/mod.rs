@@ -87,6 +87,9 @@ pub struct Options {
     pub block: usize,
     /// What the visited set keeps of a state.
     pub kept: Kept,
+    /// Record where the search's time goes (`check --stats`), in
+    /// `Outcome::profile`.
+    pub stats: bool,
     /// Run over the workers of several processes (or machines) with timely
     /// dataflow instead of this process's threads: same counts, verdict
     /// and counterexample (see `distributed.rs`).
@@ -227,6 +230,7 @@ fn search_with<E: search::Expand + Send>(
             deadlock,
             options.block,
             options.kept,
+            options.stats,
             progress,
         ),
     };

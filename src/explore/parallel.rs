@@ -768,6 +768,7 @@ pub fn search<E: Expand + Send>(
     deadlock: bool,
     block: usize,
     kept: Kept,
+    stats: bool,
     progress: &mut dyn FnMut(&Stats),
 ) -> Outcome {
     let block = if block == 0 { BLOCK } else { block };
@@ -779,6 +780,7 @@ pub fn search<E: Expand + Send>(
         Ok(frontier) => frontier,
         Err((verdict, violation)) => return run.end(verdict, violation),
     };
+    run.profiled = stats;
     let words = run.words;
     let mut budgets = vec![run.budget.clone(); exps.len()];
     let mut first = 0u32;
@@ -860,6 +862,10 @@ struct Run<'a> {
     /// The findings of the blocks counted so far (none past a cut).
     found: Findings,
     forced: Store<u8>,
+    /// Levels settled so far.
+    levels: u64,
+    /// `--stats`: the profile is kept (and reported).
+    profiled: bool,
     profile: Profile,
     start: Instant,
 }
@@ -885,6 +891,8 @@ impl<'a> Run<'a> {
             stats: Stats::default(),
             found: Findings::default(),
             forced: Store::new(words),
+            levels: 0,
+            profiled: false,
             profile: Profile {
                 threads,
                 ..Profile::default()
@@ -1028,7 +1036,7 @@ impl<'a> Run<'a> {
     fn grow(&mut self, new: u64, added: u64) {
         self.stats.states += added;
         if new > 0 {
-            self.stats.depth = self.profile.levels.len() as u64 + 1;
+            self.stats.depth = self.levels + 1;
         }
     }
 
@@ -1073,7 +1081,10 @@ impl<'a> Run<'a> {
         self.stats.memory = self.store_bytes();
         self.budget.stored = self.stats.states;
         self.budget.store_bytes = self.stats.memory;
-        self.profile.levels.push(timing.level());
+        self.levels += 1;
+        if self.profiled {
+            self.profile.push(timing.level());
+        }
         Some(next)
     }
 
@@ -1087,7 +1098,7 @@ impl<'a> Run<'a> {
         self.stats.elapsed = self.budget.elapsed();
         self.profile.wall = self.start.elapsed();
         let mut o = Outcome::new(verdict, self.stats, violation);
-        o.profile = Some(self.profile);
+        o.profile = self.profiled.then_some(self.profile);
         done(&mut self.found, &self.forced, o)
     }
 }

@@ -38,9 +38,17 @@ impl Work {
     }
 }
 
-/// One level of the breadth-first search.
+/// At most this many rows: past it, neighbouring rows are merged, so
+/// that a run of millions of levels keeps a profile of bounded size.
+const MAX_ROWS: usize = 1024;
+
+/// One level of the breadth-first search, or a run of consecutive levels.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Level {
+    /// The first level of the row.
+    pub depth: u64,
+    /// The levels the row stands for (1 until rows are merged).
+    pub count: u64,
     /// States expanded (the level's frontier).
     pub states: u64,
     /// Per worker.
@@ -56,18 +64,56 @@ pub struct Level {
     pub serial: Duration,
 }
 
+impl Level {
+    /// Adds the next level (or row) to this row.
+    fn absorb(&mut self, next: &Level) {
+        self.count += next.count;
+        self.states += next.states;
+        self.split += next.split;
+        self.wall += next.wall;
+        self.serial += next.serial;
+        for (w, n) in self.workers.iter_mut().zip(&next.workers) {
+            w.add(n);
+        }
+    }
+}
+
 /// The whole run's profile.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Profile {
     /// Worker threads.
     pub threads: usize,
-    /// Per level, from the initial state's.
+    /// Per level (or run of levels), from the initial state's.
     pub levels: Vec<Level>,
+    /// Levels per row, doubled each time the rows are merged.
+    pub per_row: u64,
     /// From the start of the search to its end.
     pub wall: Duration,
 }
 
 impl Profile {
+    /// Adds the next level (its `depth` and `count` are set here).
+    pub(crate) fn push(&mut self, mut level: Level) {
+        self.per_row = self.per_row.max(1);
+        level.depth = self.levels.last().map_or(0, |l| l.depth + l.count);
+        level.count = 1;
+        match self.levels.last_mut() {
+            Some(last) if last.count < self.per_row => last.absorb(&level),
+            _ => self.levels.push(level),
+        }
+        if self.levels.len() > MAX_ROWS {
+            self.per_row *= 2;
+            let rows = std::mem::take(&mut self.levels);
+            for pair in rows.chunks(2) {
+                let mut row = pair[0].clone();
+                if let Some(next) = pair.get(1) {
+                    row.absorb(next);
+                }
+                self.levels.push(row);
+            }
+        }
+    }
+
     /// Each worker's time summed over the levels.
     pub fn per_worker(&self) -> Vec<Work> {
         let mut sum = vec![Work::default(); self.threads];
@@ -117,31 +163,57 @@ mod tests {
             number: ms(n),
             wait: ms(w),
         };
-        let p = Profile {
+        let mut p = Profile {
             threads: 2,
-            levels: vec![
-                // Too small to split: 10 ms on one thread, all serial.
-                Level {
-                    states: 3,
-                    workers: vec![work(8, 2, 0, 0), Work::default()],
-                    split: Duration::ZERO,
-                    wall: ms(10),
-                    serial: ms(10),
-                },
-                // Split: 2 x 40 ms of work, 5 ms merging alone.
-                Level {
-                    states: 5000,
-                    workers: vec![work(30, 5, 5, 0), work(25, 5, 5, 5)],
-                    split: ms(75),
-                    wall: ms(50),
-                    serial: ms(5),
-                },
-            ],
             wall: ms(65),
+            ..Profile::default()
         };
+        // Too small to split: 10 ms on one thread, all serial.
+        p.push(Level {
+            states: 3,
+            workers: vec![work(8, 2, 0, 0), Work::default()],
+            wall: ms(10),
+            serial: ms(10),
+            ..Level::default()
+        });
+        // Split: 2 x 40 ms of work, 5 ms merging alone.
+        p.push(Level {
+            states: 5000,
+            workers: vec![work(30, 5, 5, 0), work(25, 5, 5, 5)],
+            split: ms(75),
+            wall: ms(50),
+            serial: ms(5),
+            ..Level::default()
+        });
         assert_eq!(p.serial(), ms(20));
         assert_eq!(p.split_work(), ms(75));
         assert!((p.serial_fraction() - 20.0 / 95.0).abs() < 1e-9);
         assert_eq!(p.per_worker()[1], work(25, 5, 5, 5));
+    }
+
+    #[test]
+    fn a_run_of_many_levels_keeps_a_bounded_profile() {
+        let mut p = Profile {
+            threads: 1,
+            ..Profile::default()
+        };
+        let levels = 5 * MAX_ROWS as u64 + 3;
+        for _ in 0..levels {
+            p.push(Level {
+                states: 1,
+                workers: vec![Work::default()],
+                wall: ms(1),
+                serial: ms(1),
+                ..Level::default()
+            });
+        }
+        assert!(p.levels.len() <= MAX_ROWS);
+        assert_eq!(p.levels.iter().map(|l| l.count).sum::<u64>(), levels);
+        assert_eq!(p.levels.iter().map(|l| l.states).sum::<u64>(), levels);
+        // The rows are consecutive runs of levels.
+        for pair in p.levels.windows(2) {
+            assert_eq!(pair[0].depth + pair[0].count, pair[1].depth);
+        }
+        assert_eq!(p.serial(), ms(levels));
     }
 }

@@ -28,9 +28,14 @@ pub struct StatsReport {
     pub speedup_bound: Option<f64>,
 }
 
-/// One level.
+/// One level, or a run of consecutive levels (a run of very many levels
+/// is shown in at most 1024 rows).
 #[derive(Clone, Debug, Serialize)]
 pub struct LevelRow {
+    /// The first level of the row (its depth).
+    pub depth: u64,
+    /// The levels the row stands for.
+    pub count: u64,
     /// States expanded.
     pub states: u64,
     /// The level from start to end.
@@ -80,6 +85,8 @@ impl StatsReport {
                 .levels
                 .iter()
                 .map(|l| LevelRow {
+                    depth: l.depth,
+                    count: l.count,
                     states: l.states,
                     seconds: secs(l.wall),
                     serial: secs(l.serial),
@@ -109,7 +116,7 @@ impl fmt::Display for StatsReport {
             f,
             "search       {} thread{t}, {} levels, {:.3} s",
             self.threads,
-            self.levels.len(),
+            self.levels.iter().map(|l| l.count).sum::<u64>(),
             self.seconds
         )?;
         writeln!(f, "  seconds per level and worker:")?;
@@ -117,10 +124,14 @@ impl fmt::Display for StatsReport {
             f,
             "  level    states worker    expand     store    number      wait    serial"
         )?;
-        for (i, l) in self.levels.iter().enumerate() {
+        for l in &self.levels {
+            let level = match l.count {
+                1 => l.depth.to_string(),
+                n => format!("{}-{}", l.depth, l.depth + n - 1),
+            };
             for (w, times) in l.workers.iter().enumerate() {
                 if w == 0 {
-                    write!(f, "  {i:>5} {:>9} {w:>6}", l.states)?;
+                    write!(f, "  {level:>5} {:>9} {w:>6}", l.states)?;
                 } else {
                     write!(f, "  {:>5} {:>9} {w:>6}", "", "")?;
                 }

@@ -141,6 +141,7 @@ impl Config {
             // Blocks of one state: two workers share even tiny levels.
             block: if self.threads > 1 { 1 } else { 0 },
             kept: self.kept,
+            stats: false,
             cluster: None,
             fingerprint: 0,
         }

@@ -8,23 +8,22 @@ use optimist::{Ignoring, Options, Preserved, Property, Reduction, Remedy};
 
 use crate::common::{json, optimist};
 
-/// The reductions of the table, with the options that make them.
-fn modes() -> Vec<(&'static str, Options)> {
+/// The reductions of the table, with the options that make them: every
+/// layer of the registry, then those that read their transactions off
+/// procedure summaries.
+fn modes() -> Vec<(String, Options)> {
     let with = |reduction, summaries| Options {
         reduction,
         summaries,
         ..Options::default()
     };
-    vec![
-        ("none", with(Reduction::NONE, false)),
-        ("sc", with(Reduction::SC, false)),
-        ("movers", with(Reduction::MOVERS, false)),
-        ("stubborn", with(Reduction::STUBBORN, false)),
-        ("sc+stubborn", with(Reduction::SC_STUBBORN, false)),
-        ("movers+stubborn", with(Reduction::MOVERS_STUBBORN, false)),
-        ("sc --summaries", with(Reduction::SC, true)),
-        ("movers --summaries", with(Reduction::MOVERS, true)),
-    ]
+    let all = Reduction::all();
+    let plain = all.iter().map(|&r| (r.name().to_string(), with(r, false)));
+    let summarized = all
+        .iter()
+        .filter(|r| r.supports_summaries())
+        .map(|&r| (format!("{} --summaries", r.name()), with(r, true)));
+    plain.chain(summarized).collect()
 }
 
 /// The contract table, as the book shows it (docs/src/reductions.md).

@@ -74,6 +74,7 @@ fn options(
         threads: 2,
         block: 1,
         kept: Default::default(),
+        stats: false,
         cluster: None,
         fingerprint: 0,
     }

@@ -283,10 +283,14 @@ fn a_lost_process_ends_the_run_naming_it() {
     let lead = wait(lead, Duration::from_secs(120));
     let other = wait(other, Duration::from_secs(120));
     assert_eq!(lead.code, 3, "{}{}", lead.stdout, lead.stderr);
-    let stopped = lead
-        .stdout
-        .contains("verdict      inconclusive: process 1 of the run stopped")
-        && lead.stdout.contains("closed its connection");
+    // The lead hears of the loss from the first connection that closes:
+    // process 1's, or process 2's where process 2 noticed first and
+    // stopped (on a loaded machine); either way a process is named.
+    let stopped = ["process 1", "process 2"].iter().any(|p| {
+        lead.stdout.contains(&format!(
+            "verdict      inconclusive: {p} of the run stopped"
+        ))
+    }) && lead.stdout.contains("closed its connection");
     let unjoined = lead.stdout.contains("process 1 did not join the run");
     assert!(stopped || unjoined, "{}", lead.stdout);
     assert!(!lead.stderr.contains("panicked"), "{}", lead.stderr);

@@ -259,6 +259,7 @@ impl CheckArgs {
                 (true, None) => Kept::HashCompact,
                 (false, None) => Kept::Exact,
             },
+            stats: self.stats,
             cluster: self.cluster.clone(),
             fingerprint: 0,
         }
