@@ -30,12 +30,16 @@ fn untimed(s: &str) -> String {
         .join("\n")
 }
 
-/// Runs `args` with 1, 2 and 4 threads, text and JSON, and compares.
+/// Runs `args` with 1 and 3 threads, text and JSON, and compares. Three
+/// workers on blocks of one state share every level unevenly, which is
+/// where an order could depend on the workers (two threads are compared
+/// with one in the differential and grammar tests; a third count here
+/// cost a third of the suite's longest test).
 fn same_for_every_thread_count(args: &[String], block: usize) -> Run {
     let mut first: Option<Run> = None;
     for format in ["text", "json"] {
         let mut base: Option<(i32, String)> = None;
-        for threads in [1, 2, 4] {
+        for threads in [1, 3] {
             let mut a = args.to_vec();
             a.extend(["--format".into(), format.into()]);
             a.extend(["--threads".into(), threads.to_string()]);
