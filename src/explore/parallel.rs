@@ -109,6 +109,12 @@ impl Level<'_> {
         self.frontier.len() / self.words
     }
 
+    /// Whether the level is large enough to split among the workers (the
+    /// same test whatever their number).
+    fn split(&self) -> bool {
+        self.len() >= SMALL_LEVEL * self.block
+    }
+
     /// Takes blocks until none is left before the cut; `w` is the worker.
     fn work<E: Expand>(&self, w: usize, exp: &mut E, budget: &mut Budget) {
         let n = self.len().div_ceil(self.block);
@@ -370,7 +376,7 @@ impl Level<'_> {
         pending: &[Mutex<Pending>],
     ) -> (Option<usize>, u64) {
         let (n, block, first) = (self.len(), self.block, self.first);
-        let split = n >= SMALL_LEVEL * block;
+        let split = self.split();
         loop {
             let workers = if split { exps.len() } else { 1 };
             let mut both: Vec<(&mut E, &mut Budget)> = exps
@@ -722,7 +728,7 @@ impl Level<'_> {
     /// The profile of the level's expansion, begun at `start`.
     fn timing(&self, start: Instant) -> Timing {
         let split_wall = *lock(&self.split_wall);
-        let split = split_wall > Duration::ZERO;
+        let split = self.split();
         let workers: Vec<Work> = self.times.iter().map(|t| *lock(t)).collect();
         let mut level = profile::Level {
             states: self.len() as u64,
@@ -852,6 +858,10 @@ struct Run<'a> {
     words: usize,
     /// `--hash-compact`: the table keeps fingerprints.
     compact: bool,
+    /// What the table and the pending sets keep of a state (words), and
+    /// the payload beside it.
+    fw: usize,
+    pw: usize,
     budget: Budget,
     max_memory: Option<u64>,
     bits: Option<Bits>,
@@ -882,6 +892,8 @@ impl<'a> Run<'a> {
             model,
             words,
             compact,
+            fw,
+            pw,
             budget: Budget::new(limits),
             max_memory: limits.max_memory,
             bits: None,
@@ -938,10 +950,7 @@ impl<'a> Run<'a> {
         } else {
             &frontier[..]
         };
-        let mut p = Pending::new(
-            if compact { 1 } else { words },
-            if compact { words } else { 0 },
-        );
+        let mut p = Pending::new(self.fw, self.pw);
         p.offer(h, key_words, 0, if compact { &frontier } else { &[] });
         let (mut keys, mut states) = (Vec::new(), Vec::new());
         let shard = &mut self.settled[shard_of(h)];
@@ -1054,10 +1063,9 @@ impl<'a> Run<'a> {
         let words = self.words;
         let extra: Vec<usize> = self.pending.iter().map(|p| lock(p).len()).collect();
         let total: usize = extra.iter().sum();
-        let fw = if self.compact { 1 } else { words };
         let (grow, peak) = match self.bits {
             Some(_) => (0, 0),
-            None => table::growth(&self.settled, &extra, fw),
+            None => table::growth(&self.settled, &extra, self.fw),
         };
         // The new table and links, and the numbering: each new state's key
         // and copy, sorted, then copied into the next frontier.

@@ -142,14 +142,7 @@ fn main() {
         let (_, model) =
             optimist::load(&root.join(case.file), &defines).expect("benchmark models compile");
         let mut row = Vec::new();
-        for reduction in [
-            Reduction::NONE,
-            Reduction::SC,
-            Reduction::MOVERS,
-            Reduction::STUBBORN,
-            Reduction::SC_STUBBORN,
-            Reduction::MOVERS_STUBBORN,
-        ] {
+        for &reduction in Reduction::all() {
             let options = Options {
                 reduction,
                 ..Options::default()
