@@ -297,7 +297,7 @@ pub(crate) trait Mode {
     /// The expander of the graph that `ltl` properties are checked on,
     /// where the atoms read the slots `visible` marks; `None` where the
     /// contract does not preserve them.
-    fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn super::search::Expand + '_>> {
+    fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn super::search::Expand + Send + '_>> {
         None
     }
 }

@@ -430,7 +430,7 @@ impl Part<'_> {
         self.pending[shard_of(h)].offer(h, &k, 0, payload);
         let (mut keys, mut states) = (Vec::new(), Vec::new());
         table::settle(
-            &mut self.settled[shard_of(h)],
+            Some(&mut self.settled[shard_of(h)]),
             None,
             &mut self.pending[shard_of(h)],
             words,
@@ -615,7 +615,7 @@ fn settle(
     keys.reserve_exact(total);
     states.reserve_exact(total * words);
     for (s, pend) in p.settled.iter_mut().zip(p.pending.iter_mut()) {
-        table::settle(s, None, pend, words, keys, states);
+        table::settle(Some(s), None, pend, words, keys, states);
     }
     keys.sort_unstable();
     true

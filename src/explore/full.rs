@@ -130,7 +130,7 @@ impl Mode for Plain<'_> {
         super::graph::walk(&mut Full::new(self.model), reduction, graph)
     }
 
-    fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + '_>> {
+    fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
         Some(Box::new(Full::new(self.model)))
     }
 }

@@ -8,21 +8,24 @@
 //! repeating its last state for ever, as SPIN does (the stutter
 //! extension): `<> done` fails on a run that deadlocks before `done`.
 //!
-//! The graph is built breadth first on one thread, whatever `--threads`
-//! says, so the states, the lasso and the text are the same for every
-//! number of workers. Its states are numbered in the order they are met;
-//! the store keeps each state (or its 64-bit fingerprint under
-//! `--hash-compact`), and the graph keeps edges between numbers, so a
-//! lasso is replayed from the initial state by its transitions, and a
-//! lasso that does not replay (a fingerprint collision) is never reported.
+//! The graph is built by the search every check uses
+//! ([`parallel::search`], with this module's visitor), on every worker
+//! `--threads` gives. Its states are numbered as a sequential breadth-first
+//! search meets them, whatever the number of workers, so the states, the
+//! lasso and the text are the same for every number. The store keeps each
+//! state (or its 64-bit fingerprint under `--hash-compact`), and the graph
+//! keeps edges between numbers, so a lasso is replayed from the initial
+//! state by its transitions, and a lasso that does not replay (a
+//! fingerprint collision) is never reported. The product with the
+//! automaton is searched on one thread.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::budget::{Budget, Halt, reserve_one};
 use super::outcome::{Inapplicable, Limit, Stats, Step, Verdict};
-use super::search::{Expand, StepResult, Stop, step};
-use super::store::{Insert, Store};
+use super::parallel;
+use super::search::{Expand, replay_from};
+use super::visit::{Edges, Visit};
 use super::{Kept, Options, Preserved, Property};
 use crate::ltl::{Automaton, Fairness, Graph, Ltl, STUTTER, fair_lasso};
 use crate::model::{Fault, Model};
@@ -173,20 +176,24 @@ pub fn check_ltl(model: &Model, options: &Options, ltl: &LtlOptions) -> LtlOutco
         }
     }
     let mode = super::contract::mode(model, options);
-    let Some(mut exp) = mode.liveness(&visible) else {
+    let workers = options.workers().max(1);
+    let exps: Option<Vec<_>> = (0..workers).map(|_| mode.liveness(&visible)).collect();
+    let Some(mut exps) = exps else {
         out.refused = ltl_refusal(options, Fairness::Strong);
         return out;
     };
     let mut budget = Budget::new(&options.limits);
-    let graph = ModelGraph::build(model, &props, exp.as_mut(), options.kept, &mut budget);
-    let graph = match graph {
+    let graph = match ModelGraph::build(model, &props, &mut exps, options) {
         Ok(g) => g,
-        Err((stats, _)) => {
+        Err((stats, limit)) => {
             out.stats = stats;
-            out.limit = Some(budget.hit());
+            out.limit = Some(limit);
             return out;
         }
     };
+    // The product's states and memory count on top of the graph's.
+    budget.stored = graph.stats.states;
+    budget.store_bytes = graph.stats.memory;
     out.stats = graph.stats.clone();
     out.coverage = options.kept.coverage(out.stats.states);
     for (n, &p) in ltl.properties.iter().enumerate() {
@@ -211,11 +218,6 @@ struct ModelGraph {
     transition: Vec<u32>,
     /// Per state, per property asked: the atoms true there.
     vals: Vec<u64>,
-    /// Per state: the state it was first reached from, and how (for the
-    /// trace to an atom's fault).
-    parent: Vec<(u32, u32)>,
-    /// Per state: its distance from the initial state.
-    depth: Vec<u32>,
     /// Per property asked: the first state where an atom faults.
     faults: Vec<Option<(u32, usize, Fault)>>,
     /// Per state: the threads with an edge (enabled), in words of 64.
@@ -235,161 +237,162 @@ impl Held {
         v.push(x);
         Ok(())
     }
+
+    fn extend<T: Copy>(&mut self, v: &mut Vec<T>, xs: &[T], budget: &mut Budget) -> Result<(), Halt> {
+        let size = std::mem::size_of::<T>().max(1) as u64;
+        if v.len() + xs.len() > v.capacity() {
+            let old = v.capacity();
+            let new = (old * 2).max(v.len() + xs.len());
+            // A reallocation may copy, holding both.
+            budget.afford(new as u64 * size)?;
+            v.try_reserve_exact(new - v.len())
+                .map_err(|_| budget.full(super::Full::Memory))?;
+            self.0 += (v.capacity() - old) as u64 * size;
+            budget.other_bytes = self.0;
+        }
+        v.extend_from_slice(xs);
+        Ok(())
+    }
+}
+
+/// The graph as the search meets it: the visitor of [`parallel::search`].
+struct Recorder<'a> {
+    model: &'a Model,
+    props: &'a [&'a crate::model::LtlProperty],
+    graph: ModelGraph,
+    held: Held,
+}
+
+/// What a block of states records: per state, each property's valuation;
+/// the atoms that fault, as (state, property, atom, fault).
+#[derive(Default)]
+struct Valuations {
+    vals: Vec<u64>,
+    faults: Vec<(u32, usize, usize, Fault)>,
+}
+
+impl Visit for Recorder<'_> {
+    const EDGES: bool = true;
+    type Record = Valuations;
+
+    fn state(&self, id: u32, s: &[i64], record: &mut Valuations) {
+        for (n, p) in self.props.iter().enumerate() {
+            let v = p.valuation(s).unwrap_or_else(|(atom, f)| {
+                record.faults.push((id, n, atom, f));
+                0
+            });
+            record.vals.push(v);
+        }
+    }
+
+    fn absorb(&mut self, record: Valuations, edges: &Edges, budget: &mut Budget) -> Result<(), Halt> {
+        let (g, held) = (&mut self.graph, &mut self.held);
+        held.extend(&mut g.vals, &record.vals, budget)?;
+        for (id, n, atom, f) in record.faults {
+            g.faults[n].get_or_insert((id, atom, f));
+        }
+        held.extend(&mut g.target, &edges.target, budget)?;
+        held.extend(&mut g.transition, &edges.transition, budget)?;
+        let mut e = 0;
+        let mut en = vec![0u64; g.words];
+        for &d in &edges.degree {
+            en.fill(0);
+            for &k in &edges.transition[e..e + d as usize] {
+                let t = self.model.transitions[k as usize].thread as usize;
+                en[t / 64] |= 1 << (t % 64);
+            }
+            e += d as usize;
+            held.extend(&mut g.enabled, &en, budget)?;
+            let end = *g.first.last().expect("the first state's start") + d;
+            held.push(&mut g.first, end, budget)?;
+        }
+        Ok(())
+    }
+
+    fn bytes(&self) -> u64 {
+        self.held.0
+    }
 }
 
 impl ModelGraph {
-    fn build(
+    /// The graph of `model` through the expanders `exps`, one per worker,
+    /// by the search every check uses; its statistics, and the limit that
+    /// stopped it, if one did.
+    fn build<E: Expand + Send>(
         model: &Model,
         props: &[&crate::model::LtlProperty],
-        exp: &mut dyn Expand,
-        kept: Kept,
-        budget: &mut Budget,
-    ) -> Result<ModelGraph, (Stats, Halt)> {
-        let words = model.layout.words();
-        let compact = kept == Kept::HashCompact;
-        let mut store: Store<u32> = Store::indexed(if compact { 1 } else { words });
-        let tw = model.threads.len().div_ceil(64);
-        let mut g = ModelGraph {
+        exps: &mut [E],
+        options: &Options,
+    ) -> Result<ModelGraph, (Stats, Limit)> {
+        let graph = ModelGraph {
             first: vec![0],
             target: Vec::new(),
             transition: Vec::new(),
             vals: Vec::new(),
-            parent: Vec::new(),
-            depth: Vec::new(),
             faults: vec![None; props.len()],
             enabled: Vec::new(),
-            words: tw,
+            words: model.threads.len().div_ceil(64),
             props: props.len(),
             stats: Stats::default(),
         };
-        let mut held = Held(0);
-        let mut queue: VecDeque<u64> = VecDeque::new();
-        let r = g.search(
-            model, props, exp, compact, &mut store, &mut queue, &mut held, budget,
+        let mut rec = Recorder {
+            model,
+            props,
+            graph,
+            held: Held(0),
+        };
+        let o = parallel::search(
+            model,
+            exps,
+            &options.limits,
+            false,
+            options.block,
+            options.kept,
+            false,
+            &mut |_| {},
+            &mut rec,
         );
-        g.stats.states = store.len() as u64;
-        g.stats.transitions = g.target.len() as u64;
-        g.stats.fired = g.stats.transitions;
-        g.stats.memory = store.bytes() + held.0;
-        g.stats.elapsed = budget.elapsed();
-        match r {
-            Ok(()) => Ok(g),
-            Err(h) => Err((g.stats, h)),
+        let stats = Stats {
+            states: o.stats.states,
+            transitions: o.stats.transitions,
+            fired: o.stats.transitions,
+            depth: o.stats.depth,
+            memory: o.stats.memory,
+            elapsed: o.stats.elapsed,
+            ..Stats::default()
+        };
+        match o.verdict {
+            Verdict::Holds => Ok(ModelGraph {
+                stats,
+                ..rec.graph
+            }),
+            Verdict::Inconclusive(limit) => Err((stats, limit)),
+            _ => Err((
+                stats,
+                Limit::Internal("a transition fails that the safety check passed"),
+            )),
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn search(
-        &mut self,
-        model: &Model,
-        props: &[&crate::model::LtlProperty],
-        exp: &mut dyn Expand,
-        compact: bool,
-        store: &mut Store<u32>,
-        queue: &mut VecDeque<u64>,
-        held: &mut Held,
-        budget: &mut Budget,
-    ) -> Result<(), Halt> {
-        budget.check_start()?;
-        let words = model.layout.words();
-        let mut packed = vec![0u64; words];
-        let mut s = vec![0i64; model.slots.len()];
-        // Numbers a state, and queues it when it is new.
-        let mut add = |g: &mut ModelGraph,
-                       st: &[i64],
-                       from: (u32, u32),
-                       held: &mut Held,
-                       queue: &mut VecDeque<u64>,
-                       budget: &mut Budget|
-         -> Result<u32, Halt> {
-            model.layout.pack(st, &mut packed);
-            let fingerprint;
-            let key: &[u64] = if compact {
-                fingerprint = [super::table::fingerprint(&packed)];
-                &fingerprint
-            } else {
-                &packed
-            };
-            let room = budget.room();
-            match store.insert(key, 0, || room) {
-                Ok(Insert::Old(id)) => Ok(id.expect("the store is indexed")),
-                Ok(Insert::New(id)) => {
-                    budget.stored = store.len() as u64;
-                    budget.store_bytes = store.bytes();
-                    if queue.len() + words > queue.capacity() {
-                        budget.afford((queue.capacity() + words).max(16) as u64 * 16)?;
-                    }
-                    let cap = queue.capacity();
-                    queue.extend(&packed);
-                    held.0 += (queue.capacity() - cap) as u64 * 8;
-                    budget.other_bytes = held.0;
-                    held.push(&mut g.parent, from, budget)?;
-                    let d = if from.0 == u32::MAX {
-                        0
-                    } else {
-                        g.depth[from.0 as usize] + 1
-                    };
-                    held.push(&mut g.depth, d, budget)?;
-                    g.stats.depth = g.stats.depth.max(u64::from(d));
-                    for (n, p) in props.iter().enumerate() {
-                        let v = match p.valuation(st) {
-                            Ok(v) => v,
-                            Err((atom, f)) => {
-                                if g.faults[n].is_none() {
-                                    g.faults[n] = Some((id, atom, f));
-                                }
-                                0
-                            }
-                        };
-                        held.push(&mut g.vals, v, budget)?;
-                    }
-                    Ok(id)
-                }
-                Err(full) => Err(budget.full(full)),
+    /// The transitions of a shortest path from the initial state to `s`:
+    /// each state was first reached by the first edge that leads to it, in
+    /// the order of ids and then of emission (the search's numbering).
+    fn path_to(&self, s: u32) -> Vec<u32> {
+        let mut reached = vec![u32::MAX; self.first.len() - 1];
+        for (e, &t) in self.target.iter().enumerate() {
+            if t != 0 && reached[t as usize] == u32::MAX {
+                reached[t as usize] = e as u32;
             }
-        };
-        add(self, &model.init, (u32::MAX, u32::MAX), held, queue, budget)?;
-        let mut id = 0u32;
-        let mut w = vec![0u64; words];
-        let (mut succs, mut via): (Vec<i64>, Vec<u32>) = (Vec::new(), Vec::new());
-        while !queue.is_empty() {
-            budget.tick()?;
-            for x in w.iter_mut() {
-                *x = queue.pop_front().expect("a whole state is queued");
-            }
-            model.layout.unpack(&w, &mut s);
-            // The successors, flat, and the transitions that reach them.
-            succs.clear();
-            via.clear();
-            let r = exp.expand(&s, budget, &mut |succ, path, _| {
-                succs.extend_from_slice(succ);
-                via.push(path[0]);
-                Ok(())
-            });
-            match r {
-                Ok(_) => {}
-                Err(Stop::Halt) => return Err(Halt),
-                Err(Stop::Found(_)) => {
-                    return Err(budget.stop(Limit::Internal(
-                        "a transition fails that the safety check passed",
-                    )));
-                }
-            }
-            let mut en = vec![0u64; self.words];
-            for (succ, &k) in succs.chunks(s.len()).zip(&via) {
-                let t = model.transitions[k as usize].thread as usize;
-                en[t / 64] |= 1 << (t % 64);
-                let to = add(self, succ, (id, k), held, queue, budget)?;
-                held.push(&mut self.target, to, budget)?;
-                held.push(&mut self.transition, k, budget)?;
-            }
-            for e in en {
-                held.push(&mut self.enabled, e, budget)?;
-            }
-            held.push(&mut self.first, self.target.len() as u32, budget)?;
-            id += 1;
         }
-        Ok(())
+        let mut path = Vec::new();
+        let mut at = s;
+        while at != 0 {
+            let e = reached[at as usize];
+            path.push(self.transition[e as usize]);
+            at = (self.first.partition_point(|&f| f <= e) - 1) as u32;
+        }
+        path.reverse();
+        path
     }
 
     fn edges(&self, s: u32) -> std::ops::Range<usize> {
@@ -419,13 +422,7 @@ impl ModelGraph {
         };
         if let Some((s, atom, f)) = &self.faults[n] {
             o.verdict = Verdict::Violated;
-            let mut path = Vec::new();
-            let mut at = *s;
-            while self.parent[at as usize].0 != u32::MAX {
-                path.push(self.parent[at as usize].1);
-                at = self.parent[at as usize].0;
-            }
-            path.reverse();
+            let path = self.path_to(*s);
             o.fault = Some((*atom, f.clone(), replay_steps(model, &model.init, &path).0));
             return o;
         }
@@ -539,9 +536,10 @@ impl ModelGraph {
         };
         let (stem, entry) = replay_steps(model, &model.init, &real(&l.stem));
         let (cycle, back) = replay_steps(model, &entry, &real(&l.cycle));
-        if back != entry {
+        let fired = stem.iter().chain(&cycle).all(|s| s.state.is_some());
+        if back != entry || !fired {
             return Err(budget.stop(Limit::Internal(
-                "a lasso's cycle does not close when replayed (a fingerprint collision under --hash-compact)",
+                "a lasso does not replay, or its cycle does not close (a fingerprint collision under --hash-compact)",
             )));
         }
         o.verdict = Verdict::Violated;
@@ -550,23 +548,8 @@ impl ModelGraph {
     }
 }
 
-/// The steps of `path` from `from`, and the state they end in.
+/// The steps of `path` from `from`, a transition of the graph each, and
+/// the state they end in.
 fn replay_steps(model: &Model, from: &[i64], path: &[u32]) -> (Vec<Step>, Vec<i64>) {
-    let mut s = from.to_vec();
-    let mut out = Vec::new();
-    let mut steps = Vec::with_capacity(path.len());
-    for &k in path {
-        match step(model, k as usize, &s, &mut out) {
-            StepResult::Ok => s.clone_from(&out),
-            // The graph was built by the same semantics: a path of it
-            // replays. Should it not, the trace stops where it fails.
-            _ => break,
-        }
-        steps.push(Step {
-            transition: k as usize,
-            state: Some(s.clone()),
-            starts_step: true,
-        });
-    }
-    (steps, s)
+    replay_from(model, from, path.chunks(1))
 }

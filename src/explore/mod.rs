@@ -22,6 +22,7 @@ mod stubborn;
 mod summaries;
 mod summarized;
 mod table;
+mod visit;
 mod walk;
 
 use sc::{commit, reduced};
@@ -232,6 +233,7 @@ fn search_with<E: search::Expand + Send>(
             options.kept,
             options.stats,
             progress,
+            &mut (),
         ),
     };
     if let Some(w) = exps[0].watch() {

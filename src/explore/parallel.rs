@@ -34,6 +34,7 @@ use super::profile::{self, Profile, Work};
 use super::search::{Expand, Findings, Found, Limits, Stop, check_state, replay};
 use super::store::{Full, Room, Store, hash};
 use super::table::{self, AHEAD, Bits, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
+use super::visit::{Edges, Ids, Visit};
 use crate::model::{LockMisuse, Model};
 
 /// States per block of work.
@@ -58,9 +59,9 @@ enum End {
     Halt { run_states: u64, run_thread: usize },
 }
 
-/// What expanding a block found.
+/// What expanding a block found, and what the visitor recorded of it.
 #[derive(Default)]
-struct Block {
+struct Block<R> {
     transitions: u64,
     fired: u64,
     deadlocks: u64,
@@ -72,11 +73,17 @@ struct Block {
     findings: Findings,
     /// Time spent storing successors (the rest was expanding).
     store: Duration,
+    record: R,
+    edges: Edges,
 }
 
 /// What the workers of a level share.
-struct Level<'a> {
+struct Level<'a, V: Visit> {
     model: &'a Model,
+    visit: &'a V,
+    /// Where the visitor asks for edges: the id of every state numbered,
+    /// which stands for the settled table.
+    ids: &'a Ids,
     words: usize,
     frontier: &'a [u64],
     first: u32,
@@ -86,7 +93,7 @@ struct Level<'a> {
     /// `--hash-compact`: the table keeps fingerprints.
     compact: bool,
     pending: &'a [Mutex<Pending>],
-    blocks: Vec<Mutex<Option<Block>>>,
+    blocks: Vec<Mutex<Option<Block<V::Record>>>>,
     next: AtomicUsize,
     stop_at: AtomicUsize,
     pending_states: AtomicU64,
@@ -104,7 +111,7 @@ struct Level<'a> {
     split_wall: Mutex<Duration>,
 }
 
-impl Level<'_> {
+impl<V: Visit> Level<'_, V> {
     fn len(&self) -> usize {
         self.frontier.len() / self.words
     }
@@ -142,7 +149,7 @@ impl Level<'_> {
         }
     }
 
-    fn block<E: Expand>(&self, b: usize, exp: &mut E, budget: &mut Budget) -> Block {
+    fn block<E: Expand>(&self, b: usize, exp: &mut E, budget: &mut Budget) -> Block<V::Record> {
         let model = self.model;
         let words = self.words;
         let mut blk = Block::default();
@@ -156,19 +163,22 @@ impl Level<'_> {
             if budget.tick().is_err() {
                 // Successors already emitted are offered, as if each had
                 // been offered when emitted.
-                let _ = self.flush(&mut batch, budget, &mut blk.over, &mut blk.store);
+                let _ = self.flush(&mut batch, budget, &mut blk.over, &mut blk.store, &mut blk.edges);
                 blk.end = Some((p, halt(budget)));
                 return blk;
             }
             model
                 .layout
                 .unpack(&self.frontier[i * words..(i + 1) * words], &mut s);
+            self.visit.state(p, &s, &mut blk.record);
+            let edges_before = if V::EDGES { blk.edges.bytes() } else { 0 };
             let mut seq = 0u32;
-            let (transitions, fired, over, store) = (
+            let (transitions, fired, over, store, edges) = (
                 &mut blk.transitions,
                 &mut blk.fired,
                 &mut blk.over,
                 &mut blk.store,
+                &mut blk.edges,
             );
             let mut result = exp.expand(&s, budget, &mut |succ, path, budget| {
                 *transitions += 1;
@@ -178,17 +188,25 @@ impl Level<'_> {
                 }
                 model.layout.pack(succ, &mut packed);
                 batch.push(&packed, (u64::from(p) << 32) | u64::from(seq), self.compact);
+                if V::EDGES {
+                    edges.push(path[0]);
+                }
                 seq += 1;
                 // A state may have any number of successors.
                 if batch.len() == BATCH_MAX {
-                    self.flush(&mut batch, budget, over, store)?;
+                    self.flush(&mut batch, budget, over, store, edges)?;
                 }
                 Ok(())
             });
+            if V::EDGES {
+                blk.edges.degree.push(seq);
+                let grew = blk.edges.bytes() - edges_before;
+                self.pending_bytes.fetch_add(grew, Relaxed);
+            }
             let last = i + 1 == end || !matches!(result, Ok(true));
             if (last || batch.len() >= BATCH)
                 && self
-                    .flush(&mut batch, budget, &mut blk.over, &mut blk.store)
+                    .flush(&mut batch, budget, &mut blk.over, &mut blk.store, &mut blk.edges)
                     .is_err()
                 && result.is_ok()
             {
@@ -236,14 +254,21 @@ impl Level<'_> {
         budget: &mut Budget,
         over: &mut bool,
         took: &mut Duration,
+        edges: &mut Edges,
     ) -> Result<(), Halt> {
         let start = Instant::now();
-        let result = self.offer(batch, budget, over);
+        let result = self.offer(batch, budget, over, edges);
         *took += start.elapsed();
         result
     }
 
-    fn offer(&self, batch: &mut Batch, budget: &mut Budget, over: &mut bool) -> Result<(), Halt> {
+    fn offer(
+        &self,
+        batch: &mut Batch,
+        budget: &mut Budget,
+        over: &mut bool,
+        edges: &mut Edges,
+    ) -> Result<(), Halt> {
         let words = self.words;
         let Batch {
             words: packed,
@@ -264,11 +289,13 @@ impl Level<'_> {
             }
         };
         let payload = |j: usize| if self.compact { state(j) } else { &[][..] };
-        let fetch = |j: usize| {
-            if let (Some(&(h, _)), None) = (found.get(j), self.bits) {
-                self.settled[shard_of(h)].prefetch(h, fw);
-            }
+        let fetch = |j: usize| match (found.get(j), self.bits) {
+            (Some(&(h, _)), None) if V::EDGES => self.ids.prefetch(h),
+            (Some(&(h, _)), None) => self.settled[shard_of(h)].prefetch(h, fw),
+            _ => {}
         };
+        // With edges, the batch's successors are the block's last edges.
+        let base = if V::EDGES { edges.target.len() - found.len() } else { 0 };
         (0..AHEAD).for_each(fetch);
         // The misses, then grouped by shard (a counting sort).
         let mut first = [0u32; SHARDS + 1];
@@ -276,6 +303,16 @@ impl Level<'_> {
             fetch(j + AHEAD);
             let seen = match self.bits {
                 Some(bits) => bits.test(h, state(j)),
+                None if V::EDGES => match self.ids.get(h, key_words(j)) {
+                    Some(id) => {
+                        edges.target[base + j] = id;
+                        true
+                    }
+                    None => {
+                        edges.later(base + j, h, key_words(j));
+                        false
+                    }
+                },
                 None => self.settled[shard_of(h)].contains(h, key_words(j)),
             };
             if !seen {
@@ -363,7 +400,7 @@ impl Batch {
     }
 }
 
-impl Level<'_> {
+impl<V: Visit> Level<'_, V> {
     /// Passes until the level is done or cut: a pass stops at the first
     /// block that went past the state limit, and that may turn out to be
     /// no cut once the blocks before it are done (their states, not those
@@ -493,12 +530,15 @@ fn ending<E: Expand>(
 }
 
 /// Moves the level's pending states into the table (on several threads
-/// where there are many) and numbers them by key: their parent links, and
-/// the next frontier in id order.
+/// where there are many) and numbers them by key, from `base`: their parent
+/// links, their ids in `ids` where it is kept, and the next frontier in id
+/// order.
 #[allow(clippy::too_many_arguments)]
 fn settle_level(
     settled: &mut [Shard],
     pending: &mut [Mutex<Pending>],
+    ids: &mut Ids,
+    base: u32,
     extra: &[usize],
     bits: Option<&Bits>,
     links: &mut Links,
@@ -510,11 +550,13 @@ fn settle_level(
     let split = total >= SMALL_LEVEL * block;
     let workers = if split { workers_max } else { 1 };
     let per = SHARDS.div_ceil(workers);
+    let (compact, numbered) = (ids.compact, ids.on());
     let mut parts: Vec<Part> = settled
         .chunks_mut(per)
         .zip(pending.chunks_mut(per))
         .zip(extra.chunks(per))
-        .map(|((s, p), e)| {
+        .zip(ids.chunks(per))
+        .map(|(((s, p), e), i)| {
             // Exact sizes: no doubling past what was planned.
             let n: usize = e.iter().sum();
             let took = Duration::ZERO;
@@ -524,17 +566,18 @@ fn settle_level(
                 Vec::with_capacity(n),
                 Vec::with_capacity(n * words),
                 took,
+                i,
             )
         })
         .collect();
     let start = Instant::now();
-    each(&mut parts, |_, (shards, pend, keys, states, took)| {
+    each(&mut parts, |_, (shards, pend, keys, states, took, _)| {
         let start = Instant::now();
         for (s, p) in shards.iter_mut().zip(pend.iter_mut()) {
             let p = p
                 .get_mut()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            table::settle(s, bits, p, words, keys, states);
+            table::settle((!numbered).then_some(s), bits, p, words, keys, states);
         }
         keys.sort_unstable();
         *took = start.elapsed();
@@ -546,6 +589,17 @@ fn settle_level(
     for (t, m) in took.iter_mut().zip(merging) {
         *t += m;
     }
+    if numbered {
+        let first = |i: usize| i * per;
+        each(&mut parts, |i, (_, _, keys, states, took, ids)| {
+            let start = Instant::now();
+            number(ids, first(i), keys, states, &order, base, words, compact);
+            *took = start.elapsed();
+        });
+        for (t, p) in took.iter_mut().zip(&parts) {
+            *t += p.4;
+        }
+    }
     let numbering = Numbering {
         split: split.then(|| start.elapsed()),
         parts: took,
@@ -555,6 +609,30 @@ fn settle_level(
         links.push((key >> 32) as u32, key as u32);
     }
     (next, numbering)
+}
+
+/// Puts a part's states into its shards of the map from states to ids
+/// (the shards from `first` on): each state's id is `base` plus the rank
+/// of its key among the level's keys, `order`.
+#[allow(clippy::too_many_arguments)]
+fn number(
+    ids: &mut [Pending],
+    first: usize,
+    keys: &[(u64, u32)],
+    states: &[u64],
+    order: &[u64],
+    base: u32,
+    words: usize,
+    compact: bool,
+) {
+    for &(key, at) in keys {
+        let rank = order.binary_search(&key).expect("the part's keys are the level's");
+        let state = &states[at as usize * words..(at as usize + 1) * words];
+        let f = [fingerprint(state)];
+        let kept = if compact { &f[..] } else { state };
+        let h = hash(kept);
+        ids[shard_of(h) - first].offer(h, kept, u64::from(base) + rank as u64, &[]);
+    }
 }
 
 /// A part's keys, sorted, each with where its state is in the part's copies.
@@ -681,13 +759,15 @@ pub(super) fn done(found: &mut Findings, forced: &Store<u8>, mut o: Outcome) -> 
 }
 
 /// A worker's share of the settling: its shards, their pending states,
-/// the keys and copies of the states it moved, and the time it took.
+/// the keys and copies of the states it moved, the time it took, and its
+/// shards of the map from states to ids (where it is kept).
 type Part<'a> = (
     &'a mut [Shard],
     &'a mut [Mutex<Pending>],
     Vec<(u64, u32)>,
     Vec<u64>,
     Duration,
+    &'a mut [Pending],
 );
 
 /// The time numbering a level took: the wall time of its split part (none
@@ -724,7 +804,7 @@ impl Timing {
     }
 }
 
-impl Level<'_> {
+impl<V: Visit> Level<'_, V> {
     /// The profile of the level's expansion, begun at `start`.
     fn timing(&self, start: Instant) -> Timing {
         let split_wall = *lock(&self.split_wall);
@@ -766,8 +846,9 @@ fn each<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
 
 /// Breadth-first search from the initial state with one worker per
 /// expander in `exps` (at least one), in blocks of `block` states (0 for
-/// [`BLOCK`]).
-pub fn search<E: Expand + Send>(
+/// [`BLOCK`]), showing every state (and edge) to `visit`.
+#[allow(clippy::too_many_arguments)]
+pub fn search<E: Expand + Send, V: Visit>(
     model: &Model,
     exps: &mut [E],
     limits: &Limits,
@@ -776,9 +857,10 @@ pub fn search<E: Expand + Send>(
     kept: Kept,
     stats: bool,
     progress: &mut dyn FnMut(&Stats),
+    visit: &mut V,
 ) -> Outcome {
     let block = if block == 0 { BLOCK } else { block };
-    let mut run = match Run::new(model, limits, kept, exps.len()) {
+    let mut run = match Run::new(model, limits, kept, exps.len(), V::EDGES) {
         Ok(run) => run,
         Err(o) => return o,
     };
@@ -804,17 +886,21 @@ pub fn search<E: Expand + Send>(
         let held = run.stats.memory
             + run.pending.iter_mut().map(|p| lock(p).bytes()).sum::<u64>()
             + (frontier.capacity() * 8) as u64
-            + (n.div_ceil(block) * std::mem::size_of::<Mutex<Option<Block>>>()) as u64;
-        let lv = run.level(&frontier, first, held, deadlock, block);
+            + (n.div_ceil(block) * std::mem::size_of::<Mutex<Option<Block<V::Record>>>>()) as u64;
+        let lv = run.level(visit, &frontier, first, held, deadlock, block);
         for b in &mut budgets {
             b.stored = run.stats.states;
             b.store_bytes = slack(held);
         }
         let (cut, count) = lv.passes(exps, &mut budgets, &run.pending);
         // The blocks up to the cut, in order.
-        let blocks: Vec<Block> = lv.blocks[..cut.map_or(lv.blocks.len(), |c| c + 1)]
+        let mut blocks: Vec<Block<V::Record>> = lv.blocks[..cut.map_or(lv.blocks.len(), |c| c + 1)]
             .iter()
             .map(|b| lock(b).take().expect("blocks up to the cut are done"))
+            .collect();
+        let visited: Vec<(V::Record, Edges)> = blocks
+            .iter_mut()
+            .map(|b| (std::mem::take(&mut b.record), std::mem::take(&mut b.edges)))
             .collect();
         let timing = lv.timing(start);
         let pb = lv.pending_bytes.load(Relaxed);
@@ -843,6 +929,10 @@ pub fn search<E: Expand + Send>(
             return run.end(Verdict::Inconclusive(l), None);
         };
         first += n as u32;
+        if run.absorb(visit, visited, exps.len()).is_err() {
+            let hit = run.budget.hit();
+            return run.end(Verdict::Inconclusive(hit), None);
+        }
         if run.budget.check_time().is_err() {
             let hit = run.budget.hit();
             return run.end(Verdict::Inconclusive(hit), None);
@@ -867,6 +957,8 @@ struct Run<'a> {
     bits: Option<Bits>,
     settled: Vec<Shard>,
     pending: Vec<Mutex<Pending>>,
+    /// Where a visitor asks for edges: the id of every state.
+    ids: Ids,
     links: Links,
     stats: Stats,
     /// The findings of the blocks counted so far (none past a cut).
@@ -883,7 +975,13 @@ struct Run<'a> {
 impl<'a> Run<'a> {
     /// The empty store; the outcome instead where the `--bitstate` array
     /// cannot be had.
-    fn new(model: &'a Model, limits: &Limits, kept: Kept, threads: usize) -> Result<Self, Outcome> {
+    fn new(
+        model: &'a Model,
+        limits: &Limits,
+        kept: Kept,
+        threads: usize,
+        ids: bool,
+    ) -> Result<Self, Outcome> {
         let words = model.layout.words();
         let compact = kept == Kept::HashCompact;
         // What the table and the pending sets keep of a state, and the payload.
@@ -899,6 +997,7 @@ impl<'a> Run<'a> {
             bits: None,
             settled: Vec::new(),
             pending: Vec::new(),
+            ids: Ids::new(fw, compact, ids),
             links: Links::default(),
             stats: Stats::default(),
             found: Findings::default(),
@@ -955,13 +1054,16 @@ impl<'a> Run<'a> {
         let (mut keys, mut states) = (Vec::new(), Vec::new());
         let shard = &mut self.settled[shard_of(h)];
         table::settle(
-            shard,
+            (!self.ids.on()).then_some(shard),
             self.bits.as_ref(),
             &mut p,
             words,
             &mut keys,
             &mut states,
         );
+        if self.ids.on() {
+            self.ids.insert(h, key_words, 0);
+        }
         self.links.push(0, 0);
         self.stats.states = 1;
         self.stats.memory = self.store_bytes();
@@ -983,17 +1085,20 @@ impl<'a> Run<'a> {
     }
 
     /// The shared state of the workers expanding `frontier`.
-    fn level<'l>(
+    fn level<'l, V: Visit>(
         &'l self,
+        visit: &'l V,
         frontier: &'l [u64],
         first: u32,
         held: u64,
         deadlock: bool,
         block: usize,
-    ) -> Level<'l> {
+    ) -> Level<'l, V> {
         let n = frontier.len() / self.words;
         Level {
             model: self.model,
+            visit,
+            ids: &self.ids,
             words: self.words,
             frontier,
             first,
@@ -1019,7 +1124,7 @@ impl<'a> Run<'a> {
 
     /// Adds the counts of the level's blocks up to the cut, in order, and
     /// returns the first early end among them.
-    fn count(&mut self, blocks: Vec<Block>) -> Option<(u32, End)> {
+    fn count<R>(&mut self, blocks: Vec<Block<R>>) -> Option<(u32, End)> {
         let mut end = None;
         for blk in blocks {
             self.found.starts.extend(blk.findings.starts);
@@ -1065,11 +1170,16 @@ impl<'a> Run<'a> {
         let total: usize = extra.iter().sum();
         let (grow, peak) = match self.bits {
             Some(_) => (0, 0),
+            None if self.ids.on() => (0, 0),
             None => table::growth(&self.settled, &extra, self.fw),
         };
         // The new table and links, and the numbering: each new state's key
         // and copy, sorted, then copied into the next frontier.
-        let need = grow + peak + self.links.growth(total) + (total * (16 + 2 * words * 8)) as u64;
+        let ids = if self.ids.on() { total * (self.fw + 1) * 8 * 3 } else { 0 };
+        let need = grow
+            + peak
+            + self.links.growth(total)
+            + (total * (16 + 2 * words * 8) + ids) as u64;
         self.budget.store_bytes = slack(held + pending_bytes);
         if slack(need) > self.budget.room().bytes {
             return None;
@@ -1077,6 +1187,8 @@ impl<'a> Run<'a> {
         let (next, numbering) = settle_level(
             &mut self.settled,
             &mut self.pending,
+            &mut self.ids,
+            self.stats.states as u32,
             &extra,
             self.bits.as_ref(),
             &mut self.links,
@@ -1098,7 +1210,36 @@ impl<'a> Run<'a> {
 
     fn store_bytes(&self) -> u64 {
         let bits = self.bits.as_ref().map_or(0, Bits::bytes);
-        table::table_bytes(&self.settled) + self.links.bytes() + bits
+        table::table_bytes(&self.settled) + self.links.bytes() + bits + self.ids.bytes()
+    }
+
+    /// Resolves the targets of the level's edges (on every worker, where
+    /// there are many) and hands what the blocks recorded to the visitor,
+    /// in id order, within the memory limit.
+    fn absorb<V: Visit>(
+        &mut self,
+        visit: &mut V,
+        mut visited: Vec<(V::Record, Edges)>,
+        workers: usize,
+    ) -> Result<(), Halt> {
+        if V::EDGES {
+            let ids = &self.ids;
+            let per = visited.len().div_ceil(workers).max(SMALL_LEVEL);
+            let mut parts: Vec<_> = visited.chunks_mut(per).collect();
+            each(&mut parts, |_, part| {
+                part.iter_mut().for_each(|(_, e)| e.resolve(ids));
+            });
+        }
+        // The visitor counts what it holds beside the store.
+        self.budget.store_bytes = self.store_bytes();
+        self.budget.other_bytes = visit.bytes();
+        let result = visited
+            .into_iter()
+            .try_for_each(|(r, e)| visit.absorb(r, &e, &mut self.budget));
+        self.budget.other_bytes = 0;
+        self.stats.memory = self.store_bytes() + visit.bytes();
+        self.budget.store_bytes = self.stats.memory;
+        result
     }
 
     /// The outcome, with what the counted blocks found and the profile.

@@ -70,6 +70,22 @@ pub trait Expand {
     fn take_findings(&mut self, _out: &mut Findings) {}
 }
 
+/// A boxed expander (the temporal graph's, made by a layer) expands as the
+/// expander inside.
+impl<E: Expand + ?Sized> Expand for Box<E> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        (**self).expand(s, budget, emit)
+    }
+
+    fn watch(&mut self) -> Option<&mut Watch> {
+        (**self).watch()
+    }
+
+    fn take_findings(&mut self, out: &mut Findings) {
+        (**self).take_findings(out);
+    }
+}
+
 /// What expansions find besides successors: the control points where a
 /// transaction began, and the packed states where one was ended by force.
 #[derive(Default)]
@@ -287,7 +303,20 @@ pub fn step_watched(
 /// Replays transition paths from the initial state, one path per stored
 /// step, into trace steps with the state after each transition.
 pub fn replay(model: &Model, segments: &[Vec<u32>]) -> Vec<Step> {
-    let mut s = model.init.clone();
+    replay_from(model, &model.init, segments.iter().map(Vec::as_slice)).0
+}
+
+/// The one replay of a path of transitions, from state `from`, a segment
+/// per step (a reduced step's transitions, or one transition of the full
+/// graph): the trace steps with the state after each transition, and the
+/// state reached. A transition that does not fire ends it, as a step
+/// without a state.
+pub fn replay_from<'a>(
+    model: &Model,
+    from: &[i64],
+    segments: impl IntoIterator<Item = &'a [u32]>,
+) -> (Vec<Step>, Vec<i64>) {
+    let mut s = from.to_vec();
     let mut out = Vec::new();
     let mut steps = Vec::new();
     for seg in segments {
@@ -305,9 +334,9 @@ pub fn replay(model: &Model, segments: &[Vec<u32>]) -> Vec<Step> {
             });
             match state {
                 Some(next) => s = next,
-                None => return steps,
+                None => return (steps, s),
             }
         }
     }
-    steps
+    (steps, s)
 }

@@ -1072,7 +1072,7 @@ impl super::contract::Mode for Selective<'_> {
         super::graph::walk(&mut exp, reduction, graph)
     }
 
-    fn liveness(&self, visible: &[bool]) -> Option<Box<dyn Expand + '_>> {
+    fn liveness(&self, visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
         let mut exp = Stubborn::new(self.model, self.interference);
         exp.visible = visible.to_vec();
         Some(Box::new(exp))

@@ -321,6 +321,35 @@ impl Pending {
         }
     }
 
+    /// The key kept with words `w` (hash `h`), if they are held. A set that
+    /// is offered each state once with its id as the key is the search's
+    /// map from states to ids, where a visitor asks for one
+    /// (`parallel::Visit::EDGES`).
+    #[inline]
+    pub fn get(&self, h: u64, w: &[u64]) -> Option<u64> {
+        if w.iter().all(|&x| x == 0) {
+            return self.zero;
+        }
+        if self.cap == 0 {
+            return None;
+        }
+        let (fw, stride) = (self.fw, self.stride());
+        let mut i = home(h, self.cap);
+        loop {
+            let slot = &self.slots[i * stride..(i + 1) * stride];
+            if same(&slot[..fw], w) {
+                return Some(slot[fw]);
+            }
+            if slot[..fw].iter().all(|&x| x == 0) {
+                return None;
+            }
+            i += 1;
+            if i == self.cap {
+                i = 0;
+            }
+        }
+    }
+
     /// Doubles the slots.
     #[cold]
     fn regrow(&mut self) {
@@ -466,11 +495,12 @@ impl Bits {
 }
 
 /// Moves the pending states of a shard into the visited set: into the
-/// shard, or into the bit array when there is one; appends `(key, index)`
-/// of each to `keys` and the state to `states`. The shard must have room
-/// (see [`Shard::cap_for`]).
+/// shard, or into the bit array when there is one (or nowhere: where the
+/// search keeps a map from states to ids instead, `shard` is `None`);
+/// appends `(key, index)` of each to `keys` and the state to `states`. The
+/// shard must have room (see [`Shard::cap_for`]).
 pub fn settle(
-    shard: &mut Shard,
+    shard: Option<&mut Shard>,
     bits: Option<&Bits>,
     pending: &mut Pending,
     words: usize,
@@ -490,6 +520,7 @@ pub fn settle(
     pending.clear();
     let n = keys.len() - first;
     let new = &states[states.len() - n * words..];
+    let Some(shard) = shard else { return };
     if let Some(bits) = bits {
         for j in 0..n {
             let w = &new[j * words..(j + 1) * words];
@@ -659,7 +690,7 @@ mod tests {
             }
             let (mut keys, mut states) = (Vec::new(), Vec::new());
             for (s, p) in shards.iter_mut().zip(&mut pending) {
-                settle(s, None, p, words, &mut keys, &mut states);
+                settle(Some(s), None, p, words, &mut keys, &mut states);
             }
             assert_eq!(keys.len(), 50_000);
             keys.sort_unstable();
