@@ -597,17 +597,11 @@ impl Encoder<'_> {
                 self.expr(cx, a, out)?;
                 self.expr(cx, b, out)?;
             }
-            CExpr::Quant {
-                forall,
-                var,
-                lo,
-                hi,
-                body,
-            } => {
-                out.extend([tag::QUANT, i64::from(*forall), i64::from(*var)]);
-                self.expr(cx, lo, out)?;
-                self.expr(cx, hi, out)?;
-                self.expr(cx, body, out)?;
+            CExpr::Quant(q) => {
+                out.extend([tag::QUANT, i64::from(q.forall), i64::from(q.var)]);
+                for e in q.parts() {
+                    self.expr(cx, e, out)?;
+                }
             }
         }
         Some(())

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target};
-use crate::model::{CExpr, Cmd, Model, Next, Place, SlotKind};
+use crate::model::{CExpr, Cmd, Model, Next, Place, Quantified, SlotKind};
 use crate::syntax::ast::BinOp;
 use crate::syntax::span::Span;
 
@@ -656,11 +656,7 @@ fn indexed_arrays(model: &Model) -> BTreeSet<(u32, u32)> {
                 expr(a, out);
                 expr(b, out);
             }
-            CExpr::Quant { lo, hi, body, .. } => {
-                expr(lo, out);
-                expr(hi, out);
-                expr(body, out);
-            }
+            CExpr::Quant(q) => q.parts().into_iter().for_each(|e| expr(e, out)),
         }
     }
     fn cmd(c: &Cmd, out: &mut BTreeSet<(u32, u32)>) {
@@ -957,13 +953,7 @@ impl Builder<'_> {
             CExpr::Not(a) => X::Not(Box::new(self.lower(a, env, here)?)),
             CExpr::Neg(a) => X::Neg(Box::new(self.lower(a, env, here)?)),
             CExpr::Bin(op, a, b) => bin(*op, self.lower(a, env, here)?, self.lower(b, env, here)?),
-            CExpr::Quant {
-                forall,
-                var,
-                lo,
-                hi,
-                body,
-            } => self.lower_quant(*forall, *var, [lo, hi], body, env, here)?,
+            CExpr::Quant(q) => self.lower_quant(q, env, here)?,
         })
     }
 
@@ -1075,16 +1065,9 @@ impl Builder<'_> {
     }
 
     /// A quantifier, unrolled over its range (at most `MAX_UNROLL` values).
-    fn lower_quant(
-        &self,
-        forall: bool,
-        var: u32,
-        [lo, hi]: [&CExpr; 2],
-        body: &CExpr,
-        env: &mut Vec<i64>,
-        here: &Here,
-    ) -> Result<X, Refusal> {
-        let (l, h) = (self.lower(lo, env, here)?, self.lower(hi, env, here)?);
+    fn lower_quant(&self, q: &Quantified, env: &mut Vec<i64>, here: &Here) -> Result<X, Refusal> {
+        let forall = q.forall;
+        let (l, h) = (self.lower(&q.lo, env, here)?, self.lower(&q.hi, env, here)?);
         let (li, hi_) = (self.iv(&l, &[]), self.iv(&h, &[]));
         let (first, last) = (li.0, hi_.1);
         if last - first + 1 > MAX_UNROLL as i128 {
@@ -1099,14 +1082,14 @@ impl Builder<'_> {
             });
         }
         let constant = matches!((&l, &h), (X::Int(_), X::Int(_)));
-        let k = var as usize;
+        let k = q.var as usize;
         if env.len() <= k {
             env.resize(k + 1, 0);
         }
         let mut terms = Vec::new();
         for v in first..=last {
             env[k] = v as i64;
-            let b = self.lower(body, env, here)?;
+            let b = self.lower(&q.body, env, here)?;
             let v = X::Int(v as i64);
             terms.push(if constant {
                 b

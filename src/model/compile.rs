@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
-use super::expr::{CExpr, Cmd, FREE, Place};
+use super::expr::{CExpr, Cmd, FREE, Place, Quantified};
 use super::layout::Layout;
 use super::limits::{self, Budget, MAX_ARRAY, MAX_CHOICES, MAX_SLOTS, MAX_THREADS};
 use super::quant::{self, MAX_QUANTIFIED};
@@ -1881,13 +1881,13 @@ impl Compiler {
         sc.bound.push((v.name.clone(), (l.0, h.1)));
         let body = self.cond(body, sc, "a quantifier's body");
         sc.bound.pop();
-        let quant = CExpr::Quant {
+        let quant = CExpr::Quant(Quantified {
             forall: q == Quant::Forall,
             var: sc.bound.len() as u32,
             lo: Box::new(lo),
             hi: Box::new(hi),
             body: Box::new(body?),
-        };
+        });
         let total = quant::evaluations(&quant, &self.bounds, &mut ranges(sc)).unwrap_or(u64::MAX);
         if total > MAX_QUANTIFIED {
             return Err(CompileError::at(

@@ -60,18 +60,47 @@ pub enum CExpr {
     /// `a op b`
     Bin(BinOp, Box<CExpr>, Box<CExpr>),
     /// `exists`/`forall v in lo..hi: body`
-    Quant {
-        /// `forall` (else `exists`).
-        forall: bool,
-        /// The environment index of the bound variable.
-        var: u32,
-        /// The lowest value.
-        lo: Box<CExpr>,
-        /// The highest value.
-        hi: Box<CExpr>,
-        /// The predicate.
-        body: Box<CExpr>,
-    },
+    Quant(Quantified),
+}
+
+/// `exists`/`forall v in lo..hi: body`, compiled: a struct of its own so
+/// that the walkers over expressions name it in one pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quantified {
+    /// `forall` (else `exists`).
+    pub forall: bool,
+    /// The environment index of the bound variable.
+    pub var: u32,
+    /// The lowest value.
+    pub lo: Box<CExpr>,
+    /// The highest value.
+    pub hi: Box<CExpr>,
+    /// The predicate.
+    pub body: Box<CExpr>,
+}
+
+impl Quantified {
+    /// The ends of its range and its body, in the order they are evaluated.
+    pub fn parts(&self) -> [&CExpr; 3] {
+        [&self.lo, &self.hi, &self.body]
+    }
+
+    /// Whether the body holds for every value of the range (`forall`), or
+    /// for some (`exists`): the first value that decides it stops the loop.
+    fn eval<A: Access>(&self, s: &[i64], env: &mut Vec<i64>, acc: &mut A) -> Result<bool, Fault> {
+        let (lo, hi) = (self.lo.eval(s, env, acc)?, self.hi.eval(s, env, acc)?);
+        let k = self.var as usize;
+        if env.len() <= k {
+            env.resize(k + 1, 0);
+        }
+        for v in lo..=hi {
+            env[k] = v;
+            if (self.body.eval(s, env, acc)? != 0) != self.forall {
+                return Ok(!self.forall);
+            }
+        }
+        Ok(self.forall)
+    }
 }
 
 /// A place written by an assignment.
@@ -241,28 +270,7 @@ impl CExpr {
                 let y = b.eval(s, env, acc)?;
                 binop(*op, x, y)?
             }
-            CExpr::Quant {
-                forall,
-                var,
-                lo,
-                hi,
-                body,
-            } => {
-                let (lo, hi) = (lo.eval(s, env, acc)?, hi.eval(s, env, acc)?);
-                let k = *var as usize;
-                if env.len() <= k {
-                    env.resize(k + 1, 0);
-                }
-                let mut result = *forall;
-                for v in lo..=hi {
-                    env[k] = v;
-                    if (body.eval(s, env, acc)? != 0) != *forall {
-                        result = !*forall;
-                        break;
-                    }
-                }
-                i64::from(result)
-            }
+            CExpr::Quant(q) => i64::from(q.eval(s, env, acc)?),
         })
     }
 
@@ -300,11 +308,7 @@ impl CExpr {
                 a.for_each_slot(f);
                 b.for_each_slot(f);
             }
-            CExpr::Quant { lo, hi, body, .. } => {
-                lo.for_each_slot(f);
-                hi.for_each_slot(f);
-                body.for_each_slot(f);
-            }
+            CExpr::Quant(q) => q.parts().into_iter().for_each(|e| e.for_each_slot(f)),
         }
     }
 }

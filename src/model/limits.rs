@@ -87,6 +87,6 @@ pub(super) fn nodes(e: &CExpr) -> u64 {
         CExpr::At { thread, pcs } => 1 + nodes(thread) + pcs.len() as u64,
         CExpr::LocalOf { thread, slots } => 1 + nodes(thread) + slots.len() as u64,
         CExpr::Bin(_, a, b) => 1 + nodes(a) + nodes(b),
-        CExpr::Quant { lo, hi, body, .. } => 1 + nodes(lo) + nodes(hi) + nodes(body),
+        CExpr::Quant(q) => 1 + q.parts().into_iter().map(nodes).sum::<u64>(),
     }
 }

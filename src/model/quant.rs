@@ -9,7 +9,7 @@
 //! body could be evaluated more than [`MAX_QUANTIFIED`] times in one
 //! evaluation is rejected, so no evaluation of any expression can hang.
 
-use super::expr::CExpr;
+use super::expr::{CExpr, Quantified};
 use crate::syntax::ast::BinOp;
 
 /// Most evaluations of quantifier bodies one evaluation of an expression
@@ -41,7 +41,7 @@ pub(super) fn interval(e: &CExpr, bounds: &[(i64, i64)], env: &[Interval]) -> Op
             .map(|&s| bounds.get(s as usize).copied())
             .reduce(|a, b| Some(((a?.0).min(b?.0), (a?.1).max(b?.1))))?,
         CExpr::Bound(k) => env.get(*k as usize).copied(),
-        CExpr::At { .. } | CExpr::Not(_) | CExpr::Quant { .. } => BOOL,
+        CExpr::At { .. } | CExpr::Not(_) | CExpr::Quant(_) => BOOL,
         CExpr::Neg(a) => {
             let (lo, hi) = interval(a, bounds, env)?;
             Some((hi.checked_neg()?, lo.checked_neg()?))
@@ -109,9 +109,9 @@ pub(super) fn evaluations(
         CExpr::Bin(_, a, b) => {
             evaluations(a, bounds, env)?.saturating_add(evaluations(b, bounds, env)?)
         }
-        CExpr::Quant {
+        CExpr::Quant(Quantified {
             var, lo, hi, body, ..
-        } => {
+        }) => {
             let (l, h) = (interval(lo, bounds, env)?, interval(hi, bounds, env)?);
             let ends = evaluations(lo, bounds, env)?.saturating_add(evaluations(hi, bounds, env)?);
             env.truncate(*var as usize);
@@ -145,9 +145,9 @@ fn cost(e: &CExpr, bounds: &[(i64, i64)], env: &mut Vec<Interval>) -> u64 {
         CExpr::Bin(_, a, b) => 1u64
             .saturating_add(cost(a, bounds, env))
             .saturating_add(cost(b, bounds, env)),
-        CExpr::Quant {
+        CExpr::Quant(Quantified {
             var, lo, hi, body, ..
-        } => {
+        }) => {
             let ends = cost(lo, bounds, env).saturating_add(cost(hi, bounds, env));
             let (Some(l), Some(h)) = (interval(lo, bounds, env), interval(hi, bounds, env)) else {
                 return u64::MAX;
@@ -206,13 +206,13 @@ mod tests {
     #[test]
     fn nested_quantifiers_multiply() {
         let q = |var: u32, hi: Box<CExpr>, body: Box<CExpr>| {
-            Box::new(CExpr::Quant {
+            Box::new(CExpr::Quant(Quantified {
                 forall: true,
                 var,
                 lo: c(0),
                 hi,
                 body,
-            })
+            }))
         };
         // forall i in 0..999: forall j in 0..i: true
         let e = q(0, c(999), q(1, Box::new(CExpr::Bound(0)), c(1)));

@@ -631,27 +631,10 @@ impl<'a> Rename<'a> {
                     None => self.expr(e1, f1) && self.expr(e2, f2),
                 }
             }
-            (
-                Quant {
-                    forall,
-                    var,
-                    lo,
-                    hi,
-                    body,
-                },
-                Quant {
-                    forall: f2,
-                    var: v2,
-                    lo: l2,
-                    hi: h2,
-                    body: b2,
-                },
-            ) => {
-                forall == f2
-                    && var == v2
-                    && self.expr(lo, l2)
-                    && self.expr(hi, h2)
-                    && self.expr(body, b2)
+            (Quant(q), Quant(r)) => {
+                q.forall == r.forall
+                    && q.var == r.var
+                    && (q.parts().into_iter().zip(r.parts())).all(|(e, f)| self.expr(e, f))
             }
             // `at()` and `t.r` name threads at run time; anything else
             // differs in shape.
