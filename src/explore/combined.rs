@@ -5,11 +5,10 @@
 //! judge them, and the stubborn sets' proviso.
 
 use super::contract::{Judgement, Mode};
-use super::graph::{Overlay, StateGraph};
-use super::outcome::{Outcome, Stats};
-use super::search::Watch;
+use super::expanding::Expanding;
+use super::outcome::Outcome;
 use super::stubborn::{self, OverSteps, Steps};
-use super::{Interference, Options, Reduction};
+use super::{Ignoring, Interference, Options};
 use crate::model::Model;
 
 /// Stubborn sets over the transactions of a base mode.
@@ -17,19 +16,19 @@ pub(super) struct Stacked<'m> {
     model: &'m Model,
     base: Box<dyn Mode + 'm>,
     interference: Interference,
+    /// The base's `--ignoring`, which the outcome reports.
+    ignoring: Ignoring,
 }
 
 impl<'m> Stacked<'m> {
-    /// Stubborn sets over the transactions of `base`, a mode of `model`.
-    pub(super) fn new(
-        model: &'m Model,
-        base: Box<dyn Mode + 'm>,
-        interference: Interference,
-    ) -> Self {
+    /// Stubborn sets over the transactions of `base`, a mode of `model`,
+    /// under `options`.
+    pub(super) fn new(model: &'m Model, base: Box<dyn Mode + 'm>, options: &Options) -> Self {
         Stacked {
             model,
             base,
-            interference,
+            interference: options.interference,
+            ignoring: options.ignoring,
         }
     }
 
@@ -47,24 +46,22 @@ impl Mode for Stacked<'_> {
         j.push(stubborn::proviso(self.model));
         j
     }
+}
 
-    fn search(
-        &self,
-        options: &Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&Stats),
-    ) -> Outcome {
-        let steps = || self.steps();
-        let over = || OverSteps::new(self.model, steps(), steps, options.interference);
-        let mut o = super::on_workers(self.model, options, watch, progress, over);
-        o.interference = Some(options.interference);
-        o.ignoring = Some(options.ignoring);
-        o
+impl Expanding for Stacked<'_> {
+    type Expander<'a>
+        = OverSteps<'a, Box<Steps<'a>>>
+    where
+        Self: 'a;
+    fn model(&self) -> &Model {
+        self.model
     }
-
-    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay {
+    fn expander(&self) -> OverSteps<'_, Box<Steps<'_>>> {
         let steps = || self.steps();
-        let mut exp = OverSteps::new(self.model, steps(), steps, self.interference);
-        super::graph::walk(&mut exp, reduction, graph)
+        OverSteps::new(self.model, steps(), steps, self.interference)
+    }
+    fn record(&self, outcome: &mut Outcome, _: &[OverSteps<'_, Box<Steps<'_>>>]) {
+        outcome.interference = Some(self.interference);
+        outcome.ignoring = Some(self.ignoring);
     }
 }

@@ -276,19 +276,9 @@ pub(crate) const FINDINGS: usize = 8;
 /// A reduction applied to one model: its judgement of the model, and its
 /// search. Made by [`mode`]; each reduction's module implements it, next
 /// to the function that states its contract (read by [`contract`]).
-pub(crate) trait Mode {
+pub(crate) trait Mode: Explore {
     /// Its side conditions, judged on the model.
     fn judge(&self) -> Vec<Judgement>;
-    /// The search, with `options` (limits, workers, store).
-    fn search(
-        &self,
-        options: &Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&Stats),
-    ) -> Outcome;
-    /// Its stored states and steps drawn over the full state graph, as
-    /// `reduction`'s.
-    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay;
     /// A fresh copy of its transactions, where it is made of transactions
     /// that stubborn sets can be stacked on (see `registry.rs`).
     fn steps(&self) -> Option<Box<super::stubborn::Steps<'_>>> {
@@ -300,6 +290,22 @@ pub(crate) trait Mode {
     fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn super::search::Expand + Send + '_>> {
         None
     }
+}
+
+/// What a reduction explores: its search, and its stored states and steps
+/// over the full graph. A reduction that is one expander has both from
+/// [`super::expanding`].
+pub(crate) trait Explore {
+    /// The search, with `options` (limits, workers, store).
+    fn search(
+        &self,
+        options: &Options,
+        watch: &mut Option<Watch>,
+        progress: &mut dyn FnMut(&Stats),
+    ) -> Outcome;
+    /// Its stored states and steps drawn over the full state graph, as
+    /// `reduction`'s.
+    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay;
 }
 
 /// Why a combination of options is not a reduction at all: a usage error,
@@ -351,15 +357,28 @@ pub fn validate(options: &Options) -> Result<(), Unsupported> {
     Ok(())
 }
 
-/// The reduction `options` name, applied to `model`.
+/// The reduction `options` name, applied to `model`: under `--summaries`,
+/// its transactions read off procedure summaries.
 pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm> {
-    options.reduction.layer().mode(model, options)
+    let layer = options.reduction.layer();
+    match layer.summarized() {
+        Some(base) if options.summaries => {
+            super::summarized::mode(model, base, !options.summaries_per_thread)
+        }
+        _ => layer.mode(model, options),
+    }
 }
 
 /// The contract of the reduction `options` name, whatever the model.
 pub fn contract(options: &Options) -> Result<Contract, Unsupported> {
     validate(options)?;
-    let c = options.reduction.layer().contract(options);
+    let layer = options.reduction.layer();
+    let c = match layer.summarized() {
+        Some(base) if options.summaries => {
+            super::summarized::contract(base, !options.summaries_per_thread)
+        }
+        _ => layer.contract(options),
+    };
     Ok(Contract {
         store: match options.kept {
             Kept::Exact => None,

@@ -2,6 +2,7 @@
 
 use super::budget::Budget;
 use super::contract::Mode;
+use super::expanding::Expanding;
 use super::search::{Emit, Expand, Found, StepResult, Stop, Watch, step_watched};
 use crate::model::Model;
 
@@ -115,23 +116,21 @@ impl Mode for Plain<'_> {
         vec![super::contract::discipline(self.model)]
     }
 
-    fn search(
-        &self,
-        options: &super::Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&super::Stats),
-    ) -> super::Outcome {
-        super::on_workers(self.model, options, watch, progress, || {
-            Full::new(self.model)
-        })
-    }
-
-    fn overlay(&self, graph: &super::StateGraph, reduction: super::Reduction) -> super::Overlay {
-        super::graph::walk(&mut Full::new(self.model), reduction, graph)
-    }
-
     fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
         Some(Box::new(Full::new(self.model)))
+    }
+}
+
+impl Expanding for Plain<'_> {
+    type Expander<'a>
+        = Full<'a>
+    where
+        Self: 'a;
+    fn model(&self) -> &Model {
+        self.model
+    }
+    fn expander(&self) -> Full<'_> {
+        Full::new(self.model)
     }
 }
 
@@ -140,12 +139,6 @@ impl Mode for Plain<'_> {
 pub(crate) struct FullLayer;
 
 impl super::registry::Layer for FullLayer {
-    fn name(&self) -> &'static str {
-        "none"
-    }
-    fn help(&self) -> &'static str {
-        "Full exploration of the original system"
-    }
     fn contract(&self, _: &super::Options) -> super::Contract {
         contract()
     }

@@ -6,6 +6,7 @@ mod combined;
 mod confirm;
 mod contract;
 mod distributed;
+mod expanding;
 mod full;
 mod graph;
 mod liveness;
@@ -241,25 +242,6 @@ fn search_with<E: search::Expand + Send>(
     }
     o.coverage = options.kept.coverage(o.stats.states);
     o
-}
-
-/// The search with one expander per worker, made by `make`. A watched
-/// search has one worker: what a watch records and narrows follows the
-/// order of the search.
-fn on_workers<E: search::Expand + Send>(
-    model: &Model,
-    options: &Options,
-    watch: &mut Option<Watch>,
-    progress: &mut dyn FnMut(&Stats),
-    make: impl Fn() -> E,
-) -> Outcome {
-    let workers = match (&options.cluster, &watch) {
-        (_, Some(_)) => 1,
-        (Some(c), None) => c.workers,
-        (None, None) => options.workers().max(1),
-    };
-    let mut exps: Vec<_> = (0..workers).map(|_| make()).collect();
-    search_with(model, options, watch, progress, &mut exps)
 }
 
 /// Checks `model`, calling `progress` now and then during long runs. The

@@ -87,9 +87,10 @@
 use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
 use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
+use super::expanding::Expanding;
 use super::reduced::fire;
 use super::search::{Emit, Expand, StepResult, Stop, Watch};
-use super::summarized::{self, Base, Summarized};
+use super::summarized::Base;
 use crate::certify::CertifyTheorem as Theorem;
 use crate::classify::{Classification, Reason};
 use crate::model::{Access, Fault, Model, SlotClass, SlotKind};
@@ -875,24 +876,23 @@ impl Mode for Transactions<'_> {
     }
 
     fn steps(&self) -> Option<Box<super::stubborn::Steps<'_>>> {
-        Some(Box::new(Movers::new(self.model, &self.plan, self.ignoring)))
+        Some(Box::new(self.expander()))
     }
+}
 
-    fn search(
-        &self,
-        options: &super::Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&super::Stats),
-    ) -> super::Outcome {
-        let make = || Movers::new(self.model, &self.plan, self.ignoring);
-        let mut o = super::on_workers(self.model, options, watch, progress, make);
-        o.ignoring = Some(self.ignoring);
-        o
+impl Expanding for Transactions<'_> {
+    type Expander<'a>
+        = Movers<'a>
+    where
+        Self: 'a;
+    fn model(&self) -> &Model {
+        self.model
     }
-
-    fn overlay(&self, graph: &super::StateGraph, reduction: super::Reduction) -> super::Overlay {
-        let mut exp = Movers::new(self.model, &self.plan, self.ignoring);
-        super::graph::walk(&mut exp, reduction, graph)
+    fn expander(&self) -> Movers<'_> {
+        Movers::new(self.model, &self.plan, self.ignoring)
+    }
+    fn record(&self, outcome: &mut super::Outcome, _: &[Movers<'_>]) {
+        outcome.ignoring = Some(self.ignoring);
     }
 }
 
@@ -901,29 +901,16 @@ impl Mode for Transactions<'_> {
 pub(crate) struct MoversLayer;
 
 impl super::registry::Layer for MoversLayer {
-    fn name(&self) -> &'static str {
-        "movers"
-    }
-    fn help(&self) -> &'static str {
-        "Flanagan-Qadeer transactions: right movers, a commit, left movers"
-    }
     fn contract(&self, options: &super::Options) -> Contract {
-        match options.summaries {
-            true => summarized::contract(Base::Movers, !options.summaries_per_thread),
-            false => contract(options.ignoring),
-        }
+        contract(options.ignoring)
     }
     fn mode<'m>(&self, model: &'m Model, options: &super::Options) -> Box<dyn Mode + 'm> {
-        let share = !options.summaries_per_thread;
-        match options.summaries {
-            true => Box::new(Summarized::new(model, Base::Movers, share)),
-            false => Box::new(Transactions::new(model, options.ignoring, options.deadlock)),
-        }
+        Box::new(Transactions::new(model, options.ignoring, options.deadlock))
     }
     fn theorem(&self) -> Option<Theorem> {
         Some(Theorem::Movers)
     }
-    fn supports_summaries(&self) -> bool {
-        true
+    fn summarized(&self) -> Option<Base> {
+        Some(Base::Movers)
     }
 }

@@ -1,8 +1,9 @@
 //! The reductions, as layers, and the one list of them.
 //!
-//! A reduction is a [`Layer`]: a value that states its name, its contract
-//! and the theorem it rests on, and that applies itself to a model (a
-//! [`Mode`]: its judgement of the side conditions, and its search).
+//! A reduction is a [`Layer`]: a value that states its contract and the
+//! theorem it rests on, and that applies itself to a model (a [`Mode`]:
+//! its judgement of the side conditions, and its search); its
+//! [`Reduction`] handle gives it its name.
 //! Stubborn sets are not a base of their own: [`Stacked`] puts them on any
 //! base layer, which says how it runs under them.
 //!
@@ -14,16 +15,14 @@
 use std::fmt;
 
 use super::contract::{Contract, Mode};
+use super::summarized::Base;
 use super::{Options, full, movers, sc, stubborn};
 use crate::certify::CertifyTheorem as Theorem;
 use crate::model::Model;
 
-/// A reduction: what it is called, what it promises, and how it runs.
+/// A reduction: what it promises, and how it runs (its [`Reduction`]
+/// handle names it).
 pub(crate) trait Layer: Sync {
-    /// The name used on the command line and in reports.
-    fn name(&self) -> &'static str;
-    /// What `--help` says of it.
-    fn help(&self) -> &'static str;
     /// Its contract under `options`, whatever the model (before the
     /// store's note, which [`super::contract`] adds).
     fn contract(&self, options: &Options) -> Contract;
@@ -33,10 +32,10 @@ pub(crate) trait Layer: Sync {
     fn theorem(&self) -> Option<Theorem> {
         None
     }
-    /// Whether `--summaries` can read its transactions off procedure
-    /// summaries.
-    fn supports_summaries(&self) -> bool {
-        false
+    /// The transactions `--summaries` reads off procedure summaries in its
+    /// stead, where it can (see [`super::contract::mode`]).
+    fn summarized(&self) -> Option<Base> {
+        None
     }
     /// Whether it explores the original system itself.
     fn is_full(&self) -> bool {
@@ -53,59 +52,69 @@ pub(crate) trait Layer: Sync {
     /// Stubborn sets stacked on it, applied to `model`: a selective search
     /// among the transactions of its mode.
     fn stacked_mode<'m>(&self, model: &'m Model, options: &Options) -> Box<dyn Mode + 'm> {
-        // Summaries are never stacked on (`validate` refuses them), so the
-        // base runs its own transactions.
-        let plain = Options {
-            summaries: false,
-            ..options.clone()
-        };
-        let base = self.mode(model, &plain);
-        Box::new(super::combined::Stacked::new(
-            model,
-            base,
-            options.interference,
-        ))
+        // Summaries are never stacked on (`validate` refuses them): the
+        // base runs its own transactions, which is what its mode is.
+        let base = self.mode(model, options);
+        Box::new(super::combined::Stacked::new(model, base, options))
     }
 }
 
-/// A handle to one registered layer: which state space to explore.
+/// A handle to one registered layer, with its name and help: which state
+/// space to explore.
 #[derive(Clone, Copy)]
-pub struct Reduction(&'static dyn Layer);
+pub struct Reduction {
+    /// The name used on the command line and in reports.
+    name: &'static str,
+    /// What `--help` says of it.
+    help: &'static str,
+    layer: &'static dyn Layer,
+}
 
 impl Reduction {
     /// The original system: every interleaving of every transition.
-    pub const NONE: Reduction = Reduction(&full::FullLayer);
+    pub const NONE: Reduction = Reduction::of(
+        "none",
+        "Full exploration of the original system",
+        &full::FullLayer,
+    );
     /// Stoller and Cohen's reduced system: one visible transition followed
     /// by a maximal run of the same thread's invisible transitions.
-    pub const SC: Reduction = Reduction(&sc::ScLayer);
+    pub const SC: Reduction = Reduction::of("sc", "Stoller-Cohen reduction", &sc::ScLayer);
     /// Flanagan and Qadeer's transactions: right movers, one committing
     /// action, left movers. Where deadlocks are checked, a transaction ends
     /// before a statement that may block, so that they are preserved.
-    pub const MOVERS: Reduction = Reduction(&movers::MoversLayer);
+    pub const MOVERS: Reduction = Reduction::of(
+        "movers",
+        "Flanagan-Qadeer transactions: right movers, a commit, left movers",
+        &movers::MoversLayer,
+    );
     /// Selective search with conditional stubborn sets on the original
     /// system (Godefroid).
-    pub const STUBBORN: Reduction = Reduction(&Stacked {
-        base: &full::FullLayer,
-        name: "stubborn",
-        help: "Selective search with conditional stubborn sets (no transactions)",
-    });
+    pub const STUBBORN: Reduction = Reduction::of(
+        "stubborn",
+        "Selective search with conditional stubborn sets (no transactions)",
+        &Stacked(&full::FullLayer),
+    );
     /// Stubborn sets over the Stoller-Cohen reduced steps.
-    pub const SC_STUBBORN: Reduction = Reduction(&Stacked {
-        base: &sc::ScLayer,
-        name: "sc+stubborn",
-        help: "Stubborn sets over the Stoller-Cohen reduced steps",
-    });
+    pub const SC_STUBBORN: Reduction = Reduction::of(
+        "sc+stubborn",
+        "Stubborn sets over the Stoller-Cohen reduced steps",
+        &Stacked(&sc::ScLayer),
+    );
     /// Stubborn sets over the mover transactions.
-    pub const MOVERS_STUBBORN: Reduction = Reduction(&Stacked {
-        base: &movers::MoversLayer,
-        name: "movers+stubborn",
-        help: "Stubborn sets over the mover transactions",
-    });
+    pub const MOVERS_STUBBORN: Reduction = Reduction::of(
+        "movers+stubborn",
+        "Stubborn sets over the mover transactions",
+        &Stacked(&movers::MoversLayer),
+    );
 
-    /// The layer `layer`, registered or not (a test's own).
-    #[cfg(test)]
-    pub(crate) const fn of(layer: &'static dyn Layer) -> Reduction {
-        Reduction(layer)
+    /// The layer `layer` called `name`, registered or not (a test's own).
+    pub(crate) const fn of(
+        name: &'static str,
+        help: &'static str,
+        layer: &'static dyn Layer,
+    ) -> Reduction {
+        Reduction { name, help, layer }
     }
 
     /// The registered reduction called `name`.
@@ -120,39 +129,39 @@ impl Reduction {
 
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
-        self.0.name()
+        self.name
     }
 
     /// What `--help` says of it.
     pub fn help(self) -> &'static str {
-        self.0.help()
+        self.help
     }
 
     /// The theorem `certify` checks the hypotheses of: that of the
     /// transactions, also under stubborn sets (whose part it leaves
     /// uncertified); none for full exploration or stubborn sets alone.
     pub fn theorem(self) -> Option<Theorem> {
-        self.0.theorem()
+        self.layer.theorem()
     }
 
     /// Whether `--summaries` applies.
     pub fn supports_summaries(self) -> bool {
-        self.0.supports_summaries()
+        self.layer.summarized().is_some()
     }
 
     /// Whether it explores the original system itself.
     pub fn is_full(self) -> bool {
-        self.0.is_full()
+        self.layer.is_full()
     }
 
     /// Whether stubborn sets select among its steps.
     pub fn stubborn(self) -> bool {
-        self.0.stubborn()
+        self.layer.stubborn()
     }
 
     /// Its layer.
     pub(crate) fn layer(self) -> &'static dyn Layer {
-        self.0
+        self.layer
     }
 }
 
@@ -203,27 +212,17 @@ impl fmt::Debug for Reduction {
 }
 
 /// Stubborn sets stacked on a base layer.
-pub(crate) struct Stacked {
-    base: &'static dyn Layer,
-    name: &'static str,
-    help: &'static str,
-}
+pub(crate) struct Stacked(&'static dyn Layer);
 
 impl Layer for Stacked {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn help(&self) -> &'static str {
-        self.help
-    }
     fn contract(&self, options: &Options) -> Contract {
-        self.base.stacked_contract(options)
+        self.0.stacked_contract(options)
     }
     fn mode<'m>(&self, model: &'m Model, options: &Options) -> Box<dyn Mode + 'm> {
-        self.base.stacked_mode(model, options)
+        self.0.stacked_mode(model, options)
     }
     fn theorem(&self) -> Option<Theorem> {
-        self.base.theorem()
+        self.0.theorem()
     }
     fn stubborn(&self) -> bool {
         true
@@ -241,12 +240,6 @@ mod tests {
     struct Again;
 
     impl Layer for Again {
-        fn name(&self) -> &'static str {
-            "again"
-        }
-        fn help(&self) -> &'static str {
-            "Full exploration, once more"
-        }
         fn contract(&self, _: &Options) -> Contract {
             Contract {
                 name: "again".into(),
@@ -261,6 +254,9 @@ mod tests {
         }
     }
 
+    /// Its handle, registered nowhere.
+    const AGAIN: Reduction = Reduction::of("again", "Full exploration, once more", &Again);
+
     #[test]
     fn a_layer_of_its_own_checks_as_full_exploration() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/account.gc");
@@ -273,12 +269,12 @@ mod tests {
             };
             check(&m, &options, &mut |_| {})
         };
-        let (again, full) = (run(Reduction::of(&Again)), run(Reduction::NONE));
+        let (again, full) = (run(AGAIN), run(Reduction::NONE));
         assert_eq!(again.verdict, Verdict::Holds);
         assert_eq!((again.stats.states, full.stats.states), (39, 39));
         assert_eq!(again.stats.transitions, full.stats.transitions);
         let options = Options {
-            reduction: Reduction::of(&Again),
+            reduction: AGAIN,
             ..Options::default()
         };
         assert_eq!(super::super::contract(&options).unwrap().name, "again");

@@ -1055,26 +1055,25 @@ impl super::contract::Mode for Selective<'_> {
         vec![proviso(self.model), super::contract::discipline(self.model)]
     }
 
-    fn search(
-        &self,
-        options: &super::Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&super::Stats),
-    ) -> super::Outcome {
-        let make = || Stubborn::new(self.model, self.interference);
-        let mut o = super::on_workers(self.model, options, watch, progress, make);
-        o.interference = Some(self.interference);
-        o
-    }
-
-    fn overlay(&self, graph: &super::StateGraph, reduction: super::Reduction) -> super::Overlay {
-        let mut exp = Stubborn::new(self.model, self.interference);
-        super::graph::walk(&mut exp, reduction, graph)
-    }
-
     fn liveness(&self, visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
         let mut exp = Stubborn::new(self.model, self.interference);
         exp.visible = visible.to_vec();
         Some(Box::new(exp))
+    }
+}
+
+impl super::expanding::Expanding for Selective<'_> {
+    type Expander<'a>
+        = Stubborn<'a>
+    where
+        Self: 'a;
+    fn model(&self) -> &Model {
+        self.model
+    }
+    fn expander(&self) -> Stubborn<'_> {
+        Stubborn::new(self.model, self.interference)
+    }
+    fn record(&self, outcome: &mut super::Outcome, _: &[Stubborn<'_>]) {
+        outcome.interference = Some(self.interference);
     }
 }

@@ -368,18 +368,6 @@ pub struct Summaries<'m, X: Stepper> {
     pub stats: SummaryStats,
 }
 
-impl<'m> Summaries<'m, Steps<'m>> {
-    /// The expander of `model` on Stoller-Cohen transactions under `class`
-    /// (made [`uniform`]), shared by interchangeable threads if `share`.
-    pub fn new(
-        model: &'m Model,
-        class: &'m Classification,
-        share: bool,
-    ) -> Summaries<'m, Steps<'m>> {
-        Summaries::with(model, Steps::new(model, class), share)
-    }
-}
-
 impl<'m, X: Stepper> Summaries<'m, X> {
     /// The expander of `model` on the transactions of `steps`, with
     /// summaries shared by interchangeable threads if `share`.

@@ -5,14 +5,13 @@
 //! summaries only where their code, everything it calls included, is the
 //! same up to their identity.
 
+use super::Ignoring;
 use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Property, Remedy};
-use super::graph::{Overlay, StateGraph};
+use super::expanding::Expanding;
 use super::movers::{Plan, Txs};
-use super::outcome::{Outcome, Stats};
+use super::outcome::Outcome;
 use super::sc::classify::{Classification, classify};
-use super::search::Watch;
 use super::summaries::{Stepper, Summaries, uniform};
-use super::{Ignoring, Options, Reduction};
 use crate::model::Model;
 
 /// Summaries shared by threads.
@@ -25,7 +24,7 @@ const SHARED: Condition = Condition {
 
 /// The transactions summarized: which base layer's.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Base {
+pub(crate) enum Base {
     /// Stoller and Cohen's reduced steps.
     Sc,
     /// Mover transactions.
@@ -57,95 +56,93 @@ pub(super) fn contract(base: Base, share: bool) -> Contract {
     c
 }
 
-/// The transactions summarized.
-enum Inner {
-    Sc(Classification),
-    Movers(Plan),
+/// The transactions summaries are read off: Stoller and Cohen's reduced
+/// steps under a classification, or the mover transactions of a plan.
+trait Summarizable {
+    /// The transactions, stepped.
+    type Steps<'a>: Stepper + Send
+    where
+        Self: 'a;
+    /// A fresh copy of the transactions of `model`.
+    fn steps<'a>(&'a self, model: &'a Model) -> Self::Steps<'a>;
+    /// The transactions' own side conditions, judged on `model`.
+    fn judge(&self, model: &Model) -> Vec<Judgement>;
 }
 
-/// `--summaries` with `--reduction sc` or `movers`.
-pub(super) struct Summarized<'m> {
+impl Summarizable for Classification {
+    type Steps<'a> = super::reduced::Steps<'a>;
+    fn steps<'a>(&'a self, model: &'a Model) -> Self::Steps<'a> {
+        super::reduced::Steps::new(model, self)
+    }
+    fn judge(&self, model: &Model) -> Vec<Judgement> {
+        super::sc::judge(model, self, Ignoring::Cpc)
+    }
+}
+
+impl Summarizable for Plan {
+    type Steps<'a> = Txs<'a>;
+    fn steps<'a>(&'a self, model: &'a Model) -> Self::Steps<'a> {
+        Txs::for_summaries(model, self)
+    }
+    fn judge(&self, model: &Model) -> Vec<Judgement> {
+        Plan::judge(self, model, Ignoring::Cpc)
+    }
+}
+
+/// `--summaries` with `--reduction sc` or `movers`: summaries of the
+/// transactions `txs`.
+struct Summarized<'m, T> {
     model: &'m Model,
-    inner: Inner,
+    txs: T,
     share: bool,
 }
 
-impl<'m> Summarized<'m> {
-    /// Summaries of `model`'s transactions under `base`, shared by
-    /// interchangeable threads if `share`.
-    pub(super) fn new(model: &'m Model, base: Base, share: bool) -> Self {
-        let inner = match base {
-            Base::Movers => Inner::Movers(Plan::new(model).for_summaries(model)),
-            Base::Sc => Inner::Sc(uniform(model, classify(model))),
-        };
-        Summarized {
+/// `--summaries` on `model`'s transactions under `base`, shared by
+/// interchangeable threads if `share`.
+pub(super) fn mode<'m>(model: &'m Model, base: Base, share: bool) -> Box<dyn Mode + 'm> {
+    match base {
+        Base::Movers => Box::new(Summarized {
             model,
-            inner,
+            txs: Plan::new(model).for_summaries(model),
             share,
-        }
-    }
-
-    /// Runs `f` on the expander.
-    fn with<T>(&self, f: impl FnOnce(&mut dyn Summarizing) -> T) -> T {
-        match &self.inner {
-            Inner::Sc(class) => f(&mut Summaries::new(self.model, class, self.share)),
-            Inner::Movers(plan) => {
-                let txs = Txs::for_summaries(self.model, plan);
-                f(&mut Summaries::with(self.model, txs, self.share))
-            }
-        }
+        }),
+        Base::Sc => Box::new(Summarized {
+            model,
+            txs: uniform(model, classify(model)),
+            share,
+        }),
     }
 }
 
-/// What the mode needs of a summaries expander, whatever its transactions.
-trait Summarizing {
-    fn unshared(&self) -> Vec<(usize, usize)>;
-    fn search(
-        &mut self,
-        model: &Model,
-        options: &Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&Stats),
-    ) -> Outcome;
-    fn overlay(&mut self, graph: &StateGraph, reduction: Reduction) -> Overlay;
-}
-
-impl<X: Stepper + Send> Summarizing for Summaries<'_, X> {
-    fn unshared(&self) -> Vec<(usize, usize)> {
-        Summaries::unshared(self)
+impl<T: Summarizable> Expanding for Summarized<'_, T> {
+    type Expander<'a>
+        = Summaries<'a, T::Steps<'a>>
+    where
+        Self: 'a;
+    fn model(&self) -> &Model {
+        self.model
     }
-
-    /// A search read off summaries runs on one worker: summaries are a
-    /// cache shared by the whole run, and what it computes and reuses
-    /// depends on the order of work.
-    fn search(
-        &mut self,
-        model: &Model,
-        options: &Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&Stats),
-    ) -> Outcome {
-        let mut o = super::search_with(model, options, watch, progress, std::slice::from_mut(self));
-        o.stats.forced = self.stats.forced;
-        o.ignoring = Some(Ignoring::Cpc);
-        o.summaries = Some(self.stats);
-        o
+    fn expander(&self) -> Self::Expander<'_> {
+        Summaries::with(self.model, self.txs.steps(self.model), self.share)
     }
-
-    fn overlay(&mut self, graph: &StateGraph, reduction: Reduction) -> Overlay {
-        super::graph::walk(self, reduction, graph)
+    /// Summaries are a cache shared by the whole run.
+    fn alone(&self) -> bool {
+        true
+    }
+    fn record<'a>(&'a self, outcome: &mut Outcome, expanders: &[Self::Expander<'a>]) {
+        let stats = expanders[0].stats;
+        outcome.stats.forced = stats.forced;
+        outcome.ignoring = Some(Ignoring::Cpc);
+        outcome.summaries = Some(stats);
     }
 }
 
-impl Mode for Summarized<'_> {
+impl<T: Summarizable> Mode for Summarized<'_, T> {
     fn judge(&self) -> Vec<Judgement> {
-        let mut j = match &self.inner {
-            Inner::Sc(class) => super::sc::judge(self.model, class, Ignoring::Cpc),
-            Inner::Movers(plan) => plan.judge(self.model, Ignoring::Cpc),
-        };
+        let mut j = self.txs.judge(self.model);
         if self.share {
             let model = self.model;
-            let found = self.with(|e| e.unshared()).into_iter().map(|(t, p)| {
+            let found = self.expander().unshared().into_iter().map(|(t, p)| {
                 let proc = &model.procs[p];
                 contract::Finding {
                     message: format!(
@@ -161,18 +158,5 @@ impl Mode for Summarized<'_> {
             ));
         }
         j
-    }
-
-    fn search(
-        &self,
-        options: &Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&Stats),
-    ) -> Outcome {
-        self.with(|e| e.search(self.model, options, watch, progress))
-    }
-
-    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay {
-        self.with(|e| e.overlay(graph, reduction))
     }
 }

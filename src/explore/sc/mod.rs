@@ -29,12 +29,11 @@ pub(crate) mod commit;
 pub(crate) mod reduced;
 
 use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
-use super::graph::{Overlay, StateGraph};
-use super::outcome::{Outcome, Stats};
-use super::search::Watch;
+use super::expanding::Expanding;
+use super::outcome::Outcome;
 use super::stubborn::Steps;
-use super::summarized::{self, Base, Summarized};
-use super::{Ignoring, Options, Reduction};
+use super::summarized::Base;
+use super::{Ignoring, Options};
 use crate::certify::CertifyTheorem as Theorem;
 use crate::model::Model;
 use classify::{Classification, Reason};
@@ -127,28 +126,23 @@ impl Mode for Sc<'_> {
     }
 
     fn steps(&self) -> Option<Box<Steps<'_>>> {
-        Some(Box::new(reduced::Reduced::new(
-            self.model,
-            &self.class,
-            self.ignoring,
-        )))
+        Some(Box::new(self.expander()))
     }
+}
 
-    fn search(
-        &self,
-        options: &Options,
-        watch: &mut Option<Watch>,
-        progress: &mut dyn FnMut(&Stats),
-    ) -> Outcome {
-        let make = || reduced::Reduced::new(self.model, &self.class, self.ignoring);
-        let mut o = super::on_workers(self.model, options, watch, progress, make);
-        o.ignoring = Some(self.ignoring);
-        o
+impl Expanding for Sc<'_> {
+    type Expander<'a>
+        = reduced::Reduced<'a>
+    where
+        Self: 'a;
+    fn model(&self) -> &Model {
+        self.model
     }
-
-    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay {
-        let mut exp = reduced::Reduced::new(self.model, &self.class, self.ignoring);
-        super::graph::walk(&mut exp, reduction, graph)
+    fn expander(&self) -> reduced::Reduced<'_> {
+        reduced::Reduced::new(self.model, &self.class, self.ignoring)
+    }
+    fn record(&self, outcome: &mut Outcome, _: &[reduced::Reduced<'_>]) {
+        outcome.ignoring = Some(self.ignoring);
     }
 }
 
@@ -157,32 +151,16 @@ impl Mode for Sc<'_> {
 pub(crate) struct ScLayer;
 
 impl super::registry::Layer for ScLayer {
-    fn name(&self) -> &'static str {
-        "sc"
-    }
-    fn help(&self) -> &'static str {
-        "Stoller-Cohen reduction"
-    }
     fn contract(&self, options: &Options) -> Contract {
-        match options.summaries {
-            true => summarized::contract(Base::Sc, !options.summaries_per_thread),
-            false => contract(options.ignoring),
-        }
+        contract(options.ignoring)
     }
     fn mode<'m>(&self, model: &'m Model, options: &Options) -> Box<dyn Mode + 'm> {
-        match options.summaries {
-            true => Box::new(Summarized::new(
-                model,
-                Base::Sc,
-                !options.summaries_per_thread,
-            )),
-            false => Box::new(Sc::new(model, options.ignoring)),
-        }
+        Box::new(Sc::new(model, options.ignoring))
     }
     fn theorem(&self) -> Option<Theorem> {
         Some(Theorem::Sc)
     }
-    fn supports_summaries(&self) -> bool {
-        true
+    fn summarized(&self) -> Option<Base> {
+        Some(Base::Sc)
     }
 }

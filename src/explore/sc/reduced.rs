@@ -171,23 +171,9 @@ impl Expand for Reduced<'_> {
     /// guards read only its own locals, so if none is enabled it is blocked
     /// for good.
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
-        self.expand_threads(s, None, budget, emit)
-    }
-}
-
-impl Reduced<'_> {
-    /// [`Expand::expand`] restricted to the threads in `set` (all when
-    /// `None`, which costs no allocation on the hot path).
-    pub fn expand_threads(
-        &mut self,
-        s: &[i64],
-        set: Option<&[bool]>,
-        budget: &mut Budget,
-        emit: &mut Emit,
-    ) -> Result<bool, Stop> {
         let model = self.steps.model;
         let mut enabled = false;
-        for t in (0..model.threads.len()).filter(|&t| set.is_none_or(|set| set[t])) {
+        for t in 0..model.threads.len() {
             enabled |= self
                 .run
                 .explore(model, &mut self.steps, t, s, budget, emit)?;
