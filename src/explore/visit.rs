@@ -19,7 +19,9 @@ use super::table::{Pending, SHARDS, shard_of};
 /// What a search does with each expanded state (and each edge, where
 /// [`Visit::EDGES`]).
 pub trait Visit: Sync {
-    /// Whether every edge is recorded with its target's id.
+    /// Whether every edge is recorded with its target's id. The search
+    /// then numbers states in a map, which `--bitstate` does not keep: its
+    /// callers refuse that store first (see `liveness::ltl_refusal`).
     const EDGES: bool;
     /// What it records of a block's states, in id order.
     type Record: Default + Send;
