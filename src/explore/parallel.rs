@@ -1230,14 +1230,17 @@ impl<'a> Run<'a> {
                 part.iter_mut().for_each(|(_, e)| e.resolve(ids));
             });
         }
-        // The visitor counts what it holds beside the store.
-        self.budget.store_bytes = self.store_bytes();
+        // The visitor counts what it holds beside the store, whose bytes
+        // `settle` has just counted (a run of millions of one-state levels
+        // must not add up the table again per level).
+        let store = self.stats.memory;
+        self.budget.store_bytes = store;
         self.budget.other_bytes = visit.bytes();
         let result = visited
             .into_iter()
             .try_for_each(|(r, e)| visit.absorb(r, &e, &mut self.budget));
         self.budget.other_bytes = 0;
-        self.stats.memory = self.store_bytes() + visit.bytes();
+        self.stats.memory = store + visit.bytes();
         self.budget.store_bytes = self.stats.memory;
         result
     }
