@@ -238,7 +238,12 @@ impl Held {
         Ok(())
     }
 
-    fn extend<T: Copy>(&mut self, v: &mut Vec<T>, xs: &[T], budget: &mut Budget) -> Result<(), Halt> {
+    fn extend<T: Copy>(
+        &mut self,
+        v: &mut Vec<T>,
+        xs: &[T],
+        budget: &mut Budget,
+    ) -> Result<(), Halt> {
         let size = std::mem::size_of::<T>().max(1) as u64;
         if v.len() + xs.len() > v.capacity() {
             let old = v.capacity();
@@ -285,7 +290,12 @@ impl Visit for Recorder<'_> {
         }
     }
 
-    fn absorb(&mut self, record: Valuations, edges: &Edges, budget: &mut Budget) -> Result<(), Halt> {
+    fn absorb(
+        &mut self,
+        record: Valuations,
+        edges: &Edges,
+        budget: &mut Budget,
+    ) -> Result<(), Halt> {
         let (g, held) = (&mut self.graph, &mut self.held);
         held.extend(&mut g.vals, &record.vals, budget)?;
         for (id, n, atom, f) in record.faults {
@@ -362,10 +372,7 @@ impl ModelGraph {
             ..Stats::default()
         };
         match o.verdict {
-            Verdict::Holds => Ok(ModelGraph {
-                stats,
-                ..rec.graph
-            }),
+            Verdict::Holds => Ok(ModelGraph { stats, ..rec.graph }),
             Verdict::Inconclusive(limit) => Err((stats, limit)),
             _ => Err((
                 stats,

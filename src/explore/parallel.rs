@@ -163,7 +163,13 @@ impl<V: Visit> Level<'_, V> {
             if budget.tick().is_err() {
                 // Successors already emitted are offered, as if each had
                 // been offered when emitted.
-                let _ = self.flush(&mut batch, budget, &mut blk.over, &mut blk.store, &mut blk.edges);
+                let _ = self.flush(
+                    &mut batch,
+                    budget,
+                    &mut blk.over,
+                    &mut blk.store,
+                    &mut blk.edges,
+                );
                 blk.end = Some((p, halt(budget)));
                 return blk;
             }
@@ -206,7 +212,13 @@ impl<V: Visit> Level<'_, V> {
             let last = i + 1 == end || !matches!(result, Ok(true));
             if (last || batch.len() >= BATCH)
                 && self
-                    .flush(&mut batch, budget, &mut blk.over, &mut blk.store, &mut blk.edges)
+                    .flush(
+                        &mut batch,
+                        budget,
+                        &mut blk.over,
+                        &mut blk.store,
+                        &mut blk.edges,
+                    )
                     .is_err()
                 && result.is_ok()
             {
@@ -295,7 +307,11 @@ impl<V: Visit> Level<'_, V> {
             _ => {}
         };
         // With edges, the batch's successors are the block's last edges.
-        let base = if V::EDGES { edges.target.len() - found.len() } else { 0 };
+        let base = if V::EDGES {
+            edges.target.len() - found.len()
+        } else {
+            0
+        };
         (0..AHEAD).for_each(fetch);
         // The misses, then grouped by shard (a counting sort).
         let mut first = [0u32; SHARDS + 1];
@@ -626,7 +642,9 @@ fn number(
     compact: bool,
 ) {
     for &(key, at) in keys {
-        let rank = order.binary_search(&key).expect("the part's keys are the level's");
+        let rank = order
+            .binary_search(&key)
+            .expect("the part's keys are the level's");
         let state = &states[at as usize * words..(at as usize + 1) * words];
         let f = [fingerprint(state)];
         let kept = if compact { &f[..] } else { state };
@@ -1175,11 +1193,13 @@ impl<'a> Run<'a> {
         };
         // The new table and links, and the numbering: each new state's key
         // and copy, sorted, then copied into the next frontier.
-        let ids = if self.ids.on() { total * (self.fw + 1) * 8 * 3 } else { 0 };
-        let need = grow
-            + peak
-            + self.links.growth(total)
-            + (total * (16 + 2 * words * 8) + ids) as u64;
+        let ids = if self.ids.on() {
+            total * (self.fw + 1) * 8 * 3
+        } else {
+            0
+        };
+        let need =
+            grow + peak + self.links.growth(total) + (total * (16 + 2 * words * 8) + ids) as u64;
         self.budget.store_bytes = slack(held + pending_bytes);
         if slack(need) > self.budget.room().bytes {
             return None;

@@ -29,7 +29,12 @@ pub trait Visit: Sync {
     fn state(&self, id: u32, s: &[i64], record: &mut Self::Record);
     /// Takes a block's records and edges; blocks come in id order, each
     /// once the next level is numbered.
-    fn absorb(&mut self, record: Self::Record, edges: &Edges, budget: &mut Budget) -> Result<(), Halt>;
+    fn absorb(
+        &mut self,
+        record: Self::Record,
+        edges: &Edges,
+        budget: &mut Budget,
+    ) -> Result<(), Halt>;
     /// Bytes it holds.
     fn bytes(&self) -> u64;
 }
@@ -158,9 +163,6 @@ impl Ids {
 
     /// Bytes held.
     pub(super) fn bytes(&self) -> u64 {
-        self.shards
-            .iter()
-            .map(Pending::bytes)
-            .sum()
+        self.shards.iter().map(Pending::bytes).sum()
     }
 }
