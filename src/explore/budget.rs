@@ -199,20 +199,31 @@ impl Budget {
 /// kept up to date.
 #[inline]
 pub fn reserve_one<T>(v: &mut Vec<T>, budget: &mut Budget, held: &mut u64) -> Result<(), Halt> {
-    if v.len() < v.capacity() {
+    reserve(v, 1, budget, held)
+}
+
+/// [`reserve_one`] for `extra` more elements.
+#[inline]
+pub fn reserve<T>(
+    v: &mut Vec<T>,
+    extra: usize,
+    budget: &mut Budget,
+    held: &mut u64,
+) -> Result<(), Halt> {
+    if v.len() + extra <= v.capacity() {
         return Ok(());
     }
-    grow_one(v, budget, held)
+    grow(v, extra, budget, held)
 }
 
 #[cold]
-fn grow_one<T>(v: &mut Vec<T>, budget: &mut Budget, held: &mut u64) -> Result<(), Halt> {
+fn grow<T>(v: &mut Vec<T>, extra: usize, budget: &mut Budget, held: &mut u64) -> Result<(), Halt> {
     let size = std::mem::size_of::<T>().max(1) as u64;
     let old = v.capacity() as u64;
-    let new = (old * 2).max(16);
+    let new = (old * 2).max(16).max((v.len() + extra) as u64);
     // A reallocation may copy, holding both.
     budget.afford(new * size)?;
-    v.try_reserve_exact((new - old) as usize)
+    v.try_reserve_exact(new as usize - v.len())
         .map_err(|_| budget.full(Full::Memory))?;
     *held = held.saturating_add((v.capacity() as u64 - old) * size);
     Ok(())

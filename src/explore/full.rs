@@ -117,7 +117,7 @@ impl Mode for Plain<'_> {
     }
 
     fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
-        Some(Box::new(Full::new(self.model)))
+        Some(Box::new(self.expander()))
     }
 }
 

@@ -21,7 +21,7 @@
 
 use std::time::Duration;
 
-use super::budget::{Budget, Halt, reserve_one};
+use super::budget::{Budget, Halt, reserve, reserve_one};
 use super::outcome::{Inapplicable, Limit, Stats, Step, Verdict};
 use super::parallel;
 use super::search::{Expand, replay_from};
@@ -244,17 +244,8 @@ impl Held {
         xs: &[T],
         budget: &mut Budget,
     ) -> Result<(), Halt> {
-        let size = std::mem::size_of::<T>().max(1) as u64;
-        if v.len() + xs.len() > v.capacity() {
-            let old = v.capacity();
-            let new = (old * 2).max(v.len() + xs.len());
-            // A reallocation may copy, holding both.
-            budget.afford(new as u64 * size)?;
-            v.try_reserve_exact(new - v.len())
-                .map_err(|_| budget.full(super::Full::Memory))?;
-            self.0 += (v.capacity() - old) as u64 * size;
-            budget.other_bytes = self.0;
-        }
+        reserve(v, xs.len(), budget, &mut self.0)?;
+        budget.other_bytes = self.0;
         v.extend_from_slice(xs);
         Ok(())
     }
