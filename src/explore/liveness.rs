@@ -513,6 +513,8 @@ impl ModelGraph {
             self.enabled[s * self.words + t / 64] >> (t % 64) & 1 == 1
         };
         let accepting = |k: usize, v: u32| a.accepting[k][vq[v as usize] as usize];
+        let live_nodes = a.live();
+        let live = |v: u32| live_nodes[vq[v as usize] as usize];
         let g = Graph {
             first: &first,
             target: &target,
@@ -521,6 +523,7 @@ impl ModelGraph {
             enabled: &enabled,
             accepting: &accepting,
             sets: a.accepting.len(),
+            live: &live,
         };
         let lasso = fair_lasso(&g, &initial, fairness, budget)?;
         budget.run_states = 0;

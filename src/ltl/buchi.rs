@@ -72,6 +72,39 @@ impl Automaton {
         let accepting = accepting(&f, &closed);
         Automaton { nodes, accepting }
     }
+
+    /// Per node, whether an accepting run can pass it infinitely often:
+    /// it lies on a cycle, and its strongly connected component meets
+    /// every acceptance set. A component of a product with this automaton
+    /// projects into one component of the automaton, so the product's
+    /// vertices at other nodes lie on no accepting cycle (the pruning of
+    /// automaton components that are not accepting, as in Couvreur,
+    /// "On-the-fly verification of linear temporal logic", 1999).
+    pub fn live(&self) -> Vec<bool> {
+        let reach: Vec<Vec<bool>> = (0..self.nodes.len()).map(|m| self.reach(m)).collect();
+        (0..self.nodes.len())
+            .map(|m| {
+                let with = |k: usize| reach[m][k] && reach[k][m];
+                reach[m][m]
+                    && self
+                        .accepting
+                        .iter()
+                        .all(|set| (0..set.len()).any(|k| set[k] && with(k)))
+            })
+            .collect()
+    }
+
+    /// The nodes reachable from `m` by at least one move.
+    fn reach(&self, m: usize) -> Vec<bool> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut todo = self.nodes[m].succ.clone();
+        while let Some(k) = todo.pop() {
+            if !std::mem::replace(&mut seen[k], true) {
+                todo.extend(&self.nodes[k].succ);
+            }
+        }
+        seen
+    }
 }
 
 /// The closed nodes of the tableau of `f` (in negation normal form): each

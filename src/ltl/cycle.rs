@@ -70,6 +70,10 @@ pub struct Graph<'a> {
     pub accepting: &'a dyn Fn(usize, u32) -> bool,
     /// Number of acceptance sets.
     pub sets: usize,
+    /// Whether vertex v may lie on an accepting cycle: the others are
+    /// passed over when components are sought (a product's vertices at
+    /// automaton nodes that are not [`super::Automaton::live`]).
+    pub live: &'a dyn Fn(u32) -> bool,
 }
 
 impl Graph<'_> {
@@ -108,8 +112,8 @@ pub fn fair_lasso(
     // Good vertex sets, and for each vertex the good set it is in.
     let mut good: Vec<Vec<u32>> = Vec::new();
     let mut in_good = vec![u32::MAX; n];
-    let all: Vec<u32> = (0..n as u32).collect();
-    let mut work = scc.components(g, &all, &|_| true, budget)?;
+    let live: Vec<u32> = (0..n as u32).filter(|&v| (g.live)(v)).collect();
+    let mut work = scc.components(g, &live, g.live, budget)?;
     let mut marks = Marks {
         mark: vec![0; n],
         stamp: 0,

@@ -13,6 +13,7 @@ fn lasso_of(
     initial: &[u32],
     sets: &[Vec<bool>],
     fairness: Fairness,
+    live: Option<&[bool]>,
 ) -> Option<(Vec<u32>, Vec<u32>)> {
     let mut first = vec![0u32];
     let (mut target, mut mover) = (Vec::new(), Vec::new());
@@ -33,6 +34,7 @@ fn lasso_of(
         enabled: &en,
         accepting: &acc,
         sets: sets.len(),
+        live: &|v| live.is_none_or(|l| l[v as usize]),
     };
     let l: Lasso = fair_lasso(&g, initial, fairness, &mut Budget::unlimited()).unwrap()?;
     let verts = |from: u32, edges: &[u32]| {
@@ -71,7 +73,18 @@ fn accepts(a: &Automaton, word: &[u64], loop_start: usize) -> bool {
         .iter()
         .map(|set| (0..len * n).map(|v| set[v % n]).collect())
         .collect();
-    lasso_of(&succ, 1, &[], &initial, &sets, Fairness::None).is_some()
+    // The pruning of automaton components that are not accepting changes
+    // no answer.
+    let nodes = a.live();
+    let live: Vec<bool> = (0..len * n).map(|v| nodes[v % n]).collect();
+    let pruned = lasso_of(&succ, 1, &[], &initial, &sets, Fairness::None, Some(&live));
+    let whole = lasso_of(&succ, 1, &[], &initial, &sets, Fairness::None, None);
+    assert_eq!(
+        pruned.is_some(),
+        whole.is_some(),
+        "pruning changed the answer"
+    );
+    pruned.is_some()
 }
 
 /// A small deterministic generator (xorshift), so failures reproduce.
@@ -171,15 +184,18 @@ fn a_lasso_has_the_shortest_stem_and_visits_every_set() {
         vec![false, false, true, false],
         vec![false, true, false, false],
     ];
-    let (stem, cycle) = lasso_of(&succ, 1, &[], &[0], &sets, Fairness::None).unwrap();
+    let (stem, cycle) = lasso_of(&succ, 1, &[], &[0], &sets, Fairness::None, None).unwrap();
     assert_eq!(stem, vec![0, 1]);
     assert_eq!(cycle, vec![1, 2, 1]);
     // Without an inner edge there is no cycle.
     let succ = vec![vec![(1, 0)], vec![]];
-    assert_eq!(lasso_of(&succ, 1, &[], &[0], &[], Fairness::None), None);
+    assert_eq!(
+        lasso_of(&succ, 1, &[], &[0], &[], Fairness::None, None),
+        None
+    );
     // No acceptance set: any reachable cycle, a self-loop here.
     let succ = vec![vec![(1, 0)], vec![(1, 0)]];
-    let (stem, cycle) = lasso_of(&succ, 1, &[], &[0], &[], Fairness::None).unwrap();
+    let (stem, cycle) = lasso_of(&succ, 1, &[], &[0], &[], Fairness::None, None).unwrap();
     assert_eq!((stem, cycle), (vec![0, 1], vec![1, 1]));
 }
 
@@ -192,18 +208,18 @@ fn fairness_rules_out_the_cycles_it_should() {
     let in0 = vec![vec![true, false]];
     // Accepting at 0: without fairness the spin is a lasso; thread 1 stays
     // enabled there for ever, so weak fairness rules it out, and strong too.
-    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::None).is_some());
-    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::Weak).is_none());
-    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::Strong).is_none());
+    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::None, None).is_some());
+    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::Weak, None).is_none());
+    assert!(lasso_of(&succ, 2, &enabled, &[0], &in0, Fairness::Strong, None).is_none());
     // Two states: thread 0 toggles between them, thread 1 is enabled only
     // at the first and would leave: weakly fair (disabled half the time),
     // not strongly fair (enabled infinitely often).
     let succ = vec![vec![(1, 0), (2, 1)], vec![(0, 0)], vec![(2, u32::MAX)]];
     let enabled = [0b11, 0b01, 0b00];
     let at0 = vec![vec![true, false, false]];
-    let weak = lasso_of(&succ, 2, &enabled, &[0], &at0, Fairness::Weak).unwrap();
+    let weak = lasso_of(&succ, 2, &enabled, &[0], &at0, Fairness::Weak, None).unwrap();
     assert_eq!(weak.1, vec![0, 1, 0]);
-    assert!(lasso_of(&succ, 2, &enabled, &[0], &at0, Fairness::Strong).is_none());
+    assert!(lasso_of(&succ, 2, &enabled, &[0], &at0, Fairness::Strong, None).is_none());
     // Strong fairness finds the cycle that survives once the vertices
     // where an unfair thread is enabled are removed: 1 <-> 3 by thread 0.
     let succ = vec![
@@ -214,13 +230,13 @@ fn fairness_rules_out_the_cycles_it_should() {
     ];
     let enabled = [0b11, 0b01, 0b00, 0b01];
     let at3 = vec![vec![false, false, false, true]];
-    let strong = lasso_of(&succ, 2, &enabled, &[0], &at3, Fairness::Strong).unwrap();
+    let strong = lasso_of(&succ, 2, &enabled, &[0], &at3, Fairness::Strong, None).unwrap();
     assert_eq!(strong.1, vec![1, 3, 1]);
     // The stutter at an end state is fair under every fairness.
     let at2 = vec![vec![false, false, true, false]];
     for f in [Fairness::None, Fairness::Weak, Fairness::Strong] {
         assert_eq!(
-            lasso_of(&succ, 2, &enabled, &[0], &at2, f).unwrap().1,
+            lasso_of(&succ, 2, &enabled, &[0], &at2, f, None).unwrap().1,
             vec![2, 2]
         );
     }
