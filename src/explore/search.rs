@@ -262,6 +262,18 @@ pub fn step_watched(
     out: &mut Vec<i64>,
     watch: &mut Watch,
 ) -> StepResult {
+    fire_checked(model, k, s, out, watch).1
+}
+
+/// [`step_watched`], and whether the transition completed (`out` holds
+/// its successor, whatever a check then says of it).
+fn fire_checked(
+    model: &Model,
+    k: usize,
+    s: &[i64],
+    out: &mut Vec<i64>,
+    watch: &mut Watch,
+) -> (bool, StepResult) {
     let tr = &model.transitions[k];
     let mut acc = Discipline::new(model, s, tr.thread as usize);
     acc.enforce = watch.enforce;
@@ -281,7 +293,8 @@ pub fn step_watched(
     } else {
         &[]
     };
-    match fired {
+    let done = matches!(fired, Fire::Done);
+    let result = match fired {
         Fire::Disabled => StepResult::Disabled,
         Fire::Fault(f) => StepResult::Bad(Problem::Fault(violation.unwrap_or(f))),
         Fire::Done => match violation {
@@ -297,7 +310,8 @@ pub fn step_watched(
                 None => StepResult::Ok,
             },
         },
-    }
+    };
+    (done, result)
 }
 
 /// Replays transition paths from the initial state, one path per stored
@@ -316,27 +330,42 @@ pub fn replay_from<'a>(
     from: &[i64],
     segments: impl IntoIterator<Item = &'a [u32]>,
 ) -> (Vec<Step>, Vec<i64>) {
+    let mut steps = Vec::new();
+    let s = replay_checked(model, from, segments, &mut |step, _, _| steps.push(step));
+    (steps, s)
+}
+
+/// [`replay_from`], handing each step to `each` with the state it left and
+/// what the full semantics say of it (the check's confirmation reads
+/// those); the state reached. A transition whose thread is not at its
+/// point does not fire.
+pub(crate) fn replay_checked<'a>(
+    model: &Model,
+    from: &[i64],
+    segments: impl IntoIterator<Item = &'a [u32]>,
+    each: &mut dyn FnMut(Step, &[i64], StepResult),
+) -> Vec<i64> {
     let mut s = from.to_vec();
     let mut out = Vec::new();
-    let mut steps = Vec::new();
+    let mut watch = Watch::default();
     for seg in segments {
         for (n, &k) in seg.iter().enumerate() {
             let tr = &model.transitions[k as usize];
-            let mut acc = Discipline::new(model, &s, tr.thread as usize);
-            let state = match model.fire(tr, &s, &mut out, &mut acc) {
-                Fire::Done => Some(out.clone()),
-                Fire::Disabled | Fire::Fault(_) => None,
+            let (fired, result) = match tr.from == s[tr.thread as usize] {
+                true => fire_checked(model, k as usize, &s, &mut out, &mut watch),
+                false => (false, StepResult::Disabled),
             };
-            steps.push(Step {
+            let step = Step {
                 transition: k as usize,
-                state: state.clone(),
+                state: fired.then(|| out.clone()),
                 starts_step: n == 0,
-            });
-            match state {
-                Some(next) => s = next,
-                None => return (steps, s),
+            };
+            each(step, &s, result);
+            if !fired {
+                return s;
             }
+            std::mem::swap(&mut s, &mut out);
         }
     }
-    (steps, s)
+    s
 }
