@@ -68,7 +68,8 @@ pub use refine::{
 pub use report::{
     Blocked, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, Deadlock,
     FindingRow, LassoReport, LevelRow, Link, LoopRow, LtlReport, PreservedRow, PropertyReport,
-    RegionRow, StateLayout, StatsReport, StepReport, ThreadState, TimesRow, ViolationReport, Wait,
+    RegionRow, StateLayout, Statement, StatsReport, StepReport, ThreadState, TimesRow,
+    ViolationReport, Wait,
 };
 pub use stepping::{
     ChoiceView, Difference, Divergence, NotATrace, ReplayReport, ScriptView, Session, SessionView,

@@ -15,7 +15,8 @@ use crate::explore::{
 };
 use crate::model::Model;
 use crate::report::{
-    StateLayout, StepReport, ViolationReport, describe, json_state, step_report, steps, write_trace,
+    StateLayout, Statement, StepReport, ViolationReport, describe, json_state, step_report, steps,
+    write_trace,
 };
 
 /// The report of `optimist simulate`: a random walk, in the trace format of
@@ -848,12 +849,9 @@ pub struct ThreadView {
 pub struct ChoiceView {
     /// Its index, for `POST /step`.
     pub id: usize,
-    /// The label of its point.
-    pub label: Option<String>,
-    /// Source line.
-    pub line: usize,
-    /// The statement.
-    pub statement: String,
+    /// Its statement: `label`, `line` and `statement`.
+    #[serde(flatten)]
+    pub at: Statement,
     /// `visible`, `invisible` or `invisible*` (invisible, at a point where
     /// the reduction stops), as `optimist classify` says.
     pub visibility: &'static str,
@@ -1011,9 +1009,7 @@ impl Session {
                         let c = &self.class.transitions[k];
                         ChoiceView {
                             id: k,
-                            label: th.points[tr.from as usize].label.clone(),
-                            line: tr.line,
-                            statement: tr.text.clone(),
+                            at: Statement::of(m, tr),
                             visibility: match (c.own, c.visible) {
                                 (true, _) => "visible",
                                 (false, true) => "invisible*",

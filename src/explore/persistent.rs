@@ -44,7 +44,8 @@ const CACHE: usize = 1 << 12;
 /// The successors of one thread's operation in a state, without effects on
 /// the search: `None` when it meets a violation.
 pub trait Ops {
-    /// The successors of thread `t`'s operation in `s`, sorted, or `None`.
+    /// The successors of thread `t`'s operation in `s`, in any order and
+    /// with repeats (the cache sorts them), or `None`.
     fn successors(
         &mut self,
         t: usize,
@@ -84,7 +85,7 @@ impl Persistent {
             return Ok(hit.clone());
         }
         budget.tick()?;
-        let got = ops.successors(t, s, budget)?;
+        let got = ops.successors(t, s, budget)?.map(as_set);
         if self.entries >= CACHE {
             self.clear(budget);
         }
@@ -151,8 +152,7 @@ impl Persistent {
                         None => return Ok(false),
                     }
                 }
-                after.sort_unstable();
-                after.dedup();
+                let after = as_set(after);
                 for y in k_r {
                     match self.op(ops, i, &y, budget, work)? {
                         Some(a_y)
@@ -168,4 +168,12 @@ impl Persistent {
         }
         Ok(true)
     }
+}
+
+/// `states` sorted and without repeats: an operation's successors as a set,
+/// so that cached operations compare alike and can be searched.
+fn as_set(mut states: Vec<Vec<i64>>) -> Vec<Vec<i64>> {
+    states.sort_unstable();
+    states.dedup();
+    states
 }

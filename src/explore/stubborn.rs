@@ -644,8 +644,6 @@ impl Ops for Transitions<'_> {
                 StepResult::Bad(_) => return Ok(None),
             }
         }
-        succ.sort_unstable();
-        succ.dedup();
         Ok(Some(succ))
     }
 }
@@ -687,10 +685,10 @@ impl<R: Transactions> Ops for Private<'_, R> {
         s: &[i64],
         budget: &mut Budget,
     ) -> Result<Option<Vec<Vec<i64>>>, Halt> {
-        let mut succ = Vec::new();
         // The search's run keeps its own count of the bytes it holds.
         let held = budget.exp_bytes;
         let (tx, run) = self.steps.parts();
+        let mut succ = Vec::new();
         // What the check explores depends on its cache, so it does not
         // count against the state limit: the run is cut at the same place
         // whatever each worker's cache holds.
@@ -703,11 +701,7 @@ impl<R: Transactions> Ops for Private<'_, R> {
         run.take_call();
         budget.exp_bytes = held;
         match got {
-            Ok(_) => {
-                succ.sort_unstable();
-                succ.dedup();
-                Ok(Some(succ))
-            }
+            Ok(_) => Ok(Some(succ)),
             Err(Stop::Found(_)) => Ok(None),
             Err(Stop::Halt) => Err(Halt),
         }

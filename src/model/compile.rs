@@ -303,8 +303,8 @@ impl Compiler {
         let mut layouts = Vec::new();
         let mut points_total = 0u64;
         for (id, (decl, name)) in bodies.iter().enumerate() {
-            let (n, labels) = number(&decl.body, decl.end)?;
-            let layout = procs.layout(&decl.body, n.count, options.max_stack)?;
+            let (n, labels) = number(&decl.body)?;
+            let layout = procs.layout(&decl.body.stmts, n.count, options.max_stack)?;
             points_total = points_total.saturating_add(layout.end as u64 + 1);
             if points_total > MAX_STATEMENTS {
                 return Err(CompileError::at(
@@ -388,7 +388,7 @@ impl Compiler {
         let first_local = self.slots.len() as u32;
         self.check_index_clash(t)?;
         let mut locals = IndexMap::new();
-        for d in &t.decl.locals {
+        for d in &t.decl.body.locals {
             let var = self.declare_local(d, t.name, t.id, &locals)?;
             locals.insert(d.name.name.clone(), var);
         }
@@ -432,6 +432,7 @@ impl Compiler {
         }
         let clash = t
             .decl
+            .body
             .locals
             .iter()
             .find(|d| d.name.name == "index")
@@ -472,7 +473,7 @@ impl Compiler {
             by_point,
             sites,
         }
-        .run(&t.decl.body, t.layout.end)?;
+        .run(&t.decl.body.stmts, t.layout.end)?;
         for (fi, f) in ctx.frames.iter().enumerate() {
             let p = ctx.procs.get(f.proc);
             // A procedure run by a copy of `thread NAME[n]` sees `index`,
@@ -610,7 +611,7 @@ fn unroll_bodies<'m>(
         let size = match sizes.get(&(*d as *const _)) {
             Some(&n) => n,
             None => {
-                let n = c.unrolled_size(&d.body, &d.name, "thread")?;
+                let n = c.unrolled_size(&d.body.stmts, &d.name, "thread")?;
                 sizes.insert(*d, n);
                 n
             }
@@ -641,14 +642,16 @@ fn unroll_bodies<'m>(
     for &(d, _) in bodies {
         if let std::collections::hash_map::Entry::Vacant(e) = out.entry(d as *const _) {
             // A body without `repeat` or `init` blocks is used as it is.
-            e.insert(if unroll::needed(&d.body) {
+            e.insert(if unroll::needed(&d.body.stmts) {
                 Cow::Owned(ast::ThreadDecl {
                     name: d.name.clone(),
                     copies: d.copies.clone(),
-                    locals: d.locals.clone(),
-                    body: unroll::unroll(&d.body, &count)?,
+                    body: ast::Body {
+                        locals: d.body.locals.clone(),
+                        stmts: unroll::unroll(&d.body.stmts, &count)?,
+                        end: d.body.end,
+                    },
                     span: d.span,
-                    end: d.end,
                 })
             } else {
                 Cow::Borrowed(d)
@@ -689,7 +692,7 @@ fn key(s: &ast::Stmt) -> usize {
 
 /// Numbers the control points of a body (a thread's or a procedure's) from
 /// 0, its end last; returns them with the body's labels.
-fn number(body: &[ast::Stmt], end: Span) -> Result<(Numbered, HashMap<String, i64>)> {
+fn number(body: &ast::Body) -> Result<(Numbered, HashMap<String, i64>)> {
     fn walk(
         stmts: &[ast::Stmt],
         n: &mut Numbered,
@@ -755,9 +758,9 @@ fn number(body: &[ast::Stmt], end: Span) -> Result<(Numbered, HashMap<String, i6
         init_points: HashMap::new(),
     };
     let mut map = HashMap::new();
-    walk(body, &mut n, &mut map, &mut HashMap::new(), &[])?;
+    walk(&body.stmts, &mut n, &mut map, &mut HashMap::new(), &[])?;
     n.count = n.info.len();
-    n.info.push((None, end));
+    n.info.push((None, body.end));
     Ok((n, map))
 }
 
@@ -839,14 +842,7 @@ impl Compiler {
             self.define(&d.name, Sym::Const(value, ty, d.name.span))?;
         }
         if let Some((k, _)) = overrides.first() {
-            let declared: Vec<&str> = m
-                .items
-                .iter()
-                .filter_map(|i| match i {
-                    Item::Const(d) => Some(d.name.name.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let declared: Vec<&str> = m.consts().map(|d| d.name.name.as_str()).collect();
             return Err(CompileError {
                 span: None,
                 message: format!("-D {k}: the model declares no constant `{k}`"),
@@ -903,14 +899,7 @@ impl Compiler {
                 _ => None,
             })
             .collect();
-        let bodies: Vec<&ast::ThreadDecl> = m
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Thread(t) => Some(t),
-                _ => None,
-            })
-            .collect();
+        let bodies: Vec<&ast::ThreadDecl> = m.threads().collect();
         if let [_, (_, second), ..] = counts.as_slice() {
             return Err(CompileError::at(*second, "`threads` is declared twice")
                 .related(counts[0].1, "first declared here"));

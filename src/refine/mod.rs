@@ -231,12 +231,8 @@ pub fn refine(
     let model0 = crate::compile(src, defines)?;
     let (elements, guesses) = initial_guesses(&model0, options.guess);
     let declared = ast
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            ast::Item::Var(d) => Some((d.name.name.clone(), declared_text(d))),
-            _ => None,
-        })
+        .vars()
+        .map(|d| (d.name.name.clone(), declared_text(d)))
         .collect();
     let started: Vec<bool> = guesses.iter().map(|g| *g != Guess::Unprotected).collect();
     let mut st = State {

@@ -9,6 +9,7 @@ use super::{State, held};
 use crate::CheckReport;
 use crate::explore::AccessEvent;
 use crate::model::Model;
+use crate::report::Statement;
 
 /// Everything refine reports; serialises to its JSON schema and displays
 /// as the text report.
@@ -70,12 +71,9 @@ pub struct Racy {
 pub struct Access {
     /// The thread.
     pub thread: String,
-    /// The label of the control point, if any.
-    pub label: Option<String>,
-    /// Source line.
-    pub line: usize,
-    /// The statement.
-    pub statement: String,
+    /// Its statement: `label`, `line` and `statement`.
+    #[serde(flatten)]
+    pub at: Statement,
     /// A write (else a read).
     pub write: bool,
     /// The locks held.
@@ -87,9 +85,7 @@ impl Access {
         let tr = &model.transitions[a.transition as usize];
         Access {
             thread: model.threads[tr.thread as usize].name.clone(),
-            label: model.point_of(tr).label.clone(),
-            line: tr.line,
-            statement: tr.text.clone(),
+            at: Statement::of(model, tr),
             write: a.write,
             held: held(model, a).into_iter().collect(),
         }
@@ -102,10 +98,11 @@ impl Access {
         let verb = if self.write { "writes" } else { "reads" };
         let var = var.map_or(String::new(), |v| format!(" {v}"));
         let at = self
+            .at
             .label
             .as_ref()
-            .map_or(format!("line {}", self.line), |l| {
-                format!("{l} (line {})", self.line)
+            .map_or(format!("line {}", self.at.line), |l| {
+                format!("{l} (line {})", self.at.line)
             });
         let holding = if self.held.is_empty() {
             "no lock".to_string()

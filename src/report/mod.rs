@@ -276,6 +276,29 @@ pub struct ViolationReport {
     pub deadlock: Option<Deadlock>,
 }
 
+/// A transition's statement and where it stands in the source: what a
+/// trace, a classification, the explorer and refine show of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Statement {
+    /// The label of the control point the transition leaves, if it has one.
+    pub label: Option<String>,
+    /// Source line of the statement.
+    pub line: usize,
+    /// The statement.
+    pub statement: String,
+}
+
+impl Statement {
+    /// The statement of transition `tr` of `model`.
+    pub(crate) fn of(model: &Model, tr: &crate::model::Transition) -> Statement {
+        Statement {
+            label: model.point_of(tr).label.clone(),
+            line: tr.line,
+            statement: tr.text.clone(),
+        }
+    }
+}
+
 /// One transition of a counterexample.
 #[derive(Clone, Debug, Serialize)]
 pub struct StepReport {
@@ -286,12 +309,9 @@ pub struct StepReport {
     pub starts_step: Option<bool>,
     /// The thread.
     pub thread: String,
-    /// The label of the control point the transition leaves, if it has one.
-    pub label: Option<String>,
-    /// Source line of the statement.
-    pub line: usize,
-    /// The statement.
-    pub statement: String,
+    /// Its statement: `label`, `line` and `statement`.
+    #[serde(flatten)]
+    pub at: Statement,
     /// The stack depth of the point the transition leaves (0 in the
     /// thread's body; absent then).
     #[serde(skip_serializing_if = "is_zero")]
@@ -489,9 +509,7 @@ pub(crate) fn step_report(
         step: number,
         starts_step: reduced.then_some(st.starts_step),
         thread: model.threads[t].name.clone(),
-        label: model.threads[t].points[tr.from as usize].label.clone(),
-        line: tr.line,
-        statement: tr.text.clone(),
+        at: Statement::of(model, tr),
         depth: model.threads[t].points[tr.from as usize].depth,
         changes,
         unchanged,
@@ -1100,9 +1118,9 @@ pub(crate) fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> f
             s.step.to_string(),
             step,
             s.thread.clone(),
-            s.label.clone().unwrap_or_default(),
-            s.line.to_string(),
-            format!("{indent}{}", s.statement),
+            s.at.label.clone().unwrap_or_default(),
+            s.at.line.to_string(),
+            format!("{indent}{}", s.at.statement),
             changes,
         ]);
     }
@@ -1143,12 +1161,9 @@ pub struct LoopRow {
 pub struct ClassRow {
     /// The thread.
     pub thread: String,
-    /// The label of the control point it leaves, if any.
-    pub label: Option<String>,
-    /// Source line.
-    pub line: usize,
-    /// The statement.
-    pub statement: String,
+    /// Its statement: `label`, `line` and `statement`.
+    #[serde(flatten)]
+    pub at: Statement,
     /// Visible by itself: (i) it touches an unprotected variable, or (ii) it
     /// may change an exclusive access predicate.
     pub visible: bool,
@@ -1218,9 +1233,7 @@ impl ClassifyReport {
                     mover,
                     mover_reason,
                     thread: model.threads[t].name.clone(),
-                    label: point.label.clone(),
-                    line: tr.line,
-                    statement: tr.text.clone(),
+                    at: Statement::of(model, tr),
                     visible: c.own,
                     reason: c.reason.describe(model),
                     point_visible: c.visible,
@@ -1238,7 +1251,7 @@ impl ClassifyReport {
                     row.thread.clone(),
                     *proc,
                     *at,
-                    row.statement.clone(),
+                    row.at.statement.clone(),
                     row.visible,
                     row.reason.clone(),
                     row.point_visible,
@@ -1305,9 +1318,9 @@ impl fmt::Display for ClassifyReport {
                     };
                     let mut row = vec![
                         r.thread.clone(),
-                        r.label.clone().unwrap_or_default(),
-                        r.line.to_string(),
-                        r.statement.clone(),
+                        r.at.label.clone().unwrap_or_default(),
+                        r.at.line.to_string(),
+                        r.at.statement.clone(),
                         class.to_string(),
                         reason,
                     ];

@@ -23,6 +23,40 @@ pub struct Model {
     pub items: Vec<Item>,
 }
 
+impl Model {
+    /// The `const` declarations, in source order.
+    pub fn consts(&self) -> impl Iterator<Item = &ConstDecl> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Const(d) => Some(d),
+            _ => None,
+        })
+    }
+
+    /// The variable declarations, in source order.
+    pub fn vars(&self) -> impl Iterator<Item = &VarDecl> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Var(d) => Some(d),
+            _ => None,
+        })
+    }
+
+    /// The `thread` declarations, in source order.
+    pub fn threads(&self) -> impl Iterator<Item = &ThreadDecl> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Thread(t) => Some(t),
+            _ => None,
+        })
+    }
+
+    /// The `proc` declarations, in source order.
+    pub fn procs(&self) -> impl Iterator<Item = &ProcDecl> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Proc(p) => Some(p),
+            _ => None,
+        })
+    }
+}
+
 /// A top-level declaration.
 // Items are built once per model; boxing the large variant buys nothing.
 #[allow(clippy::large_enum_variant)]
@@ -90,14 +124,11 @@ pub struct ProcDecl {
     /// The type of the returned value, for a procedure that returns one
     /// (`Int` or `Bool`).
     pub ret: Option<Type>,
-    /// `local` declarations: one copy per call.
-    pub locals: Vec<VarDecl>,
-    /// The body.
-    pub body: Vec<Stmt>,
+    /// Its locals (one copy per call) and statements; its closing brace is
+    /// where it returns.
+    pub body: Body,
     /// The whole declaration.
     pub span: Span,
-    /// The closing brace: the procedure's end, where it returns.
-    pub end: Span,
 }
 
 /// A parameter `name : type` of a procedure.
@@ -200,13 +231,21 @@ pub struct ThreadDecl {
     /// `thread NAME[n]`: the number of copies of the body (a constant);
     /// the copies are named `NAME0` .. `NAME{n-1}`.
     pub copies: Option<Expr>,
-    /// `local` declarations.
-    pub locals: Vec<VarDecl>,
-    /// The body.
-    pub body: Vec<Stmt>,
+    /// Its locals and statements; its closing brace is the thread's final
+    /// control point.
+    pub body: Body,
     /// The whole declaration.
     pub span: Span,
-    /// The closing brace: the thread's final control point.
+}
+
+/// `{ locals; statements }`: the body of a thread or a procedure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Body {
+    /// `local` declarations, before the statements.
+    pub locals: Vec<VarDecl>,
+    /// The statements.
+    pub stmts: Vec<Stmt>,
+    /// The closing brace.
     pub end: Span,
 }
 

@@ -618,16 +618,14 @@ impl<'a> Parser<'a> {
     fn thread(&self, i: &'a str, start: usize) -> Res<'a, ThreadDecl> {
         let (r, name) = self.ident(i)?;
         let (r, copies) = self.opt_size(r)?;
-        let (r, (locals, body, end)) = self.body(r, "thread")?;
+        let (r, body) = self.body(r, "thread")?;
         Ok((
             r,
             ThreadDecl {
                 name,
                 copies,
-                locals,
                 body,
                 span: self.span_from(start, r),
-                end,
             },
         ))
     }
@@ -656,17 +654,15 @@ impl<'a> Parser<'a> {
             }
             None => (r, None),
         };
-        let (r, (locals, body, end)) = self.body(r, "procedure")?;
+        let (r, body) = self.body(r, "procedure")?;
         Ok((
             r,
             ProcDecl {
                 name,
                 params,
                 ret,
-                locals,
                 body,
                 span: self.span_from(start, r),
-                end,
             },
         ))
     }
@@ -777,7 +773,7 @@ impl<'a> Parser<'a> {
 
     /// `{ locals statements }` of a thread or a procedure (`what`), with the
     /// span of its closing brace.
-    fn body(&self, r: &'a str, what: &str) -> Res<'a, (Vec<VarDecl>, Vec<Stmt>, Span)> {
+    fn body(&self, r: &'a str, what: &str) -> Res<'a, Body> {
         let (mut r, _) = self.sym(r, "{")?;
         let mut locals = Vec::new();
         loop {
@@ -789,7 +785,7 @@ impl<'a> Parser<'a> {
             locals.append(&mut d);
             r = r2;
         }
-        let (r, body) = self.stmts(r)?;
+        let (r, stmts) = self.stmts(r)?;
         let r = self.skip(r)?;
         let end_start = self.off(r);
         if let Some((_, _)) = self.try_kw(r, "local") {
@@ -800,7 +796,7 @@ impl<'a> Parser<'a> {
             );
         }
         let (r, end) = self.sym(r, "}")?;
-        Ok((r, (locals, body, end)))
+        Ok((r, Body { locals, stmts, end }))
     }
 
     // ---- statements ---------------------------------------------------------
@@ -1787,10 +1783,10 @@ mod tests {
         let Item::Thread(t) = &m.items[0] else {
             panic!()
         };
-        assert_eq!(t.body.len(), 3);
-        assert_eq!(t.body[0].label.as_ref().unwrap().name, "A");
+        assert_eq!(t.body.stmts.len(), 3);
+        assert_eq!(t.body.stmts[0].label.as_ref().unwrap().name, "A");
         assert!(
-            matches!(&t.body[1].kind, StmtKind::Assign(l, r) if l.len() == 2 && matches!(r[1].kind, ExprKind::Any(..)))
+            matches!(&t.body.stmts[1].kind, StmtKind::Assign(l, r) if l.len() == 2 && matches!(r[1].kind, ExprKind::Any(..)))
         );
     }
 
@@ -2126,7 +2122,7 @@ mod tests {
         let Item::Thread(t) = &m.items[0] else {
             panic!()
         };
-        let StmtKind::If(_, _, Some(els)) = &t.body[0].kind else {
+        let StmtKind::If(_, _, Some(els)) = &t.body.stmts[0].kind else {
             panic!()
         };
         assert!(matches!(els[0].kind, StmtKind::If(_, _, Some(_))));
@@ -2141,8 +2137,8 @@ mod tests {
         let Item::Thread(t) = &m.items[3] else {
             panic!()
         };
-        let StmtKind::Init(vars, body) = &t.body[0].kind else {
-            panic!("{:?}", t.body[0])
+        let StmtKind::Init(vars, body) = &t.body.stmts[0].kind else {
+            panic!("{:?}", t.body.stmts[0])
         };
         assert_eq!((vars.len(), body.len()), (2, 1));
         assert_eq!(
@@ -2155,14 +2151,7 @@ mod tests {
     fn declaration_lists_are_one_declaration_per_name() {
         let src = "lock a, b[2];\nshared p, q[2] : 0..3 = 0;\nprotected x, y : 0..1 = 0 by a;\nsem s, t : 0..2 = 1;\nthread T {\n  local r, u : bool = true;\n  skip\n}\n";
         let m = parse(src).unwrap();
-        let names: Vec<&str> = m
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Var(d) => Some(d.name.name.as_str()),
-                _ => None,
-            })
-            .collect();
+        let names: Vec<&str> = m.vars().map(|d| d.name.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "p", "q", "x", "y", "s", "t"]);
         let printed = crate::syntax::pretty::model(&m);
         assert_eq!(

@@ -155,7 +155,7 @@ impl Printer {
                     p.name.name,
                     params.join(", ")
                 ));
-                self.block_with_locals(&p.locals, &p.body);
+                self.body(&p.body);
             }
             Item::Thread(t) => {
                 let copies = t
@@ -163,19 +163,19 @@ impl Printer {
                     .as_ref()
                     .map_or(String::new(), |n| format!("[{}]", expr(n)));
                 self.line(&format!("thread {}{copies} {{", t.name.name));
-                self.block_with_locals(&t.locals, &t.body);
+                self.body(&t.body);
             }
         }
     }
 
     /// The inside of a procedure or thread, after its opening line: its
     /// locals and statements, indented, then the closing brace.
-    fn block_with_locals(&mut self, locals: &[VarDecl], body: &[Stmt]) {
+    fn body(&mut self, body: &Body) {
         self.indent += 1;
-        for d in locals {
+        for d in &body.locals {
             self.line(&var_decl(d));
         }
-        self.stmts(body);
+        self.stmts(&body.stmts);
         self.indent -= 1;
         self.line("}");
     }

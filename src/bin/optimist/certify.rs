@@ -13,7 +13,9 @@ use optimist::{
 
 use crate::check::ReductionArg;
 
-use crate::common::{Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format};
+use crate::common::{
+    Format, LimitArgs, ModelArgs, ModelsArgs, StackArgs, print, refuse, set_format,
+};
 
 /// Arguments of `optimist certify`.
 #[derive(Args, Debug)]
@@ -142,7 +144,7 @@ fn one(args: &CertifyArgs, reduction: CertifyTheorem, model: &ModelArgs) -> Exit
             &src.name,
             &src.text,
             &model.define,
-            model.max_stack,
+            model.stack.max_stack,
             &cert,
             &proof_sha,
         );
@@ -212,12 +214,14 @@ fn recheck(args: &CertifyArgs, cert_path: &PathBuf) -> ExitCode {
     let model = ModelArgs {
         file: file.clone(),
         define: defines,
-        max_stack: cert.model.max_stack,
+        stack: StackArgs {
+            max_stack: cert.model.max_stack,
+        },
     };
-    if !(1..=optimist::MAX_STACK).contains(&model.max_stack) {
+    if !(1..=optimist::MAX_STACK).contains(&model.stack.max_stack) {
         return refuse(&format!(
             "{name}: malformed certify certificate: max_stack {} is not between 1 and {}",
-            model.max_stack,
+            model.stack.max_stack,
             optimist::MAX_STACK
         ));
     }

@@ -18,21 +18,28 @@ pub struct ModelArgs {
     /// Override a `const` declaration: `-D NAME=VALUE` (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
     pub define: Vec<(String, String)>,
-    /// The deepest call stack a thread may have: a deeper call ends the
-    /// run inconclusive (exit 3). Procedures are copied once per depth.
-    #[arg(long, value_name = "N", default_value_t = optimist::DEFAULT_MAX_STACK,
-          value_parser = clap::value_parser!(u32).range(1..=i64::from(optimist::MAX_STACK)))]
-    pub max_stack: u32,
+    #[command(flatten)]
+    pub stack: StackArgs,
 }
 
 impl ModelArgs {
     /// Reads and compiles the model, or renders the error and gives exit code 2.
     pub fn load(&self) -> Result<(optimist::Source, optimist::Model), ExitCode> {
         let options = optimist::CompileOptions {
-            max_stack: self.max_stack,
+            max_stack: self.stack.max_stack,
         };
         optimist::load_with(&self.file, &self.define, &options).map_err(fail)
     }
+}
+
+/// How deep calls may go, one option for `ModelArgs` and `ModelsArgs`.
+#[derive(Args, Clone, Copy, Debug)]
+pub struct StackArgs {
+    /// The deepest call stack a thread may have: a deeper call ends the
+    /// run inconclusive (exit 3). Procedures are copied once per depth.
+    #[arg(long, value_name = "N", default_value_t = optimist::DEFAULT_MAX_STACK,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(optimist::MAX_STACK)))]
+    pub max_stack: u32,
 }
 
 /// One or more model files, each handled in turn with the same options.
@@ -45,11 +52,8 @@ pub struct ModelsArgs {
     /// (repeatable).
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
     pub define: Vec<(String, String)>,
-    /// The deepest call stack a thread may have: a deeper call ends the
-    /// run inconclusive (exit 3). Procedures are copied once per depth.
-    #[arg(long, value_name = "N", default_value_t = optimist::DEFAULT_MAX_STACK,
-          value_parser = clap::value_parser!(u32).range(1..=i64::from(optimist::MAX_STACK)))]
-    pub max_stack: u32,
+    #[command(flatten)]
+    pub stack: StackArgs,
 }
 
 impl ModelsArgs {
@@ -69,7 +73,7 @@ impl ModelsArgs {
             codes.push(one(&ModelArgs {
                 file: file.clone(),
                 define: self.define.clone(),
-                max_stack: self.max_stack,
+                stack: self.stack,
             }));
         }
         let array = OUTPUT

@@ -48,9 +48,9 @@ impl Lower<'_, '_> {
     /// procedure returns, and a typed one must never arrive.
     pub(super) fn run_proc(mut self, p: &ProcEntry) -> Result<()> {
         let end = self.base + p.numbered.count as i64;
-        self.block(&p.decl.body, end)?;
+        self.block(&p.decl.body.stmts, end)?;
         if p.decl.ret.is_none() {
-            return self.returns(p.decl.end, end, None, "return".to_string());
+            return self.returns(p.decl.body.end, end, None, "return".to_string());
         }
         let frame = &self.ctx.frames[self.frame.expect("a procedure's copy")];
         let reaches_end = (frame.points.start..end).any(|pc| {
@@ -63,7 +63,7 @@ impl Lower<'_, '_> {
         });
         if reaches_end {
             return Err(CompileError::at(
-                p.decl.end,
+                p.decl.body.end,
                 format!(
                     "`{}` returns a value, but control can reach the end of its body",
                     p.decl.name.name

@@ -26,7 +26,7 @@ use indexmap::IndexMap;
 use super::{CompileError, Compiler, Numbered, Result, Var, closest, flat, key, number};
 use crate::model::expr::Place;
 use crate::model::{Frame, Slot, SlotClass, SlotKind};
-use crate::syntax::ast::{self, Item, StmtKind};
+use crate::syntax::ast::{self, StmtKind};
 use crate::syntax::span::Span;
 
 /// A procedure, ready to be copied.
@@ -169,14 +169,7 @@ impl<'m> Procs<'m> {
     /// Collects, unrolls and numbers the procedures of `m`, and resolves
     /// every call in them and in the thread bodies.
     pub(super) fn new(c: &Compiler, m: &'m ast::Model) -> Result<Procs<'m>> {
-        let decls: Vec<&ast::ProcDecl> = m
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Proc(p) => Some(p),
-                _ => None,
-            })
-            .collect();
+        let decls: Vec<&ast::ProcDecl> = m.procs().collect();
         let mut by_name: HashMap<String, u32> = HashMap::new();
         for (k, d) in decls.iter().enumerate() {
             if let Some(&first) = by_name.get(&d.name.name) {
@@ -192,20 +185,23 @@ impl<'m> Procs<'m> {
         let mut list = Vec::new();
         let mut label_owner: HashMap<String, Span> = HashMap::new();
         for d in decls {
-            c.unrolled_size(&d.body, &d.name, "procedure")?;
-            let decl = if super::unroll::needed(&d.body) {
+            c.unrolled_size(&d.body.stmts, &d.name, "procedure")?;
+            let decl = if super::unroll::needed(&d.body.stmts) {
                 Cow::Owned(ast::ProcDecl {
-                    body: super::unroll::unroll(&d.body, &count)?,
+                    body: ast::Body {
+                        stmts: super::unroll::unroll(&d.body.stmts, &count)?,
+                        ..d.body.clone()
+                    },
                     ..d.clone()
                 })
             } else {
                 Cow::Borrowed(d)
             };
-            let (numbered, labels) = number(&decl.body, decl.end)?;
+            let (numbered, labels) = number(&decl.body)?;
             // A label names the same point in every thread, so `at(t, L)`
             // and `goto` mean one thing: procedures do not share labels.
             for (l, _) in labels.iter() {
-                let span = label_span(&decl.body, l).unwrap_or(decl.name.span);
+                let span = label_span(&decl.body.stmts, l).unwrap_or(decl.name.span);
                 if let Some(first) = label_owner.get(l) {
                     return Err(CompileError::at(span, format!("duplicate label `{l}`"))
                         .related(*first, "first used here")
@@ -214,7 +210,7 @@ impl<'m> Procs<'m> {
                 label_owner.insert(l.clone(), span);
             }
             let mut callees = Vec::new();
-            for (name, _) in calls(&decl.body) {
+            for (name, _) in calls(&decl.body.stmts) {
                 let p = resolve(&by_name, name)?;
                 if !callees.contains(&p) {
                     callees.push(p);
@@ -300,8 +296,8 @@ impl<'m> Procs<'m> {
         names.sort();
         for l in names {
             if let Some(p) = self.list.iter().find(|p| p.labels.contains_key(l)) {
-                let span = label_span(&decl.body, l).unwrap_or(decl.name.span);
-                let first = label_span(&p.decl.body, l).unwrap_or(p.decl.name.span);
+                let span = label_span(&decl.body.stmts, l).unwrap_or(decl.name.span);
+                let first = label_span(&p.decl.body.stmts, l).unwrap_or(p.decl.name.span);
                 return Err(CompileError::at(span, format!("duplicate label `{l}`"))
                     .related(
                         first,
@@ -418,7 +414,7 @@ impl<'m> Procs<'m> {
                 let var = c.declare_local(&d, &owner, id, &names)?;
                 names.insert(q.name.name.clone(), var);
             }
-            for d in &decl.locals {
+            for d in &decl.body.locals {
                 let var = c.declare_local(d, &owner, id, &names)?;
                 names.insert(d.name.name.clone(), var);
             }
@@ -496,7 +492,7 @@ fn label_span(stmts: &[ast::Stmt], l: &str) -> Option<Span> {
 
 /// The first point of a body, or its end when it is empty.
 pub(super) fn entry(p: &ProcEntry) -> i64 {
-    flat(&p.decl.body)
+    flat(&p.decl.body.stmts)
         .first()
         .map_or(p.numbered.count as i64, |s| p.numbered.pcs[&key(s)])
 }
