@@ -588,7 +588,7 @@ impl<'m, X: Stepper> Summaries<'m, X> {
         let swap = self
             .share(t, c[t])
             .expect("a summary of another thread is shared");
-        debug_assert_eq!(swap.a, self.sums[sum].thread);
+        assert_eq!(swap.a, self.sums[sum].thread);
         self.decanon(t, &self.swaps.carry(swap, true, node), c)
     }
 

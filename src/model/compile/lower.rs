@@ -636,7 +636,7 @@ impl Lower<'_, '_> {
                     )
                 })
                 .collect();
-            debug_assert_eq!(depth, ctx.max_stack);
+            assert_eq!(depth, ctx.max_stack);
             return self.push_op(
                 s.span,
                 pc,
