@@ -84,7 +84,7 @@ use std::collections::HashMap;
 use super::frame::{Frame, Values};
 use super::law::Inst;
 use super::system::Sys;
-use crate::model::{CExpr, Cmd, Model, Next, Place, SlotKind, StackOp, Transition};
+use crate::model::{Array, CExpr, Cmd, Model, Next, Place, SlotKind, StackOp, Transition};
 use crate::syntax::ast::BinOp;
 
 /// Which points of the procedures' copies the local level checks, and the
@@ -530,12 +530,7 @@ impl Encoder<'_> {
         out.push(tag::PLACE);
         match p {
             Place::Slot { slot, shared } => self.var(cx, *slot, *shared, out),
-            Place::Elem {
-                base,
-                len,
-                shared,
-                index,
-            } => self.elem(cx, (*base, *len, *shared), index, out)?,
+            Place::Elem { array, index } => self.elem(cx, array, index, out)?,
         }
         Some(())
     }
@@ -546,15 +541,9 @@ impl Encoder<'_> {
         self.slot(cx, slot, out);
     }
 
-    /// An array element `(base, len, shared)[index]`, read or written.
-    fn elem(
-        &self,
-        cx: Ctx,
-        (base, len, shared): (u32, u32, bool),
-        index: &CExpr,
-        out: &mut Vec<i64>,
-    ) -> Option<()> {
-        self.array(cx, base, len, shared, out)?;
+    /// An array element `array[index]`, read or written.
+    fn elem(&self, cx: Ctx, array: &Array, index: &CExpr, out: &mut Vec<i64>) -> Option<()> {
+        self.array(cx, array, out)?;
         self.expr(cx, index, out)
     }
 
@@ -562,12 +551,7 @@ impl Encoder<'_> {
         match e {
             CExpr::Const(v) => out.extend([tag::CONST, *v]),
             CExpr::Var { slot, shared } => self.var(cx, *slot, *shared, out),
-            CExpr::Elem {
-                base,
-                len,
-                shared,
-                index,
-            } => self.elem(cx, (*base, *len, *shared), index, out)?,
+            CExpr::Elem { array, index } => self.elem(cx, array, index, out)?,
             CExpr::At { thread, pcs } => {
                 out.extend([tag::AT, pcs.len() as i64]);
                 out.extend(pcs.iter().map(|p| p.unwrap_or(-1)));
@@ -610,7 +594,8 @@ impl Encoder<'_> {
     /// An array `base[0..len]`: its first and last elements must lie in
     /// one copy, or both be written as themselves, so that the renaming
     /// maps the array onto an array.
-    fn array(&self, cx: Ctx, base: u32, len: u32, shared: bool, out: &mut Vec<i64>) -> Option<()> {
+    fn array(&self, cx: Ctx, array: &Array, out: &mut Vec<i64>) -> Option<()> {
+        let Array { base, len, shared } = *array;
         out.extend([tag::ELEM, i64::from(len), i64::from(shared)]);
         let last = base + len.checked_sub(1)?;
         let (a, b) = (self.where_(cx, base), self.where_(cx, last));

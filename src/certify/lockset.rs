@@ -33,36 +33,29 @@ struct Effect {
 fn place_slots(p: &Place) -> Vec<u32> {
     match p {
         Place::Slot { slot, .. } => vec![*slot],
-        Place::Elem {
-            base, len, index, ..
-        } => match index {
-            CExpr::Const(i) if (0..i64::from(*len)).contains(i) => vec![base + *i as u32],
-            _ => (*base..base + len).collect(),
-        },
+        Place::Elem { array, index } => {
+            if let CExpr::Const(i) = index
+                && let Ok(slot) = array.slot(*i)
+            {
+                vec![slot]
+            } else {
+                array.slots().collect()
+            }
+        }
     }
 }
 
 /// Whether `e` reads the same lock element as place `p` denotes.
 fn reads_place(e: &CExpr, p: &Place) -> bool {
     match (e, p) {
-        (
-            CExpr::Elem {
-                base: a, index: i, ..
-            },
-            Place::Elem {
-                base: b, index: j, ..
-            },
-        ) if a == b && **i == *j => true,
+        (CExpr::Elem { array: a, index: i }, Place::Elem { array: b, index: j })
+            if a.base == b.base && **i == *j =>
+        {
+            true
+        }
         (CExpr::Var { slot, .. }, _) => place_slots(p) == [*slot],
-        (
-            CExpr::Elem {
-                base, len, index, ..
-            },
-            _,
-        ) => match **index {
-            CExpr::Const(i) if (0..i64::from(*len)).contains(&i) => {
-                place_slots(p) == [base + i as u32]
-            }
+        (CExpr::Elem { array, index }, _) => match **index {
+            CExpr::Const(i) => array.slot(i).is_ok_and(|slot| place_slots(p) == [slot]),
             _ => false,
         },
         _ => false,

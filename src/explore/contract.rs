@@ -614,6 +614,45 @@ pub(crate) fn loops(model: &Model, policy: Ignoring, loops: &[(usize, Vec<i64>)]
     Judgement::of(ignoring(policy), found.collect())
 }
 
+/// The contract of a reduction to transactions (`movers`, `sc`): LTL-X is
+/// not preserved, and after its own side conditions `own` come those of
+/// every such reduction: the discipline, WFendExcl and finite transactions
+/// under `policy`.
+pub(crate) fn transactions(
+    name: &str,
+    source: &'static str,
+    own: &[Condition],
+    policy: Ignoring,
+) -> Contract {
+    let mut conditions = own.to_vec();
+    conditions.extend([DISCIPLINE, END_EXCL, ignoring(policy)]);
+    Contract {
+        name: name.into(),
+        source,
+        preserves: super::full::reduced_preserves(Preserved::No),
+        conditions,
+        store: None,
+    }
+}
+
+/// The side conditions of a [`transactions`] contract judged on `model`:
+/// `own`, the judgements of its own, then those every such reduction has,
+/// where a transaction may run round `loops` under `policy`.
+pub(crate) fn transactions_judged(
+    model: &Model,
+    own: Vec<Judgement>,
+    policy: Ignoring,
+    loops: &[(usize, Vec<i64>)],
+) -> Vec<Judgement> {
+    let mut all = own;
+    all.extend([
+        discipline(model),
+        end_excl(model),
+        self::loops(model, policy, loops),
+    ]);
+    all
+}
+
 /// Where a loop of thread `t` through points `pcs` is shown: the first
 /// statement on it.
 pub(crate) fn loop_place(model: &Model, t: usize, pcs: &[i64]) -> Option<(Span, usize)> {

@@ -86,7 +86,7 @@
 
 use super::budget::Budget;
 use super::commit::{Fired, Ignoring, Run, Transaction};
-use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
+use super::contract::{self, Condition, Contract, Judgement, Mode, Remedy};
 use super::expanding::Expanding;
 use super::reduced::fire;
 use super::search::{Emit, Expand, StepResult, Stop, Watch};
@@ -819,33 +819,18 @@ impl Plan {
         });
         // A transaction may run round any loop of its thread's code.
         let loops = contract::control_loops(model, |_, _| true);
-        vec![
+        let own = vec![
             Judgement::of(OBSERVED, contract::at_transitions(model, observed)),
             Judgement::of(LOCKS, locks.take(contract::FINDINGS).collect()),
             Judgement::of(HAND_OFF, contract::at_transitions(model, handed)),
-            contract::discipline(model),
-            contract::end_excl(model),
-            contract::loops(model, ignoring, &loops),
-        ]
+        ];
+        contract::transactions_judged(model, own, ignoring, &loops)
     }
 }
 
 /// The contract of the mover transactions under `ignoring`.
 pub(super) fn contract(ignoring: Ignoring) -> Contract {
-    Contract {
-        name: "movers".into(),
-        source: SOURCE,
-        preserves: super::full::reduced_preserves(Preserved::No),
-        conditions: vec![
-            OBSERVED,
-            LOCKS,
-            HAND_OFF,
-            contract::DISCIPLINE,
-            contract::END_EXCL,
-            contract::ignoring(ignoring),
-        ],
-        store: None,
-    }
+    contract::transactions("movers", SOURCE, &[OBSERVED, LOCKS, HAND_OFF], ignoring)
 }
 
 /// `--reduction movers`.

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target};
-use crate::model::{CExpr, Cmd, Model, Next, Place, Quantified, SlotKind};
+use crate::model::{Array, CExpr, Cmd, Model, Next, Place, Quantified, SlotKind};
 use crate::syntax::ast::BinOp;
 use crate::syntax::span::Span;
 
@@ -644,10 +644,8 @@ fn indexed_arrays(model: &Model) -> BTreeSet<(u32, u32)> {
     fn expr(e: &CExpr, out: &mut BTreeSet<(u32, u32)>) {
         match e {
             CExpr::Const(_) | CExpr::Var { .. } | CExpr::Bound(_) => {}
-            CExpr::Elem {
-                base, len, index, ..
-            } => {
-                out.insert((*base, *len));
+            CExpr::Elem { array, index } => {
+                out.insert((array.base, array.len));
                 expr(index, out);
             }
             CExpr::At { thread, .. } | CExpr::LocalOf { thread, .. } => expr(thread, out),
@@ -664,11 +662,8 @@ fn indexed_arrays(model: &Model) -> BTreeSet<(u32, u32)> {
             Cmd::Assign(parts) => {
                 for (p, e) in parts {
                     expr(e, out);
-                    if let Place::Elem {
-                        base, len, index, ..
-                    } = p
-                    {
-                        out.insert((*base, *len));
+                    if let Place::Elem { array, index } = p {
+                        out.insert((array.base, array.len));
                         expr(index, out);
                     }
                 }
@@ -939,12 +934,7 @@ impl Builder<'_> {
         Ok(match e {
             CExpr::Const(c) => X::Int(*c),
             CExpr::Var { slot, shared } => self.read_slot(*slot, *shared),
-            CExpr::Elem {
-                base,
-                len,
-                shared,
-                index,
-            } => self.lower_elem(*base, *len, *shared, index, env, here)?,
+            CExpr::Elem { array, index } => self.lower_elem(array, index, env, here)?,
             CExpr::At { thread, pcs } => self.lower_at(self.lower(thread, env, here)?, pcs),
             CExpr::LocalOf { thread, slots } => {
                 self.lower_local_of(self.lower(thread, env, here)?, slots)
@@ -961,23 +951,23 @@ impl Builder<'_> {
     /// indexed read (an access if any element is protected).
     fn lower_elem(
         &self,
-        base: u32,
-        len: u32,
-        shared: bool,
+        array: &Array,
         index: &CExpr,
         env: &mut Vec<i64>,
         here: &Here,
     ) -> Result<X, Refusal> {
-        let (v, _) = self.slot_var[base as usize];
-        let access =
-            shared && (base..base + len).any(|s| self.model.protected_index[s as usize].is_some());
+        let (v, _) = self.slot_var[array.base as usize];
+        let access = array.shared
+            && array
+                .slots()
+                .any(|s| self.model.protected_index[s as usize].is_some());
         let i = self.lower(index, env, here)?;
-        Ok(match i {
-            X::Int(k) if (0..i64::from(len)).contains(&k) => {
-                self.read_slot(base + k as u32, shared)
-            }
-            i => X::Elem(v, Box::new(i), access),
-        })
+        if let X::Int(k) = i
+            && let Ok(slot) = array.slot(k)
+        {
+            return Ok(self.read_slot(slot, array.shared));
+        }
+        Ok(X::Elem(v, Box::new(i), access))
     }
 
     /// `at(t, L)`: a comparison of thread t's pc, or of every thread's
@@ -1395,18 +1385,17 @@ impl Builder<'_> {
                     Some(k) => (Lhs::Elem(v, X::Int(k as i64)), *slot),
                 })
             }
-            Place::Elem {
-                base, len, index, ..
-            } => {
-                let (v, _) = self.slot_var[*base as usize];
+            Place::Elem { array, index } => {
+                let (v, _) = self.slot_var[array.base as usize];
+                let len = array.len;
                 let i = self.lower(index, &mut Vec::new(), here)?;
                 self.assert_ok(&i, disc, title, temps, out)?;
-                if !self.iv(&i, temps).within(Iv(0, i128::from(*len) - 1)) {
+                if !self.iv(&i, temps).within(Iv(0, i128::from(len) - 1)) {
                     out.push(St::Assert(
                         bin(
                             BinOp::And,
                             bin(BinOp::Le, X::Int(0), i.clone()),
-                            bin(BinOp::Lt, i.clone(), X::Int(i64::from(*len))),
+                            bin(BinOp::Lt, i.clone(), X::Int(i64::from(len))),
                         ),
                         format!("{title}: range (index out of bounds)"),
                     ));
@@ -1417,7 +1406,7 @@ impl Builder<'_> {
                         let iv = self.iv(&i, temps);
                         temps.push(Temp {
                             lo: iv.0.max(0) as i64,
-                            hi: iv.1.min(i128::from(*len) - 1) as i64,
+                            hi: iv.1.min(i128::from(len) - 1) as i64,
                             bool: false,
                         });
                         out.push(St::Set(Lhs::Temp(temps.len() - 1), i));
@@ -1428,11 +1417,11 @@ impl Builder<'_> {
                 // A constant index out of bounds fails the check above
                 // before the write; its slot is the array's first.
                 if let X::Int(k) = i
-                    && (0..i64::from(*len)).contains(&k)
+                    && let Ok(slot) = array.slot(k)
                 {
-                    return Ok((Lhs::Elem(v, X::Int(k)), base + k as u32));
+                    return Ok((Lhs::Elem(v, X::Int(k)), slot));
                 }
-                Ok((Lhs::Elem(v, i), *base))
+                Ok((Lhs::Elem(v, i), array.base))
             }
         }
     }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use indexmap::IndexMap;
 
-use super::expr::{CExpr, Cmd, FREE, Place, Quantified};
+use super::expr::{Array, CExpr, Cmd, FREE, Place, Quantified};
 use super::layout::Layout;
 use super::limits::{self, Budget, MAX_ARRAY, MAX_CHOICES, MAX_SLOTS, MAX_THREADS};
 use super::quant::{self, MAX_QUANTIFIED};
@@ -1543,9 +1543,11 @@ impl Compiler {
         let ty = v.ty();
         Ok((
             fold(CExpr::Elem {
-                base: v.base,
-                len,
-                shared: v.shared,
+                array: Array {
+                    base: v.base,
+                    len,
+                    shared: v.shared,
+                },
                 index: Box::new(index),
             }),
             ty,
@@ -1974,24 +1976,17 @@ fn fold(e: CExpr) -> CExpr {
                 _ => CExpr::Bin(op, a, b),
             }
         }
-        CExpr::Elem {
-            base,
-            len,
-            shared,
-            mut index,
-        } => {
+        CExpr::Elem { array, mut index } => {
             *index = fold(*index);
-            match *index {
-                CExpr::Const(i) if (0..i64::from(len)).contains(&i) => CExpr::Var {
-                    slot: base + i as u32,
-                    shared,
-                },
-                _ => CExpr::Elem {
-                    base,
-                    len,
-                    shared,
-                    index,
-                },
+            if let CExpr::Const(i) = *index
+                && let Ok(slot) = array.slot(i)
+            {
+                CExpr::Var {
+                    slot,
+                    shared: array.shared,
+                }
+            } else {
+                CExpr::Elem { array, index }
             }
         }
         e => e,

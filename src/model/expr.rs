@@ -4,10 +4,41 @@
 //! then one slot per scalar variable (array elements are consecutive slots).
 //! Booleans are 0/1 and a lock holds its owner's id or [`FREE`].
 
+use std::ops::Range;
+
 use crate::syntax::ast::BinOp;
 
 /// The value of a lock that no thread owns.
 pub const FREE: i64 = -1;
+
+/// An array variable: consecutive slots, read by [`CExpr::Elem`] and
+/// written through [`Place::Elem`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Array {
+    /// The slot of element 0.
+    pub base: u32,
+    /// The number of elements.
+    pub len: u32,
+    /// Whether it is shared (not local): its accesses are observed.
+    pub shared: bool,
+}
+
+impl Array {
+    /// The slot of element `index`, or an index fault.
+    pub fn slot(&self, index: i64) -> Result<u32, Fault> {
+        let Array { base, len, .. } = *self;
+        if (0..i64::from(len)).contains(&index) {
+            Ok(base + index as u32)
+        } else {
+            Err(Fault::Index { base, len, index })
+        }
+    }
+
+    /// The slots of all its elements.
+    pub fn slots(&self) -> Range<u32> {
+        self.base..self.base + self.len
+    }
+}
 
 /// A resolved expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,14 +53,10 @@ pub enum CExpr {
         /// Whether it is shared (not local): its accesses are observed.
         shared: bool,
     },
-    /// An array element `base[index]`.
+    /// An array element `array[index]`.
     Elem {
-        /// The slot of element 0.
-        base: u32,
-        /// The number of elements.
-        len: u32,
-        /// Whether it is shared (not local): its accesses are observed.
-        shared: bool,
+        /// The array.
+        array: Array,
         /// The index.
         index: Box<CExpr>,
     },
@@ -115,12 +142,8 @@ pub enum Place {
     },
     /// An array element.
     Elem {
-        /// The slot of element 0.
-        base: u32,
-        /// The number of elements.
-        len: u32,
-        /// Whether it is shared (not local): its accesses are observed.
-        shared: bool,
+        /// The array.
+        array: Array,
         /// The index.
         index: CExpr,
     },
@@ -222,14 +245,9 @@ impl CExpr {
                 }
                 s[*slot as usize]
             }
-            CExpr::Elem {
-                base,
-                len,
-                shared,
-                index,
-            } => {
-                let slot = elem_slot(*base, *len, index.eval(s, env, acc)?)?;
-                if *shared {
+            CExpr::Elem { array, index } => {
+                let slot = array.slot(index.eval(s, env, acc)?)?;
+                if array.shared {
                     acc.access(slot, false)?;
                 }
                 s[slot as usize]
@@ -285,11 +303,9 @@ impl CExpr {
         match self {
             CExpr::Const(_) | CExpr::Bound(_) => {}
             CExpr::Var { slot, .. } => f(*slot),
-            CExpr::Elem {
-                base, len, index, ..
-            } => {
+            CExpr::Elem { array, index } => {
                 index.for_each_slot(f);
-                (*base..base + len).for_each(&mut *f);
+                array.slots().for_each(&mut *f);
             }
             CExpr::At { thread, pcs } => {
                 thread.for_each_slot(f);
@@ -310,15 +326,6 @@ impl CExpr {
             }
             CExpr::Quant(q) => q.parts().into_iter().for_each(|e| e.for_each_slot(f)),
         }
-    }
-}
-
-/// The slot of `base[index]`, or an index fault.
-pub fn elem_slot(base: u32, len: u32, index: i64) -> Result<u32, Fault> {
-    if (0..i64::from(len)).contains(&index) {
-        Ok(base + index as u32)
-    } else {
-        Err(Fault::Index { base, len, index })
     }
 }
 
@@ -348,14 +355,9 @@ impl Place {
     fn slot<A: Access>(&self, s: &[i64], acc: &mut A) -> Result<(u32, bool), Fault> {
         match self {
             Place::Slot { slot, shared } => Ok((*slot, *shared)),
-            Place::Elem {
-                base,
-                len,
-                shared,
-                index,
-            } => {
+            Place::Elem { array, index } => {
                 let i = index.eval(s, &mut Vec::new(), acc)?;
-                Ok((elem_slot(*base, *len, i)?, *shared))
+                Ok((array.slot(i)?, array.shared))
             }
         }
     }
@@ -364,11 +366,9 @@ impl Place {
     pub fn for_each_slot(&self, reads: &mut impl FnMut(u32), writes: &mut impl FnMut(u32)) {
         match self {
             Place::Slot { slot, .. } => writes(*slot),
-            Place::Elem {
-                base, len, index, ..
-            } => {
+            Place::Elem { array, index } => {
                 index.for_each_slot(reads);
-                (*base..base + len).for_each(writes);
+                array.slots().for_each(writes);
             }
         }
     }

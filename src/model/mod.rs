@@ -15,7 +15,7 @@ pub use compile::{
     CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, MAX_STACK, compile_with,
 };
 use expr::exec;
-pub use expr::{Access, CExpr, Cmd, FREE, Fault, NoAccess, Place, Quantified};
+pub use expr::{Access, Array, CExpr, Cmd, FREE, Fault, NoAccess, Place, Quantified};
 pub use layout::Layout;
 pub use limits::{MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_SLOTS, MAX_THREADS};
 pub use quant::MAX_QUANTIFIED;

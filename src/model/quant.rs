@@ -28,8 +28,8 @@ pub(super) fn interval(e: &CExpr, bounds: &[(i64, i64)], env: &[Interval]) -> Op
     match e {
         CExpr::Const(v) => Some((*v, *v)),
         CExpr::Var { slot, .. } => bounds.get(*slot as usize).copied(),
-        CExpr::Elem { base, len, .. } => {
-            let elems = bounds.get(*base as usize..(*base + *len) as usize)?;
+        CExpr::Elem { array, .. } => {
+            let elems = bounds.get(array.base as usize..(array.base + array.len) as usize)?;
             elems
                 .iter()
                 .copied()

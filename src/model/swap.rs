@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 
-use super::{CExpr, Cmd, Model, Next, Place, SlotClass, SlotKind, StackOp};
+use super::{Array, CExpr, Cmd, Model, Next, Place, SlotClass, SlotKind, StackOp};
 use crate::syntax::ast::BinOp;
 
 /// The slots each thread owns, for swapping two threads.
@@ -513,27 +513,23 @@ impl<'a> Rename<'a> {
                 (self.slot(*s) == Some(*r) && h == g).then(|| self.meaning(*s))
             }
             (
+                Place::Elem { array, index },
                 Place::Elem {
-                    base,
-                    len,
-                    shared,
-                    index,
-                },
-                Place::Elem {
-                    base: b2,
-                    len: l2,
-                    shared: s2,
+                    array: a2,
                     index: i2,
                 },
-            ) => (self.array(*base, *len, *b2, *l2) && shared == s2 && self.expr(index, i2))
-                .then(|| self.meaning(*base)),
+            ) => (self.array(array, a2) && self.expr(index, i2)).then(|| self.meaning(array.base)),
             _ => None,
         }
     }
 
-    /// Arrays `base[len]` in a's code and `b2[l2]` in b's correspond.
-    fn array(&self, base: u32, len: u32, b2: u32, l2: u32) -> bool {
-        len == l2 && (0..len).all(|i| self.slot(base + i) == Some(b2 + i))
+    /// Arrays `a` in a's code and `b` in b's correspond.
+    fn array(&self, a: &Array, b: &Array) -> bool {
+        a.len == b.len
+            && a.shared == b.shared
+            && a.slots()
+                .zip(b.slots())
+                .all(|(s, t)| self.slot(s) == Some(t))
     }
 
     /// `x` and `y` where their value has `meaning`: a read of a slot
@@ -556,22 +552,14 @@ impl<'a> Rename<'a> {
                     && shared == h2
             }
             (
+                CExpr::Elem { array, index },
                 CExpr::Elem {
-                    base,
-                    len,
-                    shared,
-                    index,
-                },
-                CExpr::Elem {
-                    base: b2,
-                    len: l2,
-                    shared: s2,
+                    array: a2,
                     index: i2,
                 },
             ) => {
-                self.meaning(*base) == Some(meaning)
-                    && self.array(*base, *len, *b2, *l2)
-                    && shared == s2
+                self.meaning(array.base) == Some(meaning)
+                    && self.array(array, a2)
                     && self.expr(index, i2)
             }
             _ => false,
@@ -583,7 +571,7 @@ impl<'a> Rename<'a> {
     fn meaning_of(&self, e: &CExpr) -> Option<Meaning> {
         match e {
             CExpr::Var { slot, .. } => self.meaning(*slot),
-            CExpr::Elem { base, .. } => self.meaning(*base),
+            CExpr::Elem { array, .. } => self.meaning(array.base),
             _ => None,
         }
     }
@@ -601,23 +589,13 @@ impl<'a> Rename<'a> {
                 },
             ) => self.meaning(*slot).is_none() && self.slot(*slot) == Some(*s2) && shared == h2,
             (
+                Elem { array, index },
                 Elem {
-                    base,
-                    len,
-                    shared,
-                    index,
-                },
-                Elem {
-                    base: b2,
-                    len: l2,
-                    shared: s2,
+                    array: a2,
                     index: i2,
                 },
             ) => {
-                self.meaning(*base).is_none()
-                    && self.array(*base, *len, *b2, *l2)
-                    && shared == s2
-                    && self.expr(index, i2)
+                self.meaning(array.base).is_none() && self.array(array, a2) && self.expr(index, i2)
             }
             (Bound(i), Bound(j)) => i == j,
             (Not(e), Not(f)) | (Neg(e), Neg(f)) => self.expr(e, f),

@@ -176,13 +176,9 @@ fn held(model: &Model, t: usize, s: &[i64]) -> Vec<String> {
 fn slot_read(e: &CExpr, s: &[i64]) -> Option<usize> {
     match e {
         CExpr::Var { slot, .. } => Some(*slot as usize),
-        CExpr::Elem {
-            base, len, index, ..
-        } => {
+        CExpr::Elem { array, index } => {
             let i = index.eval(s, &mut Vec::new(), &mut NoAccess).ok()?;
-            (0..i64::from(*len))
-                .contains(&i)
-                .then(|| *base as usize + i as usize)
+            Some(array.slot(i).ok()? as usize)
         }
         _ => None,
     }

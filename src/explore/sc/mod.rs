@@ -28,7 +28,7 @@ pub(crate) mod classify;
 pub(crate) mod commit;
 pub(crate) mod reduced;
 
-use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
+use super::contract::{self, Condition, Contract, Judgement, Mode, Remedy};
 use super::expanding::Expanding;
 use super::outcome::Outcome;
 use super::stubborn::Steps;
@@ -91,33 +91,20 @@ pub(crate) fn judge(model: &Model, class: &Classification, ignoring: Ignoring) -
             });
         contract::at_transitions(model, found)
     };
-    vec![
+    let own = vec![
         Judgement::of(
             OBSERVED,
             by(|r| matches!(r, Reason::OtherControlPoint(_) | Reason::ObservedPoint(_))),
         ),
         Judgement::of(INVARIANTS, by(|r| matches!(r, Reason::Invariant(_)))),
-        contract::discipline(model),
-        contract::end_excl(model),
-        contract::loops(model, ignoring, &classify::invisible_loops(model, class)),
-    ]
+    ];
+    let loops = classify::invisible_loops(model, class);
+    contract::transactions_judged(model, own, ignoring, &loops)
 }
 
 /// The contract of `--reduction sc`.
 pub(crate) fn contract(ignoring: Ignoring) -> Contract {
-    Contract {
-        name: "sc".into(),
-        source: SOURCE,
-        preserves: super::full::reduced_preserves(Preserved::No),
-        conditions: vec![
-            OBSERVED,
-            INVARIANTS,
-            contract::DISCIPLINE,
-            contract::END_EXCL,
-            contract::ignoring(ignoring),
-        ],
-        store: None,
-    }
+    contract::transactions("sc", SOURCE, &[OBSERVED, INVARIANTS], ignoring)
 }
 
 impl Mode for Sc<'_> {

@@ -455,15 +455,8 @@ impl Lower<'_, '_> {
                 slot: *slot,
                 shared: *shared,
             },
-            Place::Elem {
-                base,
-                len,
-                shared,
-                index,
-            } => CExpr::Elem {
-                base: *base,
-                len: *len,
-                shared: *shared,
+            Place::Elem { array, index } => CExpr::Elem {
+                array: *array,
                 index: Box::new(index.clone()),
             },
         };
@@ -500,9 +493,11 @@ impl Lower<'_, '_> {
                     shared: v.shared,
                 },
                 index => Place::Elem {
-                    base: v.base,
-                    len,
-                    shared: v.shared,
+                    array: Array {
+                        base: v.base,
+                        len,
+                        shared: v.shared,
+                    },
                     index,
                 },
             },
