@@ -38,7 +38,8 @@ impl Values {
     /// How many values (saturating).
     pub fn len(&self) -> u128 {
         match self {
-            Values::Range(lo, hi) => (i128::from(*hi) - i128::from(*lo) + 1).max(0) as u128,
+            Values::Range(lo, hi) if hi < lo => 0,
+            Values::Range(lo, hi) => (i128::from(*hi) - i128::from(*lo) + 1) as u128,
             Values::List(v) => v.len() as u128,
         }
     }
@@ -102,20 +103,22 @@ impl Frame {
     }
 
     /// The state of valuation `index` (below [`Frame::size`], which must fit
-    /// in a `u64`): the initial state with the frame's slots set.
-    pub fn state(&self, base: &[i64], mut index: u64) -> QState {
-        let mut s = base.to_vec();
+    /// in a `u64`), written into `st`: `base` with the frame's slots set
+    /// (the enumeration of a frame's valuations reuses one state rather
+    /// than allocate one per index).
+    pub fn state_into(&self, base: &[i64], mut index: u64, st: &mut QState) {
+        st.s.clear();
+        st.s.extend_from_slice(base);
         for (k, &slot) in self.slots.iter().enumerate() {
             let n = self.values[k].len() as u64;
-            s[slot as usize] = self.values[k].get(index % n);
+            st.s[slot as usize] = self.values[k].get(index % n);
             index /= n;
         }
-        let q = match self.q {
+        st.q = match self.q {
             QMode::Absent => false,
             QMode::Only(q) => q,
             QMode::Both => index % 2 == 1,
         };
-        QState { s, q }
     }
 
     /// The index of the valuation `st` projects to, if it lies in the frame
@@ -137,13 +140,13 @@ impl Frame {
         Some(index)
     }
 
-    /// The projection of `st` onto the frame, as a key.
-    pub fn project(&self, st: &QState) -> Vec<i64> {
-        let mut key: Vec<i64> = self.slots.iter().map(|&s| st.s[s as usize]).collect();
+    /// The projection of `st` onto the frame, as a key, written into `key`.
+    pub fn project_into(&self, st: &QState, key: &mut Vec<i64>) {
+        key.clear();
+        key.extend(self.slots.iter().map(|&s| st.s[s as usize]));
         if self.q != QMode::Absent {
             key.push(i64::from(st.q));
         }
-        key
     }
 }
 

@@ -149,18 +149,20 @@ fn check<T: Theorem>(
             .map(|st| T::project(&frame, st))
             .collect()
     });
-    let valid = Valid {
+    let mut valid = Valid {
         sys,
         frame: &frame,
         reachable: projections.as_ref(),
+        key: Vec::new(),
     };
     let size = size as u64;
     if T::is_loop(inst) {
-        return check_loop(&valid, inst, size, budget, valuations);
+        return check_loop(&mut valid, inst, size, budget, valuations);
     }
     let mut tried = 0;
+    let mut st = T::State::default();
     for index in 0..size {
-        let mut st = sys.valuation(&frame, index);
+        sys.valuation_into(&frame, index, &mut st);
         valuations.take(budget)?;
         if !valid.admits(&mut st) {
             continue;
@@ -182,18 +184,24 @@ struct Valid<'a, T: Theorem> {
     frame: &'a T::Frame,
     /// Only valuations that some reachable state projects to, when given.
     reachable: Option<&'a HashSet<Vec<i64>>>,
+    /// A projection, reused from valuation to valuation.
+    key: Vec<i64>,
 }
 
 impl<T: Theorem> Valid<'_, T> {
-    fn admits(&self, st: &mut T::State) -> bool {
-        self.sys.admits(self.frame, st)
-            && self
-                .reachable
-                .is_none_or(|set| set.contains(&T::project(self.frame, st)))
+    fn admits(&mut self, st: &mut T::State) -> bool {
+        if !self.sys.admits(self.frame, st) {
+            return false;
+        }
+        let Some(set) = self.reachable else {
+            return true;
+        };
+        T::project_into(self.frame, st, &mut self.key);
+        set.contains(self.key.as_slice())
     }
 
     /// Valuation `index`, if admitted.
-    fn node(&self, index: u64) -> Option<T::State> {
+    fn node(&mut self, index: u64) -> Option<T::State> {
         let mut st = self.sys.valuation(self.frame, index);
         self.admits(&mut st).then_some(st)
     }
@@ -201,7 +209,7 @@ impl<T: Theorem> Valid<'_, T> {
 
 /// A loop instance: a cycle in the graph of the frame's valuations.
 fn check_loop<T: Theorem>(
-    valid: &Valid<'_, T>,
+    valid: &mut Valid<'_, T>,
     inst: &T::Inst,
     size: u64,
     budget: &mut Budget,

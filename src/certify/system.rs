@@ -25,7 +25,7 @@ use crate::classify::{Classification, classify, slots};
 use crate::model::{Discipline, Fire, Model, Next, NoAccess};
 
 /// A state of the system with the violation flag.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct QState {
     /// The model's state vector.
     pub s: Vec<i64>,

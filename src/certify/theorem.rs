@@ -20,7 +20,7 @@ pub(crate) trait Theorem {
     /// A law (hypothesis or well-formedness condition).
     type Law: Copy + Eq + 'static;
     /// A state of the system the theorem speaks of.
-    type State: Clone;
+    type State: Clone + Default;
     /// An instance of a law.
     type Inst: Clone + Eq + Hash + Instance<Self>;
     /// The frame of an instance at the local level.
@@ -105,13 +105,25 @@ pub(crate) trait Theorem {
     /// Words of a projection onto the frame.
     fn width(frame: &Self::Frame) -> usize;
     /// The state of valuation `index`.
-    fn valuation(&self, frame: &Self::Frame, index: u64) -> Self::State;
+    fn valuation(&self, frame: &Self::Frame, index: u64) -> Self::State {
+        let mut st = Self::State::default();
+        self.valuation_into(frame, index, &mut st);
+        st
+    }
+    /// [`Theorem::valuation`] written into `st`.
+    fn valuation_into(&self, frame: &Self::Frame, index: u64, st: &mut Self::State);
     /// The index of the valuation `st` projects to, if in the frame.
     fn index(frame: &Self::Frame, st: &Self::State) -> Option<u64>;
     /// Whether the instance of the frame applies at `st`.
     fn covers(frame: &Self::Frame, st: &Self::State) -> bool;
     /// The projection of `st` onto the frame, as a key.
-    fn project(frame: &Self::Frame, st: &Self::State) -> Vec<i64>;
+    fn project(frame: &Self::Frame, st: &Self::State) -> Vec<i64> {
+        let mut key = Vec::new();
+        Self::project_into(frame, st, &mut key);
+        key
+    }
+    /// [`Theorem::project`] written into `key`.
+    fn project_into(frame: &Self::Frame, st: &Self::State, key: &mut Vec<i64>);
     /// Whether valuation `st` stands for a state that may occur (the
     /// locksets and normalisation; reachability is checked by the caller).
     fn admits(&self, frame: &Self::Frame, st: &mut Self::State) -> bool;
@@ -223,8 +235,8 @@ impl Theorem for Sys<'_> {
     fn width(frame: &Frame) -> usize {
         frame.slots.len()
     }
-    fn valuation(&self, frame: &Frame, index: u64) -> QState {
-        frame.state(&self.model.init, index)
+    fn valuation_into(&self, frame: &Frame, index: u64, st: &mut QState) {
+        frame.state_into(&self.model.init, index, st);
     }
     fn index(frame: &Frame, st: &QState) -> Option<u64> {
         frame.index(st)
@@ -232,8 +244,8 @@ impl Theorem for Sys<'_> {
     fn covers(frame: &Frame, st: &QState) -> bool {
         frame.index(st).is_some()
     }
-    fn project(frame: &Frame, st: &QState) -> Vec<i64> {
-        frame.project(st)
+    fn project_into(frame: &Frame, st: &QState, key: &mut Vec<i64>) {
+        frame.project_into(st, key);
     }
     fn admits(&self, frame: &Frame, st: &mut QState) -> bool {
         frame.admits(self, st)

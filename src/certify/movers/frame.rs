@@ -26,18 +26,19 @@ impl MFrame {
     }
 
     /// The state of valuation `index` (below [`MFrame::size`], which must
-    /// fit in a `u64`).
-    pub fn state(&self, msys: &MSys, index: u64) -> MState {
+    /// fit in a `u64`), written into `m`.
+    pub fn state_into(&self, msys: &MSys, index: u64, m: &mut MState) {
         let size = self.frame.size() as u64;
-        let st = self.frame.state(&msys.sys.model.init, index % size);
+        self.frame
+            .state_into(&msys.sys.model.init, index % size, &mut m.st);
         let mut rest = index / size;
-        let mut ph = vec![false; msys.threads()];
+        m.ph.clear();
+        m.ph.resize(msys.threads(), false);
         for (t, values) in &self.phases {
             let n = values.len() as u64;
-            ph[*t] = values[(rest % n) as usize];
+            m.ph[*t] = values[(rest % n) as usize];
             rest /= n;
         }
-        MState { st, ph }
     }
 
     /// The index of the valuation `m` projects to, if it lies in the frame.
@@ -64,11 +65,10 @@ impl MFrame {
         self.frame.index(&m.st).is_some() && self.phases.iter().all(|(t, v)| v.contains(&m.ph[*t]))
     }
 
-    /// The projection of `m` onto the frame, as a key.
-    pub fn project(&self, m: &MState) -> Vec<i64> {
-        let mut key = self.frame.project(&m.st);
+    /// The projection of `m` onto the frame, as a key, written into `key`.
+    pub fn project_into(&self, m: &MState, key: &mut Vec<i64>) {
+        self.frame.project_into(&m.st, key);
         key.extend(self.phases.iter().map(|(t, _)| i64::from(m.ph[*t])));
-        key
     }
 
     /// Whether valuation `m` stands for a state that may occur: what

@@ -26,7 +26,7 @@ use crate::certify::system::{QState, Succ, Sys};
 use crate::explore::movers::{Plan, Txs};
 
 /// A state of the instrumented system.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MState {
     /// The model's state and q.
     pub st: QState,

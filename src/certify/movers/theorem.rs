@@ -105,8 +105,8 @@ impl Theorem for MSys<'_> {
     fn width(frame: &MFrame) -> usize {
         frame.frame.slots.len() + frame.phases.len()
     }
-    fn valuation(&self, frame: &MFrame, index: u64) -> MState {
-        frame.state(self, index)
+    fn valuation_into(&self, frame: &MFrame, index: u64, m: &mut MState) {
+        frame.state_into(self, index, m);
     }
     fn index(frame: &MFrame, m: &MState) -> Option<u64> {
         frame.index(m)
@@ -114,8 +114,8 @@ impl Theorem for MSys<'_> {
     fn covers(frame: &MFrame, m: &MState) -> bool {
         frame.covers(m)
     }
-    fn project(frame: &MFrame, m: &MState) -> Vec<i64> {
-        frame.project(m)
+    fn project_into(frame: &MFrame, m: &MState, key: &mut Vec<i64>) {
+        frame.project_into(m, key);
     }
     fn admits(&self, frame: &MFrame, m: &mut MState) -> bool {
         frame.admits(self, m)
