@@ -81,11 +81,18 @@ impl Automaton {
     /// automaton components that are not accepting, as in Couvreur,
     /// "On-the-fly verification of linear temporal logic", 1999).
     pub fn live(&self) -> Vec<bool> {
-        let reach: Vec<Vec<bool>> = (0..self.nodes.len()).map(|m| self.reach(m)).collect();
+        let succ: Vec<&[usize]> = self.nodes.iter().map(|n| n.succ.as_slice()).collect();
+        let mut pred = vec![Vec::new(); self.nodes.len()];
+        for (m, n) in self.nodes.iter().enumerate() {
+            n.succ.iter().for_each(|&k| pred[k].push(m));
+        }
+        let pred: Vec<&[usize]> = pred.iter().map(Vec::as_slice).collect();
+        // Memory linear in the nodes, time as the tableau's own closing.
         (0..self.nodes.len())
             .map(|m| {
-                let with = |k: usize| reach[m][k] && reach[k][m];
-                reach[m][m]
+                let (from, to) = (reach(&succ, m), reach(&pred, m));
+                let with = |k: usize| from[k] && to[k];
+                from[m]
                     && self
                         .accepting
                         .iter()
@@ -93,18 +100,18 @@ impl Automaton {
             })
             .collect()
     }
+}
 
-    /// The nodes reachable from `m` by at least one move.
-    fn reach(&self, m: usize) -> Vec<bool> {
-        let mut seen = vec![false; self.nodes.len()];
-        let mut todo = self.nodes[m].succ.clone();
-        while let Some(k) = todo.pop() {
-            if !std::mem::replace(&mut seen[k], true) {
-                todo.extend(&self.nodes[k].succ);
-            }
+/// The nodes reachable from `m` by at least one edge of `edges`.
+fn reach(edges: &[&[usize]], m: usize) -> Vec<bool> {
+    let mut seen = vec![false; edges.len()];
+    let mut todo = edges[m].to_vec();
+    while let Some(k) = todo.pop() {
+        if !std::mem::replace(&mut seen[k], true) {
+            todo.extend_from_slice(edges[k]);
         }
-        seen
     }
+    seen
 }
 
 /// The closed nodes of the tableau of `f` (in negation normal form): each
