@@ -9,7 +9,7 @@ use hashbrown::HashSet;
 use super::cycle::find_cycle;
 use super::law::Failure;
 use super::system::QState;
-use super::theorem::Theorem;
+use super::theorem::{Laws, Theorem};
 use crate::explore::{Budget, Full, Halt, Insert, Limit, Room, Store};
 
 /// The reachable states, with a parent link each: packed (the model's
@@ -160,7 +160,7 @@ pub fn explore<T: Theorem>(
         store: Store::indexed(words),
         complete: true,
     };
-    let mut findings: Findings<T> = T::LAWS
+    let mut findings: Findings<T> = T::Law::EVERY
         .iter()
         .map(|&l| (l, LawFindings::default()))
         .collect();
@@ -233,7 +233,7 @@ fn run<T: Theorem>(
             let failure = sys.check(&inst, &init);
             record(sys, findings, reached, &inst, 0, failure);
         }
-        set_done::<T>(findings, T::INIT_LAWS);
+        set_done::<T>(findings, T::Law::INIT);
     }
     let mut live = Vec::new();
     let mut id = 0;
@@ -251,10 +251,10 @@ fn run<T: Theorem>(
         id += 1;
     }
     if check && reached.complete {
-        let others: Vec<T::Law> = T::LAWS
+        let others: Vec<T::Law> = T::Law::EVERY
             .iter()
             .copied()
-            .filter(|l| !T::LOOP_LAWS.contains(l))
+            .filter(|l| !T::Law::LOOPS.contains(l))
             .collect();
         set_done::<T>(findings, &others);
     }
@@ -296,7 +296,7 @@ fn check_loops<T: Theorem>(
     reached: &Reached,
     findings: &mut Findings<T>,
 ) -> Result<(), Halt> {
-    for &law in T::LOOP_LAWS {
+    for &law in T::Law::LOOPS {
         for i in 0..sys.sys().threads() {
             for inst in sys.loop_instances(law, i) {
                 let failure = find_loop(sys, reached, &inst, budget)?;

@@ -46,7 +46,7 @@ use std::time::Duration;
 use law::Failure;
 use local::{InstOutcome, Valuations};
 use system::Sys;
-use theorem::Theorem;
+use theorem::{Laws, Theorem};
 
 use crate::explore::{Budget, Limit, Limits};
 use crate::model::Model;
@@ -384,14 +384,14 @@ fn from_local<T: Theorem>(
     options: &CertifyOptions,
     limit: Option<Limit>,
 ) -> Vec<LawResult> {
-    T::LAWS
+    T::Law::EVERY
         .iter()
         .map(|&law| {
             if let Some(r) = sys.structural(law) {
                 return r;
             }
             let t = Tally::of(local.outcomes.iter().filter(|(i, _)| T::law(i) == law));
-            let init = T::INIT_LAWS.contains(&law);
+            let init = T::Law::INIT.contains(&law);
             // Cut short, an obligation may have instances never made.
             let cut = local.cut && !init;
             let status = if t.failing > 0 {
@@ -407,7 +407,7 @@ fn from_local<T: Theorem>(
             } else if init {
                 "at the initial state".to_string()
             } else if instances + unchecked == 0 {
-                T::vacuous(law).to_string()
+                law.vacuous().to_string()
             } else if unchecked > 0 {
                 format!(
                     "not checked (frame of {} valuations): {unchecked} of {} instances above the bound of {}",
@@ -420,7 +420,7 @@ fn from_local<T: Theorem>(
                 format!("local: {instances} instance{s}, {} valuations", t.valuations)
             };
             LawResult {
-                law: T::obligation(law),
+                law: law.obligation(),
                 status,
                 checked,
                 instances,
@@ -482,7 +482,7 @@ fn from_exhaustive<T: Theorem>(
 ) -> Vec<LawResult> {
     let states = ex.reached.len();
     let mut findings = ex.findings;
-    T::LAWS
+    T::Law::EVERY
         .iter()
         .map(|&law| {
             if let Some(r) = sys.structural(law) {
@@ -504,20 +504,20 @@ fn from_exhaustive<T: Theorem>(
             } else {
                 ObligationStatus::Holds
             };
-            let loops = T::LOOP_LAWS.contains(&law);
+            let loops = T::Law::LOOPS.contains(&law);
             let why = limit.unwrap_or(Limit::States(options.max_states));
             let checked = if !f.done && failing == 0 {
                 format!("not checked ({why})")
-            } else if T::INIT_LAWS.contains(&law) {
+            } else if T::Law::INIT.contains(&law) {
                 "at the initial state".to_string()
             } else if loops && instances == 0 {
-                T::vacuous(law).to_string()
+                law.vacuous().to_string()
             } else {
                 let s = if states == 1 { "" } else { "s" };
                 format!("exhaustive: {states} reachable state{s}")
             };
             LawResult {
-                law: T::obligation(law),
+                law: law.obligation(),
                 status,
                 checked,
                 instances,

@@ -15,10 +15,36 @@ use super::law::{Failure, Inst, Obligation, instances, instances_at, invisible_l
 use super::system::{QState, Succ, Sys};
 use super::{LawResult, structural, vacuous};
 
+/// A theorem's laws, and where each is checked.
+pub(crate) trait Laws: Copy + Eq + 'static {
+    /// Every law, in report order.
+    const EVERY: &'static [Self];
+    /// The laws checked at the initial state only.
+    const INIT: &'static [Self];
+    /// The laws checked on loops (a cycle in a graph of states).
+    const LOOPS: &'static [Self];
+    /// The obligation as reports and certificates name it.
+    fn obligation(self) -> Obligation;
+    /// What it means that the law has no instances.
+    fn vacuous(self) -> &'static str;
+}
+
+impl Laws for Obligation {
+    const EVERY: &'static [Obligation] = &Obligation::ALL;
+    const INIT: &'static [Obligation] = &[Obligation::InitVis, Obligation::InitExcl];
+    const LOOPS: &'static [Obligation] = &[Obligation::H11, Obligation::FiniteInvis];
+    fn obligation(self) -> Obligation {
+        self
+    }
+    fn vacuous(self) -> &'static str {
+        vacuous(self)
+    }
+}
+
 /// A reduction theorem whose hypotheses certify checks.
 pub(crate) trait Theorem {
     /// A law (hypothesis or well-formedness condition).
-    type Law: Copy + Eq + 'static;
+    type Law: Laws;
     /// A state of the system the theorem speaks of.
     type State: Clone + Default;
     /// An instance of a law.
@@ -26,19 +52,8 @@ pub(crate) trait Theorem {
     /// The frame of an instance at the local level.
     type Frame;
 
-    /// Every law, in report order.
-    const LAWS: &'static [Self::Law];
-    /// The laws checked at the initial state only.
-    const INIT_LAWS: &'static [Self::Law];
-    /// The laws checked on loops (a cycle in a graph of states).
-    const LOOP_LAWS: &'static [Self::Law];
-
     /// The system with q underneath.
     fn sys(&self) -> &Sys<'_>;
-    /// The obligation as reports and certificates name it.
-    fn obligation(law: Self::Law) -> Obligation;
-    /// What it means that `law` has no instances.
-    fn vacuous(law: Self::Law) -> &'static str;
     /// The outcome of a law checked structurally, the same at every level.
     fn structural(&self, _law: Self::Law) -> Option<LawResult> {
         None
@@ -152,21 +167,11 @@ impl Theorem for Sys<'_> {
     type Inst = Inst;
     type Frame = Frame;
 
-    const LAWS: &'static [Obligation] = &Obligation::ALL;
-    const INIT_LAWS: &'static [Obligation] = &[Obligation::InitVis, Obligation::InitExcl];
-    const LOOP_LAWS: &'static [Obligation] = &[Obligation::H11, Obligation::FiniteInvis];
-
-    fn sys(&self) -> &Sys<'_> {
-        self
-    }
-    fn obligation(law: Obligation) -> Obligation {
-        law
-    }
-    fn vacuous(law: Obligation) -> &'static str {
-        vacuous(law)
-    }
     fn structural(&self, law: Obligation) -> Option<LawResult> {
         matches!(law, Obligation::Sep | Obligation::Acc).then(|| structural(self, law))
+    }
+    fn sys(&self) -> &Sys<'_> {
+        self
     }
     fn one_copy(&self) -> Option<&Copies> {
         Some(&self.copies)
@@ -214,7 +219,7 @@ impl Theorem for Sys<'_> {
         instances_at(self, st, out);
     }
     fn init_instances(&self) -> Vec<Inst> {
-        Self::INIT_LAWS.iter().map(|&l| Inst::Init(l)).collect()
+        Obligation::INIT.iter().map(|&l| Inst::Init(l)).collect()
     }
     fn loop_instances(&self, law: Obligation, i: usize) -> Vec<Inst> {
         invisible_loops(self, i)

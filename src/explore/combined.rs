@@ -53,9 +53,6 @@ impl Expanding for Stacked<'_> {
         = OverSteps<'a, Box<Steps<'a>>>
     where
         Self: 'a;
-    fn model(&self) -> &Model {
-        self.model
-    }
     fn expander(&self) -> OverSteps<'_, Box<Steps<'_>>> {
         let steps = || self.steps();
         OverSteps::new(self.model, steps(), steps, self.interference)

@@ -296,16 +296,18 @@ pub(crate) trait Mode: Explore {
 /// over the full graph. A reduction that is one expander has both from
 /// [`super::expanding`].
 pub(crate) trait Explore {
-    /// The search, with `options` (limits, workers, store).
+    /// The search of `model` (the one the mode was made for), with
+    /// `options` (limits, workers, store).
     fn search(
         &self,
+        model: &Model,
         options: &Options,
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
     ) -> Outcome;
     /// Its stored states and steps drawn over the full state graph, as
     /// `reduction`'s.
-    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay;
+    fn overlay(&self, model: &Model, graph: &StateGraph, reduction: Reduction) -> Overlay;
 }
 
 /// Why a combination of options is not a reduction at all: a usage error,
@@ -411,7 +413,7 @@ pub(crate) fn run(
     if let Some(why) = refusal(&mode.judge()) {
         return Outcome::new(Verdict::DoesNotApply(why), Stats::default(), None);
     }
-    let mut o = mode.search(options, watch, progress);
+    let mut o = mode.search(model, options, watch, progress);
     if o.violation
         .as_ref()
         .is_some_and(|v| super::confirm::confirm(model, v).is_err())

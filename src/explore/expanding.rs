@@ -16,8 +16,6 @@ pub(crate) trait Expanding {
     type Expander<'a>: Expand + Send
     where
         Self: 'a;
-    /// The model it explores.
-    fn model(&self) -> &Model;
     /// A fresh expander.
     fn expander(&self) -> Self::Expander<'_>;
     /// Whether the search runs on one worker whatever the options: where
@@ -34,6 +32,7 @@ pub(crate) trait Expanding {
 impl<T: Expanding> Explore for T {
     fn search(
         &self,
+        model: &Model,
         options: &Options,
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
@@ -47,12 +46,12 @@ impl<T: Expanding> Explore for T {
             (None, None) => options.workers().max(1),
         };
         let mut exps: Vec<_> = (0..workers).map(|_| self.expander()).collect();
-        let mut o = super::search_with(self.model(), options, watch, progress, &mut exps);
+        let mut o = super::search_with(model, options, watch, progress, &mut exps);
         self.record(&mut o, &exps);
         o
     }
 
-    fn overlay(&self, graph: &StateGraph, reduction: Reduction) -> Overlay {
-        super::graph::walk(&mut self.expander(), reduction, graph)
+    fn overlay(&self, model: &Model, graph: &StateGraph, reduction: Reduction) -> Overlay {
+        super::graph::walk(model, &mut self.expander(), reduction, graph)
     }
 }

@@ -111,6 +111,16 @@ impl<'m> Plain<'m> {
     }
 }
 
+impl Expanding for Plain<'_> {
+    type Expander<'a>
+        = Full<'a>
+    where
+        Self: 'a;
+    fn expander(&self) -> Full<'_> {
+        Full::new(self.model)
+    }
+}
+
 impl Mode for Plain<'_> {
     fn judge(&self) -> Vec<super::Judgement> {
         vec![super::contract::discipline(self.model)]
@@ -118,19 +128,6 @@ impl Mode for Plain<'_> {
 
     fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
         Some(Box::new(self.expander()))
-    }
-}
-
-impl Expanding for Plain<'_> {
-    type Expander<'a>
-        = Full<'a>
-    where
-        Self: 'a;
-    fn model(&self) -> &Model {
-        self.model
-    }
-    fn expander(&self) -> Full<'_> {
-        Full::new(self.model)
     }
 }
 

@@ -1,13 +1,16 @@
 //! The state graph of a small model, for pictures: every reachable state of
 //! the full system with every transition between them, and, for a reduced
 //! search, which of those states it stores and which runs of transitions
-//! are its steps.
+//! are its steps. Both are drawn by the search every check uses
+//! ([`parallel::search`]), with this module's visitors.
 
 use indexmap::IndexMap;
 
-use super::budget::Budget;
-use super::search::{Expand, Limits, StepResult, Stop, step};
-use super::{Ignoring, Problem, Reduction};
+use super::budget::{Budget, Halt};
+use super::parallel;
+use super::search::{Emit, Expand, Findings, Limits, StepResult, Stop, Watch, step};
+use super::visit::{Edges, Visit};
+use super::{Ignoring, Kept, Problem, Reduction, Verdict};
 use crate::model::Model;
 
 /// A transition of the full system between two states of the graph.
@@ -90,54 +93,144 @@ pub fn state_graph(
     ignoring: Ignoring,
     max_states: usize,
 ) -> Result<StateGraph, GraphTooLarge> {
-    let mut index: IndexMap<Vec<i64>, ()> = IndexMap::new();
-    index.insert(model.init.clone(), ());
-    let mut parent = vec![None];
-    let (mut edges, mut violations) = (Vec::new(), Vec::new());
-    let mut out = Vec::new();
-    let mut next = 0;
-    while next < index.len() {
-        let s = index.get_index(next).expect("in range").0.clone();
-        for (t, thread) in model.threads.iter().enumerate() {
-            for k in thread.points[s[t] as usize].transitions.clone() {
-                match step(model, k, &s, &mut out) {
-                    StepResult::Disabled => {}
-                    StepResult::Ok => {
-                        let (to, new) = index.insert_full(out.clone(), ());
-                        if new.is_none() {
-                            if index.len() > max_states {
-                                return Err(GraphTooLarge::States(max_states));
-                            }
-                            parent.push(Some(next));
-                        }
-                        edges.push(GraphEdge {
-                            from: next,
-                            to,
-                            transition: k,
-                        });
-                    }
-                    StepResult::Bad(problem) => violations.push(GraphViolation {
-                        from: next,
-                        transition: k,
-                        problem,
-                    }),
-                }
-            }
-        }
-        next += 1;
+    let mut drawing = Drawing {
+        model,
+        states: Vec::new(),
+        edges: Vec::new(),
+        violations: Vec::new(),
+    };
+    let every = Every {
+        model,
+        out: Vec::new(),
+    };
+    let o = draw(model, every, Some(max_states as u64), &mut drawing);
+    if o.verdict != Verdict::Holds {
+        return Err(GraphTooLarge::States(max_states));
     }
-    let states: Vec<Vec<i64>> = index.into_keys().collect();
+    // Each state was first reached by the first edge that leads to it.
+    let mut parent = vec![None; drawing.states.len()];
+    for e in &drawing.edges {
+        if e.to != 0 && parent[e.to].is_none() {
+            parent[e.to] = Some(e.from);
+        }
+    }
     let mut graph = StateGraph {
-        states,
+        states: drawing.states,
         parent,
-        edges,
-        violations,
+        edges: drawing.edges,
+        violations: drawing.violations,
         overlay: None,
     };
     if !reduction.is_full() {
         graph.overlay = Some(overlay(model, reduction, ignoring, &graph));
     }
     Ok(graph)
+}
+
+/// Runs the search from the initial state with expander `exp` on one
+/// worker, showing every state and edge to `visit`.
+fn draw<E: Expand + Send, V: Visit>(
+    model: &Model,
+    exp: E,
+    max_states: Option<u64>,
+    visit: &mut V,
+) -> super::Outcome {
+    let limits = Limits {
+        max_states,
+        ..Limits::default()
+    };
+    let mut exps = [exp];
+    let kept = Kept::Exact;
+    parallel::search(model, &mut exps, &limits, false, 0, kept, false, &mut |_| {}, visit)
+}
+
+/// Every transition of the full system that takes a step: one that breaks
+/// the semantics reaches no state, and [`Drawing`] records it instead of
+/// ending the search.
+struct Every<'m> {
+    model: &'m Model,
+    out: Vec<i64>,
+}
+
+impl Expand for Every<'_> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        let mut enabled = false;
+        for k in transitions(self.model, s) {
+            if let StepResult::Ok = step(self.model, k, s, &mut self.out) {
+                enabled = true;
+                emit(&self.out, &[k as u32], budget)?;
+            }
+        }
+        Ok(enabled)
+    }
+}
+
+/// The transitions at the threads' points in `s`, thread by thread.
+fn transitions<'a>(model: &'a Model, s: &'a [i64]) -> impl Iterator<Item = usize> + 'a {
+    (model.threads.iter().enumerate())
+        .flat_map(|(t, thread)| thread.points[s[t] as usize].transitions.clone())
+}
+
+/// The full graph as the search meets it.
+struct Drawing<'m> {
+    model: &'m Model,
+    states: Vec<Vec<i64>>,
+    edges: Vec<GraphEdge>,
+    violations: Vec<GraphViolation>,
+}
+
+/// What a block of states records: the states, and the transitions out of
+/// them that break the semantics.
+#[derive(Default)]
+struct Seen {
+    states: Vec<Vec<i64>>,
+    violations: Vec<GraphViolation>,
+}
+
+impl Visit for Drawing<'_> {
+    const EDGES: bool = true;
+    type Record = Seen;
+
+    fn initial(&self, _: &Model, _: &[i64]) -> Option<Problem> {
+        None
+    }
+
+    fn state(&self, id: u32, s: &[i64], record: &mut Seen) {
+        record.states.push(s.to_vec());
+        let mut out = Vec::new();
+        for k in transitions(self.model, s) {
+            if let StepResult::Bad(problem) = step(self.model, k, s, &mut out) {
+                let from = id as usize;
+                let transition = k;
+                record.violations.push(GraphViolation { from, transition, problem });
+            }
+        }
+    }
+
+    fn absorb(&mut self, record: Seen, edges: &Edges, _: &mut Budget) -> Result<(), Halt> {
+        let first = self.states.len();
+        self.states.extend(record.states);
+        self.violations.extend(record.violations);
+        for (e, from) in edge_sources(first, edges).enumerate() {
+            self.edges.push(GraphEdge {
+                from,
+                to: edges.target[e] as usize,
+                transition: edges.transition[e] as usize,
+            });
+        }
+        Ok(())
+    }
+
+    fn bytes(&self) -> u64 {
+        0
+    }
+}
+
+/// The id of the state each of a block's edges leaves, in edge order, for
+/// the block whose first state is `first`.
+fn edge_sources(first: usize, edges: &Edges) -> impl Iterator<Item = usize> + '_ {
+    (edges.degree.iter().enumerate())
+        .flat_map(move |(i, &d)| std::iter::repeat_n(first + i, d as usize))
 }
 
 /// Runs the reduced search over the states of `graph`.
@@ -147,76 +240,146 @@ fn overlay(model: &Model, reduction: Reduction, ignoring: Ignoring, graph: &Stat
         ignoring,
         ..super::Options::default()
     };
-    super::contract::mode(model, &options).overlay(graph, reduction)
+    super::contract::mode(model, &options).overlay(model, graph, reduction)
 }
 
-/// Breadth-first search with `exp`, recording its stored states and steps
-/// as states and edges of `graph`.
-pub(super) fn walk<E: Expand>(exp: &mut E, reduction: Reduction, graph: &StateGraph) -> Overlay {
+/// The reduced search with `exp`, recording its stored states and steps
+/// as states and edges of `graph`. Where an expansion meets a violation the
+/// reduced search stops there: what it stored and the steps it took up to
+/// that point are kept (the search runs on, and the rest is dropped).
+pub(super) fn walk<E: Expand + Send>(
+    model: &Model,
+    exp: &mut E,
+    reduction: Reduction,
+    graph: &StateGraph,
+) -> Overlay {
     let find: IndexMap<&[i64], usize> = graph
         .states
         .iter()
         .enumerate()
         .map(|(k, s)| (s.as_slice(), k))
         .collect();
+    let mut over = Over {
+        find: &find,
+        at: Vec::new(),
+        steps: Vec::new(),
+    };
+    let mut on = Onward {
+        exp,
+        stops: Vec::new(),
+    };
+    draw(model, &mut on, None, &mut over);
+    // The first state (in the search's order) whose expansion stopped.
+    let stop = (on.stops.iter())
+        .filter_map(|s| find.get(s.as_slice()))
+        .filter_map(|&k| over.at.iter().position(|&a| a == Some(k)))
+        .min();
     // The full graph's edge by (state, transition).
-    let by: IndexMap<(usize, usize), usize> = graph
-        .edges
-        .iter()
-        .enumerate()
+    let by: IndexMap<(usize, usize), usize> = (graph.edges.iter().enumerate())
         .map(|(e, edge)| ((edge.from, edge.transition), e))
         .collect();
     let mut stored = vec![false; graph.states.len()];
     stored[0] = true;
-    let mut queue = vec![0];
     let mut steps = Vec::new();
-    let mut stopped = false;
-    let mut budget = Budget::new(&Limits::default());
-    let mut head = 0;
-    while head < queue.len() {
-        let from = queue[head];
-        head += 1;
-        let mut found = Vec::new();
-        let result = exp.expand(&graph.states[from], &mut budget, &mut |succ, path, _| {
-            found.push((succ.to_vec(), path.to_vec()));
-            Ok(())
-        });
-        if let Err(Stop::Found(_) | Stop::Halt) = result {
-            stopped = true;
-        }
-        for (succ, path) in found {
-            let Some(&to) = find.get(succ.as_slice()) else {
-                continue;
-            };
-            let mut at = from;
-            let mut along = Vec::new();
-            for &k in &path {
-                match by.get(&(at, k as usize)) {
-                    Some(&e) => {
-                        along.push(e);
-                        at = graph.edges[e].to;
-                    }
-                    None => break,
-                }
-            }
-            steps.push(ReducedStep {
-                from,
-                to,
-                edges: along,
-            });
-            if !stored[to] {
-                stored[to] = true;
-                queue.push(to);
-            }
-        }
-        if stopped {
+    for (from, to, path) in over.steps {
+        if stop.is_some_and(|p| from > p) {
             break;
         }
+        let (Some(from), Some(to)) = (over.at[from], over.at[to]) else {
+            continue;
+        };
+        stored[to] = true;
+        let edges = along(graph, &by, from, &path);
+        steps.push(ReducedStep { from, to, edges });
     }
     Overlay {
         reduction,
         stored,
         steps,
-        stopped,
+        stopped: stop.is_some(),
+    }
+}
+
+/// The full graph's edges that `path` follows from state `from`, as far as
+/// the graph has them.
+fn along(
+    graph: &StateGraph,
+    by: &IndexMap<(usize, usize), usize>,
+    from: usize,
+    path: &[u32],
+) -> Vec<usize> {
+    let mut at = from;
+    let mut edges = Vec::new();
+    for &k in path {
+        let Some(&e) = by.get(&(at, k as usize)) else {
+            break;
+        };
+        edges.push(e);
+        at = graph.edges[e].to;
+    }
+    edges
+}
+
+/// A reduced expander that goes on where an expansion meets a violation:
+/// the successors it emitted before are kept, and the state is noted.
+struct Onward<'e, E> {
+    exp: &'e mut E,
+    stops: Vec<Vec<i64>>,
+}
+
+impl<E: Expand> Expand for &mut Onward<'_, E> {
+    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
+        match self.exp.expand(s, budget, emit) {
+            Err(Stop::Found(_)) => {
+                self.stops.push(s.to_vec());
+                Ok(true)
+            }
+            other => other,
+        }
+    }
+
+    fn watch(&mut self) -> Option<&mut Watch> {
+        self.exp.watch()
+    }
+
+    fn take_findings(&mut self, out: &mut Findings) {
+        self.exp.take_findings(out);
+    }
+}
+
+/// The reduced search as it meets the states of the graph.
+struct Over<'g> {
+    find: &'g IndexMap<&'g [i64], usize>,
+    /// Per state of the search, in its order: the graph's state.
+    at: Vec<Option<usize>>,
+    /// Per step: the search's ids of its ends, and its transitions.
+    steps: Vec<(usize, usize, Vec<u32>)>,
+}
+
+impl Visit for Over<'_> {
+    const EDGES: bool = true;
+    const PATHS: bool = true;
+    type Record = Vec<Option<usize>>;
+
+    fn initial(&self, _: &Model, _: &[i64]) -> Option<Problem> {
+        None
+    }
+
+    fn state(&self, _: u32, s: &[i64], record: &mut Vec<Option<usize>>) {
+        record.push(self.find.get(s).copied());
+    }
+
+    fn absorb(&mut self, record: Vec<Option<usize>>, edges: &Edges, _: &mut Budget) -> Result<(), Halt> {
+        let first = self.at.len();
+        self.at.extend(record);
+        for (e, from) in edge_sources(first, edges).enumerate() {
+            let to = edges.target[e] as usize;
+            self.steps.push((from, to, edges.path(e).to_vec()));
+        }
+        Ok(())
+    }
+
+    fn bytes(&self) -> u64 {
+        0
     }
 }

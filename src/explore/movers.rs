@@ -870,14 +870,11 @@ impl Expanding for Transactions<'_> {
         = Movers<'a>
     where
         Self: 'a;
-    fn model(&self) -> &Model {
-        self.model
+    fn record(&self, outcome: &mut super::Outcome, _: &[Movers<'_>]) {
+        outcome.ignoring = Some(self.ignoring);
     }
     fn expander(&self) -> Movers<'_> {
         Movers::new(self.model, &self.plan, self.ignoring)
-    }
-    fn record(&self, outcome: &mut super::Outcome, _: &[Movers<'_>]) {
-        outcome.ignoring = Some(self.ignoring);
     }
 }
 

@@ -31,7 +31,7 @@ use super::Kept;
 use super::budget::{Budget, Halt, TICK};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
 use super::profile::{self, Profile, Work};
-use super::search::{Expand, Findings, Found, Limits, Stop, check_state, replay};
+use super::search::{Expand, Findings, Found, Limits, Stop, replay};
 use super::store::{Full, Room, Store, hash};
 use super::table::{self, AHEAD, Bits, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
 use super::visit::{Edges, Ids, Visit};
@@ -195,7 +195,7 @@ impl<V: Visit> Level<'_, V> {
                 model.layout.pack(succ, &mut packed);
                 batch.push(&packed, (u64::from(p) << 32) | u64::from(seq), self.compact);
                 if V::EDGES {
-                    edges.push(path[0]);
+                    edges.push(path, V::PATHS);
                 }
                 seq += 1;
                 // A state may have any number of successors.
@@ -886,6 +886,14 @@ pub fn search<E: Expand + Send, V: Visit>(
         Ok(frontier) => frontier,
         Err((verdict, violation)) => return run.end(verdict, violation),
     };
+    if let Some(problem) = visit.initial(model, &model.init) {
+        let v = Violation {
+            problem,
+            initial: true,
+            trace: Vec::new(),
+        };
+        return run.end(Verdict::Violated, Some(v));
+    }
     run.profiled = stats;
     let words = run.words;
     let mut budgets = vec![run.budget.clone(); exps.len()];
@@ -1090,14 +1098,6 @@ impl<'a> Run<'a> {
         if self.budget.room().bytes == 0 {
             let l = Limit::Memory(self.max_memory.unwrap_or(0));
             return Err((Verdict::Inconclusive(l), None));
-        }
-        if let Some(problem) = check_state(model, &model.init) {
-            let v = Violation {
-                problem,
-                initial: true,
-                trace: Vec::new(),
-            };
-            return Err((Verdict::Violated, Some(v)));
         }
         Ok(frontier)
     }

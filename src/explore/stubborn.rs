@@ -1061,9 +1061,6 @@ impl super::expanding::Expanding for Selective<'_> {
         = Stubborn<'a>
     where
         Self: 'a;
-    fn model(&self) -> &Model {
-        self.model
-    }
     fn expander(&self) -> Stubborn<'_> {
         Stubborn::new(self.model, self.interference)
     }

@@ -119,9 +119,6 @@ impl<T: Summarizable> Expanding for Summarized<'_, T> {
         = Summaries<'a, T::Steps<'a>>
     where
         Self: 'a;
-    fn model(&self) -> &Model {
-        self.model
-    }
     fn expander(&self) -> Self::Expander<'_> {
         Summaries::with(self.model, self.txs.steps(self.model), self.share)
     }

@@ -13,8 +13,10 @@
 //! words, or its fingerprint under `--hash-compact`) and resolved once the
 //! next level is numbered.
 
+use super::Problem;
 use super::budget::{Budget, Halt};
 use super::table::{Pending, SHARDS, shard_of};
+use crate::model::Model;
 
 /// What a search does with each expanded state (and each edge, where
 /// [`Visit::EDGES`]).
@@ -23,8 +25,16 @@ pub trait Visit: Sync {
     /// then numbers states in a map, which `--bitstate` does not keep: its
     /// callers refuse that store first (see `liveness::ltl_refusal`).
     const EDGES: bool;
+    /// Whether every edge is recorded with its whole path of transitions
+    /// (a reduced step's), not only the first (with [`Visit::EDGES`]).
+    const PATHS: bool = false;
     /// What it records of a block's states, in id order.
     type Record: Default + Send;
+    /// What is wrong with the initial state `s`, before anything is
+    /// expanded: the safety check's invariants and exclusive access.
+    fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
+        super::search::check_state(model, s)
+    }
     /// Records state `s`, numbered `id`, before it is expanded.
     fn state(&self, id: u32, s: &[i64], record: &mut Self::Record);
     /// Takes a block's records and edges; blocks come in id order, each
@@ -62,6 +72,10 @@ pub struct Edges {
     pub transition: Vec<u32>,
     /// Per edge: the id of its target (once resolved).
     pub target: Vec<u32>,
+    /// Where [`Visit::PATHS`]: the transitions of every edge's path, one
+    /// after another, and where each edge's end (see [`Edges::path`]).
+    steps: Vec<u32>,
+    ends: Vec<u32>,
     /// The edges whose target was not numbered when it was looked up, with
     /// the hash of what the search keeps of the target, and those words.
     unresolved: Vec<u32>,
@@ -70,11 +84,22 @@ pub struct Edges {
 }
 
 impl Edges {
-    /// An edge by `transition`, its target to be looked up.
+    /// An edge by `path`, its target to be looked up; its whole path kept
+    /// where `whole`.
     #[inline]
-    pub(super) fn push(&mut self, transition: u32) {
-        self.transition.push(transition);
+    pub(super) fn push(&mut self, path: &[u32], whole: bool) {
+        self.transition.push(path[0]);
         self.target.push(u32::MAX);
+        if whole {
+            self.steps.extend_from_slice(path);
+            self.ends.push(self.steps.len() as u32);
+        }
+    }
+
+    /// The transitions of edge `e`'s path (where [`Visit::PATHS`]).
+    pub fn path(&self, e: usize) -> &[u32] {
+        let start = if e == 0 { 0 } else { self.ends[e - 1] };
+        &self.steps[start as usize..self.ends[e] as usize]
     }
 
     /// Edge `e` leads to a state not numbered yet, kept as `kept` (hash `h`).
@@ -90,6 +115,8 @@ impl Edges {
         let fours = self.degree.capacity()
             + self.transition.capacity()
             + self.target.capacity()
+            + self.steps.capacity()
+            + self.ends.capacity()
             + self.unresolved.capacity();
         (fours * 4 + (self.hashes.capacity() + self.kept.capacity()) * 8) as u64
     }

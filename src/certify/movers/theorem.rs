@@ -8,7 +8,19 @@ use super::system::{MState, MSys};
 use crate::certify::copies::Copies;
 use crate::certify::law::{Failure, Obligation};
 use crate::certify::system::{QState, Sys};
-use crate::certify::theorem::Theorem;
+use crate::certify::theorem::{Laws, Theorem};
+
+impl Laws for MoverLaw {
+    const EVERY: &'static [MoverLaw] = &MoverLaw::ALL;
+    const INIT: &'static [MoverLaw] = &[MoverLaw::InitN];
+    const LOOPS: &'static [MoverLaw] = &[MoverLaw::H11];
+    fn obligation(self) -> Obligation {
+        Obligation::Movers(self)
+    }
+    fn vacuous(self) -> &'static str {
+        MoverLaw::vacuous(self)
+    }
+}
 
 impl Theorem for MSys<'_> {
     type Law = MoverLaw;
@@ -16,18 +28,8 @@ impl Theorem for MSys<'_> {
     type Inst = MInst;
     type Frame = MFrame;
 
-    const LAWS: &'static [MoverLaw] = &MoverLaw::ALL;
-    const INIT_LAWS: &'static [MoverLaw] = &[MoverLaw::InitN];
-    const LOOP_LAWS: &'static [MoverLaw] = &[MoverLaw::H11];
-
     fn sys(&self) -> &Sys<'_> {
         self.sys
-    }
-    fn obligation(law: MoverLaw) -> Obligation {
-        Obligation::Movers(law)
-    }
-    fn vacuous(law: MoverLaw) -> &'static str {
-        law.vacuous()
     }
     fn one_copy(&self) -> Option<&Copies> {
         self.copies()

@@ -122,9 +122,6 @@ impl Expanding for Sc<'_> {
         = reduced::Reduced<'a>
     where
         Self: 'a;
-    fn model(&self) -> &Model {
-        self.model
-    }
     fn expander(&self) -> reduced::Reduced<'_> {
         reduced::Reduced::new(self.model, &self.class, self.ignoring)
     }
