@@ -68,7 +68,7 @@ pub use refine::{
 pub use report::{
     Blocked, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, Deadlock,
     FindingRow, LassoReport, LevelRow, Link, LoopRow, LtlReport, PreservedRow, PropertyReport,
-    RegionRow, StateLayout, Statement, StatsReport, StepReport, ThreadState, TimesRow,
+    RegionRow, SitOut, StateLayout, Statement, StatsReport, StepReport, ThreadState, TimesRow,
     ViolationReport, Wait,
 };
 pub use stepping::{

@@ -13,6 +13,7 @@ use crate::explore::{
     Effect, Mismatch, Problem, Reduction, SavedStep, Step, Violation, Walk, WalkEnd, choices,
     effect, match_path, match_step,
 };
+use crate::ltl::Fairness;
 use crate::model::Model;
 use crate::report::{
     StateLayout, Statement, StepReport, ViolationReport, describe, json_state, step_report, steps,
@@ -607,6 +608,18 @@ fn replay_lasso(
                 property.text
             ),
         ));
+        return Ok(r);
+    }
+    let fairness = match text(prop, "fairness").as_deref() {
+        Some("weak") => Fairness::Weak,
+        Some("strong") => Fairness::Strong,
+        _ => Fairness::None,
+    };
+    if let Some(why) = (!ends)
+        .then(|| crate::report::unfair(model, entry, &taken[entry..], fairness))
+        .flatten()
+    {
+        r.divergence = Some(lasso_divergence(r.saved_steps, &why));
         return Ok(r);
     }
     r.found = Some(ViolationReport {

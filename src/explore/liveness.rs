@@ -476,38 +476,43 @@ impl ModelGraph {
             Ok(*slot)
         };
         let mut initial = Vec::new();
-        for (m, node) in a.nodes.iter().enumerate() {
-            if node.initial && node.admits(self.val(0, n)) {
-                initial.push(vertex(0, m, &mut vs, &mut vq, &mut held, budget)?);
-            }
-        }
-        let mut v = 0;
-        while v < vs.len() {
-            budget.tick()?;
-            let (s, m) = (vs[v], vq[v] as usize);
-            // Each edge of the graph from s (a stutter step where it has
-            // none), with each move of the automaton that admits its target.
-            let stutter = self.edges(s).is_empty().then_some((s, STUTTER));
-            let edges = self.edges(s).map(|e| (self.target[e], self.transition[e]));
-            for (to, k) in stutter.into_iter().chain(edges) {
-                let t = if k == STUTTER {
-                    STUTTER
-                } else {
-                    model.transitions[k as usize].thread
-                };
-                for &m2 in &a.nodes[m].succ {
-                    if a.nodes[m2].admits(self.val(to, n)) {
-                        let w = vertex(to, m2, &mut vs, &mut vq, &mut held, budget)?;
-                        held.push(&mut target, w, budget)?;
-                        held.push(&mut mover, t, budget)?;
-                        held.push(&mut label, k, budget)?;
-                    }
+        // The product as far as it was built, also where a limit stops it.
+        let built = (|| -> Result<(), Halt> {
+            for (m, node) in a.nodes.iter().enumerate() {
+                if node.initial && node.admits(self.val(0, n)) {
+                    initial.push(vertex(0, m, &mut vs, &mut vq, &mut held, budget)?);
                 }
             }
-            held.push(&mut first, target.len() as u32, budget)?;
-            v += 1;
-        }
+            let mut v = 0;
+            while v < vs.len() {
+                budget.tick()?;
+                let (s, m) = (vs[v], vq[v] as usize);
+                // Each edge of the graph from s (a stutter step where it has
+                // none), with each move of the automaton that admits its target.
+                let stutter = self.edges(s).is_empty().then_some((s, STUTTER));
+                let edges = self.edges(s).map(|e| (self.target[e], self.transition[e]));
+                for (to, k) in stutter.into_iter().chain(edges) {
+                    let t = if k == STUTTER {
+                        STUTTER
+                    } else {
+                        model.transitions[k as usize].thread
+                    };
+                    for &m2 in &a.nodes[m].succ {
+                        if a.nodes[m2].admits(self.val(to, n)) {
+                            let w = vertex(to, m2, &mut vs, &mut vq, &mut held, budget)?;
+                            held.push(&mut target, w, budget)?;
+                            held.push(&mut mover, t, budget)?;
+                            held.push(&mut label, k, budget)?;
+                        }
+                    }
+                }
+                held.push(&mut first, target.len() as u32, budget)?;
+                v += 1;
+            }
+            Ok(())
+        })();
         o.product_states = vs.len() as u64;
+        built?;
         let enabled = |v: u32, t: usize| {
             let s = vs[v as usize] as usize;
             self.enabled[s * self.words + t / 64] >> (t % 64) & 1 == 1

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{StateLayout, StepReport, json_state, write_trace};
-use crate::explore::{LtlOutcome, Step, Verdict};
+use crate::explore::{LtlOutcome, Step, StepResult, Verdict};
 use crate::ltl::Fairness;
 use crate::model::Model;
 
@@ -82,6 +82,25 @@ pub struct LassoReport {
     pub entry_state: Map<String, Value>,
     /// The same, laid out per thread.
     pub entry_layout: StateLayout,
+    /// The threads that take no step on the cycle, and why the run is fair
+    /// to each under the fairness assumed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sitting_out: Vec<SitOut>,
+}
+
+/// A thread that takes no step on a lasso's cycle.
+#[derive(Clone, Debug, Serialize)]
+pub struct SitOut {
+    /// The thread.
+    pub thread: String,
+    /// `ended`, `disabled` (throughout the cycle), `sometimes-disabled` or
+    /// `enabled` (throughout: only a run without fairness may leave it out).
+    pub kind: &'static str,
+    /// The steps of the lasso after which it cannot move (its states on the
+    /// cycle are the ones after each of the cycle's steps).
+    pub disabled_after: Vec<usize>,
+    /// Why that is fair, in words.
+    pub why: String,
 }
 
 /// The words of each fairness.
@@ -188,7 +207,13 @@ impl LtlReport {
                     },
                     prop.text
                 ));
-                r.lasso = Some(lasso(model, &l.stem, &l.cycle, l.cycle.is_empty()));
+                r.lasso = Some(lasso(
+                    model,
+                    &l.stem,
+                    &l.cycle,
+                    l.cycle.is_empty(),
+                    fairness,
+                ));
             }
             properties.push(r);
         }
@@ -201,6 +226,32 @@ impl LtlReport {
             reason: stopped.or(reason),
             properties,
         }
+    }
+
+    /// The report of `selected` when the safety check, which runs first,
+    /// ended otherwise than `holds` (its verdict `safety`): after a
+    /// violation they are not checked; after a limit or a refusal they are
+    /// inconclusive, as the check is.
+    pub fn after_safety(
+        model: &Model,
+        selected: &[usize],
+        fairness: Fairness,
+        safety: &Verdict,
+    ) -> LtlReport {
+        let why = match safety {
+            Verdict::Holds | Verdict::Violated => "the safety check did not hold".to_string(),
+            Verdict::Inconclusive(l) => format!("the safety check was inconclusive ({l})"),
+            Verdict::DoesNotApply(_) => {
+                "the safety check was not made: the reduction does not apply".to_string()
+            }
+        };
+        let open = !matches!(safety, Verdict::Holds | Verdict::Violated);
+        let mut r = LtlReport::new(model, selected, fairness, None, Some(why.clone()));
+        for p in r.properties.iter_mut().filter(|_| open) {
+            p.verdict = "inconclusive";
+            p.message = Some(why.clone());
+        }
+        r
     }
 
     /// `violated` if a property is, else `inconclusive` if one is, else
@@ -218,7 +269,13 @@ impl LtlReport {
 }
 
 /// The lasso's rows, numbered on from the stem into the cycle.
-fn lasso(model: &Model, stem: &[Step], cycle: &[Step], ends: bool) -> LassoReport {
+fn lasso(
+    model: &Model,
+    stem: &[Step],
+    cycle: &[Step],
+    ends: bool,
+    fairness: Fairness,
+) -> LassoReport {
     let whole: Vec<Step> = stem.iter().chain(cycle).cloned().collect();
     let mut rows = super::steps(model, &whole, false);
     let cycle_rows = rows.split_off(stem.len());
@@ -232,6 +289,102 @@ fn lasso(model: &Model, stem: &[Step], cycle: &[Step], ends: bool) -> LassoRepor
         ends,
         entry_state: json_state(model, entry),
         entry_layout: StateLayout::of(model, entry),
+        sitting_out: if ends {
+            Vec::new()
+        } else {
+            sitting_out(model, stem.len(), cycle, fairness)
+        },
+    }
+}
+
+/// Why the lasso with `cycle` (after a stem of `stem` steps) is not a fair
+/// run under `fairness`, if it is not: a thread the fairness asks to move
+/// that never moves on the cycle.
+pub(crate) fn unfair(model: &Model, stem: usize, cycle: &[Step], fairness: Fairness) -> Option<String> {
+    let asked = |o: &SitOut| match fairness {
+        Fairness::None => false,
+        Fairness::Weak => o.kind == "enabled",
+        Fairness::Strong => matches!(o.kind, "enabled" | "sometimes-disabled"),
+    };
+    let o = sitting_out(model, stem, cycle, fairness).into_iter().find(asked)?;
+    let how = match o.kind {
+        "enabled" => "could move throughout the cycle".to_string(),
+        _ => format!("could move on the cycle (it cannot only after {})", steps_list(&o.disabled_after)),
+    };
+    Some(format!(
+        "the lasso is not a fair run under {} fairness: {} {how} and never moves on it",
+        fairness.name(),
+        o.thread
+    ))
+}
+
+/// The threads that take no step on `cycle` (numbered on from a stem of
+/// `stem` steps), each with the steps after which it cannot move.
+fn sitting_out(model: &Model, stem: usize, cycle: &[Step], fairness: Fairness) -> Vec<SitOut> {
+    let states: Vec<&[i64]> = cycle.iter().filter_map(|s| s.state.as_deref()).collect();
+    let moves = |t: usize| {
+        cycle
+            .iter()
+            .any(|s| model.transitions[s.transition].thread as usize == t)
+    };
+    let mut out = Vec::new();
+    for (t, thread) in model.threads.iter().enumerate().filter(|&(t, _)| !moves(t)) {
+        let disabled_after: Vec<usize> = (states.iter().enumerate())
+            .filter(|(_, s)| !enabled(model, t, s))
+            .map(|(j, _)| stem + j + 1)
+            .collect();
+        let ended = states.first().is_some_and(|s| s[t] == thread.end());
+        let (kind, why) = sit_out_why(ended, &disabled_after, states.len(), fairness);
+        out.push(SitOut {
+            thread: thread.name.clone(),
+            kind,
+            disabled_after,
+            why,
+        });
+    }
+    out
+}
+
+/// Whether thread `t` can move in `s`.
+fn enabled(model: &Model, t: usize, s: &[i64]) -> bool {
+    let mut next = Vec::new();
+    model.threads[t].points[s[t] as usize]
+        .transitions
+        .clone()
+        .any(|k| !matches!(crate::explore::step(model, k, s, &mut next), StepResult::Disabled))
+}
+
+/// What kind of sitting out it is, for a thread disabled after the steps
+/// `off` of the cycle's `n`, and why the run is fair to it under
+/// `fairness`.
+fn sit_out_why(ended: bool, off: &[usize], n: usize, fairness: Fairness) -> (&'static str, String) {
+    let unfair = "such a run does not count under this fairness";
+    match (ended, off.len()) {
+        (true, _) => ("ended", "it has ended".to_string()),
+        (false, o) if o == n => (
+            "disabled",
+            "it cannot move anywhere on the cycle, so no fairness asks it to".to_string(),
+        ),
+        (false, 0) => (
+            "enabled",
+            match fairness {
+                Fairness::None => "it could move throughout the cycle; without fairness a run need not schedule it",
+                _ => unfair,
+            }
+            .to_string(),
+        ),
+        (false, _) => (
+            "sometimes-disabled",
+            format!(
+                "it cannot move after {}; {}",
+                steps_list(off),
+                match fairness {
+                    Fairness::None => "without fairness a run need not schedule it anyway",
+                    Fairness::Weak => "weak fairness asks a move only of a thread able to move at every step",
+                    Fairness::Strong => unfair,
+                }
+            ),
+        ),
     }
 }
 
@@ -320,6 +473,9 @@ impl fmt::Display for LtlReport {
                     writeln!(f, "{line}")?;
                 }
             }
+            for o in &l.sitting_out {
+                writeln!(f, "sits out     {}: {}", o.thread, o.why)?;
+            }
             writeln!(f)?;
             let heading = if l.ends {
                 "the state that repeats for ever"
@@ -338,5 +494,43 @@ struct Trace<'a>(&'a [StepReport]);
 impl fmt::Display for Trace<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write_trace(f, self.0)
+    }
+}
+
+/// `step 5`, `steps 5, 7 and 9`, `steps 2 to 6, 8 and 9`: runs of three
+/// or more consecutive steps as ranges.
+fn steps_list(steps: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &s in steps {
+        match runs.last_mut() {
+            Some((_, hi)) if *hi + 1 == s => *hi = s,
+            _ => runs.push((s, s)),
+        }
+    }
+    let mut words = Vec::new();
+    for (lo, hi) in runs {
+        match hi - lo {
+            0 => words.push(lo.to_string()),
+            1 => words.extend([lo.to_string(), hi.to_string()]),
+            _ => words.push(format!("{lo} to {hi}")),
+        }
+    }
+    match words.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("steps {} and {last}", rest.join(", ")),
+        Some((last, _)) if last.contains(' ') => format!("steps {last}"),
+        _ => format!("step {}", words.join("")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steps_list;
+
+    #[test]
+    fn steps_are_listed_with_runs_as_ranges() {
+        assert_eq!(steps_list(&[3]), "step 3");
+        assert_eq!(steps_list(&[3, 4]), "steps 3 and 4");
+        assert_eq!(steps_list(&[3, 4, 5]), "steps 3 to 5");
+        assert_eq!(steps_list(&[2, 3, 4, 6, 9, 10]), "steps 2 to 4, 6, 9 and 10");
     }
 }

@@ -85,6 +85,8 @@ pub struct LtlDecl {
     pub name: Ident,
     /// The formula.
     pub formula: Formula,
+    /// The formula's text as written, on one line.
+    pub text: String,
     /// The whole declaration.
     pub span: Span,
 }

@@ -18,8 +18,9 @@ use crate::tools;
 
 const TOOLS: &[(&str, &str)] = &[("spin", "-V"), ("gcc", "--version")];
 
-/// Generated systems compared.
-const GENERATED: usize = 200;
+/// Generated systems compared (each costs SPIN verifiers compiled by gcc;
+/// the liveness differential runs 500 against full exploration).
+const GENERATED: usize = 120;
 
 /// What one model gave: per fairness, per property, optimist's and SPIN's
 /// verdicts (`None`: not compared).

@@ -358,6 +358,45 @@ fn lassos_replay_and_a_broken_one_does_not() {
     });
 }
 
+/// A lasso found without fairness names the thread that sits out its
+/// cycle and why that is allowed; relabelled as found under weak or strong
+/// fairness it is not a fair run, and `replay` rejects it (exit 3) naming
+/// the thread. Under weak fairness, the lasso of the philosophers names the
+/// steps after which each idle thread cannot move.
+#[test]
+fn replay_rejects_a_lasso_that_is_not_fair_under_its_fairness() {
+    use crate::common::{json, optimist};
+    let dir = crate::tools::scratch("liveness-unfair");
+    let file = "models/peterson-live.gc";
+    let args = ["check", file, "--fairness", "none", "--format", "json"];
+    let (run, mut v) = json(args);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let props = v["ltl"]["properties"].as_array().unwrap();
+    let k = props.iter().position(|p| p["lasso"].is_object()).unwrap();
+    let out = v["ltl"]["properties"][k]["lasso"]["sitting_out"].clone();
+    assert_eq!(out.as_array().map(Vec::len), Some(1), "{out}");
+    assert_eq!(out[0]["thread"], "P0");
+    assert_eq!(out[0]["kind"], "enabled");
+    let saved = dir.join("report.json");
+    for fairness in ["weak", "strong"] {
+        v["ltl"]["properties"][k]["fairness"] = fairness.into();
+        std::fs::write(&saved, v.to_string()).unwrap();
+        let replay = optimist(["replay", file, saved.to_str().unwrap()]);
+        assert_eq!(replay.code, 3, "{fairness}: {}", replay.stdout);
+        let why = format!(
+            "not a fair run under {fairness} fairness: P0 could move throughout the cycle"
+        );
+        assert!(replay.stdout.contains(&why), "{}", replay.stdout);
+    }
+    let text = optimist(["check", "models/philosophers-live.gc", "--no-deadlock"]);
+    assert!(
+        text.stdout.contains("sits out     P0: it cannot move after steps ")
+            && text.stdout.contains("weak fairness asks a move only of a thread able to move at every step"),
+        "{}",
+        text.stdout
+    );
+}
+
 #[test]
 fn the_command_line_selects_properties_fairness_and_reductions() {
     use crate::common::{json, optimist};

@@ -438,8 +438,7 @@ pub fn temporal(
     fairness: optimist::Fairness,
 ) -> (optimist::LtlReport, Option<optimist::LtlOutcome>) {
     if !matches!(outcome.verdict, optimist::Verdict::Holds) {
-        let why = "the safety check did not hold".to_string();
-        let r = optimist::LtlReport::new(model, selected, fairness, None, Some(why));
+        let r = optimist::LtlReport::after_safety(model, selected, fairness, &outcome.verdict);
         return (r, None);
     }
     let ltl = optimist::LtlOptions {

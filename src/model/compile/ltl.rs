@@ -41,7 +41,7 @@ pub(super) fn properties(c: &mut Compiler, items: &[Item]) -> Result<Vec<LtlProp
         }
         out.push(LtlProperty {
             name: d.name.name.clone(),
-            text: pretty::formula(&d.formula),
+            text: d.text.clone(),
             formula,
             atoms: atoms.exprs,
             atom_text: atoms.text,

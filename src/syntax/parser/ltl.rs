@@ -21,7 +21,9 @@ impl<'a> Parser<'a> {
     pub(super) fn ltl_decl(&self, r: &'a str, start: usize) -> Res<'a, Vec<Item>> {
         let (r, name) = self.ident(r)?;
         let (r, _) = self.sym(r, ":")?;
-        let (r, formula) = self.formula(r)?;
+        let from = self.skip(r)?;
+        let (r, formula) = self.formula(from)?;
+        let text = written(&from[..from.len() - r.len()], &formula);
         let (r, _) = self.sym(r, ";")?;
         let span = self.span_from(start, r);
         Ok((
@@ -29,6 +31,7 @@ impl<'a> Parser<'a> {
             vec![Item::Ltl(LtlDecl {
                 name,
                 formula,
+                text,
                 span,
             })],
         ))
@@ -269,4 +272,20 @@ mod tests {
         assert!(next.message.contains("next"), "{}", next.message);
         assert_eq!(next.span.start, "ltl p: [] (a -> ".len());
     }
+}
+
+/// A formula as its author wrote it, on one line: their parentheses and
+/// spacing within a line, each line break and indentation one space. One
+/// with a comment inside is printed from its structure instead (a `//`
+/// would hide the rest of the line).
+fn written(source: &str, formula: &Formula) -> String {
+    if source.contains("//") || source.contains("/*") {
+        return crate::syntax::pretty::formula(formula);
+    }
+    source
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
