@@ -397,6 +397,29 @@ fn replay_rejects_a_lasso_that_is_not_fair_under_its_fairness() {
     );
 }
 
+/// Limits: where the safety check (which runs first) stops at one, the
+/// properties are inconclusive for that reason; where the product stops
+/// at one, the property reports the product states it had built.
+#[test]
+fn limits_leave_properties_inconclusive_with_what_was_built() {
+    use crate::common::json;
+    let file = "models/peterson-live.gc";
+    let run = |max: &str| json(["check", file, "--fairness", "none", "--max-states", max, "--format", "json"]);
+    let (early, v) = run("100");
+    assert_eq!(early.code, 3, "{}", early.stdout);
+    let reason = v["ltl"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.starts_with("the safety check was inconclusive"), "{reason}");
+    for p in v["ltl"]["properties"].as_array().unwrap() {
+        assert_eq!(p["verdict"], "inconclusive", "{p}");
+    }
+    let (late, v) = run("700");
+    assert_eq!(late.code, 3, "{}", late.stdout);
+    let first = &v["ltl"]["properties"][0];
+    assert_eq!(first["verdict"], "inconclusive", "{first}");
+    let built = first["product_states"].as_u64().unwrap_or(0);
+    assert!(built > 0 && built <= 700, "{first}");
+}
+
 #[test]
 fn the_command_line_selects_properties_fairness_and_reductions() {
     use crate::common::{json, optimist};
