@@ -141,7 +141,17 @@ fn draw<E: Expand + Send, V: Visit>(
     };
     let mut exps = [exp];
     let kept = Kept::Exact;
-    parallel::search(model, &mut exps, &limits, false, 0, kept, false, &mut |_| {}, visit)
+    parallel::search(
+        model,
+        &mut exps,
+        &limits,
+        false,
+        0,
+        kept,
+        false,
+        &mut |_| {},
+        visit,
+    )
 }
 
 /// Every transition of the full system that takes a step: one that breaks
@@ -202,7 +212,11 @@ impl Visit for Drawing<'_> {
             if let StepResult::Bad(problem) = step(self.model, k, s, &mut out) {
                 let from = id as usize;
                 let transition = k;
-                record.violations.push(GraphViolation { from, transition, problem });
+                record.violations.push(GraphViolation {
+                    from,
+                    transition,
+                    problem,
+                });
             }
         }
     }
@@ -369,7 +383,12 @@ impl Visit for Over<'_> {
         record.push(self.find.get(s).copied());
     }
 
-    fn absorb(&mut self, record: Vec<Option<usize>>, edges: &Edges, _: &mut Budget) -> Result<(), Halt> {
+    fn absorb(
+        &mut self,
+        record: Vec<Option<usize>>,
+        edges: &Edges,
+        _: &mut Budget,
+    ) -> Result<(), Halt> {
         let first = self.at.len();
         self.at.extend(record);
         for (e, from) in edge_sources(first, edges).enumerate() {

@@ -300,16 +300,26 @@ fn lasso(
 /// Why the lasso with `cycle` (after a stem of `stem` steps) is not a fair
 /// run under `fairness`, if it is not: a thread the fairness asks to move
 /// that never moves on the cycle.
-pub(crate) fn unfair(model: &Model, stem: usize, cycle: &[Step], fairness: Fairness) -> Option<String> {
+pub(crate) fn unfair(
+    model: &Model,
+    stem: usize,
+    cycle: &[Step],
+    fairness: Fairness,
+) -> Option<String> {
     let asked = |o: &SitOut| match fairness {
         Fairness::None => false,
         Fairness::Weak => o.kind == "enabled",
         Fairness::Strong => matches!(o.kind, "enabled" | "sometimes-disabled"),
     };
-    let o = sitting_out(model, stem, cycle, fairness).into_iter().find(asked)?;
+    let o = sitting_out(model, stem, cycle, fairness)
+        .into_iter()
+        .find(asked)?;
     let how = match o.kind {
         "enabled" => "could move throughout the cycle".to_string(),
-        _ => format!("could move on the cycle (it cannot only after {})", steps_list(&o.disabled_after)),
+        _ => format!(
+            "could move on the cycle (it cannot only after {})",
+            steps_list(&o.disabled_after)
+        ),
     };
     Some(format!(
         "the lasso is not a fair run under {} fairness: {} {how} and never moves on it",
@@ -351,7 +361,12 @@ fn enabled(model: &Model, t: usize, s: &[i64]) -> bool {
     model.threads[t].points[s[t] as usize]
         .transitions
         .clone()
-        .any(|k| !matches!(crate::explore::step(model, k, s, &mut next), StepResult::Disabled))
+        .any(|k| {
+            !matches!(
+                crate::explore::step(model, k, s, &mut next),
+                StepResult::Disabled
+            )
+        })
 }
 
 /// What kind of sitting out it is, for a thread disabled after the steps
@@ -531,6 +546,9 @@ mod tests {
         assert_eq!(steps_list(&[3]), "step 3");
         assert_eq!(steps_list(&[3, 4]), "steps 3 and 4");
         assert_eq!(steps_list(&[3, 4, 5]), "steps 3 to 5");
-        assert_eq!(steps_list(&[2, 3, 4, 6, 9, 10]), "steps 2 to 4, 6, 9 and 10");
+        assert_eq!(
+            steps_list(&[2, 3, 4, 6, 9, 10]),
+            "steps 2 to 4, 6, 9 and 10"
+        );
     }
 }

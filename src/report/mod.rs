@@ -13,8 +13,8 @@ mod state;
 
 pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 pub use deadlock::{Blocked, Deadlock, Link, Wait};
-pub use ltl::{LassoReport, LtlReport, PropertyReport, SitOut};
 pub(crate) use ltl::unfair;
+pub use ltl::{LassoReport, LtlReport, PropertyReport, SitOut};
 pub use profile::{LevelRow, StatsReport, TimesRow};
 pub use state::{StateLayout, ThreadState};
 

@@ -383,15 +383,17 @@ fn replay_rejects_a_lasso_that_is_not_fair_under_its_fairness() {
         std::fs::write(&saved, v.to_string()).unwrap();
         let replay = optimist(["replay", file, saved.to_str().unwrap()]);
         assert_eq!(replay.code, 3, "{fairness}: {}", replay.stdout);
-        let why = format!(
-            "not a fair run under {fairness} fairness: P0 could move throughout the cycle"
-        );
+        let why =
+            format!("not a fair run under {fairness} fairness: P0 could move throughout the cycle");
         assert!(replay.stdout.contains(&why), "{}", replay.stdout);
     }
     let text = optimist(["check", "models/philosophers-live.gc", "--no-deadlock"]);
     assert!(
-        text.stdout.contains("sits out     P0: it cannot move after steps ")
-            && text.stdout.contains("weak fairness asks a move only of a thread able to move at every step"),
+        text.stdout
+            .contains("sits out     P0: it cannot move after steps ")
+            && text
+                .stdout
+                .contains("weak fairness asks a move only of a thread able to move at every step"),
         "{}",
         text.stdout
     );
@@ -404,11 +406,25 @@ fn replay_rejects_a_lasso_that_is_not_fair_under_its_fairness() {
 fn limits_leave_properties_inconclusive_with_what_was_built() {
     use crate::common::json;
     let file = "models/peterson-live.gc";
-    let run = |max: &str| json(["check", file, "--fairness", "none", "--max-states", max, "--format", "json"]);
+    let run = |max: &str| {
+        json([
+            "check",
+            file,
+            "--fairness",
+            "none",
+            "--max-states",
+            max,
+            "--format",
+            "json",
+        ])
+    };
     let (early, v) = run("100");
     assert_eq!(early.code, 3, "{}", early.stdout);
     let reason = v["ltl"]["reason"].as_str().unwrap_or_default();
-    assert!(reason.starts_with("the safety check was inconclusive"), "{reason}");
+    assert!(
+        reason.starts_with("the safety check was inconclusive"),
+        "{reason}"
+    );
     for p in v["ltl"]["properties"].as_array().unwrap() {
         assert_eq!(p["verdict"], "inconclusive", "{p}");
     }
