@@ -570,58 +570,24 @@ fn replay_lasso(
         return Ok(r);
     }
     let entry = stem.len();
-    let closes = if ends {
-        choices(model, &s)
-            .iter()
-            .all(|(_, e)| *e == Effect::Disabled)
-    } else {
-        !cycle.is_empty() && s == states[entry]
-    };
-    if !closes {
-        let why = if ends {
-            "the run was saved as one that ends, but a thread can still move at its end"
-        } else {
-            "the cycle does not come back to the state it started from"
-        };
-        r.divergence = Some(lasso_divergence(r.saved_steps, why));
-        return Ok(r);
-    }
-    let Some(property) = model.ltl.iter().find(|p| p.name == name) else {
-        r.divergence = Some(lasso_divergence(
-            r.saved_steps,
-            &format!("the model has no property `{name}`"),
-        ));
-        return Ok(r);
-    };
-    let positions = if ends {
-        &states[..]
-    } else {
-        &states[..states.len() - 1]
-    };
-    let word: Result<Vec<u64>, _> = positions.iter().map(|s| property.valuation(s)).collect();
-    let falsified = word.is_ok_and(|w| !property.formula.holds_on(&w, entry));
-    if !falsified {
-        r.divergence = Some(lasso_divergence(
-            r.saved_steps,
-            &format!(
-                "the lasso replays, but `{}` is not false on it",
-                property.text
-            ),
-        ));
-        return Ok(r);
-    }
     let fairness = match text(prop, "fairness").as_deref() {
         Some("weak") => Fairness::Weak,
         Some("strong") => Fairness::Strong,
         _ => Fairness::None,
     };
-    if let Some(why) = (!ends)
-        .then(|| crate::report::unfair(model, entry, &taken[entry..], fairness))
-        .flatten()
-    {
-        r.divergence = Some(lasso_divergence(r.saved_steps, &why));
-        return Ok(r);
-    }
+    let replayed = Replayed {
+        states: &states,
+        taken: &taken,
+        entry,
+        ends,
+    };
+    let property = match lasso_shows(model, &name, fairness, &replayed) {
+        Ok(property) => property,
+        Err(why) => {
+            r.divergence = Some(lasso_divergence(r.saved_steps, &why));
+            return Ok(r);
+        }
+    };
     r.found = Some(ViolationReport {
         kind: "ltl",
         thread: None,
@@ -646,6 +612,62 @@ fn replay_lasso(
     });
     r.outcome = "reproduced";
     Ok(r)
+}
+
+/// A saved lasso as it replayed: the states from the initial one on, the
+/// steps taken, where the cycle starts, and whether the run ends instead.
+struct Replayed<'a> {
+    states: &'a [Vec<i64>],
+    taken: &'a [Step],
+    entry: usize,
+    ends: bool,
+}
+
+/// What a lasso must show besides replaying: its cycle closes on the state
+/// it started from (or its run ends where no thread can move), property
+/// `name`'s formula is false on it, and it is a fair run under `fairness`.
+/// The property, or what the lasso fails to show.
+fn lasso_shows<'m>(
+    model: &'m Model,
+    name: &str,
+    fairness: Fairness,
+    l: &Replayed,
+) -> Result<&'m crate::model::LtlProperty, String> {
+    let last = l.states.last().expect("the initial state at least");
+    let closes = if l.ends {
+        choices(model, last)
+            .iter()
+            .all(|(_, e)| *e == Effect::Disabled)
+    } else {
+        l.taken.len() > l.entry && *last == l.states[l.entry]
+    };
+    if !closes {
+        return Err(if l.ends {
+            "the run was saved as one that ends, but a thread can still move at its end"
+        } else {
+            "the cycle does not come back to the state it started from"
+        }
+        .to_string());
+    }
+    let Some(property) = model.ltl.iter().find(|p| p.name == name) else {
+        return Err(format!("the model has no property `{name}`"));
+    };
+    let positions = if l.ends {
+        l.states
+    } else {
+        &l.states[..l.states.len() - 1]
+    };
+    let word: Result<Vec<u64>, _> = positions.iter().map(|s| property.valuation(s)).collect();
+    if !word.is_ok_and(|w| !property.formula.holds_on(&w, l.entry)) {
+        return Err(format!(
+            "the lasso replays, but `{}` is not false on it",
+            property.text
+        ));
+    }
+    match (!l.ends).then(|| crate::report::unfair(model, l.entry, &l.taken[l.entry..], fairness)) {
+        Some(Some(why)) => Err(why),
+        _ => Ok(property),
+    }
 }
 
 fn lasso_divergence(step: usize, message: &str) -> Divergence {
