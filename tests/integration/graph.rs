@@ -75,3 +75,17 @@ fn racy_counter_trace_chart() {
     assert!(run.stdout.starts_with("<svg"));
     settings().bind(|| insta::assert_snapshot!("graph_racy_counter_chart", run.stdout));
 }
+
+/// The chart draws the counterexample `check` reports, a deadlock too.
+#[test]
+fn a_deadlock_is_charted_as_check_reports_it() {
+    let check = optimist(["check", "models/deadlock.gc"]);
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    let run = optimist(["graph", "models/deadlock.gc", "--trace", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["verdict"], "violated", "{}", run.stdout);
+    assert_eq!(v["violation"]["kind"], "deadlock", "{}", run.stdout);
+    let svg = optimist(["graph", "models/deadlock.gc", "--trace", "--format", "svg"]);
+    assert!(svg.stdout.starts_with("<svg"), "{}", svg.stderr);
+}

@@ -129,8 +129,11 @@ fn trace(
     model: &optimist::Model,
     reduction: Reduction,
 ) -> ExitCode {
+    // The question `check` asks by default, deadlocks included: the chart
+    // draws the counterexample `check` reports.
     let options = optimist::Options {
         reduction,
+        deadlock: true,
         ..optimist::Options::default()
     };
     let outcome = optimist::check(model, &options, &mut |_| {});
