@@ -215,8 +215,32 @@ invariant x == 0 || x == 1;
         (3, Some("inconclusive")),
         "{v}"
     );
+    // `check --certify` shows the check's own verdict before saying why
+    // there is no certificate; a violation it found stands (exit 1).
     let run = optimist(["check", bad.to_str().unwrap(), "--certify"]);
     assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stdout.contains("verdict      holds"), "{}", run.stdout);
+    assert!(run.stderr.contains("does not cover"), "{}", run.stderr);
+    let run = optimist([
+        "check",
+        bad.to_str().unwrap(),
+        "--certify",
+        "--format",
+        "json",
+    ]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        (v["status"].as_str(), v["check"]["verdict"].as_str()),
+        (Some("inconclusive"), Some("holds")),
+        "{v}"
+    );
+    let run = optimist(["check", "models/bounded-counter-bug.gc", "--certify"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("verdict      violated (invariant)"),
+        "{}",
+        run.stdout
+    );
     assert_eq!(optimist(["certify"]).code, 2);
 }
 

@@ -412,7 +412,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         if reduction == optimist::CertifyTheorem::Sc
             && let Err(e) = optimist::check_reducible(&src, &model)
         {
-            return crate::common::not_covered(e);
+            return crate::common::not_covered_after(e, &report);
         }
         // The certificate takes the same memory limit, and what is left of
         // the time limit: `--max-time` bounds the whole command.

@@ -302,24 +302,46 @@ pub fn set_format(format: Format) {
 /// Renders an input error on stderr and, under `--format json`, as
 /// `{"status": "error", "error": {...}}` on stdout; returns exit code 2.
 pub fn fail(e: optimist::Error) -> ExitCode {
-    diagnose(e, "error", 2)
+    diagnose(e, "error", 2, None)
 }
 
 /// A model the certified theorem does not cover (`check_reducible`): not
 /// an error in the model, so inconclusive (exit 3), with the same
 /// diagnostic and its JSON twin.
 pub fn not_covered(e: optimist::Error) -> ExitCode {
-    diagnose(e, "inconclusive", 3)
+    diagnose(e, "inconclusive", 3, None)
 }
 
-/// `e` rendered on stderr, and its JSON twin with `status`; exit `code`.
-fn diagnose(e: optimist::Error, status: &str, code: u8) -> ExitCode {
+/// `check --certify` where the certified theorem does not cover the model:
+/// the check's own report first (a violation it found replays in the
+/// original system and stands without a certificate), then why there is
+/// no certificate; in JSON one document with both. Exit 1 for a
+/// violation, else 3.
+pub fn not_covered_after(e: optimist::Error, check: &optimist::CheckReport) -> ExitCode {
+    let (status, code) = match check.exit_code() {
+        1 => ("violated", 1),
+        _ => ("inconclusive", 3),
+    };
+    let json = OUTPUT.lock().unwrap_or_else(|e| e.into_inner()).format == Format::Json;
+    if !json {
+        write_out(&check.to_string());
+    }
+    let check = serde_json::to_value(check).expect("reports serialise");
+    diagnose(e, status, code, Some(check))
+}
+
+/// `e` rendered on stderr, and its JSON twin with `status` (and the
+/// check's report, where there is one); exit `code`.
+fn diagnose(e: optimist::Error, status: &str, code: u8, check: Option<Value>) -> ExitCode {
     let place = e.place().cloned();
-    let value = json!({"status": status, "error": {
+    let mut value = json!({"status": status, "error": {
         "message": e.to_string(),
         "place": place,
         "help": miette::Diagnostic::help(&e).map(|h| h.to_string()),
     }});
+    if let Some(check) = check {
+        value["check"] = check;
+    }
     write_err(&format!("{:?}\n", miette::Report::new(e)));
     emit_error(value);
     ExitCode::from(code)
