@@ -806,7 +806,11 @@ impl<R: Transactions> Expand for OverSteps<'_, R> {
         // bytes count against the memory limit until they are emitted.
         let mut buffered = 0;
         let result = self.buffer(s, budget, &mut buffered, emit);
-        budget.other_bytes -= buffered;
+        // Saturating: the persistent-set cache, emptied while the successors
+        // were buffered, gives back what it held, which in a search over
+        // several workers or a trace's re-expansion was counted in other
+        // budgets than this one.
+        budget.other_bytes = budget.other_bytes.saturating_sub(buffered);
         result
     }
 }
