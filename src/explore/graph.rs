@@ -94,19 +94,30 @@ pub fn state_graph(
     max_states: usize,
 ) -> Result<StateGraph, GraphTooLarge> {
     let mut drawing = Drawing {
-        model,
         states: Vec::new(),
         edges: Vec::new(),
-        violations: Vec::new(),
     };
-    let every = Every {
+    let mut every = Every {
         model,
         out: Vec::new(),
+        bad: Vec::new(),
     };
-    let o = draw(model, every, Some(max_states as u64), &mut drawing);
+    let o = draw(model, &mut every, Some(max_states as u64), &mut drawing);
     if o.verdict != Verdict::Holds {
         return Err(GraphTooLarge::States(max_states));
     }
+    let id: IndexMap<&[i64], usize> = (drawing.states.iter().enumerate())
+        .map(|(k, s)| (s.as_slice(), k))
+        .collect();
+    let mut violations: Vec<GraphViolation> = (every.bad.into_iter())
+        .map(|(s, transition, problem)| GraphViolation {
+            from: id[s.as_slice()],
+            transition,
+            problem,
+        })
+        .collect();
+    // In the order of states, then of transitions, as they were met.
+    violations.sort_by_key(|v| v.from);
     // Each state was first reached by the first edge that leads to it.
     let mut parent = vec![None; drawing.states.len()];
     for e in &drawing.edges {
@@ -118,7 +129,7 @@ pub fn state_graph(
         states: drawing.states,
         parent,
         edges: drawing.edges,
-        violations: drawing.violations,
+        violations,
         overlay: None,
     };
     if !reduction.is_full() {
@@ -154,77 +165,55 @@ fn draw<E: Expand + Send, V: Visit>(
     )
 }
 
-/// Every transition of the full system that takes a step: one that breaks
-/// the semantics reaches no state, and [`Drawing`] records it instead of
-/// ending the search.
+/// Every transition of the full system that takes a step; one that breaks
+/// the semantics reaches no state and is noted, with the state it leaves,
+/// instead of ending the search.
 struct Every<'m> {
     model: &'m Model,
     out: Vec<i64>,
+    bad: Vec<(Vec<i64>, usize, Problem)>,
 }
 
-impl Expand for Every<'_> {
+impl Expand for &mut Every<'_> {
     fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
         let mut enabled = false;
-        for k in transitions(self.model, s) {
-            if let StepResult::Ok = step(self.model, k, s, &mut self.out) {
-                enabled = true;
-                emit(&self.out, &[k as u32], budget)?;
+        for (t, thread) in self.model.threads.iter().enumerate() {
+            for k in thread.points[s[t] as usize].transitions.clone() {
+                match step(self.model, k, s, &mut self.out) {
+                    StepResult::Disabled => {}
+                    StepResult::Ok => {
+                        enabled = true;
+                        emit(&self.out, &[k as u32], budget)?;
+                    }
+                    StepResult::Bad(problem) => self.bad.push((s.to_vec(), k, problem)),
+                }
             }
         }
         Ok(enabled)
     }
 }
 
-/// The transitions at the threads' points in `s`, thread by thread.
-fn transitions<'a>(model: &'a Model, s: &'a [i64]) -> impl Iterator<Item = usize> + 'a {
-    (model.threads.iter().enumerate())
-        .flat_map(|(t, thread)| thread.points[s[t] as usize].transitions.clone())
-}
-
-/// The full graph as the search meets it.
-struct Drawing<'m> {
-    model: &'m Model,
+/// The full graph as the search meets it: its states and edges.
+struct Drawing {
     states: Vec<Vec<i64>>,
     edges: Vec<GraphEdge>,
-    violations: Vec<GraphViolation>,
 }
 
-/// What a block of states records: the states, and the transitions out of
-/// them that break the semantics.
-#[derive(Default)]
-struct Seen {
-    states: Vec<Vec<i64>>,
-    violations: Vec<GraphViolation>,
-}
-
-impl Visit for Drawing<'_> {
+impl Visit for Drawing {
     const EDGES: bool = true;
-    type Record = Seen;
+    type Record = Vec<Vec<i64>>;
 
     fn initial(&self, _: &Model, _: &[i64]) -> Option<Problem> {
         None
     }
 
-    fn state(&self, id: u32, s: &[i64], record: &mut Seen) {
-        record.states.push(s.to_vec());
-        let mut out = Vec::new();
-        for k in transitions(self.model, s) {
-            if let StepResult::Bad(problem) = step(self.model, k, s, &mut out) {
-                let from = id as usize;
-                let transition = k;
-                record.violations.push(GraphViolation {
-                    from,
-                    transition,
-                    problem,
-                });
-            }
-        }
+    fn state(&self, _: u32, s: &[i64], record: &mut Vec<Vec<i64>>) {
+        record.push(s.to_vec());
     }
 
-    fn absorb(&mut self, record: Seen, edges: &Edges, _: &mut Budget) -> Result<(), Halt> {
+    fn absorb(&mut self, record: Vec<Vec<i64>>, edges: &Edges, _: &mut Budget) -> Result<(), Halt> {
         let first = self.states.len();
-        self.states.extend(record.states);
-        self.violations.extend(record.violations);
+        self.states.extend(record);
         for (e, from) in edge_sources(first, edges).enumerate() {
             self.edges.push(GraphEdge {
                 from,
