@@ -277,7 +277,7 @@ fn levels<T: Theorem>(
         return (from_local(sys, &local, options, budget.hit), None, true);
     }
     let ex = exhaustive::explore(sys, options.max_states, check, budget);
-    let states = Some(ex.reached.len() as u64);
+    let states = Some(ex.stored);
     let complete = ex.reached.complete;
     if check {
         return (

@@ -16,7 +16,7 @@ use super::system::{QState, Succ, Sys};
 use super::{LawResult, structural, vacuous};
 
 /// A theorem's laws, and where each is checked.
-pub(crate) trait Laws: Copy + Eq + 'static {
+pub(crate) trait Laws: Copy + Eq + Send + Sync + 'static {
     /// Every law, in report order.
     const EVERY: &'static [Self];
     /// The laws checked at the initial state only.
@@ -41,14 +41,15 @@ impl Laws for Obligation {
     }
 }
 
-/// A reduction theorem whose hypotheses certify checks.
-pub(crate) trait Theorem {
+/// A reduction theorem whose hypotheses certify checks (its exhaustive
+/// level is searched by the core of every check, whose workers share it).
+pub(crate) trait Theorem: Sync {
     /// A law (hypothesis or well-formedness condition).
     type Law: Laws;
     /// A state of the system the theorem speaks of.
     type State: Clone + Default;
     /// An instance of a law.
-    type Inst: Clone + Eq + Hash + Instance<Self>;
+    type Inst: Clone + Eq + Hash + Send + Sync + Instance<Self>;
     /// The frame of an instance at the local level.
     type Frame;
 

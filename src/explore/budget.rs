@@ -141,6 +141,20 @@ impl Budget {
         self.max_states
     }
 
+    /// The memory limit, if there is one.
+    pub fn max_memory(&self) -> Option<u64> {
+        (self.memory_limit != u64::MAX).then_some(self.memory_limit)
+    }
+
+    /// This budget, with a state limit of `max_states` in place of its
+    /// own: for a search run within a larger run's time and memory.
+    pub fn with_max_states(&self, max_states: u64) -> Budget {
+        Budget {
+            max_states,
+            ..self.clone()
+        }
+    }
+
     /// Time since the run started.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()

@@ -155,7 +155,7 @@ fn draw<E: Expand + Send, V: Visit>(
     parallel::search(
         model,
         &mut exps,
-        &limits,
+        Budget::new(&limits),
         false,
         0,
         kept,

@@ -22,7 +22,7 @@
 use std::time::Duration;
 
 use super::budget::{Budget, Halt, reserve, reserve_one};
-use super::outcome::{Inapplicable, Limit, Stats, Step, Verdict};
+use super::outcome::{Inapplicable, Limit, Problem, Stats, Step, Verdict};
 use super::parallel;
 use super::search::{Expand, replay_from};
 use super::visit::{Edges, Visit};
@@ -271,6 +271,10 @@ impl Visit for Recorder<'_> {
     const EDGES: bool = true;
     type Record = Valuations;
 
+    fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
+        super::search::check_state(model, s)
+    }
+
     fn state(&self, id: u32, s: &[i64], record: &mut Valuations) {
         for (n, p) in self.props.iter().enumerate() {
             let v = p.valuation(s).unwrap_or_else(|(atom, f)| {
@@ -345,7 +349,7 @@ impl ModelGraph {
         let o = parallel::search(
             model,
             exps,
-            &options.limits,
+            Budget::new(&options.limits),
             false,
             options.block,
             options.kept,

@@ -18,6 +18,7 @@ mod profile;
 mod registry;
 pub(crate) mod sc;
 mod search;
+mod space;
 mod store;
 mod stubborn;
 mod summaries;
@@ -43,12 +44,16 @@ pub use graph::{
 pub use liveness::{LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal};
 pub use movers::{LockReader, Plan as MoverPlan, mover_kind};
 pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
+pub(crate) use parallel::search as search_space;
 pub use profile::{Level as LevelProfile, Profile, Work as WorkerTimes};
 pub(crate) use reduced::end_excl;
 pub use registry::Reduction;
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
-pub(crate) use store::{Full, Insert, Room, Store};
+pub(crate) use search::{Emit, Expand, Stop};
+pub(crate) use space::Space;
+pub(crate) use store::{Full, Room, Store};
 pub use summaries::SummaryStats;
+pub(crate) use visit::{Edges, Visit};
 pub use walk::{
     Effect, Mismatch, SavedStep, SplitMix, Walk, WalkEnd, choices, effect, initial_problem,
     match_path, match_step, simulate,
@@ -228,7 +233,7 @@ fn search_with<E: search::Expand + Send>(
         None => parallel::search(
             model,
             exps,
-            limits,
+            Budget::new(limits),
             deadlock,
             options.block,
             options.kept,

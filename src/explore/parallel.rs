@@ -31,11 +31,12 @@ use super::Kept;
 use super::budget::{Budget, Halt, TICK};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
 use super::profile::{self, Profile, Work};
-use super::search::{Expand, Findings, Found, Limits, Stop, replay};
+use super::search::{Expand, Findings, Found, Stop};
+use super::space::Space;
 use super::store::{Full, Room, Store, hash};
 use super::table::{self, AHEAD, Bits, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
 use super::visit::{Edges, Ids, Visit};
-use crate::model::{LockMisuse, Model};
+use crate::model::LockMisuse;
 
 /// States per block of work.
 pub const BLOCK: usize = 256;
@@ -78,8 +79,8 @@ struct Block<R> {
 }
 
 /// What the workers of a level share.
-struct Level<'a, V: Visit> {
-    model: &'a Model,
+struct Level<'a, S: Space, V: Visit<S>> {
+    model: &'a S,
     visit: &'a V,
     /// Where the visitor asks for edges: the id of every state numbered,
     /// which stands for the settled table.
@@ -111,7 +112,7 @@ struct Level<'a, V: Visit> {
     split_wall: Mutex<Duration>,
 }
 
-impl<V: Visit> Level<'_, V> {
+impl<S: Space, V: Visit<S>> Level<'_, S, V> {
     fn len(&self) -> usize {
         self.frontier.len() / self.words
     }
@@ -153,7 +154,7 @@ impl<V: Visit> Level<'_, V> {
         let model = self.model;
         let words = self.words;
         let mut blk = Block::default();
-        let mut s = vec![0i64; model.slots.len()];
+        let mut s = vec![0i64; model.slots()];
         let mut packed = vec![0u64; words];
         let mut batch = Batch::default();
         let mut misuses = Vec::new();
@@ -174,7 +175,7 @@ impl<V: Visit> Level<'_, V> {
                 return blk;
             }
             model
-                .layout
+                .layout()
                 .unpack(&self.frontier[i * words..(i + 1) * words], &mut s);
             self.visit.state(p, &s, &mut blk.record);
             let edges_before = if V::EDGES { blk.edges.bytes() } else { 0 };
@@ -192,7 +193,7 @@ impl<V: Visit> Level<'_, V> {
                 if *transitions % u64::from(TICK) == 0 {
                     budget.check_time()?;
                 }
-                model.layout.pack(succ, &mut packed);
+                model.layout().pack(succ, &mut packed);
                 batch.push(&packed, (u64::from(p) << 32) | u64::from(seq), self.compact);
                 if V::EDGES {
                     edges.push(path, V::PATHS);
@@ -225,7 +226,7 @@ impl<V: Visit> Level<'_, V> {
                 result = Err(Stop::Halt);
             }
             misuses.clear();
-            model.lock_misuses(&s, &mut misuses);
+            model.misuses(&s, &mut misuses);
             // Counted once per state and kind; the first description is kept.
             misuses.sort_by_key(|m| m.0);
             misuses.dedup_by_key(|m| m.0);
@@ -240,7 +241,7 @@ impl<V: Visit> Level<'_, V> {
                 })) => End::Stack(bound, budget.run_states, budget.run_thread),
                 Err(Stop::Found(found)) => End::Found(found),
                 Err(Stop::Halt) => halt(budget),
-                Ok(false) if !model.all_ended(&s) => {
+                Ok(false) if !model.ended(&s) => {
                     blk.deadlocks += 1;
                     if !self.deadlock {
                         continue;
@@ -416,7 +417,7 @@ impl Batch {
     }
 }
 
-impl<V: Visit> Level<'_, V> {
+impl<S: Space, V: Visit<S>> Level<'_, S, V> {
     /// Passes until the level is done or cut: a pass stops at the first
     /// block that went past the state limit, and that may turn out to be
     /// no cut once the blocks before it are done (their states, not those
@@ -492,8 +493,8 @@ impl<V: Visit> Level<'_, V> {
 
 /// The verdict and counterexample of a level that ended early at parent
 /// `p`, and the reduced step a limit cut (in `stats`).
-fn ending<E: Expand>(
-    model: &Model,
+fn ending<S: Space, E: Expand>(
+    model: &S,
     exp: &mut E,
     links: &Links,
     p: u32,
@@ -822,7 +823,7 @@ impl Timing {
     }
 }
 
-impl<V: Visit> Level<'_, V> {
+impl<S: Space, V: Visit<S>> Level<'_, S, V> {
     /// The profile of the level's expansion, begun at `start`.
     fn timing(&self, start: Instant) -> Timing {
         let split_wall = *lock(&self.split_wall);
@@ -864,12 +865,12 @@ fn each<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
 
 /// Breadth-first search from the initial state with one worker per
 /// expander in `exps` (at least one), in blocks of `block` states (0 for
-/// [`BLOCK`]), showing every state (and edge) to `visit`.
+/// [`BLOCK`]), within `budget`, showing every state (and edge) to `visit`.
 #[allow(clippy::too_many_arguments)]
-pub fn search<E: Expand + Send, V: Visit>(
-    model: &Model,
+pub fn search<S: Space, E: Expand + Send, V: Visit<S>>(
+    model: &S,
     exps: &mut [E],
-    limits: &Limits,
+    budget: Budget,
     deadlock: bool,
     block: usize,
     kept: Kept,
@@ -878,7 +879,7 @@ pub fn search<E: Expand + Send, V: Visit>(
     visit: &mut V,
 ) -> Outcome {
     let block = if block == 0 { BLOCK } else { block };
-    let mut run = match Run::new(model, limits, kept, exps.len(), V::EDGES) {
+    let mut run = match Run::new(model, budget, kept, exps.len(), V::EDGES) {
         Ok(run) => run,
         Err(o) => return o,
     };
@@ -886,7 +887,7 @@ pub fn search<E: Expand + Send, V: Visit>(
         Ok(frontier) => frontier,
         Err((verdict, violation)) => return run.end(verdict, violation),
     };
-    if let Some(problem) = visit.initial(model, &model.init) {
+    if let Some(problem) = visit.initial(model, model.init()) {
         let v = Violation {
             problem,
             initial: true,
@@ -969,8 +970,8 @@ pub fn search<E: Expand + Send, V: Visit>(
 }
 
 /// The search's state from level to level.
-struct Run<'a> {
-    model: &'a Model,
+struct Run<'a, S: Space> {
+    model: &'a S,
     words: usize,
     /// `--hash-compact`: the table keeps fingerprints.
     compact: bool,
@@ -998,17 +999,17 @@ struct Run<'a> {
     start: Instant,
 }
 
-impl<'a> Run<'a> {
+impl<'a, S: Space> Run<'a, S> {
     /// The empty store; the outcome instead where the `--bitstate` array
     /// cannot be had.
     fn new(
-        model: &'a Model,
-        limits: &Limits,
+        model: &'a S,
+        budget: Budget,
         kept: Kept,
         threads: usize,
         ids: bool,
     ) -> Result<Self, Outcome> {
-        let words = model.layout.words();
+        let words = model.layout().words();
         let compact = kept == Kept::HashCompact;
         // What the table and the pending sets keep of a state, and the payload.
         let (fw, pw) = if compact { (1, words) } else { (words, 0) };
@@ -1018,8 +1019,8 @@ impl<'a> Run<'a> {
             compact,
             fw,
             pw,
-            budget: Budget::new(limits),
-            max_memory: limits.max_memory,
+            max_memory: budget.max_memory(),
+            budget,
             bits: None,
             settled: Vec::new(),
             pending: Vec::new(),
@@ -1041,13 +1042,13 @@ impl<'a> Run<'a> {
             // than the memory limit or than the system can give ends the
             // run at once.
             let bytes = Bits::bytes_for(log2);
-            run.bits = limits
+            run.bits = run
                 .max_memory
                 .is_none_or(|m| bytes <= m)
                 .then(|| Bits::new(log2, hashes))
                 .flatten();
             if run.bits.is_none() {
-                let l = Limit::Memory(limits.max_memory.unwrap_or(bytes));
+                let l = Limit::Memory(run.max_memory.unwrap_or(bytes));
                 return Err(run.end(Verdict::Inconclusive(l), None));
             }
         }
@@ -1063,7 +1064,7 @@ impl<'a> Run<'a> {
     fn seed(&mut self) -> Result<Vec<u64>, (Verdict, Option<Violation>)> {
         let (model, words, compact) = (self.model, self.words, self.compact);
         let mut frontier = vec![0u64; words];
-        model.layout.pack(&model.init, &mut frontier);
+        model.layout().pack(model.init(), &mut frontier);
         if self.budget.check_start().is_err() {
             return Err((Verdict::Inconclusive(self.budget.hit()), None));
         }
@@ -1103,7 +1104,7 @@ impl<'a> Run<'a> {
     }
 
     /// The shared state of the workers expanding `frontier`.
-    fn level<'l, V: Visit>(
+    fn level<'l, V: Visit<S>>(
         &'l self,
         visit: &'l V,
         frontier: &'l [u64],
@@ -1111,7 +1112,7 @@ impl<'a> Run<'a> {
         held: u64,
         deadlock: bool,
         block: usize,
-    ) -> Level<'l, V> {
+    ) -> Level<'l, S, V> {
         let n = frontier.len() / self.words;
         Level {
             model: self.model,
@@ -1236,7 +1237,7 @@ impl<'a> Run<'a> {
     /// Resolves the targets of the level's edges (on every worker, where
     /// there are many) and hands what the blocks recorded to the visitor,
     /// in id order, within the memory limit.
-    fn absorb<V: Visit>(
+    fn absorb<V: Visit<S>>(
         &mut self,
         visit: &mut V,
         mut visited: Vec<(V::Record, Edges)>,
@@ -1276,8 +1277,8 @@ impl<'a> Run<'a> {
 }
 
 /// The trace to state `id`, followed by `tail`.
-fn trace_to<E: Expand>(
-    model: &Model,
+fn trace_to<S: Space, E: Expand>(
+    space: &S,
     exp: &mut E,
     links: &Links,
     id: u32,
@@ -1291,26 +1292,22 @@ fn trace_to<E: Expand>(
         cur = parent;
     }
     seqs.reverse();
-    let (_, mut segments) = follow(model, exp, &seqs);
-    if !tail.is_empty() {
-        segments.push(tail);
-    }
-    replay(model, &segments)
+    space.trace(exp, &seqs, tail)
 }
 
 /// The state reached from the initial one by taking, at each step, the
 /// successor with the recorded emit index, and the transitions of each
 /// step: each step is found again by re-expanding its parent (expansion is
 /// deterministic).
-pub(super) fn follow<E: Expand>(
-    model: &Model,
+pub(super) fn follow<S: Space, E: Expand>(
+    space: &S,
     exp: &mut E,
     seqs: &[u32],
 ) -> (Vec<i64>, Vec<Vec<u32>>) {
     if let Some(w) = exp.watch() {
         w.tracing = true;
     }
-    let mut s = model.init.clone();
+    let mut s = space.init().to_vec();
     let mut segments = Vec::new();
     for &seq in seqs {
         let mut found = None;

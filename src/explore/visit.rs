@@ -18,9 +18,9 @@ use super::budget::{Budget, Halt};
 use super::table::{Pending, SHARDS, shard_of};
 use crate::model::Model;
 
-/// What a search does with each expanded state (and each edge, where
-/// [`Visit::EDGES`]).
-pub trait Visit: Sync {
+/// What a search of space `S` does with each expanded state (and each
+/// edge, where [`Visit::EDGES`]).
+pub trait Visit<S: ?Sized = Model>: Sync {
     /// Whether every edge is recorded with its target's id. The search
     /// then numbers states in a map, which `--bitstate` does not keep: its
     /// callers refuse that store first (see `liveness::ltl_refusal`).
@@ -31,10 +31,8 @@ pub trait Visit: Sync {
     /// What it records of a block's states, in id order.
     type Record: Default + Send;
     /// What is wrong with the initial state `s`, before anything is
-    /// expanded: the safety check's invariants and exclusive access.
-    fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
-        super::search::check_state(model, s)
-    }
+    /// expanded (the safety check's invariants and exclusive access).
+    fn initial(&self, space: &S, s: &[i64]) -> Option<Problem>;
     /// Records state `s`, numbered `id`, before it is expanded.
     fn state(&self, id: u32, s: &[i64], record: &mut Self::Record);
     /// Takes a block's records and edges; blocks come in id order, each
@@ -53,6 +51,9 @@ pub trait Visit: Sync {
 impl Visit for () {
     const EDGES: bool = false;
     type Record = ();
+    fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
+        super::search::check_state(model, s)
+    }
     fn state(&self, _: u32, _: &[i64], _: &mut ()) {}
     fn absorb(&mut self, _: (), _: &Edges, _: &mut Budget) -> Result<(), Halt> {
         Ok(())

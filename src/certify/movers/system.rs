@@ -18,8 +18,8 @@
 //! point nor ended; `p_i` when i is not in L(i), which is the search's own
 //! judgement ([`Txs::in_left`]) with the phase bit clear.
 
-use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::sync::{Mutex, MutexGuard};
 
 use crate::certify::copies::Copies;
 use crate::certify::system::{QState, Succ, Sys};
@@ -49,7 +49,7 @@ impl MState {
 pub struct MSys<'a> {
     /// The system with q.
     pub sys: &'a Sys<'a>,
-    txs: RefCell<Txs<'a>>,
+    txs: Mutex<Txs<'a>>,
     /// Per thread and point: whether the thread can be in L there (not its
     /// initial point, not its end, and no transition there is fixed).
     lpoints: Vec<Vec<bool>>,
@@ -114,7 +114,7 @@ impl<'a> MSys<'a> {
         MSys {
             sys,
             one_copy,
-            txs: RefCell::new(Txs::new(model, plan)),
+            txs: Mutex::new(Txs::new(model, plan)),
             lpoints,
             rpoints,
             tr_frame,
@@ -171,17 +171,18 @@ impl<'a> MSys<'a> {
         match self.sys.succ(k, &m.st) {
             Succ::Disabled => None,
             Succ::Next { to, completed } => {
-                let next = completed
-                    && self
-                        .txs
-                        .borrow_mut()
-                        .step_phase(t, k, &m.st.s, &to.s, m.ph[t])
-                        .0;
+                let next = completed && self.txs().step_phase(t, k, &m.st.s, &to.s, m.ph[t]).0;
                 let mut ph = m.ph.clone();
                 ph[t] = next;
                 Some(MState { st: to, ph })
             }
         }
+    }
+
+    /// The search's judgement of steps (a scratch watch inside: one user
+    /// at a time; the exhaustive level's workers share the system).
+    fn txs(&self) -> MutexGuard<'_, Txs<'a>> {
+        self.txs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// `r_t`: thread t is in R(t), its pre-commit phase.
@@ -193,7 +194,7 @@ impl<'a> MSys<'a> {
     /// at its initial point nor ended, something enabled, and everything it
     /// can do a left mover (the search's judgement).
     pub fn in_l(&self, t: usize, m: &MState) -> bool {
-        !m.ph[t] && self.txs.borrow_mut().in_left(t, &m.st.s)
+        !m.ph[t] && self.txs().in_left(t, &m.st.s)
     }
 
     /// `p_t`: thread t is not in L(t).
