@@ -337,13 +337,16 @@ struct Checking<'s, 'a, T: Theorem> {
 }
 
 impl<T: Theorem> Checking<'_, '_, T> {
-    /// Whether `inst` was checked in a level before: most are, after the
-    /// first levels, and a block then records nothing for them.
-    fn known(&self, inst: &T::Inst) -> bool {
+    /// Whether `inst` was checked in a level before, and whether it failed
+    /// there: most are known after the first levels, and a block then
+    /// records nothing for them.
+    fn known(&self, inst: &T::Inst) -> (bool, bool) {
         self.findings
             .iter()
             .find(|(l, _)| *l == T::law(inst))
-            .is_some_and(|(_, f)| f.instances.contains(inst))
+            .map_or((false, false), |(_, f)| {
+                (f.instances.contains(inst), f.failing.contains(inst))
+            })
     }
 }
 
@@ -387,12 +390,16 @@ impl<'a, T: Theorem> Visit<Phased<'a, T>> for Checking<'_, 'a, T> {
             for inst in live {
                 // Past its first failure, an instance's failures add
                 // nothing to what is reported.
+                let (checked, failed) = self.known(&inst);
+                if failed {
+                    continue;
+                }
                 if let Some(failure) = sys.check(&inst, &st)
                     && !record.failed.iter().any(|(_, i, _)| *i == inst)
                 {
                     record.failed.push((id, inst.clone(), failure));
                 }
-                if !self.known(&inst) {
+                if !checked {
                     record.checked.insert(inst);
                 }
             }

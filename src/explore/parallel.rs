@@ -1254,12 +1254,16 @@ impl<'a, S: Space> Run<'a, S> {
         // The visitor counts what it holds beside the store, whose bytes
         // `settle` has just counted (a run of millions of one-state levels
         // must not add up the table again per level).
+        // The level's edges are held until their block is absorbed.
         let store = self.stats.memory;
-        self.budget.store_bytes = store;
+        let mut level: u64 = visited.iter().map(|(_, e)| e.bytes()).sum();
         self.budget.other_bytes = visit.bytes();
-        let result = visited
-            .into_iter()
-            .try_for_each(|(r, e)| visit.absorb(r, &e, &mut self.budget));
+        let result = visited.into_iter().try_for_each(|(r, e)| {
+            self.budget.store_bytes = store + level;
+            let absorbed = visit.absorb(r, &e, &mut self.budget);
+            level -= e.bytes();
+            absorbed
+        });
         self.budget.other_bytes = 0;
         self.stats.memory = store + visit.bytes();
         self.budget.store_bytes = self.stats.memory;
