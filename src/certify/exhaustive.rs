@@ -41,33 +41,32 @@ impl<'a, T: Theorem> Phased<'a, T> {
             init: Vec::new(),
             n: model.slots.len(),
         };
-        space.init = space.flat(&sys.init());
+        flat_into::<T>(&sys.init(), &mut space.init);
         space
-    }
-
-    /// `st` as the slots of the space.
-    fn flat(&self, st: &T::State) -> Vec<i64> {
-        let mut out = Vec::with_capacity(self.init.len());
-        self.flat_into(st, &mut out);
-        out
-    }
-
-    fn flat_into(&self, st: &T::State, out: &mut Vec<i64>) {
-        let qs = T::qstate(st);
-        out.clear();
-        out.extend_from_slice(&qs.s);
-        out.push(i64::from(qs.q));
-        out.extend(T::phase_bits(st).iter().map(|&b| i64::from(b)));
     }
 
     /// The theorem's state of slots `s`.
     fn state(&self, s: &[i64]) -> T::State {
-        let q = QState {
-            s: s[..self.n].to_vec(),
-            q: s[self.n] != 0,
-        };
-        T::assemble(q, s[self.n + 1..].iter().map(|&b| b != 0).collect())
+        unflat::<T>(s, self.n)
     }
+}
+
+/// `st` as the slots of the space: the model's, q, then the phase bits.
+fn flat_into<T: Theorem>(st: &T::State, out: &mut Vec<i64>) {
+    let qs = T::qstate(st);
+    out.clear();
+    out.extend_from_slice(&qs.s);
+    out.push(i64::from(qs.q));
+    out.extend(T::phase_bits(st).iter().map(|&b| i64::from(b)));
+}
+
+/// The theorem's state of slots `s`, whose model state has `n` slots.
+fn unflat<T: Theorem>(s: &[i64], n: usize) -> T::State {
+    let q = QState {
+        s: s[..n].to_vec(),
+        q: s[n] != 0,
+    };
+    T::assemble(q, s[n + 1..].iter().map(|&b| b != 0).collect())
 }
 
 impl<T: Theorem> Space for Phased<'_, T> {
@@ -107,7 +106,7 @@ impl<T: Theorem> Expand for Steps<'_, '_, T> {
             for k in sys.sys().at(t, T::qstate(&st).s[t]) {
                 if let Some(to) = sys.step(k, &st) {
                     budget.tick()?;
-                    space.flat_into(&to, &mut self.out);
+                    flat_into::<T>(&to, &mut self.out);
                     emit(&self.out, &[k as u32], budget)?;
                 }
             }
@@ -122,9 +121,9 @@ impl<T: Theorem> Expand for Steps<'_, '_, T> {
 /// limit like any search's.
 pub struct Reached {
     layout: Layout,
-    /// Slots of the model's state, and phase bits.
+    /// Slots of the model's state, and of the space's.
     n: usize,
-    phases: usize,
+    slots: usize,
     store: Store<()>,
     /// For each state: (parent, transition); the first is its own parent.
     parent: Vec<(u32, u32)>,
@@ -134,10 +133,8 @@ pub struct Reached {
 
 impl Reached {
     fn key<T: Theorem>(&self, st: &T::State) -> Vec<u64> {
-        let qs = T::qstate(st);
-        let mut s = qs.s.clone();
-        s.push(i64::from(qs.q));
-        s.extend(T::phase_bits(st).iter().map(|&b| i64::from(b)));
+        let mut s = Vec::with_capacity(self.slots);
+        flat_into::<T>(st, &mut s);
         let mut w = vec![0u64; self.layout.words()];
         self.layout.pack(&s, &mut w);
         w
@@ -150,12 +147,9 @@ impl Reached {
 
     /// State `id`.
     pub fn get<T: Theorem>(&self, _sys: &T, id: usize) -> T::State {
-        let mut s = vec![0; self.n + 1 + self.phases];
+        let mut s = vec![0; self.slots];
         self.layout.unpack(self.store.get(id as u32), &mut s);
-        let ph = s[self.n + 1..].iter().map(|&b| b != 0).collect();
-        let q = s[self.n] != 0;
-        s.truncate(self.n);
-        T::assemble(QState { s, q }, ph)
+        unflat::<T>(&s, self.n)
     }
 
     /// The id of a stored state.
@@ -279,7 +273,7 @@ pub fn explore<T: Theorem>(
         reached: Reached {
             layout: space.layout.clone(),
             n: space.n,
-            phases: sys.phases(),
+            slots: space.init.len(),
             store: Store::indexed(space.layout.words()),
             parent: vec![(0, 0)],
             complete: true,

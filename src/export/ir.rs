@@ -424,6 +424,28 @@ struct Disc {
     saved: BTreeMap<u32, usize>,
 }
 
+/// The check that a state is no deadlock: some thread can move (a rule's
+/// guard holds: a `d_step`'s, a rule's, exactly where optimist's
+/// transition is enabled), or every thread has ended.
+fn no_deadlock(model: &Model, threads: &[ThreadInfo], rules: &[Rule]) -> Check {
+    let ended = threads
+        .iter()
+        .zip(&model.threads)
+        .map(|(info, th)| bin(BinOp::Eq, X::Var(info.pc, false), X::Int(th.end())))
+        .reduce(|a, b| bin(BinOp::And, a, b))
+        .unwrap_or(X::Int(1));
+    let cond = rules
+        .iter()
+        .map(|rule| rule.guard.clone())
+        .chain(std::iter::once(ended))
+        .reduce(|a, b| bin(BinOp::Or, a, b))
+        .expect("at least the ended test");
+    Check {
+        cond,
+        message: "deadlock: no thread can move, and not every thread has ended".into(),
+    }
+}
+
 impl Program {
     /// The control points that program-counter variable `v` takes, as
     /// `0 = name, 1 = name, ...`, for a comment beside its declaration.
@@ -443,7 +465,10 @@ impl Program {
     }
 
     /// Translates `model` for `target`.
-    pub fn new(model: &Model, target: Target) -> Result<Program, Refusal> {
+    /// The translation of `model`; with `deadlock`, a state where no
+    /// thread can move and not every thread has ended breaks a check, as
+    /// `check` reports it (without, as `check --no-deadlock`).
+    pub fn new(model: &Model, target: Target, deadlock: bool) -> Result<Program, Refusal> {
         let mut names = Names::default();
         let mut b = Builder {
             model,
@@ -482,7 +507,10 @@ impl Program {
         for k in 0..model.transitions.len() {
             rules.push(b.rule(k)?);
         }
-        let checks = b.checks()?;
+        let mut checks = b.checks()?;
+        if deadlock {
+            checks.push(no_deadlock(model, &threads, &rules));
+        }
         let ltl = if target == Target::Promela {
             b.ltl(&mut names, &mut rules)?
         } else {

@@ -33,9 +33,15 @@
 //!   the state as write-only. `spin -a` and `spin -a -o1 -o2 -o3` count
 //!   the same.
 //!
-//! Deadlocks are not violations by default in optimist, and are not in the
-//! export either (Promela: an `end` label at each loop; Rumur: run with
-//! `--deadlock-detection off`).
+//! A deadlock (no thread can move, and not every thread has ended) is a
+//! violation as `check` reports it by default: the export asks the same
+//! question with one more check, that some transition is enabled or every
+//! thread has ended, which is an assertion of the monitor in Promela and
+//! an `invariant` in Murphi. The checkers' own deadlock rules stay out of
+//! it (Promela: an `end` label at each loop; Rumur: run with
+//! `--deadlock-detection off`), since a run where every thread has ended
+//! is no error. Exported without deadlocks, the file asks what `check
+//! --no-deadlock` asks.
 //!
 //! What cannot be translated exactly is refused with a [`Refusal`] rather
 //! than approximated: values (of variables, constants, or any intermediate
@@ -127,10 +133,10 @@ impl std::fmt::Display for Refusal {
 }
 
 /// Translates `model` into `target`'s language, or says why it cannot be
-/// done exactly. The text is deterministic: the same model gives the same
-/// text.
-pub fn export(model: &Model, target: Target) -> Result<String, Refusal> {
-    let program = ir::Program::new(model, target)?;
+/// done exactly; a deadlock is a violation there where `deadlock` says so.
+/// The text is deterministic: the same model gives the same text.
+pub fn export(model: &Model, target: Target, deadlock: bool) -> Result<String, Refusal> {
+    let program = ir::Program::new(model, target, deadlock)?;
     Ok(match target {
         Target::Promela => promela::render(&program),
         Target::Murphi => murphi::render(&program),
@@ -142,11 +148,12 @@ pub fn export(model: &Model, target: Target) -> Result<String, Refusal> {
 /// first step (Promela) or the start state (Murphi). SPIN counts one state
 /// more than the sum of the models' counts (the state before the choice),
 /// Rumur exactly the sum. A violation in any model is a violation of the
-/// batch. Refused as a whole if one model is.
-pub fn export_batch(models: &[&Model], target: Target) -> Result<String, Refusal> {
+/// batch (a deadlock too, where `deadlock` says so). Refused as a whole
+/// if one model is.
+pub fn export_batch(models: &[&Model], target: Target, deadlock: bool) -> Result<String, Refusal> {
     let mut parts = Vec::new();
     for model in models {
-        parts.push(ir::Program::new(model, target)?);
+        parts.push(ir::Program::new(model, target, deadlock)?);
     }
     let program = ir::Program::union(parts);
     if target == Target::Promela {

@@ -4,9 +4,10 @@
 //! each guarded by the thread's program counter variable. A `d_step` is a
 //! single transition of SPIN with no intermediate states, and the loop's
 //! head is the process's only control location, so SPIN's states are
-//! exactly optimist's. The loop head carries an `end` label: a thread that
-//! cannot move is not an error (optimist reports deadlocks only with
-//! `--deadlock`).
+//! exactly optimist's. The loop head carries an `end` label, so that SPIN
+//! takes no state for an invalid end state: a deadlock, where asked, is an
+//! assertion of the monitor (see [`super`]), which knows when every thread
+//! has ended.
 //!
 //! Promela cannot give the elements of an array different initial values
 //! without an `init` process, whose steps would add states; such an array

@@ -178,8 +178,10 @@ enum Plan {
 }
 
 fn plan(model: &Model, max_states: u64) -> Plan {
+    // The question `check` asks by default: deadlocks are violations.
     let options = Options {
         reduction: Reduction::NONE,
+        deadlock: true,
         limits: Limits {
             max_states: Some(max_states),
             ..Limits::default()
@@ -195,7 +197,7 @@ fn plan(model: &Model, max_states: u64) -> Plan {
         Verdict::DoesNotApply(why) => panic!("full exploration applies to every model: {why}"),
     };
     for target in [Target::Promela, Target::Murphi] {
-        if let Err(refusal) = optimist::export(model, target) {
+        if let Err(refusal) = optimist::export(model, target, true) {
             return Plan::Done(Row::Refused(refusal.kind.name()));
         }
     }
@@ -276,7 +278,7 @@ fn work(
     let alone = |k: usize, spin: bool| -> Result<(), String> {
         let (name, model) = &jobs[k];
         let [pml, m] = [Target::Promela, Target::Murphi]
-            .map(|target| optimist::export(model, target).expect("translates"));
+            .map(|target| optimist::export(model, target, true).expect("translates"));
         let result = if spin {
             spin_agrees(dir, &pml, counts[k], both_spins)
         } else {
@@ -290,7 +292,7 @@ fn work(
         Work::Alone(k) => alone(*k, true),
         Work::Batch(ks) => {
             let models: Vec<&Model> = ks.iter().map(|&k| &jobs[k].1).collect();
-            let text = optimist::export_batch(&models, Target::Promela)
+            let text = optimist::export_batch(&models, Target::Promela, true)
                 .expect("each model translates, so the batch does");
             // SPIN's extra state is the one before the choice of model.
             let total = ks.iter().map(|&k| counts[k].expect("holds")).sum::<u64>() + 1;
@@ -447,7 +449,7 @@ fn shipped_models_agree_with_spin_and_rumur() {
         let mut seen = Vec::new();
         for e in expectations(&text) {
             // The define sets of the header lines that give a full count
-            // without other flags (`--deadlock` is not exported).
+            // without other flags.
             if e.full.is_none() || e.flags.iter().any(|f| f.starts_with("--")) {
                 continue;
             }
@@ -554,16 +556,16 @@ fn a_batch_counts_the_sum_of_its_models() {
     };
     let (barrier, handoff) = (load("models/barrier.gc"), load("models/handoff.gc"));
     let batch = [&barrier, &handoff];
-    let pml = optimist::export_batch(&batch, Target::Promela).unwrap();
-    let m = optimist::export_batch(&batch, Target::Murphi).unwrap();
+    let pml = optimist::export_batch(&batch, Target::Promela, true).unwrap();
+    let m = optimist::export_batch(&batch, Target::Murphi, true).unwrap();
     let by_spin = spin(&dir, &pml, 1_000, true).unwrap();
     let by_rumur = rumur(&dir, &m).unwrap();
     assert_eq!((by_spin.states, by_spin.violated), (106 + 5 + 1, false));
     assert_eq!((by_rumur.states, by_rumur.violated), (106 + 5, false));
     let racy = load("models/racy-counter.gc");
     let batch = [&barrier, &racy];
-    let pml = optimist::export_batch(&batch, Target::Promela).unwrap();
-    let m = optimist::export_batch(&batch, Target::Murphi).unwrap();
+    let pml = optimist::export_batch(&batch, Target::Promela, true).unwrap();
+    let m = optimist::export_batch(&batch, Target::Murphi, true).unwrap();
     assert!(spin_violated(&dir, &pml));
     assert!(rumur(&dir, &m).unwrap().violated);
 }
@@ -593,9 +595,41 @@ fn run_time_thread_locals_agree_with_spin_and_rumur() {
     let holds = load("tests/integration/inputs/lang/local-of-runtime.gc");
     let faults = load("tests/integration/inputs/lang/local-of-missing.gc");
     for (model, expected) in [(&holds, Some(90)), (&faults, None)] {
-        let pml = optimist::export(model, Target::Promela).unwrap();
-        let m = optimist::export(model, Target::Murphi).unwrap();
+        let pml = optimist::export(model, Target::Promela, true).unwrap();
+        let m = optimist::export(model, Target::Murphi, true).unwrap();
         spin_agrees(&dir, &pml, expected, true).unwrap();
         rumur_agrees(&dir, &m, expected).unwrap();
+    }
+}
+
+/// A deadlock is a violation for SPIN and Rumur as it is for `check`, and
+/// a run where every thread has ended is not; exported without deadlocks,
+/// the model holds there with `check --no-deadlock`'s count.
+#[test]
+fn a_deadlock_is_a_violation_there_as_in_check() {
+    if !tools::present("a_deadlock_is_a_violation_there_as_in_check", TOOLS) {
+        return;
+    }
+    let dir = tools::scratch("crosscheck-deadlock");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (file, deadlocks) in [("models/deadlock.gc", true), ("models/barrier.gc", false)] {
+        let model = optimist::load(&root.join(file), &Vec::new()).unwrap().1;
+        for deadlock in [true, false] {
+            let options = Options {
+                reduction: Reduction::NONE,
+                deadlock,
+                ..Options::default()
+            };
+            let o = optimist::check(&model, &options, &mut |_| {});
+            let expected = match o.verdict {
+                Verdict::Holds => Some(o.stats.states),
+                _ => None,
+            };
+            assert_eq!(expected.is_none(), deadlock && deadlocks, "{file}");
+            let pml = optimist::export(&model, Target::Promela, deadlock).unwrap();
+            let m = optimist::export(&model, Target::Murphi, deadlock).unwrap();
+            spin_agrees(&dir, &pml, expected, true).unwrap();
+            rumur_agrees(&dir, &m, expected).unwrap();
+        }
     }
 }

@@ -36,7 +36,7 @@ struct Tally {
 /// property without fairness and under weak fairness.
 fn compare(dir: &Path, what: &str, model: &Model, tally: &Mutex<Tally>) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let pml = optimist::export(model, Target::Promela).map_err(|e| format!("{e:?}"))?;
+    let pml = optimist::export(model, Target::Promela, false).map_err(|e| format!("{e:?}"))?;
     std::fs::write(dir.join("model.pml"), &pml).map_err(|e| e.to_string())?;
     run_tool(dir, "spin", &["-a", "model.pml"])?;
     run_tool(

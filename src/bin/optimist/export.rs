@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use optimist::Target;
 use serde::Serialize;
 
-use crate::common::{Format, ModelArgs};
+use crate::common::{DeadlockArgs, Format, ModelArgs};
 
 /// Arguments of `optimist export`.
 #[derive(Args, Debug)]
@@ -19,6 +19,8 @@ pub struct ExportArgs {
     /// Write the translation to this file instead of standard output.
     #[arg(short, long, value_name = "OUT")]
     output: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    deadlock: DeadlockArgs,
     /// Output format: the translation itself, or a JSON object holding it
     /// (or the refusal) with the command that checks it.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -66,7 +68,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
         TargetArg::Murphi => Target::Murphi,
     };
     let json = args.format == Format::Json;
-    let text = match optimist::export(&model, target) {
+    let text = match optimist::export(&model, target, args.deadlock.on()) {
         Ok(text) => text,
         Err(refusal) => {
             let message = format!(

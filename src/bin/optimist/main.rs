@@ -123,8 +123,9 @@ Examples:
     /// atomic step (a d_step, a rule), the control points are variables, and
     /// every violation optimist reports is an assertion. When the model
     /// holds, SPIN (-DNOREDUCE) and Rumur (no symmetry) count exactly
-    /// `optimist check --reduction none`'s states. Deadlocks are not
-    /// errors, as with `check --no-deadlock`. Refused (exit 2): values that may
+    /// `optimist check --reduction none`'s states, and a deadlock is an
+    /// error as `check` reports it (not with --no-deadlock). Refused (exit
+    /// 2): values that may
     /// leave 32 bits, quantifiers over more than 256 values, more than 254
     /// threads for SPIN.
     Export(export::ExportArgs),
