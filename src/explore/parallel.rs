@@ -80,7 +80,7 @@ struct Block<R> {
 
 /// What the workers of a level share.
 struct Level<'a, S: Space, V: Visit<S>> {
-    model: &'a S,
+    space: &'a S,
     visit: &'a V,
     /// Where the visitor asks for edges: the id of every state numbered,
     /// which stands for the settled table.
@@ -151,10 +151,10 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
     }
 
     fn block<E: Expand>(&self, b: usize, exp: &mut E, budget: &mut Budget) -> Block<V::Record> {
-        let model = self.model;
+        let space = self.space;
         let words = self.words;
         let mut blk = Block::default();
-        let mut s = vec![0i64; model.slots()];
+        let mut s = vec![0i64; space.slots()];
         let mut packed = vec![0u64; words];
         let mut batch = Batch::default();
         let mut misuses = Vec::new();
@@ -174,7 +174,7 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
                 blk.end = Some((p, halt(budget)));
                 return blk;
             }
-            model
+            space
                 .layout()
                 .unpack(&self.frontier[i * words..(i + 1) * words], &mut s);
             self.visit.state(p, &s, &mut blk.record);
@@ -193,7 +193,7 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
                 if *transitions % u64::from(TICK) == 0 {
                     budget.check_time()?;
                 }
-                model.layout().pack(succ, &mut packed);
+                space.layout().pack(succ, &mut packed);
                 batch.push(&packed, (u64::from(p) << 32) | u64::from(seq), self.compact);
                 if V::EDGES {
                     edges.push(path, V::PATHS);
@@ -226,7 +226,7 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
                 result = Err(Stop::Halt);
             }
             misuses.clear();
-            model.misuses(&s, &mut misuses);
+            space.misuses(&s, &mut misuses);
             // Counted once per state and kind; the first description is kept.
             misuses.sort_by_key(|m| m.0);
             misuses.dedup_by_key(|m| m.0);
@@ -241,7 +241,7 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
                 })) => End::Stack(bound, budget.run_states, budget.run_thread),
                 Err(Stop::Found(found)) => End::Found(found),
                 Err(Stop::Halt) => halt(budget),
-                Ok(false) if !model.ended(&s) => {
+                Ok(false) if !space.ended(&s) => {
                     blk.deadlocks += 1;
                     if !self.deadlock {
                         continue;
@@ -494,7 +494,7 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
 /// The verdict and counterexample of a level that ended early at parent
 /// `p`, and the reduced step a limit cut (in `stats`).
 fn ending<S: Space, E: Expand>(
-    model: &S,
+    space: &S,
     exp: &mut E,
     links: &Links,
     p: u32,
@@ -504,7 +504,7 @@ fn ending<S: Space, E: Expand>(
 ) -> (Verdict, Option<Violation>) {
     match end {
         End::Found(found) => {
-            let trace = trace_to(model, exp, links, p, found.path);
+            let trace = trace_to(space, exp, links, p, found.path);
             let v = Violation {
                 problem: found.problem,
                 initial: false,
@@ -513,7 +513,7 @@ fn ending<S: Space, E: Expand>(
             (Verdict::Violated, Some(v))
         }
         End::Deadlock => {
-            let trace = trace_to(model, exp, links, p, Vec::new());
+            let trace = trace_to(space, exp, links, p, Vec::new());
             let v = Violation {
                 problem: Problem::Deadlock,
                 initial: p == 0,
@@ -868,7 +868,7 @@ fn each<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
 /// [`BLOCK`]), within `budget`, showing every state (and edge) to `visit`.
 #[allow(clippy::too_many_arguments)]
 pub fn search<S: Space, E: Expand + Send, V: Visit<S>>(
-    model: &S,
+    space: &S,
     exps: &mut [E],
     budget: Budget,
     deadlock: bool,
@@ -879,7 +879,7 @@ pub fn search<S: Space, E: Expand + Send, V: Visit<S>>(
     visit: &mut V,
 ) -> Outcome {
     let block = if block == 0 { BLOCK } else { block };
-    let mut run = match Run::new(model, budget, kept, exps.len(), V::EDGES) {
+    let mut run = match Run::new(space, budget, kept, exps.len(), V::EDGES) {
         Ok(run) => run,
         Err(o) => return o,
     };
@@ -887,7 +887,7 @@ pub fn search<S: Space, E: Expand + Send, V: Visit<S>>(
         Ok(frontier) => frontier,
         Err((verdict, violation)) => return run.end(verdict, violation),
     };
-    if let Some(problem) = visit.initial(model, model.init()) {
+    if let Some(problem) = visit.initial(space, space.init()) {
         let v = Violation {
             problem,
             initial: true,
@@ -941,7 +941,7 @@ pub fn search<S: Space, E: Expand + Send, V: Visit<S>>(
         if let Some((p, end)) = end {
             run.grow(count, count);
             let (verdict, violation) = ending(
-                model,
+                space,
                 &mut exps[0],
                 &run.links,
                 p,
@@ -971,7 +971,7 @@ pub fn search<S: Space, E: Expand + Send, V: Visit<S>>(
 
 /// The search's state from level to level.
 struct Run<'a, S: Space> {
-    model: &'a S,
+    space: &'a S,
     words: usize,
     /// `--hash-compact`: the table keeps fingerprints.
     compact: bool,
@@ -1003,18 +1003,18 @@ impl<'a, S: Space> Run<'a, S> {
     /// The empty store; the outcome instead where the `--bitstate` array
     /// cannot be had.
     fn new(
-        model: &'a S,
+        space: &'a S,
         budget: Budget,
         kept: Kept,
         threads: usize,
         ids: bool,
     ) -> Result<Self, Outcome> {
-        let words = model.layout().words();
+        let words = space.layout().words();
         let compact = kept == Kept::HashCompact;
         // What the table and the pending sets keep of a state, and the payload.
         let (fw, pw) = if compact { (1, words) } else { (words, 0) };
         let mut run = Run {
-            model,
+            space,
             words,
             compact,
             fw,
@@ -1062,9 +1062,9 @@ impl<'a, S: Space> Run<'a, S> {
     /// Stores the initial state and returns the first frontier; the ending
     /// instead where the run ends there.
     fn seed(&mut self) -> Result<Vec<u64>, (Verdict, Option<Violation>)> {
-        let (model, words, compact) = (self.model, self.words, self.compact);
+        let (space, words, compact) = (self.space, self.words, self.compact);
         let mut frontier = vec![0u64; words];
-        model.layout().pack(model.init(), &mut frontier);
+        space.layout().pack(space.init(), &mut frontier);
         if self.budget.check_start().is_err() {
             return Err((Verdict::Inconclusive(self.budget.hit()), None));
         }
@@ -1115,7 +1115,7 @@ impl<'a, S: Space> Run<'a, S> {
     ) -> Level<'l, S, V> {
         let n = frontier.len() / self.words;
         Level {
-            model: self.model,
+            space: self.space,
             visit,
             ids: &self.ids,
             words: self.words,
