@@ -1,33 +1,34 @@
-//! Checking `ltl` properties: the model's state graph (under a reduction
-//! whose contract preserves LTL-X), the product with a Büchi automaton of
-//! each property's negation, and a fair accepting lasso of the product
-//! ([`crate::ltl::fair_lasso`]), which is a run of the model that violates
-//! the property.
+//! Checking `ltl` properties: the product of the model's state graph
+//! (under a reduction whose contract preserves LTL-X) with a Büchi
+//! automaton of each property's negation, searched for a fair accepting
+//! lasso, which is a run of the model that violates the property.
 //!
 //! A run that ends (every thread ended, or a deadlock) is extended by
 //! repeating its last state for ever, as SPIN does (the stutter
 //! extension): `<> done` fails on a run that deadlocks before `done`.
 //!
-//! The graph is built by the search every check uses
-//! ([`parallel::search`], with this module's visitor), on every worker
-//! `--threads` gives. Its states are numbered as a sequential breadth-first
-//! search meets them, whatever the number of workers, so the states, the
-//! lasso and the text are the same for every number. The store keeps each
-//! state (or its 64-bit fingerprint under `--hash-compact`), and the graph
-//! keeps edges between numbers, so a lasso is replayed from the initial
-//! state by its transitions, and a lasso that does not replay (a
-//! fingerprint collision) is never reported. The product with the
-//! automaton is searched on one thread.
+//! Two searches, in turn. First on the fly ([`crate::ltl::accepting_component`],
+//! Couvreur's): without fairness or under weak fairness, the graph is
+//! expanded as the product asks for it, and the search stops at the first
+//! component that meets every acceptance set, within [`QUICK`] states.
+//! Then, for a property it did not decide, the whole graph, built by the
+//! search every check uses on every worker `--threads` gives, and the
+//! whole product decomposed into components ([`crate::ltl::fair_lasso`],
+//! which also decides strong fairness). Which search decides a property
+//! never depends on the number of workers, so the states, the lasso and
+//! the text are the same for every number. A lasso is replayed from the
+//! initial state by its transitions before it is reported, so a
+//! fingerprint collision under `--hash-compact` never invents one.
 
 use std::time::Duration;
 
-use super::budget::{Budget, Halt, reserve, reserve_one};
-use super::outcome::{Inapplicable, Limit, Problem, Stats, Step, Verdict};
-use super::parallel;
-use super::search::{Expand, replay_from};
-use super::visit::{Edges, Visit};
+use super::budget::{Budget, Halt};
+use super::ltlgraph::{ModelGraph, bytes_of, keep_one};
+use super::outcome::{Inapplicable, Limit, Stats, Step, Verdict};
+use super::product::Product;
+use super::search::replay_from;
 use super::{Kept, Options, Preserved, Property};
-use crate::ltl::{Automaton, Fairness, Graph, Ltl, STUTTER, fair_lasso};
+use crate::ltl::{Automaton, Fairness, Graph, Ltl, STUTTER, accepting_component, fair_lasso};
 use crate::model::{Fault, Model};
 
 /// What an `ltl` check is asked.
@@ -91,18 +92,20 @@ pub struct LtlOutcome {
 
 impl LtlOutcome {
     /// The verdict over all properties: violated if one is, else
-    /// inconclusive if one is, else holds.
+    /// inconclusive if one is (or a limit stopped the graph), else holds.
     pub fn verdict(&self) -> Verdict {
         if let Some(why) = &self.refused {
             return Verdict::DoesNotApply(why.clone());
         }
+        let vs = self.properties.iter().map(|p| &p.verdict);
+        if vs.clone().any(|v| matches!(v, Verdict::Violated)) {
+            return Verdict::Violated;
+        }
         if let Some(l) = self.limit {
             return Verdict::Inconclusive(l);
         }
-        let vs = self.properties.iter().map(|p| &p.verdict);
         vs.clone()
-            .find(|v| matches!(v, Verdict::Violated))
-            .or_else(|| vs.clone().find(|v| !matches!(v, Verdict::Holds)))
+            .find(|v| !matches!(v, Verdict::Holds))
             .cloned()
             .unwrap_or(Verdict::Holds)
     }
@@ -176,386 +179,295 @@ pub fn check_ltl(model: &Model, options: &Options, ltl: &LtlOptions) -> LtlOutco
         }
     }
     let mode = super::contract::mode(model, options);
+    let mut budget = Budget::new(&options.limits);
+    let quick = if ltl.fairness == Fairness::Strong {
+        None
+    } else {
+        mode.liveness(&visible)
+            .and_then(|exp| on_the_fly(model, &props, exp, options, ltl, &budget))
+    };
+    if let Some((decided, stats)) = &quick
+        && decided.len() == ltl.properties.len()
+    {
+        out.properties.clone_from(decided);
+        out.stats = stats.clone();
+        out.coverage = options.kept.coverage(out.stats.states);
+        return out;
+    }
+    let mut decided = quick.map(|(d, _)| d).unwrap_or_default();
     let workers = options.workers().max(1);
     let exps: Option<Vec<_>> = (0..workers).map(|_| mode.liveness(&visible)).collect();
     let Some(mut exps) = exps else {
         out.refused = ltl_refusal(options, Fairness::Strong);
         return out;
     };
-    let mut budget = Budget::new(&options.limits);
-    let graph = match ModelGraph::build(model, &props, &mut exps, options) {
+    let mut graph = match ModelGraph::build(model, &props, &mut exps, options, &mut budget) {
         Ok(g) => g,
         Err((stats, limit)) => {
             out.stats = stats;
             out.limit = Some(limit);
+            out.properties = decided;
             return out;
         }
     };
-    // The product's states and memory count on top of the graph's.
-    budget.stored = graph.stats.states;
-    budget.store_bytes = graph.stats.memory;
-    out.stats = graph.stats.clone();
-    out.coverage = options.kept.coverage(out.stats.states);
-    for (n, &p) in ltl.properties.iter().enumerate() {
+    for (n, &p) in ltl.properties.iter().enumerate().skip(decided.len()) {
         let started = budget.elapsed();
-        let mut o = graph.property(model, p, n, ltl.fairness, &mut budget);
+        let mut o = property(&mut graph, model, p, n, ltl.fairness, &mut budget, false);
         o.elapsed = budget.elapsed() - started;
         let stop = matches!(o.verdict, Verdict::Inconclusive(_));
-        out.properties.push(o);
+        decided.push(o);
         if stop && budget.hit.is_some() {
             break;
         }
     }
+    out.properties = decided;
+    out.stats = graph.stats(&(budget.store_bytes + budget.other_bytes));
     out.stats.elapsed = budget.elapsed();
+    out.coverage = options.kept.coverage(out.stats.states);
     out
 }
 
-/// The model's reachable states as numbers, with their edges.
-struct ModelGraph {
-    /// Edges of state s: `first[s]..first[s + 1]`.
-    first: Vec<u32>,
-    target: Vec<u32>,
-    transition: Vec<u32>,
-    /// Per state, per property asked: the atoms true there.
-    vals: Vec<u64>,
-    /// Per property asked: the first state where an atom faults.
-    faults: Vec<Option<(u32, usize, Fault)>>,
-    /// Per state: the threads with an edge (enabled), in words of 64.
-    enabled: Vec<u64>,
-    words: usize,
-    props: usize,
-    stats: Stats,
+/// States and product vertices the search on the fly may number before
+/// the properties it has not decided go to the whole graph.
+const QUICK: u64 = 1 << 17;
+
+/// The properties decided on the fly, in order, up to the first that the
+/// search did not decide within [`QUICK`] states (or a limit of the run),
+/// with the graph's statistics; none when not even the initial state fits.
+fn on_the_fly(
+    model: &Model,
+    props: &[&crate::model::LtlProperty],
+    exp: super::ltlgraph::Boxed,
+    options: &Options,
+    ltl: &LtlOptions,
+    budget: &Budget,
+) -> Option<(Vec<PropertyOutcome>, Stats)> {
+    let mut quick = budget.with_max_states(budget.max_states().min(QUICK));
+    let mut graph = ModelGraph::new(model, props, exp, options.kept, &mut quick).ok()?;
+    let mut decided = Vec::new();
+    for (n, &p) in ltl.properties.iter().enumerate() {
+        let started = quick.elapsed();
+        let mut o = property(&mut graph, model, p, n, ltl.fairness, &mut quick, true);
+        o.elapsed = quick.elapsed() - started;
+        if matches!(o.verdict, Verdict::Inconclusive(_)) {
+            break;
+        }
+        decided.push(o);
+    }
+    let mut stats = graph.stats(&(quick.store_bytes + quick.other_bytes));
+    stats.elapsed = quick.elapsed();
+    Some((decided, stats))
 }
 
-/// Bytes the graph's vectors hold, kept in the budget's `other_bytes`.
-struct Held(u64);
-
-impl Held {
-    fn push<T>(&mut self, v: &mut Vec<T>, x: T, budget: &mut Budget) -> Result<(), Halt> {
-        reserve_one(v, budget, &mut self.0)?;
-        budget.other_bytes = self.0;
-        v.push(x);
-        Ok(())
-    }
-
-    fn extend<T: Copy>(
-        &mut self,
-        v: &mut Vec<T>,
-        xs: &[T],
-        budget: &mut Budget,
-    ) -> Result<(), Halt> {
-        reserve(v, xs.len(), budget, &mut self.0)?;
-        budget.other_bytes = self.0;
-        v.extend_from_slice(xs);
-        Ok(())
-    }
-}
-
-/// The graph as the search meets it: the visitor of [`parallel::search`].
-struct Recorder<'a> {
-    model: &'a Model,
-    props: &'a [&'a crate::model::LtlProperty],
-    graph: ModelGraph,
-    held: Held,
-}
-
-/// What a block of states records: per state, each property's valuation;
-/// the atoms that fault, as (state, property, atom, fault).
-#[derive(Default)]
-struct Valuations {
-    vals: Vec<u64>,
-    faults: Vec<(u32, usize, usize, Fault)>,
-}
-
-impl Visit for Recorder<'_> {
-    const EDGES: bool = true;
-    type Record = Valuations;
-
-    fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
-        super::search::check_state(model, s)
-    }
-
-    fn state(&self, id: u32, s: &[i64], record: &mut Valuations) {
-        for (n, p) in self.props.iter().enumerate() {
-            let v = p.valuation(s).unwrap_or_else(|(atom, f)| {
-                record.faults.push((id, n, atom, f));
-                0
-            });
-            record.vals.push(v);
-        }
-    }
-
-    fn absorb(
-        &mut self,
-        record: Valuations,
-        edges: &Edges,
-        budget: &mut Budget,
-    ) -> Result<(), Halt> {
-        let (g, held) = (&mut self.graph, &mut self.held);
-        held.extend(&mut g.vals, &record.vals, budget)?;
-        for (id, n, atom, f) in record.faults {
-            g.faults[n].get_or_insert((id, atom, f));
-        }
-        held.extend(&mut g.target, &edges.target, budget)?;
-        held.extend(&mut g.transition, &edges.transition, budget)?;
-        let mut e = 0;
-        let mut en = vec![0u64; g.words];
-        for &d in &edges.degree {
-            en.fill(0);
-            for &k in &edges.transition[e..e + d as usize] {
-                let t = self.model.transitions[k as usize].thread as usize;
-                en[t / 64] |= 1 << (t % 64);
-            }
-            e += d as usize;
-            held.extend(&mut g.enabled, &en, budget)?;
-            let end = *g.first.last().expect("the first state's start") + d;
-            held.push(&mut g.first, end, budget)?;
-        }
-        Ok(())
-    }
-
-    fn bytes(&self) -> u64 {
-        self.held.0
-    }
-}
-
-impl ModelGraph {
-    /// The graph of `model` through the expanders `exps`, one per worker,
-    /// by the search every check uses; its statistics, and the limit that
-    /// stopped it, if one did.
-    fn build<E: Expand + Send>(
-        model: &Model,
-        props: &[&crate::model::LtlProperty],
-        exps: &mut [E],
-        options: &Options,
-    ) -> Result<ModelGraph, (Stats, Limit)> {
-        let graph = ModelGraph {
-            first: vec![0],
-            target: Vec::new(),
-            transition: Vec::new(),
-            vals: Vec::new(),
-            faults: vec![None; props.len()],
-            enabled: Vec::new(),
-            words: model.threads.len().div_ceil(64),
-            props: props.len(),
-            stats: Stats::default(),
-        };
-        let mut rec = Recorder {
-            model,
-            props,
-            graph,
-            held: Held(0),
-        };
-        let o = parallel::search(
-            model,
-            exps,
-            Budget::new(&options.limits),
-            false,
-            options.block,
-            options.kept,
-            false,
-            &mut |_| {},
-            &mut rec,
-        );
-        let stats = Stats {
-            states: o.stats.states,
-            transitions: o.stats.transitions,
-            fired: o.stats.transitions,
-            depth: o.stats.depth,
-            memory: o.stats.memory,
-            elapsed: o.stats.elapsed,
-            ..Stats::default()
-        };
-        match o.verdict {
-            Verdict::Holds => Ok(ModelGraph { stats, ..rec.graph }),
-            Verdict::Inconclusive(limit) => Err((stats, limit)),
-            _ => Err((
-                stats,
-                Limit::Internal("a transition fails that the safety check passed"),
-            )),
-        }
-    }
-
-    /// The transitions of a shortest path from the initial state to `s`:
-    /// each state was first reached by the first edge that leads to it, in
-    /// the order of ids and then of emission (the search's numbering).
-    fn path_to(&self, s: u32) -> Vec<u32> {
-        let mut reached = vec![u32::MAX; self.first.len() - 1];
-        for (e, &t) in self.target.iter().enumerate() {
-            if t != 0 && reached[t as usize] == u32::MAX {
-                reached[t as usize] = e as u32;
-            }
-        }
-        let mut path = Vec::new();
-        let mut at = s;
-        while at != 0 {
-            let e = reached[at as usize];
-            path.push(self.transition[e as usize]);
-            at = (self.first.partition_point(|&f| f <= e) - 1) as u32;
-        }
-        path.reverse();
-        path
-    }
-
-    fn edges(&self, s: u32) -> std::ops::Range<usize> {
-        self.first[s as usize] as usize..self.first[s as usize + 1] as usize
-    }
-
-    /// Property `p` (the `n`th asked) on the graph.
-    fn property(
-        &self,
-        model: &Model,
-        p: usize,
-        n: usize,
-        fairness: Fairness,
-        budget: &mut Budget,
-    ) -> PropertyOutcome {
-        let prop = &model.ltl[p];
-        let negation = Ltl::Not(Box::new(prop.formula.clone()));
-        let a = Automaton::of(&negation);
-        let mut o = PropertyOutcome {
-            property: p,
-            verdict: Verdict::Holds,
-            lasso: None,
-            fault: None,
-            automaton_states: a.nodes.len(),
-            product_states: 0,
-            elapsed: Duration::ZERO,
-        };
-        if let Some((s, atom, f)) = &self.faults[n] {
+/// Property `p` (the `n`th asked) over `graph`: searched on the fly, or
+/// over the whole product.
+fn property(
+    graph: &mut ModelGraph,
+    model: &Model,
+    p: usize,
+    n: usize,
+    fairness: Fairness,
+    budget: &mut Budget,
+    fly: bool,
+) -> PropertyOutcome {
+    let negation = Ltl::Not(Box::new(model.ltl[p].formula.clone()));
+    let a = Automaton::of(&negation);
+    let mut o = PropertyOutcome {
+        property: p,
+        verdict: Verdict::Holds,
+        lasso: None,
+        fault: None,
+        automaton_states: a.nodes.len(),
+        product_states: 0,
+        elapsed: Duration::ZERO,
+    };
+    let mut product = Product::new(graph, &a, n, fairness == Fairness::Weak);
+    let r = decide(&mut product, model, fairness, budget, fly);
+    o.product_states = product.vs.len() as u64;
+    budget.other_bytes -= product.bytes();
+    budget.run_states = 0;
+    match r {
+        Ok(Some(lasso)) => {
             o.verdict = Verdict::Violated;
-            let path = self.path_to(*s);
-            o.fault = Some((*atom, f.clone(), replay_steps(model, &model.init, &path).0));
-            return o;
+            o.lasso = Some(lasso);
         }
-        let r = self.product(model, &a, n, fairness, budget, &mut o);
-        if r.is_err() {
-            o.verdict = Verdict::Inconclusive(budget.hit());
-        }
-        o
+        Ok(None) => {}
+        Err(Halt) => match &graph.faults[n] {
+            // An atom that cannot be evaluated: the run to it violates.
+            Some((s, atom, f)) => {
+                o.verdict = Verdict::Violated;
+                let path = graph.path_to(*s);
+                o.fault = Some((*atom, f.clone(), replay_steps(model, &model.init, &path).0));
+            }
+            None => o.verdict = Verdict::Inconclusive(budget.hit()),
+        },
     }
+    o
+}
 
-    fn val(&self, s: u32, n: usize) -> u64 {
-        self.vals[s as usize * self.props + n]
+/// A fair accepting lasso of the product, if it has one, replayed in the
+/// model: found on the fly (`fly`), else over the whole product.
+fn decide(
+    p: &mut Product,
+    model: &Model,
+    fairness: Fairness,
+    budget: &mut Budget,
+    fly: bool,
+) -> Result<Option<LassoTrace>, Halt> {
+    if p.graph.faults[p.n()].is_some() {
+        return Err(Halt);
     }
+    let initial = p.initial(budget)?;
+    let found = if fly {
+        fly_lasso(p, &initial, fairness, budget)?
+    } else {
+        lasso(p, &initial, None, None, fairness, budget)?
+    };
+    let Some((stem, cycle)) = found else {
+        return Ok(None);
+    };
+    let (stem, entry) = replay_steps(model, &model.init, &stem);
+    let (cycle, back) = replay_steps(model, &entry, &cycle);
+    let fired = stem.iter().chain(&cycle).all(|s| s.state.is_some());
+    if back != entry || !fired {
+        return Err(budget.stop(Limit::Internal(
+            "a lasso does not replay, or its cycle does not close (a fingerprint collision under --hash-compact)",
+        )));
+    }
+    Ok(Some(LassoTrace { stem, cycle }))
+}
 
-    fn product(
-        &self,
-        model: &Model,
-        a: &Automaton,
-        n: usize,
-        fairness: Fairness,
-        budget: &mut Budget,
-        o: &mut PropertyOutcome,
-    ) -> Result<(), Halt> {
-        let states = self.first.len() - 1;
-        let q = a.nodes.len();
-        let before = budget.other_bytes;
-        let mut held = Held(before);
-        let index_bytes = (states * q * 4) as u64;
-        budget.afford(index_bytes)?;
-        let mut index = vec![u32::MAX; states * q];
-        held.0 += index_bytes;
-        budget.other_bytes = held.0;
-        let (mut vs, mut vq): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-        let (mut first, mut target, mut mover, mut label) =
-            (vec![0u32], Vec::new(), Vec::new(), Vec::new());
-        let mut vertex = |s: u32,
-                          m: usize,
-                          vs: &mut Vec<u32>,
-                          vq: &mut Vec<u32>,
-                          held: &mut Held,
-                          budget: &mut Budget|
-         -> Result<u32, Halt> {
-            let slot = &mut index[s as usize * q + m];
-            if *slot == u32::MAX {
-                if budget.room().states == 0 {
-                    return Err(budget.full(super::Full::States));
-                }
-                *slot = vs.len() as u32;
-                held.push(vs, s, budget)?;
-                held.push(vq, m as u32, budget)?;
-                budget.run_states += 1;
-            }
-            Ok(*slot)
-        };
-        let mut initial = Vec::new();
-        // The product as far as it was built, also where a limit stops it.
-        let built = (|| -> Result<(), Halt> {
-            for (m, node) in a.nodes.iter().enumerate() {
-                if node.initial && node.admits(self.val(0, n)) {
-                    initial.push(vertex(0, m, &mut vs, &mut vq, &mut held, budget)?);
-                }
-            }
-            let mut v = 0;
-            while v < vs.len() {
-                budget.tick()?;
-                let (s, m) = (vs[v], vq[v] as usize);
-                // Each edge of the graph from s (a stutter step where it has
-                // none), with each move of the automaton that admits its target.
-                let stutter = self.edges(s).is_empty().then_some((s, STUTTER));
-                let edges = self.edges(s).map(|e| (self.target[e], self.transition[e]));
-                for (to, k) in stutter.into_iter().chain(edges) {
-                    let t = if k == STUTTER {
-                        STUTTER
-                    } else {
-                        model.transitions[k as usize].thread
-                    };
-                    for &m2 in &a.nodes[m].succ {
-                        if a.nodes[m2].admits(self.val(to, n)) {
-                            let w = vertex(to, m2, &mut vs, &mut vq, &mut held, budget)?;
-                            held.push(&mut target, w, budget)?;
-                            held.push(&mut mover, t, budget)?;
-                            held.push(&mut label, k, budget)?;
-                        }
-                    }
-                }
-                held.push(&mut first, target.len() as u32, budget)?;
-                v += 1;
-            }
-            Ok(())
-        })();
-        o.product_states = vs.len() as u64;
-        built?;
-        let enabled = |v: u32, t: usize| {
-            let s = vs[v as usize] as usize;
-            self.enabled[s * self.words + t / 64] >> (t % 64) & 1 == 1
-        };
-        let accepting = |k: usize, v: u32| a.accepting[k][vq[v as usize] as usize];
-        let live_nodes = a.live();
-        let live = |v: u32| live_nodes[vq[v as usize] as usize];
-        let g = Graph {
-            first: &first,
-            target: &target,
-            mover: &mover,
-            threads: model.threads.len(),
-            enabled: &enabled,
-            accepting: &accepting,
-            sets: a.accepting.len(),
-            live: &live,
-        };
-        let lasso = fair_lasso(&g, &initial, fairness, budget)?;
-        budget.run_states = 0;
-        budget.other_bytes = before;
-        let Some(l) = lasso else { return Ok(()) };
-        let real = |ks: &[u32]| -> Vec<u32> {
-            ks.iter()
-                .map(|&k| label[k as usize])
-                .filter(|&k| k != STUTTER)
-                .collect()
-        };
-        let (stem, entry) = replay_steps(model, &model.init, &real(&l.stem));
-        let (cycle, back) = replay_steps(model, &entry, &real(&l.cycle));
-        let fired = stem.iter().chain(&cycle).all(|s| s.state.is_some());
-        if back != entry || !fired {
-            return Err(budget.stop(Limit::Internal(
-                "a lasso does not replay, or its cycle does not close (a fingerprint collision under --hash-compact)",
-            )));
-        }
-        o.verdict = Verdict::Violated;
-        o.lasso = Some(LassoTrace { stem, cycle });
-        Ok(())
+/// A lasso as transitions: its stem, then its cycle.
+type Path = (Vec<u32>, Vec<u32>);
+
+/// A lasso found on the fly without fairness or under weak fairness
+/// (every mark of the emptiness search): the shortest stem into the
+/// component the search found, and a cycle through it.
+fn fly_lasso(
+    p: &mut Product,
+    initial: &[u32],
+    fairness: Fairness,
+    budget: &mut Budget,
+) -> Result<Option<Path>, Halt> {
+    let found = accepting_component(p, initial, p.marks(), true, budget)?;
+    let Some(component) = found.accepting else {
+        return Ok(None);
+    };
+    let mut region = found.entered;
+    let mut goal = vec![false; p.vs.len()];
+    component.iter().for_each(|&v| goal[v as usize] = true);
+    reach(p, initial, &goal, &mut region, budget)?;
+    match lasso(p, initial, Some(&region), Some(&goal), fairness, budget)? {
+        Some(l) => Ok(Some(l)),
+        None => Err(budget.stop(Limit::Internal(
+            "the on-the-fly search found a fair accepting component that the lasso search did not",
+        ))),
     }
+}
+
+/// Marks in `region` the vertices a breadth-first search from `initial`
+/// expands before it meets a vertex of `goal`: with them, the part of the
+/// product searched holds a shortest stem into `goal`.
+fn reach(
+    p: &mut Product,
+    initial: &[u32],
+    goal: &[bool],
+    region: &mut Vec<bool>,
+    budget: &mut Budget,
+) -> Result<(), Halt> {
+    let mut seen = vec![false; p.vs.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for &v in initial {
+        if !std::mem::replace(&mut seen[v as usize], true) {
+            queue.push_back(v);
+        }
+    }
+    let mut out = Vec::new();
+    while let Some(v) = queue.pop_front() {
+        budget.tick()?;
+        if goal.get(v as usize) == Some(&true) {
+            return Ok(());
+        }
+        out.clear();
+        p.edges(v, &mut out, budget)?;
+        let n = p.vs.len();
+        region.resize(region.len().max(n), false);
+        seen.resize(n, false);
+        region[v as usize] = true;
+        for &(w, _) in &out {
+            if !std::mem::replace(&mut seen[w as usize], true) {
+                queue.push_back(w);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The transitions of a fair accepting lasso through the vertices of `p`
+/// in `region` (every vertex, numbered breadth first, where none is
+/// given), if there is one: its stem and its cycle, the cycle in `goal`
+/// where given, else in any component the automaton allows. Over the whole
+/// product, the stem is as short as any fair accepting lasso's can be.
+fn lasso(
+    p: &mut Product,
+    initial: &[u32],
+    region: Option<&[bool]>,
+    goal: Option<&[bool]>,
+    fairness: Fairness,
+    budget: &mut Budget,
+) -> Result<Option<Path>, Halt> {
+    let (mut first, mut target, mut mover, mut label) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    keep_one(&mut first, 0u32, budget)?;
+    let mut out = Vec::new();
+    let mut v = 0;
+    while v < p.vs.len() as u32 {
+        budget.tick()?;
+        if region.is_none_or(|r| r.get(v as usize) == Some(&true)) {
+            out.clear();
+            p.edges(v, &mut out, budget)?;
+            for &(w, k) in &out {
+                let t = if k == STUTTER {
+                    STUTTER
+                } else {
+                    p.graph.thread(k)
+                };
+                keep_one(&mut target, w, budget)?;
+                keep_one(&mut label, k, budget)?;
+                keep_one(&mut mover, t, budget)?;
+            }
+        }
+        keep_one(&mut first, target.len() as u32, budget)?;
+        v += 1;
+    }
+    let a = p.automaton();
+    let enabled = |v: u32, t: usize| p.graph.enabled(p.vs[v as usize], t);
+    let accepting = |k: usize, v: u32| a.accepting[k][p.vq[v as usize] as usize];
+    let live_nodes = a.live();
+    let live = |v: u32| match goal {
+        Some(goal) => goal.get(v as usize) == Some(&true),
+        None => live_nodes[p.vq[v as usize] as usize],
+    };
+    let g = Graph {
+        first: &first,
+        target: &target,
+        mover: &mover,
+        threads: p.graph.threads(),
+        enabled: &enabled,
+        accepting: &accepting,
+        sets: a.accepting.len(),
+        live: &live,
+    };
+    let found = fair_lasso(&g, initial, fairness, budget)?;
+    let csr = bytes_of(&first) + bytes_of(&target) + bytes_of(&mover) + bytes_of(&label);
+    budget.other_bytes -= csr;
+    let real = |ks: &[u32]| -> Vec<u32> {
+        ks.iter()
+            .map(|&k| label[k as usize])
+            .filter(|&k| k != STUTTER)
+            .collect()
+    };
+    Ok(found.map(|l| (real(&l.stem), real(&l.cycle))))
 }
 
 /// The steps of `path` from `from`, a transition of the graph each, and

@@ -19,11 +19,13 @@
 
 mod buchi;
 mod cycle;
+mod emptiness;
 
 pub use buchi::{Automaton, Node};
 #[cfg(test)]
 use cycle::Lasso;
 pub use cycle::{Fairness, Graph, STUTTER, fair_lasso};
+pub use emptiness::{Explored, search as accepting_component};
 
 /// An LTL-X formula. `[]p` is `false R p`, `<>p` is `true U p`, `p W q` is
 /// `q R (p || q)`, `p -> q` is `!p || q` ([`Ltl::always`] and friends).

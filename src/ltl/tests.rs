@@ -241,3 +241,92 @@ fn fairness_rules_out_the_cycles_it_should() {
         );
     }
 }
+
+/// A random graph as the emptiness check sees it: edges labelled by the
+/// thread that moves (or none), marks of acceptance sets on vertices, and
+/// under weak fairness one mark per thread (it moves, or is disabled).
+struct Random<'a> {
+    succ: &'a [Vec<(u32, u32)>],
+    enabled: &'a [u64],
+    sets: &'a [Vec<bool>],
+    threads: usize,
+    weak: bool,
+}
+
+impl super::Explored for Random<'_> {
+    fn vertices(&self) -> usize {
+        self.succ.len()
+    }
+    fn successors(
+        &mut self,
+        v: u32,
+        out: &mut Vec<(u32, u32)>,
+        _: &mut Budget,
+    ) -> Result<(), crate::explore::Halt> {
+        for &(w, t) in &self.succ[v as usize] {
+            out.push((w, if self.weak { t } else { u32::MAX }));
+        }
+        Ok(())
+    }
+    fn marks(&self, v: u32, marks: &mut [u64]) {
+        let base = if self.weak { self.threads } else { 0 };
+        for (k, set) in self.sets.iter().enumerate() {
+            if set[v as usize] {
+                marks[(base + k) / 64] |= 1 << ((base + k) % 64);
+            }
+        }
+        if self.weak {
+            marks[0] |= !self.enabled[v as usize] & ((1 << self.threads) - 1);
+        }
+    }
+    fn live(&self, _: u32) -> bool {
+        true
+    }
+}
+
+#[test]
+fn the_search_on_the_fly_finds_a_fair_accepting_cycle_exactly_when_there_is_one() {
+    let mut rng = Rng(0x5eed_cafe);
+    for _ in 0..3000 {
+        let n = 1 + rng.below(7) as usize;
+        let threads = 1 + rng.below(3) as usize;
+        // Each thread has at most one edge from a vertex, or none (then
+        // it is disabled there); a vertex without edges stutters.
+        let mut succ = vec![Vec::new(); n];
+        let mut enabled = vec![0u64; n];
+        for (v, row) in succ.iter_mut().enumerate() {
+            for t in 0..threads {
+                if rng.below(3) > 0 {
+                    row.push((rng.below(n as u64) as u32, t as u32));
+                    enabled[v] |= 1 << t;
+                }
+            }
+            if row.is_empty() {
+                row.push((v as u32, u32::MAX));
+            }
+        }
+        let sets: Vec<Vec<bool>> = (0..rng.below(3))
+            .map(|_| (0..n).map(|_| rng.below(3) == 0).collect())
+            .collect();
+        for fairness in [Fairness::None, Fairness::Weak] {
+            let weak = fairness == Fairness::Weak;
+            let mut g = Random {
+                succ: &succ,
+                enabled: &enabled,
+                sets: &sets,
+                threads,
+                weak,
+            };
+            let marks = sets.len() + if weak { threads } else { 0 };
+            let found =
+                super::accepting_component(&mut g, &[0], marks, true, &mut Budget::unlimited())
+                    .unwrap();
+            let expected = lasso_of(&succ, threads, &enabled, &[0], &sets, fairness, None);
+            assert_eq!(
+                found.accepting.is_some(),
+                expected.is_some(),
+                "{succ:?} {enabled:?} {sets:?} {fairness:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,458 @@
+//! The model's state graph as the temporal properties' search asks for
+//! it: a state is numbered when an expansion first emits it, and expanded
+//! (its edges computed and kept) the first time the product search enters
+//! a vertex over it. The states no product vertex enters are never
+//! expanded, so a property violated near the initial state costs the
+//! states around that violation.
+//!
+//! The store keeps each state (or its 64-bit fingerprint under
+//! `--hash-compact`, with the words of a state only until it is expanded),
+//! and the graph keeps edges between numbers: a lasso is replayed from the
+//! initial state by its transitions, and one that does not replay (a
+//! fingerprint collision) is never reported.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::Kept;
+use super::budget::{Budget, Halt, reserve};
+use super::outcome::{Limit, Problem, Stats, Verdict};
+use super::parallel;
+use super::search::{Expand, Stop};
+use super::store::{Insert, Room, Store, hash};
+use super::visit::{Edges, Visit};
+use crate::model::{Fault, LtlProperty, Model};
+
+/// The expander of the temporal properties' graph, as a layer makes it.
+pub(super) type Boxed<'m> = Box<dyn Expand + Send + 'm>;
+
+/// A state not expanded yet.
+const UNEXPANDED: u32 = u32::MAX;
+
+/// Bytes a state's words take while it waits to be expanded under
+/// `--hash-compact` (its words, and the map's entry).
+fn waiting_bytes(words: usize) -> u64 {
+    (words * 8 + 48) as u64
+}
+
+/// Pushes `x` onto `v` within the budget's memory, counting what `v`
+/// grows by in `other_bytes`.
+pub(super) fn keep<T>(v: &mut Vec<T>, xs: &[T], budget: &mut Budget) -> Result<(), Halt>
+where
+    T: Copy,
+{
+    let mut held = budget.other_bytes;
+    reserve(v, xs.len(), budget, &mut held)?;
+    budget.other_bytes = held;
+    v.extend_from_slice(xs);
+    Ok(())
+}
+
+/// Pushes `x` onto `v`, as [`keep`].
+#[inline]
+pub(super) fn keep_one<T>(v: &mut Vec<T>, x: T, budget: &mut Budget) -> Result<(), Halt> {
+    if v.len() == v.capacity() {
+        let mut held = budget.other_bytes;
+        reserve(v, 1, budget, &mut held)?;
+        budget.other_bytes = held;
+    }
+    v.push(x);
+    Ok(())
+}
+
+/// Appends `n` copies of `x` to `v`, as [`keep`].
+pub(super) fn keep_n<T: Copy>(
+    v: &mut Vec<T>,
+    x: T,
+    n: usize,
+    budget: &mut Budget,
+) -> Result<(), Halt> {
+    let mut held = budget.other_bytes;
+    reserve(v, n, budget, &mut held)?;
+    budget.other_bytes = held;
+    v.resize(v.len() + n, x);
+    Ok(())
+}
+
+/// Bytes `v` holds.
+pub(super) fn bytes_of<T>(v: &Vec<T>) -> u64 {
+    (v.capacity() * std::mem::size_of::<T>()) as u64
+}
+
+/// The graph, as far as it was asked for.
+pub(super) struct ModelGraph<'m> {
+    model: &'m Model,
+    props: &'m [&'m LtlProperty],
+    /// The expander of a graph built as it is asked for; none for a graph
+    /// built whole by [`ModelGraph::build`].
+    exp: Option<Mutex<Boxed<'m>>>,
+    store: Store<()>,
+    compact: bool,
+    /// Under `--hash-compact`: the words of states met, not yet expanded.
+    waiting: HashMap<u32, Box<[u64]>>,
+    /// Per state: its first edge, or UNEXPANDED; and its number of edges.
+    start: Vec<u32>,
+    degree: Vec<u32>,
+    /// Per edge: its target, and its transition.
+    target: Vec<u32>,
+    transition: Vec<u32>,
+    /// Per state, per property asked: the atoms true there.
+    vals: Vec<u64>,
+    /// Per state: the threads with an edge, in words of 64.
+    enabled: Vec<u64>,
+    words: usize,
+    /// Per property asked: the first state met where an atom faults.
+    pub faults: Vec<Option<(u32, usize, Fault)>>,
+    scratch: Scratch,
+}
+
+/// Buffers an expansion reuses: the state expanded, its successors' slots
+/// one after another and their transitions, and a packed successor.
+#[derive(Default)]
+struct Scratch {
+    state: Vec<i64>,
+    flat: Vec<i64>,
+    ks: Vec<u32>,
+    packed: Vec<u64>,
+}
+
+impl<'m> ModelGraph<'m> {
+    /// The graph of `model` through `exp`, with its initial state (state 0)
+    /// numbered.
+    pub fn new(
+        model: &'m Model,
+        props: &'m [&'m LtlProperty],
+        exp: Boxed<'m>,
+        kept: Kept,
+        budget: &mut Budget,
+    ) -> Result<Self, Halt> {
+        let mut g = ModelGraph::empty(model, props, Some(Mutex::new(exp)), kept);
+        budget.check_start()?;
+        let mut packed = vec![0; model.layout.words()];
+        model.layout.pack(&model.init, &mut packed);
+        g.number(&model.init, &packed, budget)?;
+        Ok(g)
+    }
+
+    fn empty(
+        model: &'m Model,
+        props: &'m [&'m LtlProperty],
+        exp: Option<Mutex<Boxed<'m>>>,
+        kept: Kept,
+    ) -> Self {
+        let compact = kept == Kept::HashCompact;
+        ModelGraph {
+            model,
+            props,
+            exp,
+            store: Store::indexed(if compact { 1 } else { model.layout.words() }),
+            compact,
+            waiting: HashMap::new(),
+            start: Vec::new(),
+            degree: Vec::new(),
+            target: Vec::new(),
+            transition: Vec::new(),
+            vals: Vec::new(),
+            enabled: Vec::new(),
+            words: model.threads.len().div_ceil(64),
+            faults: vec![None; props.len()],
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// The whole graph of `model`, built by the search every check uses
+    /// ([`parallel::search`]) through `exps`, one per worker: its states
+    /// are numbered as a sequential breadth-first search meets them,
+    /// whatever the number of workers. The budget then holds the graph;
+    /// where a limit stops the search, its statistics and the limit.
+    pub fn build(
+        model: &'m Model,
+        props: &'m [&'m LtlProperty],
+        exps: &mut [Boxed<'m>],
+        options: &super::Options,
+        budget: &mut Budget,
+    ) -> Result<Self, (Stats, Limit)> {
+        let mut rec = Recorder(ModelGraph::empty(model, props, None, options.kept));
+        let o = parallel::search(
+            model,
+            exps,
+            budget.clone(),
+            false,
+            options.block,
+            options.kept,
+            false,
+            &mut |_| {},
+            &mut rec,
+        );
+        match o.verdict {
+            Verdict::Holds => {
+                budget.stored = o.stats.states;
+                budget.store_bytes = o.stats.memory;
+                Ok(rec.0)
+            }
+            Verdict::Inconclusive(limit) => Err((rec.0.stats(&o.stats.memory), limit)),
+            _ => Err((
+                rec.0.stats(&o.stats.memory),
+                Limit::Internal("a transition fails that the safety check passed"),
+            )),
+        }
+    }
+
+    /// States numbered.
+    pub fn states(&self) -> usize {
+        self.start.len()
+    }
+
+    /// The atoms of the `n`th property asked true in state `s`.
+    pub fn val(&self, s: u32, n: usize) -> u64 {
+        self.vals[s as usize * self.props.len() + n]
+    }
+
+    /// The threads with an edge from `s`, in words of 64 (none until `s`
+    /// is expanded).
+    pub fn enabled_words(&self, s: u32) -> &[u64] {
+        &self.enabled[s as usize * self.words..(s as usize + 1) * self.words]
+    }
+
+    /// Whether thread `t` has an edge from `s` (false until `s` is
+    /// expanded).
+    pub fn enabled(&self, s: u32, t: usize) -> bool {
+        self.enabled[s as usize * self.words + t / 64] >> (t % 64) & 1 == 1
+    }
+
+    /// Threads of the model.
+    pub fn threads(&self) -> usize {
+        self.model.threads.len()
+    }
+
+    /// The thread that moves on transition `k`.
+    pub fn thread(&self, k: u32) -> u32 {
+        self.model.transitions[k as usize].thread
+    }
+
+    /// The edge `e`: its target and transition.
+    pub fn edge(&self, e: usize) -> (u32, u32) {
+        (self.target[e], self.transition[e])
+    }
+
+    /// The graph's size, for reports: states numbered, edges kept, and
+    /// `memory` bytes held.
+    pub fn stats(&self, memory: &u64) -> Stats {
+        Stats {
+            states: self.states() as u64,
+            transitions: self.target.len() as u64,
+            fired: self.target.len() as u64,
+            memory: *memory,
+            ..Stats::default()
+        }
+    }
+
+    /// Bytes held besides the store.
+    pub fn bytes(&self) -> u64 {
+        bytes_of(&self.start)
+            + bytes_of(&self.degree)
+            + bytes_of(&self.target)
+            + bytes_of(&self.transition)
+            + bytes_of(&self.vals)
+            + bytes_of(&self.enabled)
+            + self.waiting.len() as u64 * waiting_bytes(self.model.layout.words())
+    }
+
+    /// Numbers the state `s` (packed: `packed`) if it is new; its number.
+    fn number(&mut self, s: &[i64], packed: &[u64], budget: &mut Budget) -> Result<u32, Halt> {
+        let key = [hash(packed)];
+        let key: &[u64] = if self.compact { &key } else { packed };
+        let room = || Room {
+            bytes: budget
+                .room()
+                .bytes
+                .saturating_sub(waiting_bytes(packed.len())),
+            ..budget.room()
+        };
+        let id = match self.store.insert(key, (), room) {
+            Ok(Insert::Old(id)) => return Ok(id.expect("an indexed store")),
+            Ok(Insert::New(id)) => id,
+            Err(full) => return Err(budget.full(full)),
+        };
+        budget.stored += 1;
+        budget.store_bytes = self.store.bytes();
+        if self.compact {
+            self.waiting.insert(id, packed.into());
+            budget.other_bytes += waiting_bytes(packed.len());
+        }
+        keep_one(&mut self.start, UNEXPANDED, budget)?;
+        keep_one(&mut self.degree, 0, budget)?;
+        keep_n(&mut self.enabled, 0, self.words, budget)?;
+        let props = self.props;
+        for (n, p) in props.iter().enumerate() {
+            let v = p.valuation(s).unwrap_or_else(|(atom, f)| {
+                self.faults[n].get_or_insert((id, atom, f));
+                0
+            });
+            keep_one(&mut self.vals, v, budget)?;
+        }
+        Ok(id)
+    }
+
+    /// The edges of `s`, expanding it first if it was not.
+    pub fn edges(&mut self, s: u32, budget: &mut Budget) -> Result<std::ops::Range<usize>, Halt> {
+        if self.start[s as usize] == UNEXPANDED {
+            self.expand(s, budget)?;
+        }
+        let start = self.start[s as usize] as usize;
+        Ok(start..start + self.degree[s as usize] as usize)
+    }
+
+    fn expand(&mut self, s: u32, budget: &mut Budget) -> Result<(), Halt> {
+        let layout = &self.model.layout;
+        let mut sc = std::mem::take(&mut self.scratch);
+        sc.state.resize(self.model.init.len(), 0);
+        match self.waiting.remove(&s) {
+            Some(w) => {
+                budget.other_bytes -= waiting_bytes(w.len());
+                layout.unpack(&w, &mut sc.state);
+            }
+            None => layout.unpack(self.store.get(s), &mut sc.state),
+        }
+        sc.flat.clear();
+        sc.ks.clear();
+        let (flat, ks) = (&mut sc.flat, &mut sc.ks);
+        let exp = self
+            .exp
+            .as_mut()
+            .expect("a graph built whole has every state expanded");
+        let exp = exp
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let r = exp.expand(&sc.state, budget, &mut |t, path, _| {
+            flat.extend_from_slice(t);
+            ks.push(path[0]);
+            Ok(())
+        });
+        let r = match r {
+            Ok(_) => self.add_edges(s, &mut sc, budget),
+            Err(Stop::Halt) => Err(Halt),
+            Err(Stop::Found(_)) => Err(budget.stop(Limit::Internal(
+                "a transition fails that the safety check passed",
+            ))),
+        };
+        self.scratch = sc;
+        r
+    }
+
+    /// Numbers the successors of `s` in `sc` and keeps its edges.
+    fn add_edges(&mut self, s: u32, sc: &mut Scratch, budget: &mut Budget) -> Result<(), Halt> {
+        let layout = &self.model.layout;
+        let start = self.target.len() as u32;
+        sc.packed.resize(layout.words(), 0);
+        let at = s as usize * self.words;
+        for (t, &k) in sc.flat.chunks(sc.state.len().max(1)).zip(&sc.ks) {
+            layout.pack(t, &mut sc.packed);
+            let id = self.number(t, &sc.packed, budget)?;
+            keep_one(&mut self.target, id, budget)?;
+            keep_one(&mut self.transition, k, budget)?;
+            let th = self.model.transitions[k as usize].thread as usize;
+            self.enabled[at + th / 64] |= 1 << (th % 64);
+        }
+        self.start[s as usize] = start;
+        self.degree[s as usize] = self.target.len() as u32 - start;
+        Ok(())
+    }
+
+    /// The transitions of a shortest path from the initial state to `s`
+    /// through the states expanded so far.
+    pub fn path_to(&self, s: u32) -> Vec<u32> {
+        // Per state: the state and edge it was first reached by.
+        let mut via = vec![(u32::MAX, 0u32); self.states()];
+        let mut queue = std::collections::VecDeque::from([0u32]);
+        via[0] = (0, 0);
+        while let Some(v) = queue.pop_front() {
+            if v == s {
+                break;
+            }
+            if self.start[v as usize] == UNEXPANDED {
+                continue;
+            }
+            let start = self.start[v as usize] as usize;
+            for e in start..start + self.degree[v as usize] as usize {
+                let t = self.target[e] as usize;
+                if via[t].0 == u32::MAX {
+                    via[t] = (v, e as u32);
+                    queue.push_back(t as u32);
+                }
+            }
+        }
+        let mut path = Vec::new();
+        let mut at = s;
+        while at != 0 {
+            let (from, e) = via[at as usize];
+            path.push(self.transition[e as usize]);
+            at = from;
+        }
+        path.reverse();
+        path
+    }
+}
+
+/// The whole graph as the search meets it: the visitor of
+/// [`parallel::search`] that [`ModelGraph::build`] runs.
+struct Recorder<'m>(ModelGraph<'m>);
+
+/// What a block of states records: per state, each property's valuation;
+/// the atoms that fault, as (state, property, atom, fault).
+#[derive(Default)]
+struct Valuations {
+    vals: Vec<u64>,
+    faults: Vec<(u32, usize, usize, Fault)>,
+}
+
+impl Visit for Recorder<'_> {
+    const EDGES: bool = true;
+    type Record = Valuations;
+
+    fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
+        super::search::check_state(model, s)
+    }
+
+    fn state(&self, id: u32, s: &[i64], record: &mut Valuations) {
+        for (n, p) in self.0.props.iter().enumerate() {
+            let v = p.valuation(s).unwrap_or_else(|(atom, f)| {
+                record.faults.push((id, n, atom, f));
+                0
+            });
+            record.vals.push(v);
+        }
+    }
+
+    fn absorb(
+        &mut self,
+        record: Valuations,
+        edges: &Edges,
+        budget: &mut Budget,
+    ) -> Result<(), Halt> {
+        let g = &mut self.0;
+        keep(&mut g.vals, &record.vals, budget)?;
+        for (id, n, atom, f) in record.faults {
+            g.faults[n].get_or_insert((id, atom, f));
+        }
+        let mut e = g.target.len();
+        keep(&mut g.target, &edges.target, budget)?;
+        keep(&mut g.transition, &edges.transition, budget)?;
+        for &d in &edges.degree {
+            keep_one(&mut g.start, e as u32, budget)?;
+            keep_one(&mut g.degree, d, budget)?;
+            let at = g.enabled.len();
+            keep_n(&mut g.enabled, 0, g.words, budget)?;
+            for &k in &g.transition[e..e + d as usize] {
+                let t = g.model.transitions[k as usize].thread as usize;
+                g.enabled[at + t / 64] |= 1 << (t % 64);
+            }
+            e += d as usize;
+        }
+        Ok(())
+    }
+
+    fn bytes(&self) -> u64 {
+        self.0.bytes()
+    }
+}
