@@ -50,7 +50,9 @@ pub use explore::{
     Effect, Mismatch, SavedStep, SplitMix, Walk, WalkEnd, choices, effect, initial_problem,
     match_path, match_step, simulate,
 };
-pub use explore::{LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal};
+pub use explore::{
+    LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, check_temporal, ltl_refusal,
+};
 pub use export::{
     MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,
 };

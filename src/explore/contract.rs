@@ -297,13 +297,15 @@ pub(crate) trait Mode: Explore {
 /// [`super::expanding`].
 pub(crate) trait Explore {
     /// The search of `model` (the one the mode was made for), with
-    /// `options` (limits, workers, store).
+    /// `options` (limits, workers, store); recording the graph of every
+    /// transition in `graph` when given (full exploration only).
     fn search(
         &self,
         model: &Model,
         options: &Options,
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
+        graph: Option<&mut super::ltlgraph::Recorder>,
     ) -> Outcome;
     /// Its stored states and steps drawn over the full state graph, as
     /// `reduction`'s.
@@ -408,12 +410,13 @@ pub(crate) fn run(
     options: &Options,
     watch: &mut Option<Watch>,
     progress: &mut dyn FnMut(&Stats),
+    graph: Option<&mut super::ltlgraph::Recorder>,
 ) -> Outcome {
     let mode = mode(model, options);
     if let Some(why) = refusal(&mode.judge()) {
         return Outcome::new(Verdict::DoesNotApply(why), Stats::default(), None);
     }
-    let mut o = mode.search(model, options, watch, progress);
+    let mut o = mode.search(model, options, watch, progress, graph);
     if o.violation
         .as_ref()
         .is_some_and(|v| super::confirm::confirm(model, v).is_err())

@@ -36,6 +36,7 @@ impl<T: Expanding> Explore for T {
         options: &Options,
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
+        graph: Option<&mut super::ltlgraph::Recorder>,
     ) -> Outcome {
         // A watched search has one worker too: what a watch records and
         // narrows follows the order of the search.
@@ -46,7 +47,7 @@ impl<T: Expanding> Explore for T {
             (None, None) => options.workers().max(1),
         };
         let mut exps: Vec<_> = (0..workers).map(|_| self.expander()).collect();
-        let mut o = super::search_with(model, options, watch, progress, &mut exps);
+        let mut o = super::search_with(model, options, watch, progress, &mut exps, graph);
         self.record(&mut o, &exps);
         o
     }

@@ -23,7 +23,7 @@
 use std::time::Duration;
 
 use super::budget::{Budget, Halt};
-use super::ltlgraph::{ModelGraph, bytes_of, keep_one};
+use super::ltlgraph::{ModelGraph, Recorder, bytes_of, keep_one};
 use super::outcome::{Inapplicable, Limit, Stats, Step, Verdict};
 use super::product::Product;
 use super::search::replay_from;
@@ -158,6 +158,93 @@ pub fn ltl_refusal(options: &Options, fairness: Fairness) -> Option<Inapplicable
 /// reduction, limits and store). Call it once the safety check holds:
 /// the graph assumes no transition fails.
 pub fn check_ltl(model: &Model, options: &Options, ltl: &LtlOptions) -> LtlOutcome {
+    let quick = quick(model, options, ltl);
+    check_ltl_over(model, options, ltl, quick, None)
+}
+
+/// The safety check of `model` ([`super::check`]), then, where it holds,
+/// the properties `ltl` names ([`check_ltl`]); the outcomes are those of
+/// the two calls. The properties are first searched on the fly; where
+/// one is left for the whole graph under full exploration in one process,
+/// the safety search records that graph as it goes, so the states are
+/// explored once.
+pub fn check_temporal(
+    model: &Model,
+    options: &Options,
+    ltl: &LtlOptions,
+    progress: &mut dyn FnMut(&Stats),
+) -> (super::Outcome, Option<LtlOutcome>) {
+    let quick = quick(model, options, ltl);
+    let r = options.reduction;
+    let once = r.is_full()
+        && !r.stubborn()
+        && !options.summaries
+        && options.cluster.is_none()
+        && ltl_refusal(options, ltl.fairness).is_none()
+        && quick
+            .as_ref()
+            .is_none_or(|(d, _)| d.len() < ltl.properties.len());
+    let props = properties(model, ltl);
+    let mut rec = once.then(|| Recorder::new(model, &props, options.kept));
+    let o = super::contract::run(model, options, &mut None, progress, rec.as_mut());
+    if !matches!(o.verdict, Verdict::Holds) {
+        return (o, None);
+    }
+    let graph = rec.map(|r| (r.into_graph(), o.stats.states, o.stats.memory));
+    let l = check_ltl_over(model, options, ltl, quick, graph);
+    (o, Some(l))
+}
+
+/// The properties `ltl` asks for.
+fn properties<'m>(model: &'m Model, ltl: &LtlOptions) -> Vec<&'m crate::model::LtlProperty> {
+    ltl.properties.iter().map(|&p| &model.ltl[p]).collect()
+}
+
+/// Slots the atoms of `props` read: transitions that write one are
+/// visible.
+fn visible(model: &Model, props: &[&crate::model::LtlProperty]) -> Vec<bool> {
+    let mut visible = vec![false; model.slots.len()];
+    for p in props {
+        for a in &p.atoms {
+            a.for_each_slot(&mut |k| visible[k as usize] = true);
+        }
+    }
+    visible
+}
+
+/// What the search on the fly decides ([`on_the_fly`]), where it runs:
+/// without fairness or under weak fairness, under a reduction that keeps
+/// the properties.
+fn quick(model: &Model, options: &Options, ltl: &LtlOptions) -> Option<Quick> {
+    if ltl.fairness == Fairness::Strong || ltl_refusal(options, ltl.fairness).is_some() {
+        return None;
+    }
+    let props = properties(model, ltl);
+    let mode = super::contract::mode(model, options);
+    let exp = mode.liveness(&visible(model, &props))?;
+    on_the_fly(
+        model,
+        &props,
+        exp,
+        options,
+        ltl,
+        &Budget::new(&options.limits),
+    )
+}
+
+/// The properties decided on the fly, in order, and the graph's statistics.
+type Quick = (Vec<PropertyOutcome>, Stats);
+
+/// [`check_ltl`] after the search on the fly decided `quick`, over the
+/// whole graph `recorded` (with its states and bytes) where the safety
+/// check recorded it.
+fn check_ltl_over(
+    model: &Model,
+    options: &Options,
+    ltl: &LtlOptions,
+    quick: Option<Quick>,
+    recorded: Option<(ModelGraph, u64, u64)>,
+) -> LtlOutcome {
     let mut out = LtlOutcome {
         fairness: ltl.fairness,
         refused: ltl_refusal(options, ltl.fairness),
@@ -169,23 +256,6 @@ pub fn check_ltl(model: &Model, options: &Options, ltl: &LtlOptions) -> LtlOutco
     if out.refused.is_some() {
         return out;
     }
-    let props: Vec<&crate::model::LtlProperty> =
-        ltl.properties.iter().map(|&p| &model.ltl[p]).collect();
-    // Slots the atoms read: transitions that write one are visible.
-    let mut visible = vec![false; model.slots.len()];
-    for p in &props {
-        for a in &p.atoms {
-            a.for_each_slot(&mut |k| visible[k as usize] = true);
-        }
-    }
-    let mode = super::contract::mode(model, options);
-    let mut budget = Budget::new(&options.limits);
-    let quick = if ltl.fairness == Fairness::Strong {
-        None
-    } else {
-        mode.liveness(&visible)
-            .and_then(|exp| on_the_fly(model, &props, exp, options, ltl, &budget))
-    };
     if let Some((decided, stats)) = &quick
         && decided.len() == ltl.properties.len()
     {
@@ -194,25 +264,44 @@ pub fn check_ltl(model: &Model, options: &Options, ltl: &LtlOptions) -> LtlOutco
         out.coverage = options.kept.coverage(out.stats.states);
         return out;
     }
-    let mut decided = quick.map(|(d, _)| d).unwrap_or_default();
+    let props = properties(model, ltl);
+    let visible = visible(model, &props);
+    let mode = super::contract::mode(model, options);
+    let mut budget = Budget::new(&options.limits);
+    let decided = quick.map(|(d, _)| d).unwrap_or_default();
+    if let Some((mut g, states, bytes)) = recorded {
+        (budget.stored, budget.store_bytes) = (states, bytes);
+        return whole(out, &mut g, model, ltl, decided, &mut budget);
+    }
     let workers = options.workers().max(1);
     let exps: Option<Vec<_>> = (0..workers).map(|_| mode.liveness(&visible)).collect();
     let Some(mut exps) = exps else {
         out.refused = ltl_refusal(options, Fairness::Strong);
         return out;
     };
-    let mut graph = match ModelGraph::build(model, &props, &mut exps, options, &mut budget) {
-        Ok(g) => g,
+    match ModelGraph::build(model, &props, &mut exps, options, &mut budget) {
+        Ok(mut g) => whole(out, &mut g, model, ltl, decided, &mut budget),
         Err((stats, limit)) => {
             out.stats = stats;
             out.limit = Some(limit);
             out.properties = decided;
-            return out;
+            out
         }
-    };
+    }
+}
+
+/// The properties after those `decided`, over the whole `graph`.
+fn whole(
+    mut out: LtlOutcome,
+    graph: &mut ModelGraph,
+    model: &Model,
+    ltl: &LtlOptions,
+    mut decided: Vec<PropertyOutcome>,
+    budget: &mut Budget,
+) -> LtlOutcome {
     for (n, &p) in ltl.properties.iter().enumerate().skip(decided.len()) {
         let started = budget.elapsed();
-        let mut o = property(&mut graph, model, p, n, ltl.fairness, &mut budget, false);
+        let mut o = property(graph, model, p, n, ltl.fairness, budget, false);
         o.elapsed = budget.elapsed() - started;
         let stop = matches!(o.verdict, Verdict::Inconclusive(_));
         decided.push(o);
@@ -223,7 +312,7 @@ pub fn check_ltl(model: &Model, options: &Options, ltl: &LtlOptions) -> LtlOutco
     out.properties = decided;
     out.stats = graph.stats(&(budget.store_bytes + budget.other_bytes));
     out.stats.elapsed = budget.elapsed();
-    out.coverage = options.kept.coverage(out.stats.states);
+    out.coverage = graph.kept().coverage(out.stats.states);
     out
 }
 

@@ -80,7 +80,7 @@ pub(super) fn bytes_of<T>(v: &Vec<T>) -> u64 {
 }
 
 /// The graph, as far as it was asked for.
-pub(super) struct ModelGraph<'m> {
+pub(crate) struct ModelGraph<'m> {
     model: &'m Model,
     props: &'m [&'m LtlProperty],
     /// The expander of a graph built as it is asked for; none for a graph
@@ -172,7 +172,7 @@ impl<'m> ModelGraph<'m> {
         options: &super::Options,
         budget: &mut Budget,
     ) -> Result<Self, (Stats, Limit)> {
-        let mut rec = Recorder(ModelGraph::empty(model, props, None, options.kept));
+        let mut rec = Recorder::new(model, props, options.kept);
         let o = parallel::search(
             model,
             exps,
@@ -195,6 +195,15 @@ impl<'m> ModelGraph<'m> {
                 rec.0.stats(&o.stats.memory),
                 Limit::Internal("a transition fails that the safety check passed"),
             )),
+        }
+    }
+
+    /// What the store keeps of a state.
+    pub fn kept(&self) -> Kept {
+        if self.compact {
+            Kept::HashCompact
+        } else {
+            Kept::Exact
         }
     }
 
@@ -395,13 +404,26 @@ impl<'m> ModelGraph<'m> {
 }
 
 /// The whole graph as the search meets it: the visitor of
-/// [`parallel::search`] that [`ModelGraph::build`] runs.
-struct Recorder<'m>(ModelGraph<'m>);
+/// [`parallel::search`] that [`ModelGraph::build`] runs, and that the
+/// safety check runs where it explores the same graph.
+pub(crate) struct Recorder<'m>(ModelGraph<'m>);
+
+impl<'m> Recorder<'m> {
+    /// Records the graph of `model` for the properties `props`.
+    pub fn new(model: &'m Model, props: &'m [&'m LtlProperty], kept: Kept) -> Self {
+        Recorder(ModelGraph::empty(model, props, None, kept))
+    }
+
+    /// The graph recorded by a search that met every state.
+    pub fn into_graph(self) -> ModelGraph<'m> {
+        self.0
+    }
+}
 
 /// What a block of states records: per state, each property's valuation;
 /// the atoms that fault, as (state, property, atom, fault).
 #[derive(Default)]
-struct Valuations {
+pub(crate) struct Valuations {
     vals: Vec<u64>,
     faults: Vec<(u32, usize, usize, Fault)>,
 }

@@ -43,7 +43,9 @@ pub use contract::{
 pub use graph::{
     GraphEdge, GraphTooLarge, GraphViolation, Overlay, ReducedStep, StateGraph, state_graph,
 };
-pub use liveness::{LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, ltl_refusal};
+pub use liveness::{
+    LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, check_temporal, ltl_refusal,
+};
 pub use movers::{LockReader, Plan as MoverPlan, mover_kind};
 pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verdict, Violation};
 pub(crate) use parallel::search as search_space;
@@ -216,6 +218,7 @@ fn search_with<E: search::Expand + Send>(
     watch: &mut Option<Watch>,
     progress: &mut dyn FnMut(&Stats),
     exps: &mut [E],
+    graph: Option<&mut ltlgraph::Recorder>,
 ) -> Outcome {
     if let (Some(w), Some(slot)) = (watch.take(), exps[0].watch()) {
         *slot = w;
@@ -232,17 +235,28 @@ fn search_with<E: search::Expand + Send>(
             options.block,
             options.kept,
         ),
-        None => parallel::search(
-            model,
-            exps,
-            Budget::new(limits),
-            deadlock,
-            options.block,
-            options.kept,
-            options.stats,
-            progress,
-            &mut (),
-        ),
+        None => {
+            let budget = Budget::new(limits);
+            let (block, kept, stats) = (options.block, options.kept, options.stats);
+            match graph {
+                // The safety check that also records the temporal
+                // properties' graph (see `liveness::check_temporal`).
+                Some(rec) => parallel::search(
+                    model, exps, budget, deadlock, block, kept, stats, progress, rec,
+                ),
+                None => parallel::search(
+                    model,
+                    exps,
+                    budget,
+                    deadlock,
+                    block,
+                    kept,
+                    stats,
+                    progress,
+                    &mut (),
+                ),
+            }
+        }
     };
     if let Some(w) = exps[0].watch() {
         *watch = Some(std::mem::take(w));
@@ -256,13 +270,13 @@ fn search_with<E: search::Expand + Send>(
 /// condition the reduction cannot adapt to is refused
 /// ([`Verdict::DoesNotApply`]) before anything is explored.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
-    contract::run(model, options, &mut None, progress)
+    contract::run(model, options, &mut None, progress, None)
 }
 
 /// [`check`] with a [`Watch`]: records accesses, or explores without
 /// enforcing the discipline (a lockset pass). Returns the watch with its log.
 pub fn check_watched(model: &Model, options: &Options, watch: Watch) -> (Outcome, Watch) {
     let mut watch = Some(watch);
-    let o = contract::run(model, options, &mut watch, &mut |_| {});
+    let o = contract::run(model, options, &mut watch, &mut |_| {}, None);
     (o, watch.unwrap_or_default())
 }

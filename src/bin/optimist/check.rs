@@ -372,7 +372,23 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
     }
     let started = Instant::now();
     let mut progress = Progress::new(args.progress);
-    let outcome = optimist::check(&model, &options, &mut |s| progress.update(s));
+    let fairness = match args.fairness {
+        FairnessArg::None => Fairness::None,
+        FairnessArg::Weak => Fairness::Weak,
+        FairnessArg::Strong => Fairness::Strong,
+    };
+    let ltl = optimist::LtlOptions {
+        fairness,
+        properties: selected.clone(),
+    };
+    // The safety check, then the temporal properties where it holds (the
+    // library explores the states once for both where it can).
+    let (outcome, temporal) = if selected.is_empty() {
+        let o = optimist::check(&model, &options, &mut |s| progress.update(s));
+        (o, None)
+    } else {
+        optimist::check_temporal(&model, &options, &ltl, &mut |s| progress.update(s))
+    };
     progress.finish();
     let mut report = CheckReport::new(&model, &src.name, options.reduction, &outcome);
     report.show_transactions = args.transactions;
@@ -380,19 +396,18 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
         report.stats = outcome.profile.as_ref().map(optimist::StatsReport::new);
     }
     if !selected.is_empty() {
-        let fairness = match args.fairness {
-            FairnessArg::None => Fairness::None,
-            FairnessArg::Weak => Fairness::Weak,
-            FairnessArg::Strong => Fairness::Strong,
-        };
         if args.reduction.is_none() {
             report.caveats.push(
                 "reduction none, the default for `ltl` properties: `sc` does not preserve them"
                     .into(),
             );
         }
-        let (ltl, _) = crate::common::temporal(&model, &options, &outcome, &selected, fairness);
-        report.with_ltl(ltl);
+        report.with_ltl(match &temporal {
+            Some(o) => optimist::LtlReport::new(&model, &selected, fairness, Some(o), None),
+            None => {
+                optimist::LtlReport::after_safety(&model, &selected, fairness, &outcome.verdict)
+            }
+        });
     }
     if args.certify {
         // The theorem of the reduction checked: movers (also under
