@@ -2,7 +2,7 @@
 //! random lassos, the automaton accepts exactly when the formula holds.
 
 use super::{Automaton, Fairness, Graph, Lasso, Ltl, fair_lasso};
-use crate::explore::Budget;
+use crate::explore::{Budget, Halt};
 
 /// A lasso of the graph `succ` (edges labelled `(target, thread)`), with
 /// thread t enabled at v when `enabled[v]` has bit t; vertices as paths.
@@ -257,14 +257,9 @@ impl super::Explored for Random<'_> {
     fn vertices(&self) -> usize {
         self.succ.len()
     }
-    fn successors(
-        &mut self,
-        v: u32,
-        out: &mut Vec<(u32, u32)>,
-        _: &mut Budget,
-    ) -> Result<(), crate::explore::Halt> {
+    fn successors(&mut self, v: u32, o: &mut Vec<(u32, u32)>, _: &mut Budget) -> Result<(), Halt> {
         for &(w, t) in &self.succ[v as usize] {
-            out.push((w, if self.weak { t } else { u32::MAX }));
+            o.push((w, if self.weak { t } else { u32::MAX }));
         }
         Ok(())
     }
