@@ -290,6 +290,11 @@ pub(crate) trait Mode: Explore {
     fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn super::search::Expand + Send + '_>> {
         None
     }
+    /// Whether the safety search explores the very graph of `liveness`
+    /// (every transition, whatever the atoms), so that it can record it.
+    fn searches_liveness_graph(&self) -> bool {
+        false
+    }
 }
 
 /// What a reduction explores: its search, and its stored states and steps

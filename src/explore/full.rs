@@ -129,6 +129,9 @@ impl Mode for Plain<'_> {
     fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
         Some(Box::new(self.expander()))
     }
+    fn searches_liveness_graph(&self) -> bool {
+        true
+    }
 }
 
 /// The layer of `--reduction none`. Stubborn sets stacked on it select

@@ -175,10 +175,7 @@ pub fn check_temporal(
     progress: &mut dyn FnMut(&Stats),
 ) -> (super::Outcome, Option<LtlOutcome>) {
     let quick = quick(model, options, ltl);
-    let r = options.reduction;
-    let once = r.is_full()
-        && !r.stubborn()
-        && !options.summaries
+    let once = super::contract::mode(model, options).searches_liveness_graph()
         && options.cluster.is_none()
         && ltl_refusal(options, ltl.fairness).is_none()
         && quick
@@ -264,15 +261,15 @@ fn check_ltl_over(
         out.coverage = options.kept.coverage(out.stats.states);
         return out;
     }
-    let props = properties(model, ltl);
-    let visible = visible(model, &props);
-    let mode = super::contract::mode(model, options);
     let mut budget = Budget::new(&options.limits);
     let decided = quick.map(|(d, _)| d).unwrap_or_default();
     if let Some((mut g, states, bytes)) = recorded {
         (budget.stored, budget.store_bytes) = (states, bytes);
         return whole(out, &mut g, model, ltl, decided, &mut budget);
     }
+    let props = properties(model, ltl);
+    let visible = visible(model, &props);
+    let mode = super::contract::mode(model, options);
     let workers = options.workers().max(1);
     let exps: Option<Vec<_>> = (0..workers).map(|_| mode.liveness(&visible)).collect();
     let Some(mut exps) = exps else {
@@ -310,7 +307,7 @@ fn whole(
         }
     }
     out.properties = decided;
-    out.stats = graph.stats(&(budget.store_bytes + budget.other_bytes));
+    out.stats = graph.stats(budget.store_bytes + budget.other_bytes);
     out.stats.elapsed = budget.elapsed();
     out.coverage = graph.kept().coverage(out.stats.states);
     out
@@ -330,7 +327,7 @@ fn on_the_fly(
     options: &Options,
     ltl: &LtlOptions,
     budget: &Budget,
-) -> Option<(Vec<PropertyOutcome>, Stats)> {
+) -> Option<Quick> {
     let mut quick = budget.with_max_states(budget.max_states().min(QUICK));
     let mut graph = ModelGraph::new(model, props, exp, options.kept, &mut quick).ok()?;
     let mut decided = Vec::new();
@@ -343,7 +340,7 @@ fn on_the_fly(
         }
         decided.push(o);
     }
-    let mut stats = graph.stats(&(quick.store_bytes + quick.other_bytes));
+    let mut stats = graph.stats(quick.store_bytes + quick.other_bytes);
     stats.elapsed = quick.elapsed();
     Some((decided, stats))
 }

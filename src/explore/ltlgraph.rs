@@ -35,41 +35,39 @@ fn waiting_bytes(words: usize) -> u64 {
     (words * 8 + 48) as u64
 }
 
-/// Pushes `x` onto `v` within the budget's memory, counting what `v`
-/// grows by in `other_bytes`.
-pub(super) fn keep<T>(v: &mut Vec<T>, xs: &[T], budget: &mut Budget) -> Result<(), Halt>
-where
-    T: Copy,
-{
+/// Makes room in `v` for `n` more within the budget's memory, counting
+/// what `v` grows by in `other_bytes`.
+#[inline]
+fn room_for<T>(v: &mut Vec<T>, n: usize, budget: &mut Budget) -> Result<(), Halt> {
     let mut held = budget.other_bytes;
-    reserve(v, xs.len(), budget, &mut held)?;
+    reserve(v, n, budget, &mut held)?;
     budget.other_bytes = held;
+    Ok(())
+}
+
+/// Appends `xs` to `v`, as [`room_for`] allows.
+pub(super) fn keep<T: Copy>(v: &mut Vec<T>, xs: &[T], budget: &mut Budget) -> Result<(), Halt> {
+    room_for(v, xs.len(), budget)?;
     v.extend_from_slice(xs);
     Ok(())
 }
 
-/// Pushes `x` onto `v`, as [`keep`].
+/// Pushes `x` onto `v`, as [`room_for`] allows.
 #[inline]
 pub(super) fn keep_one<T>(v: &mut Vec<T>, x: T, budget: &mut Budget) -> Result<(), Halt> {
-    if v.len() == v.capacity() {
-        let mut held = budget.other_bytes;
-        reserve(v, 1, budget, &mut held)?;
-        budget.other_bytes = held;
-    }
+    room_for(v, 1, budget)?;
     v.push(x);
     Ok(())
 }
 
-/// Appends `n` copies of `x` to `v`, as [`keep`].
+/// Appends `n` copies of `x` to `v`, as [`room_for`] allows.
 pub(super) fn keep_n<T: Copy>(
     v: &mut Vec<T>,
     x: T,
     n: usize,
     budget: &mut Budget,
 ) -> Result<(), Halt> {
-    let mut held = budget.other_bytes;
-    reserve(v, n, budget, &mut held)?;
-    budget.other_bytes = held;
+    room_for(v, n, budget)?;
     v.resize(v.len() + n, x);
     Ok(())
 }
@@ -190,9 +188,9 @@ impl<'m> ModelGraph<'m> {
                 budget.store_bytes = o.stats.memory;
                 Ok(rec.0)
             }
-            Verdict::Inconclusive(limit) => Err((rec.0.stats(&o.stats.memory), limit)),
+            Verdict::Inconclusive(limit) => Err((rec.0.stats(o.stats.memory), limit)),
             _ => Err((
-                rec.0.stats(&o.stats.memory),
+                rec.0.stats(o.stats.memory),
                 Limit::Internal("a transition fails that the safety check passed"),
             )),
         }
@@ -246,12 +244,12 @@ impl<'m> ModelGraph<'m> {
 
     /// The graph's size, for reports: states numbered, edges kept, and
     /// `memory` bytes held.
-    pub fn stats(&self, memory: &u64) -> Stats {
+    pub fn stats(&self, memory: u64) -> Stats {
         Stats {
             states: self.states() as u64,
             transitions: self.target.len() as u64,
             fired: self.target.len() as u64,
-            memory: *memory,
+            memory,
             ..Stats::default()
         }
     }
@@ -269,14 +267,21 @@ impl<'m> ModelGraph<'m> {
 
     /// Numbers the state `s` (packed: `packed`) if it is new; its number.
     fn number(&mut self, s: &[i64], packed: &[u64], budget: &mut Budget) -> Result<u32, Halt> {
-        let key = [hash(packed)];
-        let key: &[u64] = if self.compact { &key } else { packed };
-        let room = || Room {
-            bytes: budget
-                .room()
-                .bytes
-                .saturating_sub(waiting_bytes(packed.len())),
-            ..budget.room()
+        // Under `--hash-compact` the key is the fingerprint, and the words
+        // wait beside it until the state is expanded.
+        let fingerprint = [if self.compact { hash(packed) } else { 0 }];
+        let waiting = if self.compact {
+            waiting_bytes(packed.len())
+        } else {
+            0
+        };
+        let key: &[u64] = if self.compact { &fingerprint } else { packed };
+        let room = || {
+            let r = budget.room();
+            Room {
+                bytes: r.bytes.saturating_sub(waiting),
+                ..r
+            }
         };
         let id = match self.store.insert(key, (), room) {
             Ok(Insert::Old(id)) => return Ok(id.expect("an indexed store")),
@@ -287,7 +292,7 @@ impl<'m> ModelGraph<'m> {
         budget.store_bytes = self.store.bytes();
         if self.compact {
             self.waiting.insert(id, packed.into());
-            budget.other_bytes += waiting_bytes(packed.len());
+            budget.other_bytes += waiting;
         }
         keep_one(&mut self.start, UNEXPANDED, budget)?;
         keep_one(&mut self.degree, 0, budget)?;

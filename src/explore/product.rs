@@ -33,7 +33,6 @@ pub(super) struct Product<'a, 'm> {
     words: usize,
     /// Per node: whether it is [`Automaton::live`].
     live: Vec<bool>,
-    scratch: Vec<(u32, u32)>,
 }
 
 impl<'a, 'm> Product<'a, 'm> {
@@ -58,7 +57,6 @@ impl<'a, 'm> Product<'a, 'm> {
             node_marks,
             words,
             live: a.live(),
-            scratch: Vec::new(),
         }
     }
 
@@ -81,6 +79,7 @@ impl<'a, 'm> Product<'a, 'm> {
     /// The initial vertices: the initial state at each initial node that
     /// admits it.
     pub fn initial(&mut self, budget: &mut Budget) -> Result<Vec<u32>, Halt> {
+        self.cover(budget)?;
         let mut out = Vec::new();
         for m in 0..self.a.nodes.len() {
             let node = &self.a.nodes[m];
@@ -91,15 +90,10 @@ impl<'a, 'm> Product<'a, 'm> {
         Ok(out)
     }
 
-    /// The vertex (s, m), numbered if it is new.
+    /// The vertex (s, m), numbered if it is new (`index` covers every
+    /// state of the graph).
     fn vertex(&mut self, s: u32, m: usize, budget: &mut Budget) -> Result<u32, Halt> {
-        let q = self.a.nodes.len();
-        let need = self.graph.states() * q;
-        if self.index.len() < need {
-            let more = need - self.index.len();
-            keep_n(&mut self.index, NONE, more, budget)?;
-        }
-        let at = s as usize * q + m;
+        let at = s as usize * self.a.nodes.len() + m;
         if self.index[at] == NONE {
             if budget.room().states == 0 {
                 return Err(budget.full(super::Full::States));
@@ -112,6 +106,16 @@ impl<'a, 'm> Product<'a, 'm> {
         Ok(self.index[at])
     }
 
+    /// Makes `index` cover every state the graph has numbered.
+    fn cover(&mut self, budget: &mut Budget) -> Result<(), Halt> {
+        let need = self.graph.states() * self.a.nodes.len();
+        if self.index.len() < need {
+            let more = need - self.index.len();
+            keep_n(&mut self.index, NONE, more, budget)?;
+        }
+        Ok(())
+    }
+
     /// Appends the edges of `v` as (target, transition or STUTTER),
     /// numbering new targets.
     pub fn edges(
@@ -120,26 +124,37 @@ impl<'a, 'm> Product<'a, 'm> {
         out: &mut Vec<(u32, u32)>,
         budget: &mut Budget,
     ) -> Result<(), Halt> {
+        self.edges_labelled(v, out, budget, |_, k| k)
+    }
+
+    /// [`Product::edges`], each edge labelled by `label(graph, transition)`.
+    fn edges_labelled(
+        &mut self,
+        v: u32,
+        out: &mut Vec<(u32, u32)>,
+        budget: &mut Budget,
+        label: impl Fn(&ModelGraph, u32) -> u32,
+    ) -> Result<(), Halt> {
         let (s, m) = (self.vs[v as usize], self.vq[v as usize] as usize);
         let edges = self.graph.edges(s, budget)?;
         if self.graph.faults[self.n].is_some() {
             return Err(Halt);
         }
-        let stutter = edges.is_empty().then_some((s, STUTTER));
-        let moves = edges.map(|e| self.graph.edge(e));
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
-        scratch.extend(stutter.into_iter().chain(moves));
-        for &(to, k) in &scratch {
-            for i in 0..self.a.nodes[m].succ.len() {
-                let m2 = self.a.nodes[m].succ[i];
-                if self.a.nodes[m2].admits(self.graph.val(to, self.n)) {
-                    let w = self.vertex(to, m2, budget)?;
-                    out.push((w, k));
+        self.cover(budget)?;
+        let stutter = edges.is_empty().then_some(usize::MAX);
+        for e in stutter.into_iter().chain(edges) {
+            let (to, k) = if e == usize::MAX {
+                (s, STUTTER)
+            } else {
+                self.graph.edge(e)
+            };
+            let (val, lab) = (self.graph.val(to, self.n), label(self.graph, k));
+            for &m2 in &self.a.nodes[m].succ {
+                if self.a.nodes[m2].admits(val) {
+                    out.push((self.vertex(to, m2, budget)?, lab));
                 }
             }
         }
-        self.scratch = scratch;
         Ok(())
     }
 
@@ -160,16 +175,15 @@ impl Explored for Product<'_, '_> {
         out: &mut Vec<(u32, u32)>,
         budget: &mut Budget,
     ) -> Result<(), Halt> {
-        let from = out.len();
-        self.edges(v, out, budget)?;
-        for (_, k) in &mut out[from..] {
-            *k = if self.weak && *k != STUTTER {
-                self.graph.thread(*k)
+        // The mark of an edge: the thread that moves, under weak fairness.
+        let weak = self.weak;
+        self.edges_labelled(v, out, budget, |g, k| {
+            if weak && k != STUTTER {
+                g.thread(k)
             } else {
                 u32::MAX
-            };
-        }
-        Ok(())
+            }
+        })
     }
 
     fn live(&self, v: u32) -> bool {
