@@ -364,6 +364,7 @@ fn conclusion(cert: &Certification) -> String {
                 Some(Limit::Internal(_)) => "this is a bug in optimist; please report it",
                 Some(Limit::Lost(_) | Limit::Unjoined(_)) => "run it again",
                 Some(Limit::Deadlocks) => "check with `--no-deadlock`",
+                Some(Limit::FirstViolation) => "check with `--no-ltl`",
                 None => "try `--exhaustive`",
             }
         ),

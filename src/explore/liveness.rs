@@ -175,6 +175,17 @@ pub fn check_temporal(
     progress: &mut dyn FnMut(&Stats),
 ) -> (super::Outcome, Option<LtlOutcome>) {
     let quick = quick(model, options, ltl);
+    // A property found violated on the fly ends the run at the first
+    // violation, as in SPIN, unless the safety check finds one of its own
+    // within as many states as the search on the fly may meet.
+    let violated = quick
+        .as_ref()
+        .is_some_and(|(d, _)| d.iter().any(|p| p.verdict == Verdict::Violated));
+    let mut safety = options.clone();
+    if violated {
+        let max = options.limits.max_states.map_or(QUICK, |m| m.min(QUICK));
+        safety.limits.max_states = Some(max);
+    }
     let once = super::contract::mode(model, options).searches_liveness_graph()
         && options.cluster.is_none()
         && ltl_refusal(options, ltl.fairness).is_none()
@@ -183,7 +194,21 @@ pub fn check_temporal(
             .is_none_or(|(d, _)| d.len() < ltl.properties.len());
     let props = properties(model, ltl);
     let mut rec = once.then(|| Recorder::new(model, &props, options.kept));
-    let o = super::contract::run(model, options, &mut None, progress, rec.as_mut());
+    let mut o = super::contract::run(model, &safety, &mut None, progress, rec.as_mut());
+    if let Some((decided, stats)) = quick.clone().filter(|_| violated)
+        && matches!(o.verdict, Verdict::Inconclusive(_))
+    {
+        o.verdict = Verdict::Inconclusive(Limit::FirstViolation);
+        let l = LtlOutcome {
+            fairness: ltl.fairness,
+            refused: None,
+            coverage: options.kept.coverage(stats.states),
+            stats,
+            limit: None,
+            properties: decided,
+        };
+        return (o, Some(l));
+    }
     if !matches!(o.verdict, Verdict::Holds) {
         return (o, None);
     }

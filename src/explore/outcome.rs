@@ -66,6 +66,9 @@ pub enum Limit {
     /// Deadlocks were asked for, and the reduction finds them only in the
     /// states it stores: no deadlock was found, and none is ruled out.
     Deadlocks,
+    /// The run stopped at the first violation it found, of a temporal
+    /// property, before its safety search had covered every state.
+    FirstViolation,
 }
 
 impl std::fmt::Display for Limit {
@@ -85,6 +88,10 @@ impl std::fmt::Display for Limit {
             Limit::Deadlocks => write!(
                 f,
                 "deadlock freedom is not established: the reduction finds deadlocks only in the states it stores"
+            ),
+            Limit::FirstViolation => write!(
+                f,
+                "the run stopped at the first violation it found, of a temporal property, before the safety check covered the states (`--no-ltl` checks safety alone)"
             ),
         }
     }

@@ -33,6 +33,27 @@ pub(super) struct Product<'a, 'm> {
     words: usize,
     /// Per node: whether it is [`Automaton::live`].
     live: Vec<bool>,
+    /// Per node: its successors in the order the search on the fly tries
+    /// them ([`eager`]).
+    eager: Vec<Vec<usize>>,
+}
+
+/// The successors of each node of `a`, those in more acceptance sets
+/// first and the node itself last: a depth-first search then tries to
+/// enter the part of the automaton that can accept as soon as a state
+/// admits it, rather than first exploring the whole graph in the node it
+/// started from (SPIN's never claims list the guess first for the same
+/// reason). The search finds a violation sooner; which one it finds, and
+/// whether it finds one, depends on nothing else.
+fn eager(a: &Automaton) -> Vec<Vec<usize>> {
+    let sets = |m: usize| a.accepting.iter().filter(|s| s[m]).count();
+    (0..a.nodes.len())
+        .map(|m| {
+            let mut succ = a.nodes[m].succ.clone();
+            succ.sort_by_key(|&m2| (m2 == m, std::cmp::Reverse(sets(m2))));
+            succ
+        })
+        .collect()
 }
 
 impl<'a, 'm> Product<'a, 'm> {
@@ -57,6 +78,7 @@ impl<'a, 'm> Product<'a, 'm> {
             node_marks,
             words,
             live: a.live(),
+            eager: eager(a),
         }
     }
 
@@ -124,15 +146,17 @@ impl<'a, 'm> Product<'a, 'm> {
         out: &mut Vec<(u32, u32)>,
         budget: &mut Budget,
     ) -> Result<(), Halt> {
-        self.edges_labelled(v, out, budget, |_, k| k)
+        self.edges_labelled(v, out, budget, false, |_, k| k)
     }
 
-    /// [`Product::edges`], each edge labelled by `label(graph, transition)`.
+    /// [`Product::edges`], each edge labelled by `label(graph, transition)`,
+    /// the automaton's successors in their `eager` order where asked.
     fn edges_labelled(
         &mut self,
         v: u32,
         out: &mut Vec<(u32, u32)>,
         budget: &mut Budget,
+        eager: bool,
         label: impl Fn(&ModelGraph, u32) -> u32,
     ) -> Result<(), Halt> {
         let (s, m) = (self.vs[v as usize], self.vq[v as usize] as usize);
@@ -149,7 +173,13 @@ impl<'a, 'm> Product<'a, 'm> {
                 self.graph.edge(e)
             };
             let (val, lab) = (self.graph.val(to, self.n), label(self.graph, k));
-            for &m2 in &self.a.nodes[m].succ {
+            let a = self.a;
+            for i in 0..a.nodes[m].succ.len() {
+                let m2 = if eager {
+                    self.eager[m][i]
+                } else {
+                    a.nodes[m].succ[i]
+                };
                 if self.a.nodes[m2].admits(val) {
                     out.push((self.vertex(to, m2, budget)?, lab));
                 }
@@ -177,7 +207,7 @@ impl Explored for Product<'_, '_> {
     ) -> Result<(), Halt> {
         // The mark of an edge: the thread that moves, under weak fairness.
         let weak = self.weak;
-        self.edges_labelled(v, out, budget, |g, k| {
+        self.edges_labelled(v, out, budget, true, |g, k| {
             if weak && k != STUTTER {
                 g.thread(k)
             } else {

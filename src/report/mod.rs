@@ -407,7 +407,9 @@ impl CheckReport {
     /// Adds the `ltl` part: where the safety check holds, the verdict
     /// becomes the properties' (violated, or inconclusive).
     pub fn with_ltl(&mut self, ltl: LtlReport) {
-        if self.verdict == "holds" {
+        // A violation decides the run, also one that stopped the safety
+        // check before it covered the states.
+        if self.verdict == "holds" || ltl.verdict() == "violated" {
             self.verdict = ltl.verdict();
         }
         self.ltl = Some(ltl);
@@ -858,9 +860,9 @@ impl CheckReport {
     /// The verdict as the report's `verdict` line gives it.
     pub fn verdict_line(&self) -> String {
         match (&self.violation, &self.limit, &self.ltl) {
-            (_, Some(l), _) => format!("inconclusive: {l}"),
-            (Some(v), None, _) => format!("violated ({})", v.kind),
-            (None, None, Some(ltl)) if self.verdict != "holds" => {
+            (_, Some(l), _) if !self.stopped_at_ltl() => format!("inconclusive: {l}"),
+            (Some(v), _, _) => format!("violated ({})", v.kind),
+            (None, _, Some(ltl)) if self.verdict != "holds" => {
                 let names: Vec<&str> = ltl
                     .properties
                     .iter()
@@ -869,8 +871,14 @@ impl CheckReport {
                     .collect();
                 format!("{} (ltl: {})", self.verdict, names.join(", "))
             }
-            (None, None, _) => self.verdict.to_string(),
+            (None, _, _) => self.verdict.to_string(),
         }
+    }
+
+    /// Whether a temporal property found violated on the fly stopped the
+    /// run before the safety check covered the states.
+    fn stopped_at_ltl(&self) -> bool {
+        self.verdict == "violated" && self.violation.is_none() && self.limit.is_some()
     }
 }
 
@@ -1007,6 +1015,9 @@ impl CheckReport {
 
     /// States forced, summaries, warnings, unreported deadlocks and caveats.
     fn write_notes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(l) = self.limit.as_ref().filter(|_| self.stopped_at_ltl()) {
+            writeln!(f, "safety       not established: {l}")?;
+        }
         if let Some(n @ 1..) = self.forced_states {
             let s = if n == 1 { "" } else { "s" };
             let why = match self.ignoring {

@@ -399,6 +399,65 @@ fn replay_rejects_a_lasso_that_is_not_fair_under_its_fairness() {
     );
 }
 
+/// A property found violated on the fly ends the run at that first
+/// violation (exit 1), as in SPIN, where the safety check would need more
+/// states than the search on the fly may meet: the report says safety is
+/// not established, the same for any number of threads. Where the safety
+/// check finds its own violation within those states (the philosophers'
+/// deadlock, in the models' headers) it is the one reported.
+#[test]
+fn a_temporal_violation_found_on_the_fly_ends_the_run() {
+    use crate::common::{json, optimist};
+    let file = "models/philosophers-ordered-live.gc";
+    let args = |threads: &'static str, format: &'static str| {
+        let size = ["-D", "N=6", "--fairness", "none"];
+        [
+            &["check", file, "--threads", threads, "--format", format][..],
+            &size,
+        ]
+        .concat()
+    };
+    let (run, v) = json(args("2", "json"));
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(v["verdict"], "violated");
+    assert!(v["violation"].is_null(), "{}", v["violation"]);
+    let limit = v["limit"].as_str().unwrap_or_default();
+    assert!(limit.contains("stopped at the first violation"), "{limit}");
+    let p = &v["ltl"]["properties"][0];
+    assert_eq!(p["verdict"], "violated");
+    assert!(p["lasso"]["cycle"].is_array(), "{p}");
+    let (_, all) = json([
+        "check",
+        file,
+        "-D",
+        "N=6",
+        "--no-ltl",
+        "--reduction",
+        "none",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        v["states"].as_u64() < all["states"].as_u64(),
+        "{} {}",
+        v["states"],
+        all["states"]
+    );
+    let text = |threads| {
+        let out = optimist(args(threads, "text")).stdout;
+        out.lines()
+            .filter(|l| !l.starts_with("time"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let one = text("1");
+    assert!(
+        one.contains("safety       not established: the run stopped"),
+        "{one}"
+    );
+    assert_eq!(one, text("2"));
+}
+
 /// Limits: where the safety check (which runs first) stops at one, the
 /// properties are inconclusive for that reason; where the product stops
 /// at one, the property reports the product states it had built.
