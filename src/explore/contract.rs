@@ -285,9 +285,12 @@ pub(crate) trait Mode: Explore {
         None
     }
     /// The expander of the graph that `ltl` properties are checked on,
-    /// where the atoms read the slots `visible` marks; `None` where the
-    /// contract does not preserve them.
-    fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn super::search::Expand + Send + '_>> {
+    /// where the atoms observe `visible`; `None` where the contract does
+    /// not preserve them.
+    fn liveness(
+        &self,
+        _visible: &super::visible::Visible,
+    ) -> Option<Box<dyn super::search::Expand + Send + '_>> {
         None
     }
     /// Whether the safety search explores the very graph of `liveness`

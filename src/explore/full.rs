@@ -126,7 +126,7 @@ impl Mode for Plain<'_> {
         vec![super::contract::discipline(self.model)]
     }
 
-    fn liveness(&self, _visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
+    fn liveness(&self, _visible: &super::visible::Visible) -> Option<Box<dyn Expand + Send + '_>> {
         Some(Box::new(self.expander()))
     }
     fn searches_liveness_graph(&self) -> bool {

@@ -27,6 +27,7 @@ use super::ltlgraph::{ModelGraph, Recorder, bytes_of, keep_one};
 use super::outcome::{Inapplicable, Limit, Stats, Step, Verdict};
 use super::product::Product;
 use super::search::replay_from;
+use super::visible::Visible;
 use super::{Kept, Options, Preserved, Property};
 use crate::ltl::{Automaton, Fairness, Graph, Ltl, STUTTER, accepting_component, fair_lasso};
 use crate::model::{Fault, Model};
@@ -222,18 +223,6 @@ fn properties<'m>(model: &'m Model, ltl: &LtlOptions) -> Vec<&'m crate::model::L
     ltl.properties.iter().map(|&p| &model.ltl[p]).collect()
 }
 
-/// Slots the atoms of `props` read: transitions that write one are
-/// visible.
-fn visible(model: &Model, props: &[&crate::model::LtlProperty]) -> Vec<bool> {
-    let mut visible = vec![false; model.slots.len()];
-    for p in props {
-        for a in &p.atoms {
-            a.for_each_slot(&mut |k| visible[k as usize] = true);
-        }
-    }
-    visible
-}
-
 /// What the search on the fly decides ([`on_the_fly`]), where it runs:
 /// without fairness or under weak fairness, under a reduction that keeps
 /// the properties.
@@ -243,7 +232,7 @@ fn quick(model: &Model, options: &Options, ltl: &LtlOptions) -> Option<Quick> {
     }
     let props = properties(model, ltl);
     let mode = super::contract::mode(model, options);
-    let exp = mode.liveness(&visible(model, &props))?;
+    let exp = mode.liveness(&Visible::of(model, &props))?;
     on_the_fly(
         model,
         &props,
@@ -293,7 +282,7 @@ fn check_ltl_over(
         return whole(out, &mut g, model, ltl, decided, &mut budget);
     }
     let props = properties(model, ltl);
-    let visible = visible(model, &props);
+    let visible = Visible::of(model, &props);
     let mode = super::contract::mode(model, options);
     let workers = options.workers().max(1);
     let exps: Option<Vec<_>> = (0..workers).map(|_| mode.liveness(&visible)).collect();

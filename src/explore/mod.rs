@@ -26,6 +26,7 @@ mod stubborn;
 mod summaries;
 mod summarized;
 mod table;
+mod visible;
 mod visit;
 mod walk;
 

@@ -353,15 +353,19 @@ impl<'m> Por<'m> {
         alone: Option<&mut dyn FnMut(usize) -> Result<bool, Halt>>,
     ) -> Result<Vec<bool>, Halt> {
         let n = ops.len();
-        let mut best: Option<(usize, Vec<bool>)> = None;
+        // A set that takes a back edge is replaced by every thread (the
+        // proviso below): any set that takes none ranks before it.
+        let backs = |set: &[bool]| (0..n).any(|i| set[i] && ops[i].back);
+        let mut best: Option<((bool, usize), Vec<bool>)> = None;
         for start in (0..n).filter(|&i| ops[i].enabled() > 0) {
             let set = self.closure(s, ops, start);
             let size: usize = (0..n).filter(|&i| set[i]).map(|i| ops[i].enabled()).sum();
-            if best.as_ref().is_none_or(|(b, _)| size < *b) {
-                best = Some((size, set));
+            let key = (backs(&set), size);
+            if best.as_ref().is_none_or(|(b, _)| key < *b) {
+                best = Some((key, set));
             }
         }
-        let Some((size, mut set)) = best else {
+        let Some(((_, size), mut set)) = best else {
             return Ok(vec![true; n]);
         };
         if let Some(alone) = alone {
@@ -380,8 +384,7 @@ impl<'m> Por<'m> {
                 }
             }
         }
-        let backs = (0..n).filter(|&i| set[i]).any(|i| ops[i].back);
-        if backs {
+        if backs(&set) {
             self.full += 1;
             return Ok(vec![true; n]);
         }
@@ -535,11 +538,11 @@ pub struct Stubborn<'m> {
     pub por: Por<'m>,
     /// The semantic check of single threads, under `--interference semantic`.
     semantic: Option<(Persistent, Transitions<'m>)>,
-    /// Slots that temporal properties read (empty for safety checks): a
-    /// set that would take an enabled transition writing one is replaced
-    /// by every thread, the visibility proviso that LTL-X needs (Peled,
-    /// 1994; the back-edge proviso above is its cycle proviso).
-    pub visible: Vec<bool>,
+    /// What temporal properties observe (none for safety checks): a set
+    /// that would take an enabled visible transition is replaced by every
+    /// thread, the visibility proviso that LTL-X needs (Peled, 1994; the
+    /// back-edge proviso above is its cycle proviso).
+    pub visible: Option<super::visible::Visible>,
 }
 
 impl<'m> Stubborn<'m> {
@@ -548,7 +551,7 @@ impl<'m> Stubborn<'m> {
         Stubborn {
             full: Full::new(model),
             por: Por::new(model, interference),
-            visible: Vec::new(),
+            visible: None,
             semantic: (interference == Interference::Semantic).then(|| {
                 (
                     Persistent::default(),
@@ -590,19 +593,22 @@ impl Expand for Stubborn<'_> {
 
 impl Stubborn<'_> {
     /// Whether `set`, short of every thread, would take an enabled
-    /// transition that writes a visible slot.
+    /// visible transition.
     fn sees_visible(&self, s: &[i64], set: &[bool]) -> bool {
-        if self.visible.is_empty() || set.iter().all(|&x| x) {
+        let Some(visible) = self.visible.as_ref().filter(|_| set.contains(&false)) else {
             return false;
-        }
+        };
         let model = self.por.model;
         (0..set.len()).filter(|&t| set[t]).any(|t| {
             model.threads[t].points[s[t] as usize]
                 .transitions
                 .clone()
                 .any(|k| {
+                    let to = &self.por.targets[k];
                     self.por.enabled(k, s)
-                        && self.por.writes[k].iter().any(|&w| self.visible[w as usize])
+                        && self.por.writes[k]
+                            .iter()
+                            .any(|&w| visible.changed_by(w, s[t], to))
                 })
         })
     }
@@ -1053,9 +1059,9 @@ impl super::contract::Mode for Selective<'_> {
         vec![proviso(self.model), super::contract::discipline(self.model)]
     }
 
-    fn liveness(&self, visible: &[bool]) -> Option<Box<dyn Expand + Send + '_>> {
+    fn liveness(&self, visible: &super::visible::Visible) -> Option<Box<dyn Expand + Send + '_>> {
         let mut exp = Stubborn::new(self.model, self.interference);
-        exp.visible = visible.to_vec();
+        exp.visible = Some(visible.clone());
         Some(Box::new(exp))
     }
 }

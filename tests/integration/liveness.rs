@@ -237,13 +237,24 @@ fn every_reduction_agrees_with_full_exploration_or_refuses() {
                             !expect_refusal,
                             "{reduction:?} answered under {fairness:?}:\n{text}"
                         );
-                        assert_eq!(
-                            verdicts(&o),
-                            v,
-                            "{} disagrees with full exploration under {} fairness:\n{text}",
-                            reduction.name(),
-                            fairness.name()
-                        );
+                        // Where a limit left full exploration undecided
+                        // (a reduction may decide more), there is nothing
+                        // to compare.
+                        let decided = |x: &String| !x.starts_with("Inconclusive");
+                        let ours = verdicts(&o);
+                        for (a, b) in ours
+                            .iter()
+                            .zip(&v)
+                            .filter(|(a, b)| decided(a) && decided(b))
+                        {
+                            assert_eq!(
+                                a,
+                                b,
+                                "{} disagrees with full exploration under {} fairness:\n{text}",
+                                reduction.name(),
+                                fairness.name()
+                            );
+                        }
                         for (p, po) in o.properties.iter().enumerate() {
                             if let Some(l) = &po.lasso {
                                 validate(model, p, l, fairness).unwrap();
