@@ -68,6 +68,9 @@ pub struct PropertyOutcome {
     pub automaton_states: usize,
     /// States of the product of the model and that automaton.
     pub product_states: u64,
+    /// Bytes the product held (its vertices and their index), besides
+    /// the graph's.
+    pub product_bytes: u64,
     /// Wall-clock time of this property's search (after the graph).
     pub elapsed: Duration,
 }
@@ -200,6 +203,7 @@ pub fn check_temporal(
         && matches!(o.verdict, Verdict::Inconclusive(_))
     {
         o.verdict = Verdict::Inconclusive(Limit::FirstViolation);
+        o.stats.memory = o.stats.memory.max(stats.memory);
         let l = LtlOutcome {
             fairness: ltl.fairness,
             refused: None,
@@ -215,6 +219,8 @@ pub fn check_temporal(
     }
     let graph = rec.map(|r| (r.into_graph(), o.stats.states, o.stats.memory));
     let l = check_ltl_over(model, options, ltl, quick, graph);
+    // The run held at most the larger of the two searches' structures.
+    o.stats.memory = o.stats.memory.max(l.stats.memory);
     (o, Some(l))
 }
 
@@ -320,8 +326,8 @@ fn whole(
             break;
         }
     }
+    out.stats = graph.stats(budget.store_bytes + budget.other_bytes + largest_product(&decided));
     out.properties = decided;
-    out.stats = graph.stats(budget.store_bytes + budget.other_bytes);
     out.stats.elapsed = budget.elapsed();
     out.coverage = graph.kept().coverage(out.stats.states);
     out
@@ -354,9 +360,16 @@ fn on_the_fly(
         }
         decided.push(o);
     }
-    let mut stats = graph.stats(quick.store_bytes + quick.other_bytes);
+    let held = quick.store_bytes + quick.other_bytes + largest_product(&decided);
+    let mut stats = graph.stats(held);
     stats.elapsed = quick.elapsed();
     Some((decided, stats))
+}
+
+/// The bytes of the largest product built for `decided`: the products
+/// are built one after another over the same graph.
+fn largest_product(decided: &[PropertyOutcome]) -> u64 {
+    decided.iter().map(|p| p.product_bytes).max().unwrap_or(0)
 }
 
 /// Property `p` (the `n`th asked) over `graph`: searched on the fly, or
@@ -379,12 +392,14 @@ fn property(
         fault: None,
         automaton_states: a.nodes.len(),
         product_states: 0,
+        product_bytes: 0,
         elapsed: Duration::ZERO,
     };
     let mut product = Product::new(graph, &a, n, fairness == Fairness::Weak);
     let r = decide(&mut product, model, fairness, budget, fly);
     o.product_states = product.vs.len() as u64;
-    budget.other_bytes -= product.bytes();
+    o.product_bytes = product.bytes();
+    budget.other_bytes -= o.product_bytes;
     budget.run_states = 0;
     match r {
         Ok(Some(lasso)) => {
