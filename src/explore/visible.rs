@@ -116,3 +116,44 @@ impl Visible {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The control point of `label` in thread `t`.
+    fn point(model: &Model, t: usize, label: &str) -> i64 {
+        let points = &model.threads[t].points;
+        points
+            .iter()
+            .position(|p| p.label.as_deref() == Some(label))
+            .expect("a label") as i64
+    }
+
+    /// In Peterson's algorithm with `[] (at(0, W) -> <> at(0, CS))`: P0's
+    /// work loop and every move of P1 are invisible, P0's moves into W and
+    /// out of CS are visible; a property that reads `turn` sees its writes.
+    #[test]
+    fn only_moves_to_or_from_a_named_point_are_visible() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/peterson-live.gc");
+        let (_, model) = crate::load(&path, &Vec::new()).unwrap();
+        let enters = model.ltl.iter().find(|p| p.name == "enters").unwrap();
+        let v = Visible::of(&model, &[enters]);
+        let (n, l, w, cs) = (
+            point(&model, 0, "N"),
+            point(&model, 0, "L"),
+            point(&model, 0, "W"),
+            point(&model, 0, "CS"),
+        );
+        assert!(!v.changed_by(0, n, &[n + 1]), "P0's work loop");
+        assert!(!v.changed_by(0, n, &[l]), "P0 leaves N for L");
+        assert!(v.changed_by(0, w - 1, &[w]), "P0 enters W");
+        assert!(v.changed_by(0, cs, &[cs + 1]), "P0 leaves CS");
+        assert!(!v.changed_by(1, point(&model, 1, "W"), &[point(&model, 1, "CS")]));
+        let turn = model.slots.iter().position(|s| s.name == "turn").unwrap() as u32;
+        assert!(!v.changed_by(turn, 0, &[]), "no atom reads turn");
+        let mutex = model.ltl.iter().find(|p| p.name == "mutex").unwrap();
+        let both = Visible::of(&model, &[mutex]);
+        assert!(both.changed_by(1, point(&model, 1, "W"), &[point(&model, 1, "CS")]));
+    }
+}
