@@ -171,7 +171,10 @@ pub fn check_ltl(model: &Model, options: &Options, ltl: &LtlOptions) -> LtlOutco
 /// the two calls. The properties are first searched on the fly; where
 /// one is left for the whole graph under full exploration in one process,
 /// the safety search records that graph as it goes, so the states are
-/// explored once.
+/// explored once. Where one is found violated on the fly, the run stops
+/// at that first violation: the safety check covers at most as many
+/// states as that search may meet, and ends with
+/// [`Limit::FirstViolation`] unless it finds a violation of its own there.
 pub fn check_temporal(
     model: &Model,
     options: &Options,

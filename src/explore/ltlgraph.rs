@@ -462,19 +462,22 @@ impl Visit for Recorder<'_> {
         for (id, n, atom, f) in record.faults {
             g.faults[n].get_or_insert((id, atom, f));
         }
+        // The whole block at once: this runs between levels, on one thread.
         let mut e = g.target.len();
         keep(&mut g.target, &edges.target, budget)?;
         keep(&mut g.transition, &edges.transition, budget)?;
+        keep(&mut g.degree, &edges.degree, budget)?;
+        room_for(&mut g.start, edges.degree.len(), budget)?;
+        let mut at = g.enabled.len();
+        keep_n(&mut g.enabled, 0, edges.degree.len() * g.words, budget)?;
         for &d in &edges.degree {
-            keep_one(&mut g.start, e as u32, budget)?;
-            keep_one(&mut g.degree, d, budget)?;
-            let at = g.enabled.len();
-            keep_n(&mut g.enabled, 0, g.words, budget)?;
+            g.start.push(e as u32);
             for &k in &g.transition[e..e + d as usize] {
                 let t = g.model.transitions[k as usize].thread as usize;
                 g.enabled[at + t / 64] |= 1 << (t % 64);
             }
             e += d as usize;
+            at += g.words;
         }
         Ok(())
     }
