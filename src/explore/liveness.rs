@@ -188,11 +188,15 @@ pub fn check_temporal(
     let violated = quick
         .as_ref()
         .is_some_and(|(d, _)| d.iter().any(|p| p.verdict == Verdict::Violated));
-    let mut safety = options.clone();
-    if violated {
-        let max = options.limits.max_states.map_or(QUICK, |m| m.min(QUICK));
-        safety.limits.max_states = Some(max);
-    }
+    let capped;
+    let safety = if violated {
+        let mut o = options.clone();
+        o.limits.max_states = Some(options.limits.max_states.map_or(QUICK, |m| m.min(QUICK)));
+        capped = o;
+        &capped
+    } else {
+        options
+    };
     let once = super::contract::mode(model, options).searches_liveness_graph()
         && options.cluster.is_none()
         && ltl_refusal(options, ltl.fairness).is_none()
@@ -201,20 +205,14 @@ pub fn check_temporal(
             .is_none_or(|(d, _)| d.len() < ltl.properties.len());
     let props = properties(model, ltl);
     let mut rec = once.then(|| Recorder::new(model, &props, options.kept));
-    let mut o = super::contract::run(model, &safety, &mut None, progress, rec.as_mut());
-    if let Some((decided, stats)) = quick.clone().filter(|_| violated)
+    let mut o = super::contract::run(model, safety, &mut None, progress, rec.as_mut());
+    if violated
         && matches!(o.verdict, Verdict::Inconclusive(_))
+        && let Some(quick) = quick
     {
         o.verdict = Verdict::Inconclusive(Limit::FirstViolation);
-        o.stats.memory = o.stats.memory.max(stats.memory);
-        let l = LtlOutcome {
-            fairness: ltl.fairness,
-            refused: None,
-            coverage: options.kept.coverage(stats.states),
-            stats,
-            limit: None,
-            properties: decided,
-        };
+        o.stats.memory = o.stats.memory.max(quick.1.memory);
+        let l = decided_on_the_fly(unchecked(options, ltl), quick, options.kept);
         return (o, Some(l));
     }
     if !matches!(o.verdict, Verdict::Holds) {
@@ -265,27 +263,17 @@ fn check_ltl_over(
     quick: Option<Quick>,
     recorded: Option<(ModelGraph, u64, u64)>,
 ) -> LtlOutcome {
-    let mut out = LtlOutcome {
-        fairness: ltl.fairness,
-        refused: ltl_refusal(options, ltl.fairness),
-        stats: Stats::default(),
-        limit: None,
-        properties: Vec::new(),
-        coverage: None,
-    };
+    let mut out = unchecked(options, ltl);
     if out.refused.is_some() {
         return out;
     }
-    if let Some((decided, stats)) = &quick
-        && decided.len() == ltl.properties.len()
-    {
-        out.properties.clone_from(decided);
-        out.stats = stats.clone();
-        out.coverage = options.kept.coverage(out.stats.states);
-        return out;
-    }
+    let decided = match quick {
+        Some(q) if q.0.len() == ltl.properties.len() => {
+            return decided_on_the_fly(out, q, options.kept);
+        }
+        q => q.map(|(d, _)| d).unwrap_or_default(),
+    };
     let mut budget = Budget::new(&options.limits);
-    let decided = quick.map(|(d, _)| d).unwrap_or_default();
     if let Some((mut g, states, bytes)) = recorded {
         (budget.stored, budget.store_bytes) = (states, bytes);
         return whole(out, &mut g, model, ltl, decided, &mut budget);
@@ -308,6 +296,27 @@ fn check_ltl_over(
             out
         }
     }
+}
+
+/// The outcome before any property is checked: the fairness, and why
+/// `options` refuse the properties, if they do.
+fn unchecked(options: &Options, ltl: &LtlOptions) -> LtlOutcome {
+    LtlOutcome {
+        fairness: ltl.fairness,
+        refused: ltl_refusal(options, ltl.fairness),
+        stats: Stats::default(),
+        limit: None,
+        properties: Vec::new(),
+        coverage: None,
+    }
+}
+
+/// `out` with the properties the search on the fly decided, and its graph.
+fn decided_on_the_fly(mut out: LtlOutcome, (decided, stats): Quick, kept: Kept) -> LtlOutcome {
+    out.coverage = kept.coverage(stats.states);
+    out.stats = stats;
+    out.properties = decided;
+    out
 }
 
 /// The properties after those `decided`, over the whole `graph`.

@@ -538,11 +538,12 @@ pub struct Stubborn<'m> {
     pub por: Por<'m>,
     /// The semantic check of single threads, under `--interference semantic`.
     semantic: Option<(Persistent, Transitions<'m>)>,
-    /// What temporal properties observe (none for safety checks): a set
-    /// that would take an enabled visible transition is replaced by every
-    /// thread, the visibility proviso that LTL-X needs (Peled, 1994; the
-    /// back-edge proviso above is its cycle proviso).
-    pub visible: Option<super::visible::Visible>,
+    /// Per transition, whether it may change what temporal properties
+    /// observe (empty for safety checks): a set that would take an enabled
+    /// visible transition is replaced by every thread, the visibility
+    /// proviso that LTL-X needs (Peled, 1994; the back-edge proviso above
+    /// is its cycle proviso).
+    visible: Vec<bool>,
 }
 
 impl<'m> Stubborn<'m> {
@@ -551,7 +552,7 @@ impl<'m> Stubborn<'m> {
         Stubborn {
             full: Full::new(model),
             por: Por::new(model, interference),
-            visible: None,
+            visible: Vec::new(),
             semantic: (interference == Interference::Semantic).then(|| {
                 (
                     Persistent::default(),
@@ -595,21 +596,15 @@ impl Stubborn<'_> {
     /// Whether `set`, short of every thread, would take an enabled
     /// visible transition.
     fn sees_visible(&self, s: &[i64], set: &[bool]) -> bool {
-        let Some(visible) = self.visible.as_ref().filter(|_| set.contains(&false)) else {
+        if self.visible.is_empty() || !set.contains(&false) {
             return false;
-        };
+        }
         let model = self.por.model;
         (0..set.len()).filter(|&t| set[t]).any(|t| {
             model.threads[t].points[s[t] as usize]
                 .transitions
                 .clone()
-                .any(|k| {
-                    let to = &self.por.targets[k];
-                    self.por.enabled(k, s)
-                        && self.por.writes[k]
-                            .iter()
-                            .any(|&w| visible.changed_by(w, s[t], to))
-                })
+                .any(|k| self.visible[k] && self.por.enabled(k, s))
         })
     }
 }
@@ -1061,7 +1056,16 @@ impl super::contract::Mode for Selective<'_> {
 
     fn liveness(&self, visible: &super::visible::Visible) -> Option<Box<dyn Expand + Send + '_>> {
         let mut exp = Stubborn::new(self.model, self.interference);
-        exp.visible = Some(visible.clone());
+        // A transition's source and targets are fixed: judge each once.
+        exp.visible = (0..self.model.transitions.len())
+            .map(|k| {
+                let from = self.model.transitions[k].from;
+                let to = &exp.por.targets[k];
+                exp.por.writes[k]
+                    .iter()
+                    .any(|&w| visible.changed_by(w, from, to))
+            })
+            .collect();
         Some(Box::new(exp))
     }
 }
