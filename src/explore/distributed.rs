@@ -34,8 +34,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use super::Kept;
 use super::budget::{Budget, TICK};
 use super::cluster::{self, Cluster, Failure, Net};
+use super::engine::{self, Backend, End, Expanded};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
-use super::search::{Expand, Findings, Found, Limits, Stop, check_state};
+use super::search::{Expand, Findings, Found, Limits, Stop};
 use super::store::{Full, Room, Store, hash};
 use super::table::{self, AHEAD, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
 use crate::model::{LockMisuse, Model};
@@ -45,20 +46,20 @@ const POLL: usize = 64;
 
 /// How a worker's expansion of a level ended early.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum End {
+enum Kind {
     Found = 1,
     Deadlock = 2,
     Stack = 3,
     Halt = 4,
 }
 
-impl End {
-    fn from(code: u64) -> End {
+impl Kind {
+    fn from(code: u64) -> Kind {
         match code {
-            1 => End::Found,
-            2 => End::Deadlock,
-            3 => End::Stack,
-            _ => End::Halt,
+            1 => Kind::Found,
+            2 => Kind::Deadlock,
+            3 => Kind::Stack,
+            _ => Kind::Halt,
         }
     }
 }
@@ -238,17 +239,6 @@ pub fn search<E: Expand + Send>(
     }
 }
 
-/// The outcome, timed by the run's clock.
-fn finish(
-    mut stats: Stats,
-    budget: &Budget,
-    verdict: Verdict,
-    violation: Option<Violation>,
-) -> Outcome {
-    stats.elapsed = budget.elapsed();
-    Outcome::new(verdict, stats, violation)
-}
-
 /// The last parent id of the block that the state limit cuts: the block
 /// of the parent of the first new state that does not fit (`mine`, this
 /// worker's, if it holds it), agreed by every worker.
@@ -278,8 +268,7 @@ fn work<E: Expand>(
     let words = model.layout.words();
     let compact = kept == Kept::HashCompact;
     let (fw, pw) = if compact { (1, words) } else { (words, 0) };
-    let mut budget = Budget::new(limits);
-    let mut p = Part {
+    let part = Part {
         model,
         words,
         compact,
@@ -298,55 +287,96 @@ fn work<E: Expand>(
         held: 0,
         halted: [u64::MAX, 0, 0],
     };
-    let mut stats = Stats::default();
-    // Processes may be given different memory limits, and hold different
-    // amounts at the start: they agree before anything is explored.
-    let started = budget.check_start().is_ok();
-    if net.gather(&[u64::from(!started)]).iter().any(|v| v[0] != 0) {
-        let limit = agreed_limit(net, &budget);
-        return finish(stats, &budget, Verdict::Inconclusive(limit), None);
+    let worker = Worker {
+        p: part,
+        exp,
+        net,
+        budget: Budget::new(limits),
+        stats: Stats::default(),
+        process_held,
+        block,
+        first: 0,
+        n: 1,
+        level: 0,
+        ranked: None,
+    };
+    engine::run(model, worker, &mut (), deadlock, &mut |_| {})
+}
+
+/// The search core's back end on one timely worker.
+struct Worker<'a, 'n, E> {
+    p: Part<'a>,
+    exp: &'a mut E,
+    net: &'a mut Net<'n>,
+    budget: Budget,
+    stats: Stats,
+    /// What this process's workers hold, against its memory limit.
+    process_held: &'a AtomicU64,
+    /// States per block.
+    block: usize,
+    /// The level's first id, its states, and its number.
+    first: u32,
+    n: u64,
+    level: u64,
+    /// The level's new states that this worker ranked, with the counts of
+    /// every worker and the states this worker owns; none where a limit
+    /// ended the level.
+    ranked: Option<Ranked>,
+}
+
+/// See [`Worker::ranked`].
+struct Ranked {
+    counts: Vec<Vec<u64>>,
+    mine: Vec<(u64, u32, u32)>,
+    states: Vec<u64>,
+}
+
+impl<E: Expand> Backend<Model, ()> for Worker<'_, '_, E> {
+    type Exp = E;
+
+    /// Processes may be given different memory limits, and hold different
+    /// amounts at the start: they agree before anything is explored.
+    fn seed(&mut self) -> Result<(), Limit> {
+        let started = self.budget.check_start().is_ok();
+        let all = self.net.gather(&[u64::from(!started)]);
+        if all.iter().any(|v| v[0] != 0) {
+            return Err(agreed_limit(self.net, &self.budget));
+        }
+        self.p.seed_initial(self.net);
+        self.stats.states = 1;
+        Ok(())
     }
-    p.seed_initial(net);
-    stats.states = 1;
-    if let Some(problem) = check_state(model, &model.init) {
-        let v = Violation {
-            problem,
-            initial: true,
-            trace: Vec::new(),
-        };
-        return finish(stats, &budget, Verdict::Violated, Some(v));
+
+    fn stats(&mut self) -> &mut Stats {
+        &mut self.stats
     }
-    // The first id of the level, and its size.
-    let (mut first, mut n) = (0u32, 1u64);
-    let mut level = 0u64;
-    loop {
+
+    fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    fn expand(&mut self, _: &(), deadlock: bool) -> Expanded {
+        let (p, net) = (&mut self.p, &mut *self.net);
         // A reduced step holds its intermediate states against the limit
         // on top of every state stored so far, in all processes: the same
         // room as one process gives it, so the run is cut at the same step.
-        budget.stored = stats.states;
+        self.budget.stored = self.stats.states;
         // 1. Expand, and send each successor to its owner.
-        let end = expand(&mut p, exp, net, &mut budget, deadlock);
-        let arrived = net.finish();
-        for (_, records) in &arrived {
-            p.offer(records);
-        }
-        drop(arrived);
-        let ends = net.gather(&match end {
-            Some((id, e)) => [u64::from(id), e as u64],
-            None => [u64::MAX, 0],
-        });
-        // The first end, by parent id; a limit anywhere ends every worker.
-        let end = ends
-            .iter()
-            .filter(|e| e[0] != u64::MAX)
-            .map(|e| (e[0] as u32, End::from(e[1])))
-            .min_by_key(|e| e.0);
-        let bound = end.map_or(u64::MAX, |(id, _)| {
-            (u64::from(id) << 32) | u64::from(u32::MAX)
-        });
+        let end = expand(p, self.exp, net, &mut self.budget, deadlock);
+        let end = agreed_end(p, net, end);
         // 2. Rank the new states before the bound.
+        let bound = end.as_ref().map_or(u64::MAX, |(id, _)| {
+            (u64::from(*id) << 32) | u64::from(u32::MAX)
+        });
         let (mut keys, mut states) = (Vec::new(), Vec::new());
-        let memory_ok = settle(&mut p, &mut budget, process_held, &mut keys, &mut states);
+        let memory = settle(
+            p,
+            &mut self.budget,
+            self.process_held,
+            &mut keys,
+            &mut states,
+        );
+        let (first, n) = (self.first, self.n);
         for &(key, at) in keys.iter().filter(|k| k.0 <= bound) {
             let parent = (key >> 32) as u32;
             let r = ((u64::from(parent - first) * net.peers as u64) / n) as usize;
@@ -359,59 +389,124 @@ fn work<E: Expand>(
             }
         }
         mine.sort_unstable();
-        let memory = memory_ok && budget.check_time().is_ok();
+        let memory = memory && self.budget.check_time().is_ok();
         let counts = net.gather(&[mine.len() as u64, u64::from(!memory)]);
         let total: u64 = counts.iter().map(|c| c[0]).sum();
         let offset: u64 = counts[..net.index].iter().map(|c| c[0]).sum();
-        let room = budget.max_states().saturating_sub(stats.states);
+        let room = self.budget.max_states().saturating_sub(self.stats.states);
         let halted = counts.iter().any(|c| c[1] != 0);
-        if total > room {
+        let upto = if total > room {
             let first_out = room.checked_sub(offset).and_then(|i| mine.get(i as usize));
-            let last = last_of_cut(net, first_out.map(|m| m.0), first, block);
-            let upto = end.map_or(last, |(id, _)| last.min(u64::from(id)));
-            level_counts(&mut p, net, &mut stats, upto);
-            stats.states = budget.max_states();
-            if total > 0 {
-                stats.depth = level + 1;
-            }
-            let o = finish(
-                stats,
-                &budget,
-                Verdict::Inconclusive(Limit::States(budget.max_states())),
-                None,
-            );
-            return close(&mut p, net, o);
-        }
-        if let Some((id, kind)) = end {
-            level_counts(&mut p, net, &mut stats, u64::from(id));
-            stats.states += total;
-            if total > 0 {
-                stats.depth = level + 1;
-            }
-            let o = ended(&mut p, exp, net, &mut budget, stats, id, kind);
-            return close(&mut p, net, o);
-        }
-        if halted {
-            level_counts(&mut p, net, &mut stats, u64::MAX);
-            let hit = agreed_limit(net, &budget);
-            let o = finish(stats, &budget, Verdict::Inconclusive(hit), None);
-            return close(&mut p, net, o);
-        }
-        level_counts(&mut p, net, &mut stats, u64::MAX);
-        // 3. Number the new states, keep the links of this range, and tell
-        // each owner its states' ids.
-        let next = first + n as u32;
-        p.number(net, &counts, &mine, &states, next);
-        stats.states += total;
-        if total == 0 {
-            let o = finish(stats, &budget, Verdict::Holds, None);
-            return close(&mut p, net, o);
-        }
-        stats.depth = level + 1;
-        first = next;
-        n = total;
-        level += 1;
+            let last = last_of_cut(net, first_out.map(|m| m.0), first, self.block);
+            end.as_ref()
+                .map_or(last, |(id, _)| last.min(u64::from(*id)))
+        } else {
+            end.as_ref().map_or(u64::MAX, |(id, _)| u64::from(*id))
+        };
+        level_counts(p, net, &mut self.stats, upto);
+        self.ranked = (!halted).then_some(Ranked {
+            counts,
+            mine,
+            states,
+        });
+        Expanded { count: total, end }
     }
+
+    fn grow(&mut self, new: u64, added: u64) {
+        self.stats.states += added;
+        if new > 0 {
+            self.stats.depth = self.level + 1;
+        }
+    }
+
+    /// Numbers the new states (the level's third round), keeps the links
+    /// of this worker's range, and tells each owner its states' ids.
+    fn next(&mut self, _: &mut ()) -> Result<bool, Limit> {
+        let Some(r) = self.ranked.take() else {
+            return Err(agreed_limit(self.net, &self.budget));
+        };
+        let total: u64 = r.counts.iter().map(|c| c[0]).sum();
+        let next = self.first + self.n as u32;
+        self.p.number(self.net, &r.counts, &r.mine, &r.states, next);
+        self.grow(total, total);
+        self.first = next;
+        self.n = total;
+        self.level += 1;
+        Ok(total > 0)
+    }
+
+    fn limit(&mut self) -> Limit {
+        agreed_limit(self.net, &self.budget)
+    }
+
+    /// The links back to the initial state, fetched one round each (the
+    /// worker that holds a link sends it to all).
+    fn seqs(&mut self, id: u32) -> Vec<u32> {
+        let (p, net) = (&self.p, &mut *self.net);
+        let mut seqs = Vec::new();
+        let mut cur = id;
+        while cur != 0 {
+            if p.ranker(cur) == net.index {
+                let (parent, seq) = p.link(cur);
+                for to in 0..net.peers {
+                    net.send(to, &[u64::from(parent), u64::from(seq)]);
+                }
+            }
+            let got = net.finish();
+            let r = &got
+                .iter()
+                .find(|(_, w)| w.len() == 2)
+                .expect("the holder sends the link")
+                .1;
+            seqs.push(r[1] as u32);
+            cur = r[0] as u32;
+        }
+        seqs.reverse();
+        seqs
+    }
+
+    fn exp(&mut self) -> &mut E {
+        self.exp
+    }
+
+    /// Every worker replays a counterexample (expansion is deterministic);
+    /// worker 0's is the one reported, with the findings of all.
+    fn end(mut self, verdict: Verdict, violation: Option<Violation>) -> Outcome {
+        self.stats.elapsed = self.budget.elapsed();
+        let o = Outcome::new(verdict, self.stats, violation);
+        close(&mut self.p, self.net, o)
+    }
+}
+
+/// The first early end of the level by parent id, as every worker agrees,
+/// once what was sent in the expansion has arrived; a limit anywhere ends
+/// every worker, with the reduced step under way where it was cut.
+fn agreed_end(p: &mut Part, net: &mut Net, end: Option<(u32, Kind)>) -> Option<(u32, End)> {
+    for (_, records) in &net.finish() {
+        p.offer(records);
+    }
+    let ends = net.gather(&match end {
+        Some((id, e)) => [u64::from(id), e as u64],
+        None => [u64::MAX, 0],
+    });
+    let (id, kind) = ends
+        .iter()
+        .filter(|e| e[0] != u64::MAX)
+        .map(|e| (e[0] as u32, Kind::from(e[1])))
+        .min_by_key(|e| e.0)?;
+    let end = match kind {
+        Kind::Found => End::Found(None),
+        Kind::Deadlock => End::Deadlock,
+        Kind::Stack => End::Stack(None),
+        Kind::Halt => {
+            let at = net.gather(&p.halted);
+            match at.iter().find(|h| h[0] == u64::from(id) && h[1] > 0) {
+                Some(h) => End::Halt(h[1], h[2] as usize),
+                None => End::Halt(0, 0),
+            }
+        }
+    };
+    Some((id, end))
 }
 
 impl Part<'_> {
@@ -505,7 +600,7 @@ fn expand<E: Expand>(
     net: &mut Net,
     budget: &mut Budget,
     deadlock: bool,
-) -> Option<(u32, End)> {
+) -> Option<(u32, Kind)> {
     let (model, words, peers) = (p.model, p.words, p.peers);
     let mut s = vec![0i64; model.slots.len()];
     let mut packed = vec![0u64; words + 1];
@@ -523,7 +618,7 @@ fn expand<E: Expand>(
             }
         }
         if budget.tick().is_err() {
-            end = Some((id, End::Halt));
+            end = Some((id, Kind::Halt));
             break;
         }
         model.layout.unpack(w, &mut s);
@@ -561,16 +656,16 @@ fn expand<E: Expand>(
             Err(Stop::Found(Found {
                 problem: Problem::Fault(crate::model::Fault::StackBound { .. }),
                 ..
-            })) => Some(End::Stack),
-            Err(Stop::Found(_)) => Some(End::Found),
+            })) => Some(Kind::Stack),
+            Err(Stop::Found(_)) => Some(Kind::Found),
             Err(Stop::Halt) => {
                 p.halted = [u64::from(id), budget.run_states, budget.run_thread as u64];
                 budget.run_states = 0;
-                Some(End::Halt)
+                Some(Kind::Halt)
             }
             Ok(false) if !model.all_ended(&s) => {
                 c.deadlock = true;
-                deadlock.then_some(End::Deadlock)
+                deadlock.then_some(Kind::Deadlock)
             }
             Ok(_) => None,
         };
@@ -691,106 +786,6 @@ fn level_counts(p: &mut Part, net: &mut Net, stats: &mut Stats, upto: u64) {
             .into_iter()
             .map(|(_, kind, count, text)| (kind, count, text)),
     );
-}
-
-/// The outcome of a search that ended early at parent `id` (every worker
-/// calls it): the links back to the initial state are fetched one round
-/// each, and every worker replays them to build the counterexample.
-#[allow(clippy::too_many_arguments)]
-fn ended<E: Expand>(
-    p: &mut Part,
-    exp: &mut E,
-    net: &mut Net,
-    budget: &mut Budget,
-    mut stats: Stats,
-    id: u32,
-    kind: End,
-) -> Outcome {
-    let model = p.model;
-    match kind {
-        End::Halt => {
-            let limit = agreed_limit(net, budget);
-            // The reduced step under way at the cut, as one process says.
-            let at = net.gather(&p.halted);
-            if let Some(h) = at.iter().find(|h| h[0] == u64::from(id) && h[1] > 0) {
-                stats.run_states = h[1];
-                stats.run_thread = Some(h[2] as usize);
-            }
-            return finish(stats, budget, Verdict::Inconclusive(limit), None);
-        }
-        End::Found | End::Deadlock | End::Stack => {}
-    }
-    // The emit indices from the initial state to `id`.
-    let mut seqs = Vec::new();
-    let mut cur = id;
-    while cur != 0 {
-        let holder = p.ranker(cur);
-        if holder == net.index {
-            let (parent, seq) = p.link(cur);
-            for to in 0..net.peers {
-                net.send(to, &[u64::from(parent), u64::from(seq)]);
-            }
-        }
-        let got = net.finish();
-        let r = &got
-            .iter()
-            .find(|(_, w)| w.len() == 2)
-            .expect("the holder sends the link")
-            .1;
-        seqs.push(r[1] as u32);
-        cur = r[0] as u32;
-    }
-    seqs.reverse();
-    // Every worker replays it (expansion is deterministic); worker 0's
-    // counterexample is the one reported.
-    let (s, mut segments) = super::parallel::follow(model, exp, &seqs);
-    let mut again = Budget::unlimited();
-    let found = match exp.expand(&s, &mut again, &mut |_, _, _| Ok(())) {
-        Err(Stop::Found(f)) => Some(f),
-        _ => None,
-    };
-    let (verdict, violation) = match (kind, found) {
-        (End::Deadlock, _) => {
-            let v = Violation {
-                problem: Problem::Deadlock,
-                initial: id == 0,
-                trace: super::search::replay(model, &segments),
-            };
-            (Verdict::Violated, Some(v))
-        }
-        (
-            End::Stack,
-            Some(Found {
-                problem: Problem::Fault(crate::model::Fault::StackBound { bound }),
-                ..
-            }),
-        ) => {
-            // The reduced step under way when the bound was met.
-            if again.run_states > 0 {
-                stats.run_states = again.run_states;
-                stats.run_thread = Some(again.run_thread);
-            }
-            (Verdict::Inconclusive(Limit::Stack(bound)), None)
-        }
-        (End::Found, Some(f)) => {
-            if !f.path.is_empty() {
-                segments.push(f.path);
-            }
-            let v = Violation {
-                problem: f.problem,
-                initial: false,
-                trace: super::search::replay(model, &segments),
-            };
-            (Verdict::Violated, Some(v))
-        }
-        _ => (
-            Verdict::Inconclusive(Limit::Internal(
-                "a violation found by the distributed search does not recur on replay",
-            )),
-            None,
-        ),
-    };
-    finish(stats, budget, verdict, violation)
 }
 
 /// The limit that stopped the run, as every worker agrees: the first

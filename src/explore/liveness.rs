@@ -29,7 +29,7 @@ use super::product::Product;
 use super::search::replay_from;
 use super::visible::Visible;
 use super::{Kept, Options, Preserved, Property};
-use crate::ltl::{Automaton, Fairness, Graph, Ltl, STUTTER, accepting_component, fair_lasso};
+use crate::ltl::{Automaton, Bfs, Fairness, Graph, Ltl, STUTTER, accepting_component, fair_lasso};
 use crate::model::{Fault, Model};
 
 /// What an `ltl` check is asked.
@@ -502,31 +502,14 @@ fn reach(
     region: &mut Vec<bool>,
     budget: &mut Budget,
 ) -> Result<(), Halt> {
-    let mut seen = vec![false; p.vs.len()];
-    let mut queue = std::collections::VecDeque::new();
-    for &v in initial {
-        if !std::mem::replace(&mut seen[v as usize], true) {
-            queue.push_back(v);
-        }
-    }
-    let mut out = Vec::new();
-    while let Some(v) = queue.pop_front() {
-        budget.tick()?;
-        if goal.get(v as usize) == Some(&true) {
-            return Ok(());
-        }
-        out.clear();
-        p.edges(v, &mut out, budget)?;
-        let n = p.vs.len();
-        region.resize(region.len().max(n), false);
-        seen.resize(n, false);
+    let mut edges = |v: u32, out: &mut Vec<(u32, u32)>, budget: &mut Budget| {
+        p.edges(v, out, budget)?;
+        region.resize(region.len().max(p.vs.len()), false);
         region[v as usize] = true;
-        for &(w, _) in &out {
-            if !std::mem::replace(&mut seen[w as usize], true) {
-                queue.push_back(w);
-            }
-        }
-    }
+        Ok(())
+    };
+    let goal = |v: u32| goal.get(v as usize) == Some(&true);
+    Bfs::default().path(initial, &|_| true, &goal, &mut edges, budget)?;
     Ok(())
 }
 

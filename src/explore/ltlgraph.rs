@@ -21,6 +21,7 @@ use super::parallel;
 use super::search::{Expand, Stop};
 use super::store::{Insert, Room, Store, hash};
 use super::visit::{Edges, Visit};
+use crate::ltl::Bfs;
 use crate::model::{Fault, LtlProperty, Model};
 
 /// The expander of the temporal properties' graph, as a layer makes it.
@@ -376,35 +377,24 @@ impl<'m> ModelGraph<'m> {
     /// The transitions of a shortest path from the initial state to `s`
     /// through the states expanded so far.
     pub fn path_to(&self, s: u32) -> Vec<u32> {
-        // Per state: the state and edge it was first reached by.
-        let mut via = vec![(u32::MAX, 0u32); self.states()];
-        let mut queue = std::collections::VecDeque::from([0u32]);
-        via[0] = (0, 0);
-        while let Some(v) = queue.pop_front() {
-            if v == s {
-                break;
+        let mut edges = |v: u32, out: &mut Vec<(u32, u32)>, _: &mut Budget| {
+            if self.start[v as usize] != UNEXPANDED {
+                let start = self.start[v as usize];
+                let end = start + self.degree[v as usize];
+                out.extend((start..end).map(|e| (self.target[e as usize], e)));
             }
-            if self.start[v as usize] == UNEXPANDED {
-                continue;
-            }
-            let start = self.start[v as usize] as usize;
-            for e in start..start + self.degree[v as usize] as usize {
-                let t = self.target[e] as usize;
-                if via[t].0 == u32::MAX {
-                    via[t] = (v, e as u32);
-                    queue.push_back(t as u32);
-                }
-            }
-        }
-        let mut path = Vec::new();
-        let mut at = s;
-        while at != 0 {
-            let (from, e) = via[at as usize];
-            path.push(self.transition[e as usize]);
-            at = from;
-        }
-        path.reverse();
-        path
+            Ok(())
+        };
+        // Unlimited: the search that built the graph was within its limits.
+        let found = Bfs::default().path(
+            &[0],
+            &|_| true,
+            &|v| v == s,
+            &mut edges,
+            &mut Budget::unlimited(),
+        );
+        let (_, path, _) = found.ok().flatten().expect("every state met is reachable");
+        path.iter().map(|&e| self.transition[e as usize]).collect()
     }
 }
 

@@ -6,6 +6,7 @@ mod combined;
 mod confirm;
 mod contract;
 mod distributed;
+mod engine;
 mod expanding;
 mod full;
 mod graph;

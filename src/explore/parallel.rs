@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use super::Kept;
 use super::budget::{Budget, Halt, TICK};
+use super::engine::{self, Backend, End, Expanded};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
 use super::profile::{self, Profile, Work};
 use super::search::{Expand, Findings, Found, Stop};
@@ -51,14 +52,6 @@ const BATCH_MAX: usize = 1 << 12;
 /// Levels of fewer blocks than this are expanded on the calling thread
 /// alone: starting threads would cost more than it saves.
 const SMALL_LEVEL: usize = 4;
-
-/// How a block ended early, at parent `at`.
-enum End {
-    Found(Found),
-    Deadlock,
-    Stack(u32, u64, usize),
-    Halt { run_states: u64, run_thread: usize },
-}
 
 /// What expanding a block found, and what the visitor recorded of it.
 #[derive(Default)]
@@ -238,8 +231,8 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
                 Err(Stop::Found(Found {
                     problem: Problem::Fault(crate::model::Fault::StackBound { bound }),
                     ..
-                })) => End::Stack(bound, budget.run_states, budget.run_thread),
-                Err(Stop::Found(found)) => End::Found(found),
+                })) => End::Stack(Some((bound, budget.run_states, budget.run_thread))),
+                Err(Stop::Found(found)) => End::Found(Some(found)),
                 Err(Stop::Halt) => halt(budget),
                 Ok(false) if !space.ended(&s) => {
                     blk.deadlocks += 1;
@@ -491,61 +484,6 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
     }
 }
 
-/// The verdict and counterexample of a level that ended early at parent
-/// `p`, and the reduced step a limit cut (in `stats`).
-fn ending<S: Space, E: Expand>(
-    space: &S,
-    exp: &mut E,
-    links: &Links,
-    p: u32,
-    end: End,
-    stats: &mut Stats,
-    budgets: &[Budget],
-) -> (Verdict, Option<Violation>) {
-    match end {
-        End::Found(found) => {
-            let trace = trace_to(space, exp, links, p, found.path);
-            let v = Violation {
-                problem: found.problem,
-                initial: false,
-                trace,
-            };
-            (Verdict::Violated, Some(v))
-        }
-        End::Deadlock => {
-            let trace = trace_to(space, exp, links, p, Vec::new());
-            let v = Violation {
-                problem: Problem::Deadlock,
-                initial: p == 0,
-                trace,
-            };
-            (Verdict::Violated, Some(v))
-        }
-        End::Stack(bound, run_states, run_thread) => {
-            // The reduced step under way when the bound was met.
-            if run_states > 0 {
-                stats.run_states = run_states;
-                stats.run_thread = Some(run_thread);
-            }
-            (Verdict::Inconclusive(Limit::Stack(bound)), None)
-        }
-        End::Halt {
-            run_states,
-            run_thread,
-        } => {
-            let hit = budgets
-                .iter()
-                .find_map(|b| b.hit)
-                .unwrap_or(Limit::States(budgets[0].max_states()));
-            if run_states > 0 {
-                stats.run_states = run_states;
-                stats.run_thread = Some(run_thread);
-            }
-            (Verdict::Inconclusive(hit), None)
-        }
-    }
-}
-
 /// Moves the level's pending states into the table (on several threads
 /// where there are many) and numbers them by key, from `base`: their parent
 /// links, their ids in `ids` where it is kept, and the next frontier in id
@@ -731,10 +669,7 @@ fn splitters(parts: &[Sorted], workers: usize) -> Vec<u64> {
 }
 
 fn halt(budget: &mut Budget) -> End {
-    let end = End::Halt {
-        run_states: budget.run_states,
-        run_thread: budget.run_thread,
-    };
+    let end = End::Halt(budget.run_states, budget.run_thread);
     budget.run_states = 0;
     end
 }
@@ -878,95 +813,148 @@ pub fn search<S: Space, E: Expand + Send, V: Visit<S>>(
     progress: &mut dyn FnMut(&Stats),
     visit: &mut V,
 ) -> Outcome {
-    let block = if block == 0 { BLOCK } else { block };
     let mut run = match Run::new(space, budget, kept, exps.len(), V::EDGES) {
         Ok(run) => run,
         Err(o) => return o,
     };
-    let mut frontier = match run.seed() {
-        Ok(frontier) => frontier,
-        Err((verdict, violation)) => return run.end(verdict, violation),
-    };
-    if let Some(problem) = visit.initial(space, space.init()) {
-        let v = Violation {
-            problem,
-            initial: true,
-            trace: Vec::new(),
-        };
-        return run.end(Verdict::Violated, Some(v));
-    }
     run.profiled = stats;
-    let words = run.words;
-    let mut budgets = vec![run.budget.clone(); exps.len()];
-    let mut first = 0u32;
-    let mut reported = 0u64;
-    while !frontier.is_empty() {
-        if run.stats.states / (1 << 16) > reported {
-            reported = run.stats.states / (1 << 16);
-            run.stats.elapsed = run.budget.elapsed();
-            progress(&run.stats);
-        }
+    let threads = Threads {
+        run,
+        exps,
+        budgets: Vec::new(),
+        block: if block == 0 { BLOCK } else { block },
+        frontier: Vec::new(),
+        first: 0,
+        level: None,
+    };
+    engine::run(space, threads, visit, deadlock, progress)
+}
+
+/// The search core's back end on the threads of this process: one worker
+/// per expander, sharing the table.
+struct Threads<'a, S: Space, E, V: Visit<S>> {
+    run: Run<'a, S>,
+    exps: &'a mut [E],
+    /// Each worker's limits.
+    budgets: Vec<Budget>,
+    /// States per block.
+    block: usize,
+    /// The level's states, packed, and the id of the first.
+    frontier: Vec<u64>,
+    first: u32,
+    /// What the level's expansion leaves for storing the next.
+    level: Option<Expansion<V::Record>>,
+}
+
+/// What the blocks up to a level's cut recorded, where the level's time
+/// went, and the bytes held while it was expanded (the run's, and the
+/// pending states').
+struct Expansion<R> {
+    visited: Vec<(R, Edges)>,
+    timing: Timing,
+    held: u64,
+    pending_bytes: u64,
+}
+
+impl<S: Space, E: Expand + Send, V: Visit<S>> Backend<S, V> for Threads<'_, S, E, V> {
+    type Exp = E;
+
+    fn seed(&mut self) -> Result<(), Limit> {
+        self.frontier = self.run.seed()?;
+        self.budgets = vec![self.run.budget.clone(); self.exps.len()];
+        Ok(())
+    }
+
+    fn stats(&mut self) -> &mut Stats {
+        &mut self.run.stats
+    }
+
+    fn budget(&self) -> &Budget {
+        &self.run.budget
+    }
+
+    fn expand(&mut self, visit: &V, deadlock: bool) -> Expanded {
+        let (run, block) = (&mut self.run, self.block);
         let start = Instant::now();
-        let n = frontier.len() / words;
+        let n = self.frontier.len() / run.words;
         // What the run holds against the memory limit: the store, and the
         // level being expanded (the frontier and the blocks' results).
         let held = run.stats.memory
             + run.pending.iter_mut().map(|p| lock(p).bytes()).sum::<u64>()
-            + (frontier.capacity() * 8) as u64
+            + (self.frontier.capacity() * 8) as u64
             + (n.div_ceil(block) * std::mem::size_of::<Mutex<Option<Block<V::Record>>>>()) as u64;
-        let lv = run.level(visit, &frontier, first, held, deadlock, block);
-        for b in &mut budgets {
+        let lv = run.level(visit, &self.frontier, self.first, held, deadlock, block);
+        for b in &mut self.budgets {
             b.stored = run.stats.states;
             b.store_bytes = slack(held);
         }
-        let (cut, count) = lv.passes(exps, &mut budgets, &run.pending);
+        let (cut, count) = lv.passes(self.exps, &mut self.budgets, &run.pending);
         // The blocks up to the cut, in order.
         let mut blocks: Vec<Block<V::Record>> = lv.blocks[..cut.map_or(lv.blocks.len(), |c| c + 1)]
             .iter()
             .map(|b| lock(b).take().expect("blocks up to the cut are done"))
             .collect();
-        let visited: Vec<(V::Record, Edges)> = blocks
+        let visited = blocks
             .iter_mut()
             .map(|b| (std::mem::take(&mut b.record), std::mem::take(&mut b.edges)))
             .collect();
         let timing = lv.timing(start);
-        let pb = lv.pending_bytes.load(Relaxed);
+        let pending_bytes = lv.pending_bytes.load(Relaxed);
         drop(lv);
         let end = run.count(blocks);
-        let max = run.budget.max_states();
-        if run.stats.states + count > max {
-            run.grow(count, max - run.stats.states);
-            return run.end(Verdict::Inconclusive(Limit::States(max)), None);
-        }
-        if let Some((p, end)) = end {
-            run.grow(count, count);
-            let (verdict, violation) = ending(
-                space,
-                &mut exps[0],
-                &run.links,
-                p,
-                end,
-                &mut run.stats,
-                &budgets,
-            );
-            return run.end(verdict, violation);
-        }
-        let Some(next) = run.settle(held, pb, exps.len(), block, timing) else {
-            let l = Limit::Memory(run.max_memory.unwrap_or(0));
-            return run.end(Verdict::Inconclusive(l), None);
-        };
-        first += n as u32;
-        if run.absorb(visit, visited, exps.len()).is_err() {
-            let hit = run.budget.hit();
-            return run.end(Verdict::Inconclusive(hit), None);
-        }
-        if run.budget.check_time().is_err() {
-            let hit = run.budget.hit();
-            return run.end(Verdict::Inconclusive(hit), None);
-        }
-        frontier = next;
+        self.level = Some(Expansion {
+            visited,
+            timing,
+            held,
+            pending_bytes,
+        });
+        Expanded { count, end }
     }
-    run.end(Verdict::Holds, None)
+
+    fn grow(&mut self, new: u64, added: u64) {
+        self.run.grow(new, added);
+    }
+
+    fn next(&mut self, visit: &mut V) -> Result<bool, Limit> {
+        let lv = self.level.take().expect("the level was expanded");
+        let (run, workers) = (&mut self.run, self.exps.len());
+        let n = self.frontier.len() / run.words;
+        let Some(next) = run.settle(lv.held, lv.pending_bytes, workers, self.block, lv.timing)
+        else {
+            return Err(Limit::Memory(run.max_memory.unwrap_or(0)));
+        };
+        self.first += n as u32;
+        self.frontier = next;
+        if run.absorb(visit, lv.visited, workers).is_err() || run.budget.check_time().is_err() {
+            return Err(run.budget.hit());
+        }
+        Ok(!self.frontier.is_empty())
+    }
+
+    fn limit(&mut self) -> Limit {
+        let max = Limit::States(self.budgets[0].max_states());
+        self.budgets.iter().find_map(|b| b.hit).unwrap_or(max)
+    }
+
+    fn seqs(&mut self, id: u32) -> Vec<u32> {
+        let mut seqs = Vec::new();
+        let mut cur = id;
+        while cur != 0 {
+            let (parent, seq) = self.run.links.get(cur);
+            seqs.push(seq);
+            cur = parent;
+        }
+        seqs.reverse();
+        seqs
+    }
+
+    fn exp(&mut self) -> &mut E {
+        &mut self.exps[0]
+    }
+
+    fn end(self, verdict: Verdict, violation: Option<Violation>) -> Outcome {
+        self.run.end(verdict, violation)
+    }
 }
 
 /// The search's state from level to level.
@@ -1061,12 +1049,12 @@ impl<'a, S: Space> Run<'a, S> {
 
     /// Stores the initial state and returns the first frontier; the ending
     /// instead where the run ends there.
-    fn seed(&mut self) -> Result<Vec<u64>, (Verdict, Option<Violation>)> {
+    fn seed(&mut self) -> Result<Vec<u64>, Limit> {
         let (space, words, compact) = (self.space, self.words, self.compact);
         let mut frontier = vec![0u64; words];
         space.layout().pack(space.init(), &mut frontier);
         if self.budget.check_start().is_err() {
-            return Err((Verdict::Inconclusive(self.budget.hit()), None));
+            return Err(self.budget.hit());
         }
         let mut batch = Batch::default();
         batch.push(&frontier, 0, compact);
@@ -1097,8 +1085,7 @@ impl<'a, S: Space> Run<'a, S> {
         self.budget.stored = 1;
         self.budget.store_bytes = self.stats.memory;
         if self.budget.room().bytes == 0 {
-            let l = Limit::Memory(self.max_memory.unwrap_or(0));
-            return Err((Verdict::Inconclusive(l), None));
+            return Err(Limit::Memory(self.max_memory.unwrap_or(0)));
         }
         Ok(frontier)
     }
@@ -1278,25 +1265,6 @@ impl<'a, S: Space> Run<'a, S> {
         o.profile = self.profiled.then_some(self.profile);
         done(&mut self.found, &self.forced, o)
     }
-}
-
-/// The trace to state `id`, followed by `tail`.
-fn trace_to<S: Space, E: Expand>(
-    space: &S,
-    exp: &mut E,
-    links: &Links,
-    id: u32,
-    tail: Vec<u32>,
-) -> Vec<crate::explore::Step> {
-    let mut seqs = Vec::new();
-    let mut cur = id;
-    while cur != 0 {
-        let (parent, seq) = links.get(cur);
-        seqs.push(seq);
-        cur = parent;
-    }
-    seqs.reverse();
-    space.trace(exp, &seqs, tail)
 }
 
 /// The state reached from the initial one by taking, at each step, the

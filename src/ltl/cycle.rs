@@ -21,8 +21,7 @@
 //!   the vertices where it is enabled: those are removed and what is left
 //!   is split into components again, recursively.
 
-use std::collections::VecDeque;
-
+use super::bfs::Bfs;
 use crate::explore::{Budget, Halt};
 
 /// Which runs count (see the module's documentation).
@@ -151,8 +150,9 @@ pub fn fair_lasso(
         return Ok(None);
     }
     // The first good vertex breadth first from the initial ones.
-    let mut bfs = Bfs::new(n);
-    let Some((start, stem, entry)) = bfs.path(
+    let mut bfs = Bfs::default();
+    let Some((start, stem, entry)) = path(
+        &mut bfs,
         g,
         initial,
         &|_| true,
@@ -277,9 +277,7 @@ impl Round<'_, '_> {
         let want = |v: u32| {
             goal(v) && edge.is_none_or(|e| g.edges(v).any(|k| e(k) && inside(g.target[k])))
         };
-        let (_, path, end) = self
-            .bfs
-            .path(g, &[self.at], inside, &want, budget)?
+        let (_, path, end) = path(self.bfs, g, &[self.at], inside, &want, budget)?
             .expect("the set is strongly connected");
         for &k in &path {
             self.visited.push(g.target[k as usize]);
@@ -311,9 +309,7 @@ impl Round<'_, '_> {
                 self.at = g.target[k];
             }
             if self.at != entry {
-                let (_, path, _) = self
-                    .bfs
-                    .path(g, &[self.at], inside, &|v| v == entry, budget)?
+                let (_, path, _) = path(self.bfs, g, &[self.at], inside, &|v| v == entry, budget)?
                     .expect("the set is strongly connected");
                 self.cycle.extend(path);
             }
@@ -439,70 +435,18 @@ impl Marks {
     }
 }
 
-/// Breadth-first search with scratch arrays kept between calls.
-struct Bfs {
-    seen: Vec<u32>,
-    via: Vec<u32>,
-    stamp: u32,
-}
-
-impl Bfs {
-    fn new(n: usize) -> Bfs {
-        Bfs {
-            seen: vec![0; n],
-            via: vec![0; n],
-            stamp: 0,
-        }
-    }
-
-    /// A shortest path from one of `from` through vertices `inside` to a
-    /// vertex `goal` accepts: its start, its edges and its end (no edge
-    /// when a start is a goal).
-    fn path(
-        &mut self,
-        g: &Graph,
-        from: &[u32],
-        inside: &dyn Fn(u32) -> bool,
-        goal: &dyn Fn(u32) -> bool,
-        budget: &mut Budget,
-    ) -> Result<Option<(u32, Vec<u32>, u32)>, Halt> {
-        self.stamp += 1;
-        let mut queue = VecDeque::new();
-        for &v in from {
-            if self.seen[v as usize] != self.stamp {
-                self.seen[v as usize] = self.stamp;
-                self.via[v as usize] = UNSEEN;
-                queue.push_back(v);
-            }
-        }
-        while let Some(v) = queue.pop_front() {
-            budget.tick()?;
-            if goal(v) {
-                let mut path = Vec::new();
-                let mut at = v;
-                while self.via[at as usize] != UNSEEN {
-                    let k = self.via[at as usize];
-                    path.push(k);
-                    at = source(g, k);
-                }
-                path.reverse();
-                return Ok(Some((at, path, v)));
-            }
-            for k in g.edges(v) {
-                let w = g.target[k];
-                if self.seen[w as usize] != self.stamp && inside(w) {
-                    self.seen[w as usize] = self.stamp;
-                    self.via[w as usize] = k as u32;
-                    queue.push_back(w);
-                }
-            }
-        }
-        Ok(None)
-    }
-}
-
-/// The vertex edge `k` leaves.
-fn source(g: &Graph, k: u32) -> u32 {
-    // `first` is sorted: the last row that starts at or before k.
-    (g.first.partition_point(|&f| f <= k) - 1) as u32
+/// A shortest path in `g` (see [`Bfs::path`]).
+fn path(
+    bfs: &mut Bfs,
+    g: &Graph,
+    from: &[u32],
+    inside: &dyn Fn(u32) -> bool,
+    goal: &dyn Fn(u32) -> bool,
+    budget: &mut Budget,
+) -> Result<Option<(u32, Vec<u32>, u32)>, Halt> {
+    let mut edges = |v: u32, out: &mut Vec<(u32, u32)>, _: &mut Budget| {
+        out.extend(g.edges(v).map(|k| (g.target[k], k as u32)));
+        Ok(())
+    };
+    bfs.path(from, inside, goal, &mut edges, budget)
 }

@@ -17,10 +17,12 @@
 //! negation and looks for a fair accepting cycle ([`fair_lasso`]), under
 //! the fairness asked for and the reduction's contract.
 
+mod bfs;
 mod buchi;
 mod cycle;
 mod emptiness;
 
+pub(crate) use bfs::Bfs;
 pub use buchi::{Automaton, Node};
 #[cfg(test)]
 use cycle::Lasso;
