@@ -171,6 +171,15 @@ impl Contract {
             .find(|(p, _)| *p == property)
             .map_or(Preserved::No, |&(_, how)| how)
     }
+
+    /// Says that it treats temporal properties as `how`.
+    pub(crate) fn ltl(&mut self, how: Preserved) {
+        for (p, h) in &mut self.preserves {
+            if *p == Property::Ltl {
+                *h = how;
+            }
+        }
+    }
 }
 
 /// One finding of a side condition on a model: what breaks it, and where.
@@ -291,6 +300,11 @@ pub(crate) trait Mode: Explore {
         &self,
         _visible: &super::visible::Visible,
     ) -> Option<Box<dyn super::search::Expand + Send + '_>> {
+        None
+    }
+    /// Why it cannot check temporal properties whose atoms observe
+    /// `visible` on this model, although its contract keeps them.
+    fn liveness_refusal(&self, _visible: &super::visible::Visible) -> Option<Inapplicable> {
         None
     }
     /// Whether the safety search explores the very graph of `liveness`
@@ -628,7 +642,8 @@ pub(crate) fn loops(model: &Model, policy: Ignoring, loops: &[(usize, Vec<i64>)]
 }
 
 /// The contract of a reduction to transactions (`movers`, `sc`): LTL-X is
-/// not preserved, and after its own side conditions `own` come those of
+/// not preserved (a layer that keeps it says so), and after its own side
+/// conditions `own` come those of
 /// every such reduction: the discipline, WFendExcl and finite transactions
 /// under `policy`.
 pub(crate) fn transactions(

@@ -143,7 +143,7 @@ pub fn ltl_refusal(options: &Options, fairness: Fairness) -> Option<Inapplicable
             return refuse(
                 "ltl",
                 format!(
-                    "`{}` does not preserve temporal properties: its reduction theorem is about the states a run reaches, not the order in which it reaches them, and a transaction hides when an atom changes and whether a waiting thread is ever scheduled; use `--reduction none` (or `stubborn` with `--fairness none`)",
+                    "`{}` does not preserve temporal properties: its reduction theorem is about the states a run reaches, not the order in which it reaches them, and a transaction hides when an atom changes and whether a waiting thread is ever scheduled; use `--reduction none` or `sc` (or `stubborn` with `--fairness none`)",
                     c.name
                 ),
             );
@@ -284,7 +284,9 @@ fn check_ltl_over(
     let workers = options.workers().max(1);
     let exps: Option<Vec<_>> = (0..workers).map(|_| mode.liveness(&visible)).collect();
     let Some(mut exps) = exps else {
-        out.refused = ltl_refusal(options, Fairness::Strong);
+        out.refused = mode
+            .liveness_refusal(&visible)
+            .or_else(|| ltl_refusal(options, Fairness::Strong));
         return out;
     };
     match ModelGraph::build(model, &props, &mut exps, options, &mut budget) {
@@ -540,7 +542,7 @@ fn lasso(
                 let t = if k == STUTTER {
                     STUTTER
                 } else {
-                    p.graph.thread(k)
+                    p.graph.thread(p.graph.edge(k as usize).1)
                 };
                 keep_one(&mut target, w, budget)?;
                 keep_one(&mut label, k, budget)?;
@@ -571,10 +573,13 @@ fn lasso(
     let found = fair_lasso(&g, initial, fairness, budget)?;
     let csr = bytes_of(&first) + bytes_of(&target) + bytes_of(&mover) + bytes_of(&label);
     budget.other_bytes -= csr;
+    // A lasso's edges as the transitions they take (a reduced step's
+    // whole path).
     let real = |ks: &[u32]| -> Vec<u32> {
         ks.iter()
             .map(|&k| label[k as usize])
-            .filter(|&k| k != STUTTER)
+            .filter(|&e| e != STUTTER)
+            .flat_map(|e| p.graph.path(e).iter().copied())
             .collect()
     };
     Ok(found.map(|l| (real(&l.stem), real(&l.cycle))))

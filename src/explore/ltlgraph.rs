@@ -36,6 +36,11 @@ fn waiting_bytes(words: usize) -> u64 {
     (words * 8 + 48) as u64
 }
 
+/// Bytes an edge's whole path takes (its transitions, and the map's entry).
+fn long_bytes(path: &[u32]) -> u64 {
+    (path.len() * 4 + 40) as u64
+}
+
 /// Makes room in `v` for `n` more within the budget's memory, counting
 /// what `v` grows by in `other_bytes`.
 #[inline]
@@ -92,9 +97,12 @@ pub(crate) struct ModelGraph<'m> {
     /// Per state: its first edge, or UNEXPANDED; and its number of edges.
     start: Vec<u32>,
     degree: Vec<u32>,
-    /// Per edge: its target, and its transition.
+    /// Per edge: its target, and its (first) transition.
     target: Vec<u32>,
     transition: Vec<u32>,
+    /// The whole path of every edge that takes more than one transition
+    /// (a reduced step's), by edge.
+    long: HashMap<u32, Box<[u32]>>,
     /// Per state, per property asked: the atoms true there.
     vals: Vec<u64>,
     /// Per state: the threads with an edge, in words of 64.
@@ -112,6 +120,8 @@ struct Scratch {
     state: Vec<i64>,
     flat: Vec<i64>,
     ks: Vec<u32>,
+    /// The paths of more than one transition, by successor.
+    long: Vec<(usize, Box<[u32]>)>,
     packed: Vec<u64>,
 }
 
@@ -151,6 +161,7 @@ impl<'m> ModelGraph<'m> {
             degree: Vec::new(),
             target: Vec::new(),
             transition: Vec::new(),
+            long: HashMap::new(),
             vals: Vec::new(),
             enabled: Vec::new(),
             words: model.threads.len().div_ceil(64),
@@ -171,7 +182,7 @@ impl<'m> ModelGraph<'m> {
         options: &super::Options,
         budget: &mut Budget,
     ) -> Result<Self, (Stats, Limit)> {
-        let mut rec = Recorder::new(model, props, options.kept);
+        let mut rec = Recorder::<true>::new(model, props, options.kept);
         let o = parallel::search(
             model,
             exps,
@@ -238,9 +249,23 @@ impl<'m> ModelGraph<'m> {
         self.model.transitions[k as usize].thread
     }
 
-    /// The edge `e`: its target and transition.
+    /// The edge `e`: its target and (first) transition.
     pub fn edge(&self, e: usize) -> (u32, u32) {
         (self.target[e], self.transition[e])
+    }
+
+    /// The transitions of edge `e`.
+    pub fn path(&self, e: u32) -> &[u32] {
+        match self.long.get(&e) {
+            Some(path) => path,
+            None => std::slice::from_ref(&self.transition[e as usize]),
+        }
+    }
+
+    /// Keeps `path` as the whole path of edge `e`.
+    fn keep_long(&mut self, e: u32, path: Box<[u32]>, budget: &mut Budget) {
+        budget.other_bytes += long_bytes(&path);
+        self.long.insert(e, path);
     }
 
     /// The graph's size, for reports: states numbered, edges kept, and
@@ -263,6 +288,7 @@ impl<'m> ModelGraph<'m> {
             + bytes_of(&self.transition)
             + bytes_of(&self.vals)
             + bytes_of(&self.enabled)
+            + self.long.values().map(|p| long_bytes(p)).sum::<u64>()
             + self.waiting.len() as u64 * waiting_bytes(self.model.layout.words())
     }
 
@@ -331,7 +357,8 @@ impl<'m> ModelGraph<'m> {
         }
         sc.flat.clear();
         sc.ks.clear();
-        let (flat, ks) = (&mut sc.flat, &mut sc.ks);
+        sc.long.clear();
+        let (flat, ks, long) = (&mut sc.flat, &mut sc.ks, &mut sc.long);
         let exp = self
             .exp
             .as_mut()
@@ -341,6 +368,9 @@ impl<'m> ModelGraph<'m> {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let r = exp.expand(&sc.state, budget, &mut |t, path, _| {
             flat.extend_from_slice(t);
+            if path.len() > 1 {
+                long.push((ks.len(), path.into()));
+            }
             ks.push(path[0]);
             Ok(())
         });
@@ -360,6 +390,9 @@ impl<'m> ModelGraph<'m> {
         let layout = &self.model.layout;
         let start = self.target.len() as u32;
         sc.packed.resize(layout.words(), 0);
+        for (i, path) in sc.long.drain(..) {
+            self.keep_long(start + i as u32, path, budget);
+        }
         let at = s as usize * self.words;
         for (t, &k) in sc.flat.chunks(sc.state.len().max(1)).zip(&sc.ks) {
             layout.pack(t, &mut sc.packed);
@@ -394,16 +427,21 @@ impl<'m> ModelGraph<'m> {
             &mut Budget::unlimited(),
         );
         let (_, path, _) = found.ok().flatten().expect("every state met is reachable");
-        path.iter().map(|&e| self.transition[e as usize]).collect()
+        path.iter()
+            .flat_map(|&e| self.path(e).iter().copied())
+            .collect()
     }
 }
 
 /// The whole graph as the search meets it: the visitor of
 /// [`parallel::search`] that [`ModelGraph::build`] runs, and that the
 /// safety check runs where it explores the same graph.
-pub(crate) struct Recorder<'m>(ModelGraph<'m>);
+/// `PATHS`: every edge's whole path is kept where it takes more than one
+/// transition (a reduced step's); the safety search under full exploration
+/// records without.
+pub(crate) struct Recorder<'m, const PATHS: bool = false>(ModelGraph<'m>);
 
-impl<'m> Recorder<'m> {
+impl<'m, const PATHS: bool> Recorder<'m, PATHS> {
     /// Records the graph of `model` for the properties `props`.
     pub fn new(model: &'m Model, props: &'m [&'m LtlProperty], kept: Kept) -> Self {
         Recorder(ModelGraph::empty(model, props, None, kept))
@@ -423,8 +461,9 @@ pub(crate) struct Valuations {
     faults: Vec<(u32, usize, usize, Fault)>,
 }
 
-impl Visit for Recorder<'_> {
+impl<const P: bool> Visit for Recorder<'_, P> {
     const EDGES: bool = true;
+    const PATHS: bool = P;
     type Record = Valuations;
 
     fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
@@ -460,6 +499,14 @@ impl Visit for Recorder<'_> {
         room_for(&mut g.start, edges.degree.len(), budget)?;
         let mut at = g.enabled.len();
         keep_n(&mut g.enabled, 0, edges.degree.len() * g.words, budget)?;
+        if P {
+            for i in 0..edges.target.len() {
+                let path = edges.path(i);
+                if path.len() > 1 {
+                    g.keep_long((e + i) as u32, path.into(), budget);
+                }
+            }
+        }
         for &d in &edges.degree {
             g.start.push(e as u32);
             for &k in &g.transition[e..e + d as usize] {

@@ -138,7 +138,7 @@ impl<'a, 'm> Product<'a, 'm> {
         Ok(())
     }
 
-    /// Appends the edges of `v` as (target, transition or STUTTER),
+    /// Appends the edges of `v` as (target, the graph's edge or STUTTER),
     /// numbering new targets.
     pub fn edges(
         &mut self,
@@ -149,7 +149,8 @@ impl<'a, 'm> Product<'a, 'm> {
         self.edges_labelled(v, out, budget, false, |_, k| k)
     }
 
-    /// [`Product::edges`], each edge labelled by `label(graph, transition)`,
+    /// [`Product::edges`], each edge labelled by `label(graph, edge)` (the
+    /// graph's edge, or [`STUTTER`]),
     /// the automaton's successors in their `eager` order where asked.
     fn edges_labelled(
         &mut self,
@@ -170,7 +171,7 @@ impl<'a, 'm> Product<'a, 'm> {
             let (to, k) = if e == usize::MAX {
                 (s, STUTTER)
             } else {
-                self.graph.edge(e)
+                (self.graph.edge(e).0, e as u32)
             };
             let (val, lab) = (self.graph.val(to, self.n), label(self.graph, k));
             let a = self.a;
@@ -207,9 +208,9 @@ impl Explored for Product<'_, '_> {
     ) -> Result<(), Halt> {
         // The mark of an edge: the thread that moves, under weak fairness.
         let weak = self.weak;
-        self.edges_labelled(v, out, budget, true, |g, k| {
-            if weak && k != STUTTER {
-                g.thread(k)
+        self.edges_labelled(v, out, budget, true, |g, e| {
+            if weak && e != STUTTER {
+                g.thread(g.edge(e as usize).1)
             } else {
                 u32::MAX
             }

@@ -1014,6 +1014,9 @@ pub(super) fn proviso(model: &Model) -> super::Judgement {
 /// among (`sc+stubborn`, `movers+stubborn`).
 pub(super) fn over(mut contract: super::Contract) -> super::Contract {
     contract.name = format!("{}+stubborn", contract.name);
+    // Stubborn sets over transactions choose among whole steps with no
+    // visibility proviso for atoms: temporal properties are not kept.
+    contract.ltl(super::Preserved::No);
     contract.source = SOURCE;
     contract.conditions.push(PROVISO);
     contract
@@ -1056,16 +1059,7 @@ impl super::contract::Mode for Selective<'_> {
 
     fn liveness(&self, visible: &super::visible::Visible) -> Option<Box<dyn Expand + Send + '_>> {
         let mut exp = Stubborn::new(self.model, self.interference);
-        // A transition's source and targets are fixed: judge each once.
-        exp.visible = (0..self.model.transitions.len())
-            .map(|k| {
-                let from = self.model.transitions[k].from;
-                let to = &exp.por.targets[k];
-                exp.por.writes[k]
-                    .iter()
-                    .any(|&w| visible.changed_by(w, from, to))
-            })
-            .collect();
+        exp.visible = visible.transitions(self.model);
         Some(Box::new(exp))
     }
 }

@@ -12,7 +12,7 @@
 //! names is then invisible, as in SPIN, where `at()` has no counterpart
 //! and only the labels a claim names are observed.
 
-use crate::model::{CExpr, LtlProperty, Model, SlotKind};
+use crate::model::{CExpr, LtlProperty, Model, Next, SlotKind};
 use crate::syntax::ast::BinOp;
 
 /// The slots the atoms read, and for a program counter read only by
@@ -68,6 +68,23 @@ impl Visible {
                 .any(|p| points.binary_search(p).is_ok()),
             None => true,
         }
+    }
+
+    /// Per transition of `model`: whether it may change an atom's value
+    /// (a transition's source point and targets are fixed, so each is
+    /// judged once).
+    pub fn transitions(&self, model: &Model) -> Vec<bool> {
+        (0..model.transitions.len())
+            .map(|k| {
+                let tr = &model.transitions[k];
+                let to = match &tr.next {
+                    Next::To(p) => vec![*p],
+                    Next::Branch(_, a, b) => vec![*a, *b],
+                };
+                let (_, writes) = crate::classify::slots(model, k);
+                writes.iter().any(|&w| self.changed_by(w, tr.from, &to))
+            })
+            .collect()
     }
 
     /// Notes the comparisons of program counters with points in `e`; a

@@ -40,6 +40,13 @@ pub enum Reason {
     /// (i): it moves its thread into or out of a control point that another
     /// thread's transitions, or an invariant, read (through `at` or `init`).
     ObservedPoint(u32),
+    /// It may change an atom of a temporal property being checked: hidden
+    /// behind an invisible step, the change could not be seen.
+    Atom,
+    /// It writes this slot, which another thread's guard reads: hidden
+    /// behind an invisible step, that thread could be able to move at
+    /// states the reduced system does not store.
+    Guard(u32),
     /// It writes this slot, which an invariant reads: hidden behind an
     /// invisible step, a change of the invariant could not be seen (the
     /// reduction theorem covers a predicate I only when `I u_i <= u_i I`).
@@ -111,11 +118,46 @@ impl Classification {
 
 /// Classifies every transition and control point of `model`.
 pub fn classify(model: &Model) -> Classification {
+    classify_with(model, &|_| None)
+}
+
+/// The classification of `model` for temporal properties whose atoms
+/// transition `k` may change where `atoms[k]`: besides what [`classify`]
+/// makes visible, a transition that may change an atom, and one that
+/// writes what another thread's guard reads, are visible. A reduced step
+/// then changes the atoms only at its first transition, and no other
+/// thread is able to move at a state inside a step and unable at the
+/// state the step ends in (or the other way round), which is what carries
+/// a run and its fairness between the two systems (see the book's
+/// "Temporal properties under the reduction").
+pub fn observing(model: &Model, atoms: &[bool]) -> Classification {
+    let mut guarded: Vec<Vec<u32>> = vec![Vec::new(); model.slots.len()];
+    for tr in &model.transitions {
+        if let Some(g) = &tr.guard {
+            g.for_each_slot(&mut |s| guarded[s as usize].push(tr.thread));
+        }
+    }
+    classify_with(model, &|k| {
+        if atoms[k] {
+            return Some(Reason::Atom);
+        }
+        let t = model.transitions[k].thread;
+        let (_, writes) = slots(model, k);
+        let read = |s: &&u32| guarded[**s as usize].iter().any(|&j| j != t);
+        writes.iter().find(read).map(|&s| Reason::Guard(s))
+    })
+}
+
+/// [`classify`], where `extra` may make an invisible transition visible.
+fn classify_with(model: &Model, extra: &dyn Fn(usize) -> Option<Reason>) -> Classification {
     let observers = Observers::new(model);
     let preds = Predicates::new(model);
     let mut scratch = Scratch::new(model);
     let transitions: Vec<(bool, Reason)> = (0..model.transitions.len())
-        .map(|k| own(model, k, &observers, &preds, &mut scratch))
+        .map(|k| match own(model, k, &observers, &preds, &mut scratch) {
+            (false, why) => extra(k).map_or((false, why), |more| (true, more)),
+            own => own,
+        })
         .collect();
     let points: Vec<Vec<bool>> = model
         .threads
@@ -714,6 +756,8 @@ impl Reason {
                     .to_string()
             }
             Reason::Invariant(s) => format!("writes {}, which an invariant reads", name(*s)),
+            Reason::Atom => "may change an atom of a temporal property".to_string(),
+            Reason::Guard(s) => format!("writes {}, which another thread's guard reads", name(*s)),
             Reason::ChangesExcl {
                 protected,
                 thread,

@@ -22,17 +22,27 @@
 //!   `--ignoring` policy.
 //!
 //! It preserves assertions, invariants, the discipline and deadlocks;
-//! lock misuse warnings are found in the states it stores.
+//! lock misuse warnings are found in the states it stores. Temporal
+//! properties (LTL-X, under every fairness) are checked on the steps of a
+//! second classification that also makes visible what may change an atom
+//! or another thread's guard ([`classify::observing`]), where every run of
+//! invisible transitions ends; the argument is in the book's "Temporal
+//! properties under Stoller and Cohen's reduction".
 
 pub(crate) mod classify;
 pub(crate) mod commit;
 pub(crate) mod reduced;
 
-use super::contract::{self, Condition, Contract, Judgement, Mode, Remedy};
+use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
+use std::sync::OnceLock;
+
 use super::expanding::Expanding;
+use super::outcome::Inapplicable;
 use super::outcome::Outcome;
+use super::search::Expand;
 use super::stubborn::Steps;
 use super::summarized::Base;
+use super::visible::Visible;
 use super::{Ignoring, Options};
 use crate::certify::CertifyTheorem as Theorem;
 use crate::model::Model;
@@ -63,6 +73,9 @@ pub(crate) struct Sc<'m> {
     model: &'m Model,
     class: Classification,
     ignoring: Ignoring,
+    /// The classification for the temporal properties checked, made the
+    /// first time it is asked for (a mode checks one set of properties).
+    observing: OnceLock<Classification>,
 }
 
 impl<'m> Sc<'m> {
@@ -72,6 +85,7 @@ impl<'m> Sc<'m> {
             model,
             class: classify::classify(model),
             ignoring,
+            observing: OnceLock::new(),
         }
     }
 }
@@ -104,7 +118,9 @@ pub(crate) fn judge(model: &Model, class: &Classification, ignoring: Ignoring) -
 
 /// The contract of `--reduction sc`.
 pub(crate) fn contract(ignoring: Ignoring) -> Contract {
-    contract::transactions("sc", SOURCE, &[OBSERVED, INVARIANTS], ignoring)
+    let mut c = contract::transactions("sc", SOURCE, &[OBSERVED, INVARIANTS], ignoring);
+    c.ltl(Preserved::Yes);
+    c
 }
 
 impl Mode for Sc<'_> {
@@ -114,6 +130,46 @@ impl Mode for Sc<'_> {
 
     fn steps(&self) -> Option<Box<Steps<'_>>> {
         Some(Box::new(self.expander()))
+    }
+
+    /// The reduced steps of the classification that also makes visible
+    /// what may change an atom or another thread's guard.
+    fn liveness(&self, visible: &Visible) -> Option<Box<dyn Expand + Send + '_>> {
+        if self.liveness_refusal(visible).is_some() {
+            return None;
+        }
+        let class = self.observing(visible);
+        Some(Box::new(reduced::Reduced::new(
+            self.model,
+            class,
+            self.ignoring,
+        )))
+    }
+
+    /// A run of invisible transitions that can go on for ever is refused:
+    /// the argument that carries a run between the two systems needs every
+    /// reduced step to end.
+    fn liveness_refusal(&self, visible: &Visible) -> Option<Inapplicable> {
+        let loops = classify::invisible_loops(self.model, self.observing(visible));
+        let judged = contract::loops(self.model, self.ignoring, &loops);
+        let first = judged.findings.first()?;
+        Some(Inapplicable {
+            condition: "ltl",
+            message: format!(
+                "`sc` checks temporal properties only where every run of invisible transitions ends: {}, and a step that never ends could hide a thread that waits for ever; use `--reduction none`",
+                first.message
+            ),
+            place: first.place,
+        })
+    }
+}
+
+impl Sc<'_> {
+    /// The classification for temporal properties whose atoms observe
+    /// `visible` ([`classify::observing`]).
+    fn observing(&self, visible: &Visible) -> &Classification {
+        self.observing
+            .get_or_init(|| classify::observing(self.model, &visible.transitions(self.model)))
     }
 }
 
