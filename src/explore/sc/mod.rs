@@ -33,12 +33,11 @@ pub(crate) mod classify;
 pub(crate) mod commit;
 pub(crate) mod reduced;
 
-use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
 use std::sync::OnceLock;
 
+use super::contract::{self, Condition, Contract, Judgement, Mode, Preserved, Remedy};
 use super::expanding::Expanding;
-use super::outcome::Inapplicable;
-use super::outcome::Outcome;
+use super::outcome::{Inapplicable, Outcome};
 use super::search::Expand;
 use super::stubborn::Steps;
 use super::summarized::Base;
