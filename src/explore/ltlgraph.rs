@@ -374,6 +374,9 @@ impl<'m> ModelGraph<'m> {
             ks.push(path[0]);
             Ok(())
         });
+        // What a reduced step's run notes for the safety report (where
+        // transactions began, states ended by force) is not wanted here.
+        exp.take_findings(&mut super::search::Findings::default());
         let r = match r {
             Ok(_) => self.add_edges(s, &mut sc, budget),
             Err(Stop::Halt) => Err(Halt),
