@@ -308,8 +308,8 @@ pub(crate) trait Mode: Explore {
         None
     }
     /// Whether the safety search explores the very graph of `liveness`
-    /// (every transition, whatever the atoms), so that it can record it.
-    fn searches_liveness_graph(&self) -> bool {
+    /// for atoms that observe `visible`, so that it can record it.
+    fn searches_liveness_graph(&self, _visible: &super::visible::Visible) -> bool {
         false
     }
 }

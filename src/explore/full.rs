@@ -129,7 +129,7 @@ impl Mode for Plain<'_> {
     fn liveness(&self, _visible: &super::visible::Visible) -> Option<Box<dyn Expand + Send + '_>> {
         Some(Box::new(self.expander()))
     }
-    fn searches_liveness_graph(&self) -> bool {
+    fn searches_liveness_graph(&self, _visible: &super::visible::Visible) -> bool {
         true
     }
 }

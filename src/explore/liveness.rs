@@ -197,13 +197,14 @@ pub fn check_temporal(
     } else {
         options
     };
-    let once = super::contract::mode(model, options).searches_liveness_graph()
+    let props = properties(model, ltl);
+    let once = super::contract::mode(model, options)
+        .searches_liveness_graph(&Visible::of(model, &props))
         && options.cluster.is_none()
         && ltl_refusal(options, ltl.fairness).is_none()
         && quick
             .as_ref()
             .is_none_or(|(d, _)| d.len() < ltl.properties.len());
-    let props = properties(model, ltl);
     let mut rec = once.then(|| Recorder::new(model, &props, options.kept));
     let mut o = super::contract::run(model, safety, &mut None, progress, rec.as_mut());
     if violated

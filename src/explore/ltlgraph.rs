@@ -182,7 +182,7 @@ impl<'m> ModelGraph<'m> {
         options: &super::Options,
         budget: &mut Budget,
     ) -> Result<Self, (Stats, Limit)> {
-        let mut rec = Recorder::<true>::new(model, props, options.kept);
+        let mut rec = Recorder::new(model, props, options.kept);
         let o = parallel::search(
             model,
             exps,
@@ -439,12 +439,11 @@ impl<'m> ModelGraph<'m> {
 /// The whole graph as the search meets it: the visitor of
 /// [`parallel::search`] that [`ModelGraph::build`] runs, and that the
 /// safety check runs where it explores the same graph.
-/// `PATHS`: every edge's whole path is kept where it takes more than one
-/// transition (a reduced step's); the safety search under full exploration
-/// records without.
-pub(crate) struct Recorder<'m, const PATHS: bool = false>(ModelGraph<'m>);
+/// Every edge's whole path is kept where it takes more than one
+/// transition (a reduced step's).
+pub(crate) struct Recorder<'m>(ModelGraph<'m>);
 
-impl<'m, const PATHS: bool> Recorder<'m, PATHS> {
+impl<'m> Recorder<'m> {
     /// Records the graph of `model` for the properties `props`.
     pub fn new(model: &'m Model, props: &'m [&'m LtlProperty], kept: Kept) -> Self {
         Recorder(ModelGraph::empty(model, props, None, kept))
@@ -464,9 +463,9 @@ pub(crate) struct Valuations {
     faults: Vec<(u32, usize, usize, Fault)>,
 }
 
-impl<const P: bool> Visit for Recorder<'_, P> {
+impl Visit for Recorder<'_> {
     const EDGES: bool = true;
-    const PATHS: bool = P;
+    const PATHS: bool = true;
     type Record = Valuations;
 
     fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
@@ -502,13 +501,8 @@ impl<const P: bool> Visit for Recorder<'_, P> {
         room_for(&mut g.start, edges.degree.len(), budget)?;
         let mut at = g.enabled.len();
         keep_n(&mut g.enabled, 0, edges.degree.len() * g.words, budget)?;
-        if P {
-            for i in 0..edges.target.len() {
-                let path = edges.path(i);
-                if path.len() > 1 {
-                    g.keep_long((e + i) as u32, path.into(), budget);
-                }
-            }
+        for (i, path) in edges.long_paths() {
+            g.keep_long((e + i) as u32, path.into(), budget);
         }
         for &d in &edges.degree {
             g.start.push(e as u32);

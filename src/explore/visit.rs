@@ -73,10 +73,11 @@ pub struct Edges {
     pub transition: Vec<u32>,
     /// Per edge: the id of its target (once resolved).
     pub target: Vec<u32>,
-    /// Where [`Visit::PATHS`]: the transitions of every edge's path, one
-    /// after another, and where each edge's end (see [`Edges::path`]).
+    /// Where [`Visit::PATHS`]: the transitions of every edge whose path
+    /// takes more than one, one path after another, and per such edge, by
+    /// edge: the edge and where its path ends (see [`Edges::path`]).
     steps: Vec<u32>,
-    ends: Vec<u32>,
+    long: Vec<(u32, u32)>,
     /// The edges whose target was not numbered when it was looked up, with
     /// the hash of what the search keeps of the target, and those words.
     unresolved: Vec<u32>,
@@ -89,18 +90,29 @@ impl Edges {
     /// where `whole`.
     #[inline]
     pub(super) fn push(&mut self, path: &[u32], whole: bool) {
+        if whole && path.len() > 1 {
+            self.steps.extend_from_slice(path);
+            self.long.push((self.transition.len() as u32, self.steps.len() as u32));
+        }
         self.transition.push(path[0]);
         self.target.push(u32::MAX);
-        if whole {
-            self.steps.extend_from_slice(path);
-            self.ends.push(self.steps.len() as u32);
+    }
+
+    /// The transitions of edge `e`'s path (where [`Visit::PATHS`]; else
+    /// its first).
+    pub fn path(&self, e: usize) -> &[u32] {
+        match self.long.binary_search_by_key(&(e as u32), |l| l.0) {
+            Ok(i) => {
+                let start = if i == 0 { 0 } else { self.long[i - 1].1 };
+                &self.steps[start as usize..self.long[i].1 as usize]
+            }
+            Err(_) => std::slice::from_ref(&self.transition[e]),
         }
     }
 
-    /// The transitions of edge `e`'s path (where [`Visit::PATHS`]).
-    pub fn path(&self, e: usize) -> &[u32] {
-        let start = if e == 0 { 0 } else { self.ends[e - 1] };
-        &self.steps[start as usize..self.ends[e] as usize]
+    /// The edges whose path takes more than one transition, by edge.
+    pub fn long_paths(&self) -> impl Iterator<Item = (usize, &[u32])> {
+        self.long.iter().map(|&(e, _)| (e as usize, self.path(e as usize)))
     }
 
     /// Edge `e` leads to a state not numbered yet, kept as `kept` (hash `h`).
@@ -117,7 +129,7 @@ impl Edges {
             + self.transition.capacity()
             + self.target.capacity()
             + self.steps.capacity()
-            + self.ends.capacity()
+            + 2 * self.long.capacity()
             + self.unresolved.capacity();
         (fours * 4 + (self.hashes.capacity() + self.kept.capacity()) * 8) as u64
     }

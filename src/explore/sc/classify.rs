@@ -110,6 +110,17 @@ pub struct Classification {
 }
 
 impl Classification {
+    /// Whether the reduced steps of `self` and `other` are the same: the
+    /// same transitions visible, on their own and by their point.
+    pub fn same_steps(&self, other: &Classification) -> bool {
+        self.points == other.points
+            && self
+                .transitions
+                .iter()
+                .zip(&other.transitions)
+                .all(|(a, b)| (a.own, a.visible) == (b.own, b.visible))
+    }
+
     /// Whether thread `t` stops at control point `pc`.
     pub fn stops(&self, t: usize, pc: i64) -> bool {
         self.points[t][pc as usize]

@@ -145,6 +145,13 @@ impl Mode for Sc<'_> {
         )))
     }
 
+    /// Where the atoms make no transition visible that safety does not
+    /// (the common case: they read shared variables and named points),
+    /// the safety search's steps are the temporal graph's.
+    fn searches_liveness_graph(&self, visible: &Visible) -> bool {
+        self.liveness_refusal(visible).is_none() && self.observing(visible).same_steps(&self.class)
+    }
+
     /// A run of invisible transitions that can go on for ever is refused:
     /// the argument that carries a run between the two systems needs every
     /// reduced step to end.
