@@ -674,6 +674,11 @@ fn halt(budget: &mut Budget) -> End {
     end
 }
 
+/// What `m` holds, where no worker runs (between levels): no lock to take.
+fn owned<T>(m: &mut Mutex<T>) -> &mut T {
+    m.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A worker that panicked has already ended the search; its data is
     // not read again.
@@ -880,7 +885,7 @@ impl<S: Space, E: Expand + Send, V: Visit<S>> Backend<S, V> for Threads<'_, S, E
         // What the run holds against the memory limit: the store, and the
         // level being expanded (the frontier and the blocks' results).
         let held = run.stats.memory
-            + run.pending.iter_mut().map(|p| lock(p).bytes()).sum::<u64>()
+            + run.pending.iter_mut().map(|p| owned(p).bytes()).sum::<u64>()
             + (self.frontier.capacity() * 8) as u64
             + (n.div_ceil(block) * std::mem::size_of::<Mutex<Option<Block<V::Record>>>>()) as u64;
         let lv = run.level(visit, &self.frontier, self.first, held, deadlock, block);
@@ -1172,7 +1177,7 @@ impl<'a, S: Space> Run<'a, S> {
         mut timing: Timing,
     ) -> Option<Vec<u64>> {
         let words = self.words;
-        let extra: Vec<usize> = self.pending.iter().map(|p| lock(p).len()).collect();
+        let extra: Vec<usize> = self.pending.iter_mut().map(|p| owned(p).len()).collect();
         let total: usize = extra.iter().sum();
         let (grow, peak) = match self.bits {
             Some(_) => (0, 0),

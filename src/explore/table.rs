@@ -507,6 +507,11 @@ pub fn settle(
     keys: &mut Vec<(u64, u32)>,
     states: &mut Vec<u64>,
 ) {
+    if pending.len() == 0 {
+        // Most shards of a narrow level (a deep, thin state space) have
+        // nothing to settle.
+        return;
+    }
     let (fw, compact) = (pending.fw, pending.pw > 0);
     let first = keys.len();
     let mut kept = Vec::new();
