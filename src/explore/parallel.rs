@@ -676,7 +676,8 @@ fn halt(budget: &mut Budget) -> End {
 
 /// What `m` holds, where no worker runs (between levels): no lock to take.
 fn owned<T>(m: &mut Mutex<T>) -> &mut T {
-    m.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner)
+    m.get_mut()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -885,7 +886,11 @@ impl<S: Space, E: Expand + Send, V: Visit<S>> Backend<S, V> for Threads<'_, S, E
         // What the run holds against the memory limit: the store, and the
         // level being expanded (the frontier and the blocks' results).
         let held = run.stats.memory
-            + run.pending.iter_mut().map(|p| owned(p).bytes()).sum::<u64>()
+            + run
+                .pending
+                .iter_mut()
+                .map(|p| owned(p).bytes())
+                .sum::<u64>()
             + (self.frontier.capacity() * 8) as u64
             + (n.div_ceil(block) * std::mem::size_of::<Mutex<Option<Block<V::Record>>>>()) as u64;
         let lv = run.level(visit, &self.frontier, self.first, held, deadlock, block);

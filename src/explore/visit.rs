@@ -92,7 +92,8 @@ impl Edges {
     pub(super) fn push(&mut self, path: &[u32], whole: bool) {
         if whole && path.len() > 1 {
             self.steps.extend_from_slice(path);
-            self.long.push((self.transition.len() as u32, self.steps.len() as u32));
+            self.long
+                .push((self.transition.len() as u32, self.steps.len() as u32));
         }
         self.transition.push(path[0]);
         self.target.push(u32::MAX);
@@ -112,7 +113,9 @@ impl Edges {
 
     /// The edges whose path takes more than one transition, by edge.
     pub fn long_paths(&self) -> impl Iterator<Item = (usize, &[u32])> {
-        self.long.iter().map(|&(e, _)| (e as usize, self.path(e as usize)))
+        self.long
+            .iter()
+            .map(|&(e, _)| (e as usize, self.path(e as usize)))
     }
 
     /// Edge `e` leads to a state not numbered yet, kept as `kept` (hash `h`).
