@@ -154,10 +154,7 @@ impl Lockset {
                                 None => out.clear(),
                             }
                             let tr = &model.transitions[k];
-                            let targets = match &tr.next {
-                                crate::model::Next::To(n) => vec![*n],
-                                crate::model::Next::Branch(_, a, b) => vec![*a, *b],
-                            };
+                            let targets = tr.next.targets();
                             for n in targets {
                                 let n = n as usize;
                                 let merged = match &held[n] {

@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use super::copies::Copies;
 use super::lockset::Lockset;
 use crate::classify::{Classification, classify, slots};
-use crate::model::{Discipline, Fire, Model, Next, NoAccess};
+use crate::model::{Discipline, Fire, Model, NoAccess};
 
 /// A state of the system with the violation flag.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -258,9 +258,6 @@ impl<'m> Sys<'m> {
 
     /// The control points transition `k` may lead to.
     pub fn targets(&self, k: usize) -> Vec<i64> {
-        match &self.model.transitions[k].next {
-            Next::To(pc) => vec![*pc],
-            Next::Branch(_, a, b) => vec![*a, *b],
-        }
+        self.model.transitions[k].next.targets()
     }
 }

@@ -706,10 +706,7 @@ pub(crate) fn control_loops(
             th.points[pc]
                 .transitions
                 .clone()
-                .flat_map(|k| match &model.transitions[k].next {
-                    crate::model::Next::To(p) => vec![*p],
-                    crate::model::Next::Branch(_, a, b) => vec![*a, *b],
-                })
+                .flat_map(|k| model.transitions[k].next.targets())
                 .map(|p| p as usize)
                 .filter(|&p| inside(t, p))
                 .collect()

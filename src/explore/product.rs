@@ -146,11 +146,12 @@ impl<'a, 'm> Product<'a, 'm> {
         out: &mut Vec<(u32, u32)>,
         budget: &mut Budget,
     ) -> Result<(), Halt> {
-        self.edges_labelled(v, out, budget, false, |_, k| k)
+        self.edges_labelled(v, out, budget, false, |_, e, _| e)
     }
 
-    /// [`Product::edges`], each edge labelled by `label(graph, edge)` (the
-    /// graph's edge, or [`STUTTER`]),
+    /// [`Product::edges`], each edge labelled by `label(graph, edge,
+    /// transition)` (the graph's edge and its first transition, or
+    /// [`STUTTER`] for both),
     /// the automaton's successors in their `eager` order where asked.
     fn edges_labelled(
         &mut self,
@@ -158,7 +159,7 @@ impl<'a, 'm> Product<'a, 'm> {
         out: &mut Vec<(u32, u32)>,
         budget: &mut Budget,
         eager: bool,
-        label: impl Fn(&ModelGraph, u32) -> u32,
+        label: impl Fn(&ModelGraph, u32, u32) -> u32,
     ) -> Result<(), Halt> {
         let (s, m) = (self.vs[v as usize], self.vq[v as usize] as usize);
         let edges = self.graph.edges(s, budget)?;
@@ -168,12 +169,13 @@ impl<'a, 'm> Product<'a, 'm> {
         self.cover(budget)?;
         let stutter = edges.is_empty().then_some(usize::MAX);
         for e in stutter.into_iter().chain(edges) {
-            let (to, k) = if e == usize::MAX {
-                (s, STUTTER)
+            let (to, e, k) = if e == usize::MAX {
+                (s, STUTTER, STUTTER)
             } else {
-                (self.graph.edge(e).0, e as u32)
+                let (to, k) = self.graph.edge(e);
+                (to, e as u32, k)
             };
-            let (val, lab) = (self.graph.val(to, self.n), label(self.graph, k));
+            let (val, lab) = (self.graph.val(to, self.n), label(self.graph, e, k));
             let a = self.a;
             for i in 0..a.nodes[m].succ.len() {
                 let m2 = if eager {
@@ -208,9 +210,9 @@ impl Explored for Product<'_, '_> {
     ) -> Result<(), Halt> {
         // The mark of an edge: the thread that moves, under weak fairness.
         let weak = self.weak;
-        self.edges_labelled(v, out, budget, true, |g, e| {
-            if weak && e != STUTTER {
-                g.thread(g.edge(e as usize).1)
+        self.edges_labelled(v, out, budget, true, |g, _, k| {
+            if weak && k != STUTTER {
+                g.thread(k)
             } else {
                 u32::MAX
             }

@@ -67,7 +67,7 @@ use super::full::Full;
 use super::persistent::{Ops, Persistent};
 use super::reduced::Reduced;
 use super::search::{Emit, Expand, StepResult, Stop, Watch, step_watched};
-use crate::model::{CExpr, FREE, Model, Next, SlotClass, SlotKind};
+use crate::model::{CExpr, FREE, Model, SlotClass, SlotKind};
 use crate::syntax::ast::BinOp;
 
 /// Threads with more control points than this get no table of futures:
@@ -182,10 +182,7 @@ impl<'m> Por<'m> {
                 },
                 _ => None,
             });
-            let to = match &tr.next {
-                Next::To(p) => vec![*p],
-                Next::Branch(_, a, b) => vec![*a, *b],
-            };
+            let to = tr.next.targets();
             back.push(to.iter().any(|&p| p <= tr.from));
             targets.push(to);
             reads.push(sorted(r));

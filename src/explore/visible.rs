@@ -12,7 +12,7 @@
 //! names is then invisible, as in SPIN, where `at()` has no counterpart
 //! and only the labels a claim names are observed.
 
-use crate::model::{CExpr, LtlProperty, Model, Next, SlotKind};
+use crate::model::{CExpr, LtlProperty, Model, SlotKind};
 use crate::syntax::ast::BinOp;
 
 /// The slots the atoms read, and for a program counter read only by
@@ -77,10 +77,7 @@ impl Visible {
         (0..model.transitions.len())
             .map(|k| {
                 let tr = &model.transitions[k];
-                let to = match &tr.next {
-                    Next::To(p) => vec![*p],
-                    Next::Branch(_, a, b) => vec![*a, *b],
-                };
+                let to = tr.next.targets();
                 let (_, writes) = crate::classify::slots(model, k);
                 writes.iter().any(|&w| self.changed_by(w, tr.from, &to))
             })

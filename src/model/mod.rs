@@ -280,6 +280,16 @@ pub enum Next {
     Branch(CExpr, i64, i64),
 }
 
+impl Next {
+    /// The control points it may lead to.
+    pub fn targets(&self) -> Vec<i64> {
+        match self {
+            Next::To(p) => vec![*p],
+            Next::Branch(_, a, b) => vec![*a, *b],
+        }
+    }
+}
+
 /// An atomic transition `g -> c` of one thread.
 #[derive(Clone, Debug)]
 pub struct Transition {

@@ -291,10 +291,7 @@ fn invariant_reads(model: &Model) -> Vec<bool> {
 /// in `observed`.
 fn moves_observed(model: &Model, k: usize, observed: &Observed) -> bool {
     let tr = &model.transitions[k];
-    let targets = match &tr.next {
-        crate::model::Next::To(p) => vec![*p],
-        crate::model::Next::Branch(_, a, b) => vec![*a, *b],
-    };
+    let targets = tr.next.targets();
     let seen =
         |p: i64| observed.contains(&(tr.thread, Some(p))) || observed.contains(&(tr.thread, None));
     seen(tr.from) || targets.iter().any(|&p| p != tr.from && seen(p))

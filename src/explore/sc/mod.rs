@@ -72,9 +72,10 @@ pub(crate) struct Sc<'m> {
     model: &'m Model,
     class: Classification,
     ignoring: Ignoring,
-    /// The classification for the temporal properties checked, made the
-    /// first time it is asked for (a mode checks one set of properties).
-    observing: OnceLock<Classification>,
+    /// The classification for the temporal properties checked, and why it
+    /// is refused, if it is: made the first time it is asked for (a mode
+    /// checks one set of properties).
+    observing: OnceLock<(Classification, Option<Inapplicable>)>,
 }
 
 impl<'m> Sc<'m> {
@@ -134,29 +135,42 @@ impl Mode for Sc<'_> {
     /// The reduced steps of the classification that also makes visible
     /// what may change an atom or another thread's guard.
     fn liveness(&self, visible: &Visible) -> Option<Box<dyn Expand + Send + '_>> {
-        if self.liveness_refusal(visible).is_some() {
-            return None;
-        }
-        let class = self.observing(visible);
-        Some(Box::new(reduced::Reduced::new(
-            self.model,
-            class,
-            self.ignoring,
-        )))
+        let (class, refused) = self.observing(visible);
+        let exp = reduced::Reduced::new(self.model, class, self.ignoring);
+        refused
+            .is_none()
+            .then(|| Box::new(exp) as Box<dyn Expand + Send>)
     }
 
     /// Where the atoms make no transition visible that safety does not
     /// (the common case: they read shared variables and named points),
     /// the safety search's steps are the temporal graph's.
     fn searches_liveness_graph(&self, visible: &Visible) -> bool {
-        self.liveness_refusal(visible).is_none() && self.observing(visible).same_steps(&self.class)
+        let (class, refused) = self.observing(visible);
+        refused.is_none() && class.same_steps(&self.class)
     }
 
-    /// A run of invisible transitions that can go on for ever is refused:
-    /// the argument that carries a run between the two systems needs every
-    /// reduced step to end.
     fn liveness_refusal(&self, visible: &Visible) -> Option<Inapplicable> {
-        let loops = classify::invisible_loops(self.model, self.observing(visible));
+        self.observing(visible).1.clone()
+    }
+}
+
+impl Sc<'_> {
+    /// The classification for temporal properties whose atoms observe
+    /// `visible` ([`classify::observing`]), and why it is refused, if it is.
+    fn observing(&self, visible: &Visible) -> &(Classification, Option<Inapplicable>) {
+        self.observing.get_or_init(|| {
+            let class = classify::observing(self.model, &visible.transitions(self.model));
+            let refused = self.endless(&class);
+            (class, refused)
+        })
+    }
+
+    /// A run of invisible transitions under `class` that can go on for ever
+    /// is refused: the argument that carries a run between the two systems
+    /// needs every reduced step to end.
+    fn endless(&self, class: &Classification) -> Option<Inapplicable> {
+        let loops = classify::invisible_loops(self.model, class);
         let judged = contract::loops(self.model, self.ignoring, &loops);
         let first = judged.findings.first()?;
         Some(Inapplicable {
@@ -167,15 +181,6 @@ impl Mode for Sc<'_> {
             ),
             place: first.place,
         })
-    }
-}
-
-impl Sc<'_> {
-    /// The classification for temporal properties whose atoms observe
-    /// `visible` ([`classify::observing`]).
-    fn observing(&self, visible: &Visible) -> &Classification {
-        self.observing
-            .get_or_init(|| classify::observing(self.model, &visible.transitions(self.model)))
     }
 }
 
