@@ -118,6 +118,37 @@ pub fn load_with(
     Ok((src, model))
 }
 
+/// Checks that `certify` can conclude for this model under `theorem`: no
+/// rendezvous (a step of two threads, which neither theorem covers), and
+/// for Stoller and Cohen's theorem, invariants it covers
+/// ([`check_reducible`]).
+pub fn check_certifiable(
+    src: &Source,
+    model: &Model,
+    theorem: CertifyTheorem,
+) -> Result<(), Error> {
+    if let Some(tr) = model
+        .transitions
+        .iter()
+        .find(|t| t.chan.as_ref().is_some_and(|c| c.partner.is_some()))
+    {
+        return Err(Error::at(
+            src,
+            tr.span,
+            format!(
+                "`{}` is a rendezvous, one step of two threads, which the certified theorem does not cover",
+                tr.text
+            ),
+            Some("both theorems take a transition to move one thread; `check --reduction none` checks this model".into()),
+            Vec::new(),
+        ));
+    }
+    match theorem {
+        CertifyTheorem::Sc => check_reducible(src, model),
+        CertifyTheorem::Movers => Ok(()),
+    }
+}
+
 /// Checks that `certify` can conclude for this model's invariants.
 ///
 /// The certified theorem covers a predicate I only when invisible steps

@@ -269,7 +269,7 @@ impl Assessment {
 
 /// The first condition of `judgements` that refuses the model, as a
 /// refusal.
-fn refusal(judgements: &[Judgement]) -> Option<Inapplicable> {
+pub(crate) fn refusal(judgements: &[Judgement]) -> Option<Inapplicable> {
     let j = judgements.iter().find(|j| j.status == Status::Refused)?;
     let first = j.findings.first();
     Some(Inapplicable {
@@ -387,12 +387,16 @@ pub fn validate(options: &Options) -> Result<(), Unsupported> {
 /// its transactions read off procedure summaries.
 pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm> {
     let layer = options.reduction.layer();
-    match layer.summarized() {
+    let base = match layer.summarized() {
         Some(base) if options.summaries => {
             super::summarized::mode(model, base, !options.summaries_per_thread)
         }
         _ => layer.mode(model, options),
+    };
+    if layer.is_full() || !model.has_rendezvous() {
+        return base;
     }
+    Box::new(super::rendezvous::Refusing { base, model })
 }
 
 /// The contract of the reduction `options` name, whatever the model.
@@ -405,7 +409,12 @@ pub fn contract(options: &Options) -> Result<Contract, Unsupported> {
         }
         _ => layer.contract(options),
     };
+    let mut conditions = c.conditions.clone();
+    if !layer.is_full() {
+        conditions.insert(0, super::rendezvous::ONE_THREAD);
+    }
     Ok(Contract {
+        conditions,
         store: match options.kept {
             Kept::Exact => None,
             Kept::HashCompact | Kept::Bitstate { .. } => Some(

@@ -19,6 +19,7 @@ mod persistent;
 mod product;
 mod profile;
 mod registry;
+mod rendezvous;
 pub(crate) mod sc;
 mod search;
 mod space;

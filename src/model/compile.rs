@@ -28,6 +28,7 @@ use crate::syntax::pretty;
 use crate::syntax::span::{LineIndex, Span};
 use crate::syntax::suggest::closest;
 
+mod chans;
 mod lower;
 mod ltl;
 mod procs;
@@ -142,6 +143,7 @@ enum Sym {
     Const(i64, Ty, Span),
     Var(Var),
     Thread(i64, Span),
+    Chan(chans::ChanSym),
 }
 
 impl Sym {
@@ -149,6 +151,7 @@ impl Sym {
         match self {
             Sym::Const(_, _, s) | Sym::Thread(_, s) => *s,
             Sym::Var(v) => v.span,
+            Sym::Chan(c) => c.span,
         }
     }
 }
@@ -189,6 +192,10 @@ struct Compiler {
     copy_index: Vec<Option<i64>>,
     /// Per thread: its locals, for `t.r` in predicates and invariants.
     thread_locals: Vec<IndexMap<String, Var>>,
+    /// The channels declared so far.
+    channels: Vec<super::Channel>,
+    /// The halves of rendezvous, until they are paired.
+    halves: chans::Halves,
 }
 
 /// A shared variable declared `protected`, kept until every thread's locals
@@ -230,6 +237,7 @@ pub fn compile_with(
         };
         threads.push(c.thread(&body, &procs, options, &mut transitions)?);
     }
+    let mut transitions = chans::pair_rendezvous(&c, &mut threads, transitions)?;
     // Predicates are compiled once every thread's locals are declared:
     // they may read them (`t.r`).
     let (protected, mut protected_index) = c.protected(protected_decls, nthreads)?;
@@ -257,6 +265,7 @@ pub fn compile_with(
         init_points,
         procs: procs.info(&c.lines),
         max_stack: options.max_stack,
+        channels: c.channels,
     })
 }
 
@@ -287,6 +296,8 @@ impl Compiler {
             thread_names: Vec::new(),
             copy_index: Vec::new(),
             thread_locals: Vec::new(),
+            channels: Vec::new(),
+            halves: Default::default(),
         }
     }
 
@@ -346,6 +357,9 @@ impl Compiler {
     ) -> Result<Vec<ProtectedDecl<'m>>> {
         let mut protected_decls = Vec::new();
         for item in &m.items {
+            if let Item::Chan(d) = item {
+                self.declare_chan(d)?;
+            }
             if let Item::Var(d) = item {
                 let var = self.declare_var(d, None, nthreads, None)?;
                 self.define(&d.name, Sym::Var(var.clone()))?;
@@ -1377,6 +1391,13 @@ impl Compiler {
             Some(Sym::Const(v, ty, _)) => Ok(Resolved::Value(CExpr::Const(*v), *ty)),
             Some(Sym::Thread(id, _)) => Ok(Resolved::Value(CExpr::Const(*id), Ty::Int)),
             Some(Sym::Var(v)) => Ok(Resolved::Var(v)),
+            Some(Sym::Chan(_)) => Err(CompileError::at(
+                name.span,
+                format!("`{n}` is a channel, not a value"),
+            )
+            .help(format!(
+                "send with `{n} ! v;`, receive with `{n} ? x;`, and ask `len({n})`, `empty({n})` or `full({n})`"
+            ))),
             None => {
                 let mut err = CompileError::at(name.span, format!("unknown name `{n}`"));
                 let mut candidates: Vec<&str> = self.globals.keys().map(String::as_str).collect();
@@ -1482,6 +1503,7 @@ impl Compiler {
             ),
             ExprKind::Local(t, r) => self.thread_local(e, t, r, sc)?,
             ExprKind::InitPhase(t, x) => (self.init_phase(e, t.as_deref(), x, sc)?, Ty::Bool),
+            ExprKind::Chan(q, c) => self.chan_query(*q, c, sc)?,
             ExprKind::Any(..) => {
                 return Err(CompileError::at(
                     e.span,

@@ -2,6 +2,7 @@
 //! `g -> c`, variables as slots of a state vector, and the exclusive access
 //! predicates `excl(i, x)` of the protected variables.
 
+mod chan;
 mod compile;
 mod expr;
 mod layout;
@@ -11,6 +12,7 @@ mod recheck;
 mod swap;
 mod unroll;
 
+pub use chan::{ChanOp, ChanSlot, Channel, Dir};
 pub use compile::{
     CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, MAX_STACK, compile_with,
 };
@@ -58,6 +60,8 @@ pub struct Model {
     /// The deepest call stack a thread may have (`--max-stack`): a call
     /// deeper than this is the stack bound, and ends a run inconclusive.
     pub max_stack: u32,
+    /// The channels, array elements one by one, in declaration order.
+    pub channels: Vec<Channel>,
 }
 
 /// A procedure: its body is copied into every thread that may call it, once
@@ -320,6 +324,8 @@ pub struct Transition {
     pub touches_excl: Vec<u32>,
     /// What the transition does to the call stack.
     pub stack: StackOp,
+    /// What it does to a channel, for a send or receive.
+    pub chan: Option<Box<ChanOp>>,
 }
 
 /// What a transition does to its thread's call stack. Calls and returns are
@@ -554,6 +560,13 @@ impl Model {
     /// The first variable slot (after the program counters).
     pub fn first_var(&self) -> usize {
         self.threads.len()
+    }
+
+    /// Whether some transition is a rendezvous: one step of two threads.
+    pub fn has_rendezvous(&self) -> bool {
+        self.transitions
+            .iter()
+            .any(|t| t.chan.as_ref().is_some_and(|c| c.partner.is_some()))
     }
 
     /// Whether the model has procedures (and so frames and stacks).

@@ -136,6 +136,10 @@ fn subst(e: &ast::Expr, map: &HashMap<String, ast::Expr>) -> ast::Expr {
             ExprKind::Quant(*q, v.clone(), go(lo), go(hi), Box::new(subst(body, &inner)))
         }
         ExprKind::Any(lo, hi) => ExprKind::Any(go(lo), go(hi)),
+        ExprKind::Chan(q, c) => {
+            let index = c.index.as_deref().map(go);
+            ExprKind::Chan(*q, ast::LValue { index, ..c.clone() })
+        }
         ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::SelfId | ExprKind::Free => e.kind.clone(),
     };
     ast::Expr { kind, span: e.span }

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::model::{CExpr, FREE, Model, NoAccess, SlotKind, Transition};
+use crate::model::{CExpr, ChanOp, Dir, FREE, Model, NoAccess, SlotKind, Transition};
 use crate::syntax::ast::BinOp;
 
 /// One thread that has not ended, in a deadlocked state.
@@ -39,6 +39,9 @@ pub struct Wait {
     /// That lock's holder (`free` when nobody holds it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub holder: Option<String>,
+    /// The channel it waits on, for a send or a receive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
 }
 
 /// One link of a cycle of waits: `thread` holds `holds` and waits for
@@ -79,9 +82,11 @@ impl Deadlock {
                 ended.push(th.name.clone());
                 continue;
             }
+            // A rendezvous is listed once, as the sender's own send.
             let waits: Vec<Wait> = model
                 .enabled_candidates(s, t)
                 .iter()
+                .filter(|tr| tr.chan.as_ref().is_none_or(|c| c.partner.is_none()))
                 .map(|tr| {
                     let (w, holder) = wait(model, tr, t, s);
                     if let (Some(lock), Some(h)) = (&w.lock, holder) {
@@ -206,7 +211,16 @@ fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> (Wait, Option<us
         why: String::new(),
         lock: None,
         holder: None,
+        channel: None,
     };
+    if let Some(why) = tr
+        .chan
+        .as_deref()
+        .and_then(|op| channel_wait(model, op, tr, s))
+    {
+        (w.why, w.channel) = (why.0, Some(why.1));
+        return (w, None);
+    }
     if let Some((k, want)) = lock_test(model, tr, s) {
         let name = model.slots[k].name.clone();
         let by = model.show_value(k, s[k]);
@@ -251,6 +265,47 @@ fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> (Wait, Option<us
         None => "cannot be taken".into(),
     };
     (w, None)
+}
+
+/// Why a send or receive cannot be taken in `s`, and on which channel:
+/// full, empty, a first message that does not match, or no partner for a
+/// rendezvous. `None` where the channel is ready (the guard's other part,
+/// an `await` before it in an `atomic`, is false).
+fn channel_wait(
+    model: &Model,
+    op: &ChanOp,
+    tr: &Transition,
+    s: &[i64],
+) -> Option<(String, String)> {
+    let c = op.channel(model, s)?;
+    let (name, len) = (c.name.clone(), s[c.len as usize]);
+    let why = match (op.dir, c.capacity) {
+        (Dir::Send, 0) => format!(
+            "waits for a thread to receive from {name} (a rendezvous): none is at a receive that accepts it"
+        ),
+        (Dir::Receive, 0) => format!(
+            "waits for a thread to send on {name} (a rendezvous): none is at a matching send"
+        ),
+        (Dir::Send, cap) if len >= i64::from(cap) => {
+            format!("waits to send on {name}, which is full: {}", c.show(s))
+        }
+        (Dir::Receive, _) if len == 0 => format!("waits to receive from {name}, which is empty"),
+        (Dir::Receive, _)
+            if tr
+                .guard
+                .as_ref()
+                .is_some_and(|g| g.holds(s, &mut NoAccess) == Ok(false)) =>
+        {
+            let first = c
+                .messages(s)
+                .first()
+                .map(|m| c.show_message(m))
+                .unwrap_or_default();
+            format!("waits to receive from {name}: its first message ({first}) does not match")
+        }
+        _ => return None,
+    };
+    Some((why, name))
 }
 
 /// The first cycle in the wait-for graph `edges`, from the lowest thread,

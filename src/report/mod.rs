@@ -19,7 +19,7 @@ pub use profile::{LevelRow, StatsReport, TimesRow};
 pub use state::{StateLayout, ThreadState};
 
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
-use crate::model::{Fault, Model, SlotKind};
+use crate::model::{ChanSlot, Fault, Model, SlotKind};
 
 /// The width of a column of `names`, so that what follows them lines up.
 pub(crate) fn name_width(names: impl IntoIterator<Item = impl AsRef<str>>) -> usize {
@@ -425,6 +425,25 @@ impl CheckReport {
     }
 }
 
+/// A value of a trace's JSON as the text report writes it: strings bare,
+/// a channel's messages as `[1, true; 2, false]`.
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(messages) => {
+            let each: Vec<String> = messages
+                .iter()
+                .map(|m| match m {
+                    Value::Array(fields) => fields.iter().map(show).collect::<Vec<_>>().join(", "),
+                    other => show(other),
+                })
+                .collect();
+            format!("[{}]", each.join("; "))
+        }
+        other => other.to_string(),
+    }
+}
+
 /// The JSON value of slot `k` holding `v`.
 pub fn json_value(model: &Model, k: usize, v: i64) -> Value {
     match model.slots[k].kind {
@@ -438,11 +457,30 @@ pub fn json_value(model: &Model, k: usize, v: i64) -> Value {
 /// variables (of procedures, only the frames on their thread's stack).
 pub fn json_state(model: &Model, s: &[i64]) -> Map<String, Value> {
     let live = model.live(s);
+    let chans = model.chan_slots();
     s.iter()
         .enumerate()
         .filter(|&(k, _)| live[k])
-        .map(|(k, &v)| (model.slots[k].name.clone(), json_value(model, k, v)))
+        .filter_map(|(k, &v)| match chans[k] {
+            ChanSlot::None => Some((model.slots[k].name.clone(), json_value(model, k, v))),
+            ChanSlot::Len(c) => Some(json_channel(model, c, s)),
+            ChanSlot::Buffer => None,
+        })
         .collect()
+}
+
+/// Channel `c` in `s`, as its name and a JSON array of its messages (each
+/// an array of fields).
+fn json_channel(model: &Model, c: usize, s: &[i64]) -> (String, Value) {
+    let ch = &model.channels[c];
+    let messages = ch.messages(s).into_iter().map(|m| {
+        let fields = m.iter().zip(&ch.kinds).map(|(&v, &k)| match k {
+            SlotKind::Bool => Value::from(v != 0),
+            _ => Value::from(v),
+        });
+        Value::Array(fields.collect())
+    });
+    (ch.name.clone(), Value::Array(messages.collect()))
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -480,8 +518,16 @@ pub(crate) fn step_report(
         // gone: what changed there is not shown.
         let live = model.live(after);
         let written = written_scalars(tr);
+        let chans = model.chan_slots();
+        let used = tr.chan.as_deref().and_then(|op| op.channel_index(before));
+        if let Some(c) = used
+            .filter(|&c| model.channels[c].messages(before) != model.channels[c].messages(after))
+        {
+            let (name, value) = json_channel(model, c, after);
+            changes.insert(name, value);
+        }
         for k in model.first_var()..after.len() {
-            if !live[k] {
+            if !live[k] || chans[k] != ChanSlot::None {
                 continue;
             }
             let name = model.slots[k].name.clone();
@@ -1109,7 +1155,6 @@ pub(crate) fn write_trace(f: &mut fmt::Formatter<'_>, trace: &[StepReport]) -> f
             }
             _ => String::new(),
         };
-        let show = |v: &Value| v.as_str().map_or(v.to_string(), str::to_string);
         let changes = if s.state.is_none() {
             "(does not complete)".to_string()
         } else {

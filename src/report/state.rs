@@ -7,7 +7,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::model::{Model, SlotClass};
+use crate::model::{ChanSlot, Model, SlotClass};
 
 /// One thread in a state.
 #[derive(Clone, Debug, Serialize)]
@@ -42,11 +42,18 @@ impl StateLayout {
     /// The layout of state `s` of `model`.
     pub fn of(model: &Model, s: &[i64]) -> StateLayout {
         let live = model.live(s);
+        let chans = model.chan_slots();
         let mut shared = Vec::new();
         let mut locals = vec![Vec::new(); model.threads.len()];
         for k in model.first_var()..s.len() {
-            if !live[k] {
-                continue;
+            match chans[k] {
+                ChanSlot::None if live[k] => {}
+                ChanSlot::Len(c) => {
+                    let ch = &model.channels[c];
+                    shared.push(format!("{} = {}", ch.name, ch.show(s)));
+                    continue;
+                }
+                _ => continue,
             }
             let name = &model.slots[k].name;
             let value = model.show_value(k, s[k]);

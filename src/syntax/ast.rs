@@ -48,6 +48,14 @@ impl Model {
         })
     }
 
+    /// The `chan` declarations, in source order.
+    pub fn chans(&self) -> impl Iterator<Item = &ChanDecl> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Chan(c) => Some(c),
+            _ => None,
+        })
+    }
+
     /// The `proc` declarations, in source order.
     pub fn procs(&self) -> impl Iterator<Item = &ProcDecl> {
         self.items.iter().filter_map(|i| match i {
@@ -76,6 +84,25 @@ pub enum Item {
     Proc(ProcDecl),
     /// `ltl NAME: FORMULA;`: a linear temporal property of every run.
     Ltl(LtlDecl),
+    /// `chan c[n] : [K] of {T, ...};`: channels of capacity K.
+    Chan(ChanDecl),
+}
+
+/// `chan NAME[n]? : [K] of {T1, T2, ...};`: a channel (or an array of n
+/// channels) holding at most K messages of the listed fields; K = 0 is a
+/// rendezvous channel, whose send and receive are one step of two threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChanDecl {
+    /// The channel's name.
+    pub name: Ident,
+    /// Array size, for `name[n]`.
+    pub size: Option<Expr>,
+    /// The capacity (a constant).
+    pub capacity: Expr,
+    /// The type of each field of a message.
+    pub fields: Vec<Type>,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// `ltl NAME: FORMULA;`
@@ -304,6 +331,24 @@ pub enum StmtKind {
     /// `return` or `return e`: one transition per call site of the
     /// procedure, each popping the frame back to its caller.
     Return(Option<Expr>),
+    /// `c ! e1, e2`: append a message to channel c; blocks while c is full.
+    Send(LValue, Vec<Expr>),
+    /// `c ? x, 3`: take the first message of c; blocks while c is empty
+    /// or its first message does not match the constants.
+    Receive(LValue, Vec<RecvArg>),
+}
+
+/// One field of a receive: a variable to assign, a value the field must
+/// equal, or `_` to drop it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RecvArg {
+    /// The field is assigned to this place.
+    Var(LValue),
+    /// The field must equal this value (a literal, a constant, or
+    /// `eval(e)`), else the receive is not enabled.
+    Match(Expr),
+    /// `_`: the field is dropped.
+    Skip(Span),
 }
 
 /// An assignable place: `x` or `x[e]`.
@@ -356,6 +401,42 @@ pub enum ExprKind {
     /// `t.r`: the local `r` of thread `t` (any thread expression), in
     /// exclusive access predicates and invariants.
     Local(Box<Expr>, Ident),
+    /// `len(c)`, `empty(c)`, `full(c)`, `nempty(c)`, `nfull(c)`.
+    Chan(ChanQuery, LValue),
+}
+
+/// What an expression asks of a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChanQuery {
+    /// `len(c)`: the number of messages in it.
+    Len,
+    /// `empty(c)`
+    Empty,
+    /// `full(c)`
+    Full,
+    /// `nempty(c)`
+    NotEmpty,
+    /// `nfull(c)`
+    NotFull,
+}
+
+impl ChanQuery {
+    /// Every query, with the word that writes it.
+    pub const ALL: [(&'static str, ChanQuery); 5] = [
+        ("len", ChanQuery::Len),
+        ("empty", ChanQuery::Empty),
+        ("full", ChanQuery::Full),
+        ("nempty", ChanQuery::NotEmpty),
+        ("nfull", ChanQuery::NotFull),
+    ];
+
+    /// The word that writes it.
+    pub fn word(self) -> &'static str {
+        ChanQuery::ALL
+            .iter()
+            .find(|(_, q)| *q == self)
+            .map_or("len", |(w, _)| w)
+    }
 }
 
 /// Unary operators.

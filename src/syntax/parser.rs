@@ -417,6 +417,10 @@ impl<'a> Parser<'a> {
             let (r, p) = self.proc_decl(r, start)?;
             return Ok((r, vec![Item::Proc(p)]));
         }
+        if let Some((r, _)) = self.try_kw(i, "chan") {
+            let (r, c) = self.chan_decl(r, start)?;
+            return Ok((r, vec![Item::Chan(c)]));
+        }
         if let Some((r, _)) = self.try_kw(i, "lock") {
             let (r, decls) = self.lock_decl(r, start)?;
             return Ok((r, decls.into_iter().map(Item::Var).collect()));
@@ -495,6 +499,32 @@ impl<'a> Parser<'a> {
             d.span = span;
         }
         Ok((r, decls))
+    }
+
+    /// `chan c[n]? : [K] of {T, ...};`
+    fn chan_decl(&self, i: &'a str, start: usize) -> Res<'a, ChanDecl> {
+        let (r, name) = self.ident(i)?;
+        let (r, size) = self.opt_size(r)?;
+        let (r, _) = self.sym(r, ":")?;
+        let (r, _) = self.sym(r, "[")?;
+        let (r, capacity) = self.expr(r)?;
+        let (r, _) = self.sym(r, "]")?;
+        let (r, _) = self.kw(r, "of")?;
+        let (r, _) = self.sym(r, "{")?;
+        let (r, fields) = self.comma_list(r, |r| self.value_type(r))?;
+        let (r, _) = self.sym(r, "}")?;
+        let (r, _) = self.semi(r)?;
+        let span = self.span_from(start, r);
+        Ok((
+            r,
+            ChanDecl {
+                name,
+                size,
+                capacity,
+                fields,
+                span,
+            },
+        ))
     }
 
     fn opt_size(&self, i: &'a str) -> Res<'a, Option<Expr>> {
@@ -962,6 +992,9 @@ impl<'a> Parser<'a> {
             self.unknown_word(i, "statement", STATEMENT_KEYWORDS, STATEMENT_WORDS)?;
             return self.expect(i, "a statement");
         }
+        if let Some(op) = self.channel_op(i)? {
+            return Ok(op);
+        }
         // A name that no `:=`, `,` or `[` follows begins no assignment: it
         // is more likely a misspelt keyword (`asert x;`, `whle (...)`).
         let word = found_token(i);
@@ -971,6 +1004,54 @@ impl<'a> Parser<'a> {
             self.assignment_hint(next)?;
         }
         self.assign(i)
+    }
+
+    /// `c ! e, ...;` or `c ? x, 3, _;` at `i`, if that is what is there.
+    fn channel_op(&self, i: &'a str) -> Result<Option<(&'a str, StmtKind)>, NomErr<()>> {
+        let Ok((r, c)) = self.quietly(|| self.lvalue(i)) else {
+            return Ok(None);
+        };
+        let r = self.skip(r)?;
+        if let Some(r) = r.strip_prefix('!').filter(|r| !r.starts_with('=')) {
+            let (r, values) = self.comma_list(r, |r| self.expr(r))?;
+            let (r, _) = self.semi(r)?;
+            return Ok(Some((r, StmtKind::Send(c, values))));
+        }
+        if let Some(r) = r.strip_prefix('?') {
+            let (r, args) = self.comma_list(r, |r| self.recv_arg(r))?;
+            let (r, _) = self.semi(r)?;
+            return Ok(Some((r, StmtKind::Receive(c, args))));
+        }
+        Ok(None)
+    }
+
+    /// One field of a receive: `_`, `eval(e)`, a literal, or a place.
+    fn recv_arg(&self, i: &'a str) -> Res<'a, RecvArg> {
+        let i = self.skip(i)?;
+        let start = self.off(i);
+        if let Some(r) = i
+            .strip_prefix('_')
+            .filter(|r| !r.starts_with(is_ident_char))
+        {
+            return Ok((r, RecvArg::Skip(Span::new(start, start + 1))));
+        }
+        if let Some(r) = i
+            .strip_prefix("eval")
+            .filter(|r| self.skip(r).is_ok_and(|r| r.starts_with('(')))
+        {
+            let (r, _) = self.sym(r, "(")?;
+            let (r, e) = self.expr(r)?;
+            let (r, _) = self.sym(r, ")")?;
+            return Ok((r, RecvArg::Match(e)));
+        }
+        let literal = i.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+            || ["true", "false"].contains(&found_token(i));
+        if literal {
+            let (r, e) = self.unary(i)?;
+            return Ok((r, RecvArg::Match(e)));
+        }
+        let (r, lv) = self.lvalue(i)?;
+        Ok((r, RecvArg::Var(lv)))
     }
 
     /// Fails with "unknown WHAT `w`; did you mean `k`?" when the word at
@@ -1272,8 +1353,22 @@ impl<'a> Parser<'a> {
             "exists" => self.quant(after, start, Quant::Exists),
             "forall" => self.quant(after, start, Quant::Forall),
             "any" => self.any_misplaced(Span::new(start, start + 3)),
+            w if self.skip(after)?.starts_with('(') => {
+                match ChanQuery::ALL.iter().find(|(k, _)| *k == w) {
+                    Some(&(_, q)) => self.chan_query(after, start, q),
+                    None => self.name_or_index(i, start),
+                }
+            }
             _ => self.name_or_index(i, start),
         }
+    }
+
+    /// `len(c)` and the other questions to a channel, after the word.
+    fn chan_query(&self, r: &'a str, start: usize, q: ChanQuery) -> Res<'a, Expr> {
+        let (r, _) = self.sym(r, "(")?;
+        let (r, c) = self.lvalue(r)?;
+        let (r, _) = self.sym(r, ")")?;
+        self.leaf(r, start, ExprKind::Chan(q, c))
     }
 
     /// The expression of `kind` from `start` to `r`.
@@ -1403,6 +1498,11 @@ pub fn depth(e: &Expr) -> usize {
             | ExprKind::SelfId
             | ExprKind::Free
             | ExprKind::Name(_) => {}
+            ExprKind::Chan(_, c) => {
+                if let Some(a) = &c.index {
+                    stack.push((a, d + 1));
+                }
+            }
             ExprKind::Index(_, a)
             | ExprKind::Unary(_, a)
             | ExprKind::At(a, _)
@@ -1432,6 +1532,7 @@ const STATEMENT_KEYWORDS: &[&str] = &[
 /// The keywords that begin a declaration.
 const DECLARATION_KEYWORDS: &[&str] = &[
     "system",
+    "chan",
     "const",
     "threads",
     "thread",

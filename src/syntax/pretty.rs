@@ -140,6 +140,7 @@ impl Printer {
             Item::Invariant(e, _) => self.line(&format!("invariant {};", expr(e))),
             Item::Ltl(d) => self.line(&format!("ltl {}: {};", d.name.name, formula(&d.formula))),
             Item::Var(d) => self.line(&var_decl(d)),
+            Item::Chan(c) => self.line(&chan_decl(c)),
             Item::Proc(p) => {
                 let params: Vec<String> = p
                     .params
@@ -223,6 +224,16 @@ impl Printer {
                     args.iter().map(expr).collect::<Vec<_>>().join(", ")
                 ))
             }
+            StmtKind::Send(c, values) => Some(format!(
+                "{} ! {};",
+                lvalue(c),
+                values.iter().map(expr).collect::<Vec<_>>().join(", ")
+            )),
+            StmtKind::Receive(c, args) => Some(format!(
+                "{} ? {};",
+                lvalue(c),
+                args.iter().map(recv_arg).collect::<Vec<_>>().join(", ")
+            )),
             StmtKind::Return(None) => Some("return;".to_string()),
             StmtKind::Return(Some(e)) => Some(format!("return {};", expr(e))),
             _ => None,
@@ -367,6 +378,31 @@ pub fn var_decl(d: &VarDecl) -> String {
     s
 }
 
+/// `chan c[n] : [K] of {T, ...};`
+fn chan_decl(c: &ChanDecl) -> String {
+    let size = c
+        .size
+        .as_ref()
+        .map_or(String::new(), |n| format!("[{}]", expr(n)));
+    let fields: Vec<String> = c.fields.iter().map(value_type).collect();
+    format!(
+        "chan {}{size} : [{}] of {{{}}};",
+        c.name.name,
+        expr(&c.capacity),
+        fields.join(", ")
+    )
+}
+
+/// One field of a receive, as written.
+fn recv_arg(a: &RecvArg) -> String {
+    match a {
+        RecvArg::Var(l) => lvalue(l),
+        RecvArg::Skip(_) => "_".to_string(),
+        RecvArg::Match(e) if matches!(e.kind, ExprKind::Int(_) | ExprKind::Bool(_)) => expr(e),
+        RecvArg::Match(e) => format!("eval({})", expr(e)),
+    }
+}
+
 /// Writes `e`, parenthesised when its precedence is below `min`.
 fn write_expr(out: &mut String, e: &Expr, min: u8) {
     match &e.kind {
@@ -456,6 +492,9 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
                 out.push(')');
             }
             let _ = write!(out, ".{}", r.name);
+        }
+        ExprKind::Chan(q, c) => {
+            let _ = write!(out, "{}({})", q.word(), lvalue(c));
         }
         ExprKind::Any(lo, hi) => {
             out.push_str("any ");

@@ -112,9 +112,7 @@ fn one(args: &CertifyArgs, reduction: CertifyTheorem, model: &ModelArgs) -> Exit
     // The reduction, and so the theorem, covers only invariants over
     // unprotected shared variables. The movers theorem covers every
     // invariant: a transition that writes what one reads is no mover.
-    if reduction == CertifyTheorem::Sc
-        && let Err(e) = optimist::check_reducible(&src, &model_c)
-    {
+    if let Err(e) = optimist::check_certifiable(&src, &model_c, reduction) {
         return crate::common::not_covered(e);
     }
     let options = CertifyOptions {
@@ -229,9 +227,11 @@ fn recheck(args: &CertifyArgs, cert_path: &PathBuf) -> ExitCode {
         Ok(m) => m,
         Err(code) => return code,
     };
-    if cert.reduction.is_none()
-        && let Err(e) = optimist::check_reducible(&src, &model_c)
-    {
+    let theorem = match cert.reduction {
+        None => CertifyTheorem::Sc,
+        Some(_) => CertifyTheorem::Movers,
+    };
+    if let Err(e) = optimist::check_certifiable(&src, &model_c, theorem) {
         return crate::common::not_covered(e);
     }
     let proof = match &args.proof_certificate {

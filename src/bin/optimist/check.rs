@@ -424,9 +424,7 @@ fn one(args: &CheckArgs, model: &ModelArgs) -> ExitCode {
             }
         };
         // The certified theorem (19) covers fewer invariants than the check.
-        if reduction == optimist::CertifyTheorem::Sc
-            && let Err(e) = optimist::check_reducible(&src, &model)
-        {
+        if let Err(e) = optimist::check_certifiable(&src, &model, reduction) {
             return crate::common::not_covered_after(e, &report);
         }
         // The certificate takes the same memory limit, and what is left of

@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 
 use super::procs::{Ctx, ProcEntry, Sites};
 use super::*;
-use crate::model::StackOp;
+use crate::model::{ChanOp, StackOp};
 
 /// Lowers one body (a thread's, or a copy of a procedure) into
 /// transitions, grouped by control point of the thread.
@@ -33,9 +33,11 @@ pub(super) struct Lower<'c, 'x> {
 }
 
 /// The guard and command of a simple statement or `atomic` block.
-struct Action {
-    guard: Option<CExpr>,
-    body: Vec<Cmd>,
+pub(super) struct Action {
+    pub(super) guard: Option<CExpr>,
+    pub(super) body: Vec<Cmd>,
+    /// What it does to a channel.
+    pub(super) chan: Option<ChanOp>,
 }
 
 impl Lower<'_, '_> {
@@ -74,7 +76,7 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    fn scope(&self) -> Scope<'_> {
+    pub(super) fn scope(&self) -> Scope<'_> {
         // In the body of `thread NAME[n]`, and in the procedures it calls
         // (copied for every thread, like `self`), `index` is the copy number.
         let params = match self.c.copy_index[self.thread] {
@@ -143,6 +145,7 @@ impl Lower<'_, '_> {
             recheck_invariants: Vec::new(),
             touches_excl: Vec::new(),
             stack,
+            chan: None,
         };
         self.c
             .budget
@@ -265,8 +268,12 @@ impl Lower<'_, '_> {
                 text = format!("{text} (chose {})", vals.join(", "));
             }
             let mut choices = choice.into_iter();
-            let a = self.action(s, &mut choices)?;
+            let a = self.action(s, next, &mut choices)?;
             self.push(s, pc, a.guard, a.body, Next::To(next), text)?;
+            if let Some(op) = a.chan {
+                let pushed = self.by_point[pc as usize].last_mut();
+                pushed.expect("just pushed").chan = Some(Box::new(op));
+            }
         }
         Ok(())
     }
@@ -304,16 +311,28 @@ impl Lower<'_, '_> {
     }
 
     /// Guard and command of a simple statement or an `atomic` block.
-    fn action(&self, s: &ast::Stmt, choices: &mut impl Iterator<Item = i64>) -> Result<Action> {
+    fn action(
+        &self,
+        s: &ast::Stmt,
+        next: i64,
+        choices: &mut impl Iterator<Item = i64>,
+    ) -> Result<Action> {
         let c = self.c;
         let me = CExpr::Const(self.thread as i64);
+        let plain = |guard, body| Action {
+            guard,
+            body,
+            chan: None,
+        };
         Ok(match &s.kind {
-            StmtKind::Skip => Action {
-                guard: None,
-                body: Vec::new(),
-            },
-            StmtKind::Await(e) => Action {
-                guard: Some(c.cond(
+            StmtKind::Skip => plain(None, Vec::new()),
+            StmtKind::Send(..) | StmtKind::Receive(..) => {
+                let (mut a, op) = self.chan_action(s, Some(next))?;
+                a.chan = Some(op);
+                a
+            }
+            StmtKind::Await(e) => plain(
+                Some(c.cond(
                     e,
                     &mut Scope {
                         guard: Some("an `await` guard"),
@@ -321,12 +340,12 @@ impl Lower<'_, '_> {
                     },
                     "an `await` condition",
                 )?),
-                body: Vec::new(),
-            },
-            StmtKind::Assert(e) => Action {
-                guard: None,
-                body: vec![Cmd::Assert(c.cond(e, &mut self.scope(), "an assertion")?)],
-            },
+                Vec::new(),
+            ),
+            StmtKind::Assert(e) => plain(
+                None,
+                vec![Cmd::Assert(c.cond(e, &mut self.scope(), "an assertion")?)],
+            ),
             StmtKind::Acquire(lv) | StmtKind::Release(lv) => {
                 let acquire = matches!(s.kind, StmtKind::Acquire(_));
                 let (read, place) = self.sync_target(
@@ -339,10 +358,10 @@ impl Lower<'_, '_> {
                 } else {
                     (me, CExpr::Const(FREE))
                 };
-                Action {
-                    guard: Some(fold(CExpr::Bin(BinOp::Eq, Box::new(read), Box::new(want)))),
-                    body: vec![Cmd::Assign(vec![(place, set)])],
-                }
+                plain(
+                    Some(fold(CExpr::Bin(BinOp::Eq, Box::new(read), Box::new(want)))),
+                    vec![Cmd::Assign(vec![(place, set)])],
+                )
             }
             StmtKind::Down(lv) | StmtKind::Up(lv) => {
                 let down = matches!(s.kind, StmtKind::Down(_));
@@ -350,24 +369,23 @@ impl Lower<'_, '_> {
                     self.sync_target(lv, SlotKind::Sem, if down { "down" } else { "up" })?;
                 let op = if down { BinOp::Sub } else { BinOp::Add };
                 let value = CExpr::Bin(op, Box::new(read.clone()), Box::new(CExpr::Const(1)));
-                Action {
-                    guard: down.then(|| {
+                plain(
+                    down.then(|| {
                         fold(CExpr::Bin(
                             BinOp::Gt,
                             Box::new(read),
                             Box::new(CExpr::Const(0)),
                         ))
                     }),
-                    body: vec![Cmd::Assign(vec![(place, value)])],
-                }
+                    vec![Cmd::Assign(vec![(place, value)])],
+                )
             }
-            StmtKind::Assign(targets, values) => Action {
-                guard: None,
-                body: vec![self.assign(s, targets, values, choices)?],
-            },
+            StmtKind::Assign(targets, values) => {
+                plain(None, vec![self.assign(s, targets, values, choices)?])
+            }
             StmtKind::Atomic(parts) => {
-                let (guard, rest) = match parts.first().map(|p| &p.kind) {
-                    Some(StmtKind::Await(e)) => (
+                let mut head = match parts.first().map(|p| &p.kind) {
+                    Some(StmtKind::Await(e)) => plain(
                         Some(c.cond(
                             e,
                             &mut Scope {
@@ -376,14 +394,33 @@ impl Lower<'_, '_> {
                             },
                             "an `await` condition",
                         )?),
-                        &parts[1..],
+                        Vec::new(),
                     ),
-                    _ => (None, &parts[..]),
+                    _ => plain(None, Vec::new()),
                 };
-                Action {
-                    guard,
-                    body: self.atomic_body(rest, choices)?,
+                let mut skip = usize::from(head.guard.is_some());
+                // The guard is the leading `await` and the send or receive
+                // after it, together.
+                if let Some(
+                    p @ ast::Stmt {
+                        kind: StmtKind::Send(..) | StmtKind::Receive(..),
+                        ..
+                    },
+                ) = parts.get(skip)
+                {
+                    let (a, op) = self.chan_action(p, None)?;
+                    head.guard = match (head.guard, a.guard) {
+                        (Some(g), Some(h)) => {
+                            Some(CExpr::Bin(BinOp::And, Box::new(g), Box::new(h)))
+                        }
+                        (g, h) => g.or(h),
+                    };
+                    head.body = a.body;
+                    head.chan = Some(op);
+                    skip += 1;
                 }
+                head.body.extend(self.atomic_body(&parts[skip..], choices)?);
+                head
             }
             StmtKind::If(..)
             | StmtKind::While(..)
@@ -417,9 +454,9 @@ impl Lower<'_, '_> {
                     let b = self.atomic_body(b.as_deref().unwrap_or(&[]), choices)?;
                     out.push(Cmd::If(cond, a, b));
                 }
-                StmtKind::Await(_) => {
-                    return Err(CompileError::at(p.span, "`await` inside `atomic` must come first")
-                        .help("an `atomic` block is one transition `g -> c`: its guard is the leading `await`"))
+                StmtKind::Await(_) | StmtKind::Send(..) | StmtKind::Receive(..) => {
+                    return Err(CompileError::at(p.span, "an `atomic` may wait only at its start: an `await`, then a send or receive")
+                        .help("an `atomic` block is one transition `g -> c`: its guard is what its first statements wait for"))
                 }
                 _ => {
                     return Err(CompileError::at(p.span, "`atomic` may contain only assignments, `if`, `assert`, `skip` and one leading `await`")
@@ -464,7 +501,11 @@ impl Lower<'_, '_> {
     }
 
     /// Resolves an assignable place. `guard` names the guard its index is part of, if any.
-    fn place(&self, lv: &ast::LValue, guard: Option<&'static str>) -> Result<(Place, SlotKind)> {
+    pub(super) fn place(
+        &self,
+        lv: &ast::LValue,
+        guard: Option<&'static str>,
+    ) -> Result<(Place, SlotKind)> {
         let sc = self.scope();
         let v = match self.c.lookup(&lv.name, &sc)? {
             Resolved::Var(v) => v.clone(),
