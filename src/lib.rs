@@ -59,10 +59,10 @@ pub use export::{
 pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_title};
 pub use ltl::{Automaton, Fairness, Ltl, Node as AutomatonNode};
 pub use model::{
-    CExpr, Cmd, CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, ExclFault, FREE, Fault,
-    Frame, LtlProperty, MAX_ARRAY, MAX_CHOICES, MAX_COMPILED, MAX_QUANTIFIED, MAX_SLOTS, MAX_STACK,
-    MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point, Proc, Protected, Slot, SlotClass,
-    SlotKind, StackOp, Thread, Transition,
+    CExpr, ChanOp, ChanSlot, Channel, Cmd, CompileError, CompileOptions, DEFAULT_MAX_STACK,
+    Defines, Dir, ExclFault, FREE, Fault, Frame, LtlProperty, MAX_ARRAY, MAX_CHOICES, MAX_COMPILED,
+    MAX_QUANTIFIED, MAX_SLOTS, MAX_STACK, MAX_STATEMENTS, MAX_THREADS, Model, Next, Place, Point,
+    Proc, Protected, Slot, SlotClass, SlotKind, StackOp, Thread, Transition,
 };
 pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,

@@ -216,6 +216,9 @@ impl Certification {
 /// Checks every obligation of `model` at the level the options ask for,
 /// within the options' limits. Obligations a limit left unchecked are
 /// [`ObligationStatus::NotChecked`], and [`Certification::limit`] says why.
+/// The model must pass [`crate::check_certifiable`] first: the obligations
+/// take every transition to move one thread, and the sc theorem covers
+/// invariants over unprotected variables only.
 pub fn certify(model: &Model, options: &CertifyOptions) -> Certification {
     let sys = Sys::new(model);
     match options.reduction {

@@ -396,8 +396,10 @@ fn certify_property(
     let red = run(model, Reduction::SC, false);
     tally.borrow_mut().add(&full, &red);
     let fail = |why: String| Err((why, Some(full.clone())));
-    if optimist::check_reducible(&Source::new("generated.gc", text).unwrap(), model).is_err() {
-        // An invariant the reduction cannot check: certify refuses the model.
+    let src = Source::new("generated.gc", text).unwrap();
+    if optimist::check_certifiable(&src, model, optimist::CertifyTheorem::Sc).is_err() {
+        // An invariant the reduction cannot check, or a rendezvous: certify
+        // refuses the model.
         return Ok(());
     }
     let local = certify(

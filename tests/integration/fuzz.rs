@@ -109,7 +109,7 @@ fn pipeline(text: &str, defines: &Defines) -> Vec<(&'static str, u8)> {
     codes.push(("classify", 0));
     // Only certify refuses invariants it does not cover; every check mode
     // makes what an invariant reads visible.
-    let reducible = match optimist::check_reducible(&src, &model) {
+    let reducible = match optimist::check_certifiable(&src, &model, optimist::CertifyTheorem::Sc) {
         Ok(()) => true,
         Err(e) => {
             render(&e);

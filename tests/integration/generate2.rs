@@ -17,7 +17,9 @@
 //! the disciplines and sometimes break them, and are filled with typed
 //! random expressions: divisions and remainders by values that can be
 //! zero, indices that can go out of range, quantifiers with variable
-//! bounds, `any`, `either`, `while`, `if`, `atomic`, `await`, assertions.
+//! bounds, `any`, `either`, `while`, `if`, `atomic`, `await`, assertions,
+//! and sometimes sends and receives on an array of two channels, buffered
+//! or rendezvous, at computed indices that can be out of range.
 //!
 //! Like the first generator, it reads a choice sequence ([`Choices`]), so
 //! proptest shrinks a failing case to a small model. Every generated model
@@ -102,6 +104,9 @@ struct World {
     prots: Vec<Prot>,
     /// Whether bodies have the semaphore section labels `C1`, `C2`.
     sem_pc: bool,
+    /// The capacity of the channels `q[2]`, when there are channels (0: a
+    /// rendezvous, which every reduction refuses).
+    chan: Option<usize>,
 }
 
 impl World {
@@ -129,6 +134,10 @@ pub fn system2(c: &mut Choices) -> String {
     out += "shared own : -1..2 = -1;\n";
     let sem_init = [1, 1, 1, 0, 2][c.below(5)];
     out += &format!("sem s : 0..2 = {sem_init};\n");
+    let chan = c.chance(30).then(|| [1, 2, 1, 0][c.below(4)]);
+    if let Some(k) = chan {
+        out += &format!("chan q[2] : [{k}] of {{0..2}};\n");
+    }
 
     let nprot = 1 + c.below(3);
     let mut prots = Vec::new();
@@ -181,6 +190,7 @@ pub fn system2(c: &mut Choices) -> String {
         named,
         prots,
         sem_pc,
+        chan,
     };
     if c.chance(15) {
         let inv = ["y != 2 || d == 1", "own != 2", "k[0] + k[1] < 4", "s < 2"][c.below(4)];
@@ -443,6 +453,11 @@ fn section(c: &mut Choices, w: &World, t: usize, p: &Prot, ind: usize) -> String
 /// A top-level or nested statement (or short sequence of them).
 fn block(c: &mut Choices, w: &World, t: usize, depth: usize) -> String {
     let i = "  ".repeat(depth);
+    if let Some(k) = w.chan
+        && c.chance(25)
+    {
+        return format!("{i}{}\n", chan_op(c, w, t, k));
+    }
     let kinds = if depth >= 3 { 9 } else { 15 };
     match c.below(kinds) {
         0 => format!("{i}skip;\n"),
@@ -506,6 +521,29 @@ fn block(c: &mut Choices, w: &World, t: usize, depth: usize) -> String {
     }
 }
 
+/// A send or receive on `q`, at an index that may be out of range (`y`
+/// reaches 2), receiving into `r`, matching a value, or dropping it; on a
+/// buffered channel sometimes inside an `atomic` that goes on.
+fn chan_op(c: &mut Choices, w: &World, t: usize, capacity: usize) -> String {
+    let index = ["0", "1", "r", "k[0]", "y"][c.below(5)];
+    let op = if c.chance(50) {
+        let value = ["0", "1", "r", "y", "(r + 1) % 3"][c.below(5)];
+        format!("q[{index}] ! {value};")
+    } else {
+        let arg = ["r", "r", "1", "_", "eval(y)"][c.below(5)];
+        format!("q[{index}] ? {arg};")
+    };
+    if capacity > 0 && c.chance(25) {
+        let g = if c.chance(50) {
+            format!("await {}; ", cond(c, w, t, false, 0))
+        } else {
+            String::new()
+        };
+        return format!("atomic {{ {g}{op} {} }}", shared_write(c));
+    }
+    op
+}
+
 fn shared_write(c: &mut Choices) -> String {
     match c.below(12) {
         0..=2 => "y := (y + 1) % 3;".to_string(),
@@ -544,6 +582,16 @@ fn int_expr(c: &mut Choices, depth: usize) -> String {
 /// A condition over shared variables and locals (and protected variables
 /// when `prot`: guards may not read them).
 fn cond(c: &mut Choices, w: &World, t: usize, prot: bool, depth: usize) -> String {
+    if w.chan.is_some() && c.chance(10) {
+        let q = [
+            "len(q[0]) > 0",
+            "empty(q[1])",
+            "nfull(q[r])",
+            "full(q[0])",
+            "len(q[y]) < 2",
+        ];
+        return q[c.below(q.len())].to_string();
+    }
     if depth == 0 || c.chance(40) {
         let other = w.thread_name((t + 1 + c.below(w.nthreads - 1)) % w.nthreads);
         return match c.below(if prot { 11 } else { 9 }) {

@@ -58,9 +58,17 @@ pub fn pattern(r: &mut Rng, model: &Model) -> String {
 }
 
 fn atom(r: &mut Rng, model: &Model) -> String {
+    // A channel is read whole, by `len(c)` and the like.
+    if !model.channels.is_empty() && r.below(5) == 0 {
+        let c = &model.channels[r.below(model.channels.len())].name;
+        let q = ["len({c}) > 0", "empty({c})", "full({c})", "len({c}) < 2"][r.below(4)];
+        return q.replace("{c}", c);
+    }
+    let chans = model.chan_slots();
     let vars: Vec<usize> = (0..model.slots.len())
         .filter(|&k| {
             let s = &model.slots[k];
+            chans[k] == optimist::ChanSlot::None &&
             matches!(s.kind, SlotKind::Int | SlotKind::Bool | SlotKind::Lock | SlotKind::Sem)
                 && !matches!(s.class, SlotClass::Local(_))
                 // A procedure's frame variables are no names at the top level.

@@ -227,7 +227,8 @@ fn every_reduction_agrees_with_full_exploration_or_refuses() {
                 // Stubborn sets keep temporal properties without fairness;
                 // sc under every fairness, where every run of invisible
                 // transitions ends (it refuses a model otherwise).
-                let keeps = if summaries {
+                // Every reduction refuses a rendezvous.
+                let keeps = if summaries || model.has_rendezvous() {
                     false
                 } else if reduction == Reduction::STUBBORN {
                     fairness == Fairness::None
