@@ -25,6 +25,8 @@ pub enum Ref {
     QVar,
     ExclT,
     ExclJ,
+    /// A channel (`chan`), named by a send, a receive or a question.
+    Chan,
 }
 
 /// A binary operator.
@@ -92,6 +94,30 @@ pub enum E {
     Quant(bool, String, Box<E>, Box<E>, Box<E>),
     /// `t.r`
     LocalOf(Box<E>, String),
+    /// `len(c)`, `empty(c)`, ... of channel `c` or `c[i]`.
+    Chan(Q, String, Option<Box<E>>),
+}
+
+/// A question asked of a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Q {
+    Len,
+    Empty,
+    Full,
+    NEmpty,
+    NFull,
+}
+
+impl Q {
+    pub fn name(self) -> &'static str {
+        match self {
+            Q::Len => "len",
+            Q::Empty => "empty",
+            Q::Full => "full",
+            Q::NEmpty => "nempty",
+            Q::NFull => "nfull",
+        }
+    }
 }
 
 impl E {
@@ -110,6 +136,7 @@ impl E {
             E::InitOf(t, _) => t.iter().map(|t| &**t).collect(),
             E::Quant(_, _, lo, hi, b) => vec![lo, hi, b],
             E::LocalOf(t, _) => vec![t],
+            E::Chan(_, _, i) => i.iter().map(|i| &**i).collect(),
         }
     }
 
@@ -123,6 +150,7 @@ impl E {
             E::InitOf(t, _) => t.iter_mut().map(|t| &mut **t).collect(),
             E::Quant(_, _, lo, hi, b) => vec![lo, hi, b],
             E::LocalOf(t, _) => vec![t],
+            E::Chan(_, _, i) => i.iter_mut().map(|i| &mut **i).collect(),
         }
     }
 }
@@ -158,6 +186,21 @@ pub enum Rhs {
     Any(i64, i64),
 }
 
+/// An argument of a receive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recv {
+    /// A place the field is assigned to.
+    Var(Lv),
+    /// A literal the field must equal: a non-negative int or a bool.
+    Lit(E),
+    /// A constant's (or a thread's) name the field must equal.
+    Const(Ref, String),
+    /// `eval(e)`: a computed value the field must equal.
+    Eval(E),
+    /// `_`: the field is dropped.
+    Skip,
+}
+
 /// A statement with its label.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stmt {
@@ -186,6 +229,10 @@ pub enum S {
     Either(Vec<Vec<Stmt>>),
     Repeat(E, Vec<Stmt>),
     Init(Vec<String>, Vec<Stmt>),
+    /// `c ! e1, e2` (the place's `r` is [`Ref::Chan`]).
+    Send(Lv, Vec<E>),
+    /// `c ? x, 3, eval(e), _`
+    Receive(Lv, Vec<Recv>),
 }
 
 impl Stmt {
@@ -274,6 +321,16 @@ pub struct Thread {
     pub body: Vec<Stmt>,
 }
 
+/// A channel declaration, `chan c[n] : [K] of {T, ...}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chan {
+    pub name: String,
+    pub size: Option<usize>,
+    /// 0: a rendezvous.
+    pub capacity: usize,
+    pub fields: Vec<Ty>,
+}
+
 /// A whole generated system.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct System {
@@ -281,6 +338,7 @@ pub struct System {
     /// `threads N;` (with a single body).
     pub threads_n: Option<usize>,
     pub vars: Vec<Var>,
+    pub chans: Vec<Chan>,
     pub procs: Vec<Proc>,
     pub threads: Vec<Thread>,
     pub invariants: Vec<E>,
@@ -360,6 +418,15 @@ fn write_expr(s: &mut String, e: &E) {
             }
             write!(s, ".{r}").unwrap();
         }
+        E::Chan(q, c, i) => {
+            write!(s, "{}({c}", q.name()).unwrap();
+            if let Some(i) = i {
+                s.push('[');
+                write_expr(s, i);
+                s.push(']');
+            }
+            s.push(')');
+        }
     }
 }
 
@@ -367,6 +434,17 @@ pub fn lvalue(l: &Lv) -> String {
     match &l.idx {
         Some(i) => format!("{}[{}]", l.name, expr(i)),
         None => l.name.clone(),
+    }
+}
+
+/// A receive's argument.
+pub fn recv_text(a: &Recv) -> String {
+    match a {
+        Recv::Var(l) => lvalue(l),
+        Recv::Lit(e) => expr(e),
+        Recv::Const(_, n) => n.clone(),
+        Recv::Eval(e) => format!("eval({})", expr(e)),
+        Recv::Skip => "_".into(),
     }
 }
 
@@ -504,6 +582,14 @@ impl Printer {
             }
             S::Repeat(n, body) => self.block(&format!("{lab}repeat {}", expr(n)), body),
             S::Init(xs, body) => self.block(&format!("{lab}init {}", xs.join(", ")), body),
+            S::Send(c, es) => {
+                let v: Vec<String> = es.iter().map(expr).collect();
+                self.line(&format!("{lab}{} ! {};", lvalue(c), v.join(", ")));
+            }
+            S::Receive(c, args) => {
+                let a: Vec<String> = args.iter().map(recv_text).collect();
+                self.line(&format!("{lab}{} ? {};", lvalue(c), a.join(", ")));
+            }
         }
     }
 
@@ -568,6 +654,15 @@ pub fn print(sys: &System) -> String {
                 p.indent -= 1;
             }
         }
+    }
+    for c in &sys.chans {
+        let fields: Vec<String> = c.fields.iter().map(Ty::text).collect();
+        p.line(&format!(
+            "chan {} : [{}] of {{{}}};",
+            sized(&c.name, c.size),
+            c.capacity,
+            fields.join(", ")
+        ));
     }
     for pr in &sys.procs {
         p.out.push('\n');

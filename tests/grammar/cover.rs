@@ -24,8 +24,10 @@ pub const EXPR_POSITIONS: [&str; 11] = [
     "invariant",
 ];
 
-/// Expression constructs.
-pub const EXPR_CONSTRUCTS: [&str; 33] = [
+/// Expression constructs. A channel's index counts as a `lock-op`
+/// expression (an index read by a guard), the values a send sends as
+/// `assign`, a receive's `eval(e)` as `guard`.
+pub const EXPR_CONSTRUCTS: [&str; 36] = [
     "int",
     "true/false",
     "const",
@@ -59,6 +61,9 @@ pub const EXPR_CONSTRUCTS: [&str; 33] = [
     "exists",
     "forall",
     "t.r",
+    "len(c)",
+    "empty(c) nempty(c)",
+    "full(c) nfull(c)",
 ];
 
 /// Whether the grammar and the static rules allow `construct` at `pos`.
@@ -87,6 +92,9 @@ pub fn expr_allowed(construct: &str, pos: &str) -> bool {
             !constant && pos != "lock-op"
         }
         "t.r" => matches!(pos, "excl" | "invariant"),
+        // A channel's length is an unprotected shared variable.
+        "len(c)" => !constant,
+        "empty(c) nempty(c)" | "full(c) nfull(c)" => !constant && pos != "lock-op",
         _ => false,
     }
 }
@@ -95,7 +103,7 @@ pub fn expr_allowed(construct: &str, pos: &str) -> bool {
 /// body, anywhere in a procedure, inside `atomic`.
 pub const STMT_POSITIONS: [&str; 4] = ["thread", "nested", "proc", "atomic"];
 
-pub const STMT_CONSTRUCTS: [&str; 29] = [
+pub const STMT_CONSTRUCTS: [&str; 39] = [
     "x := e",
     "x, y := e, f",
     "any",
@@ -125,20 +133,48 @@ pub const STMT_CONSTRUCTS: [&str; 29] = [
     "return",
     "return e",
     "critical section",
+    "send",
+    "send c[e]",
+    "receive",
+    "receive c[e]",
+    "receive match",
+    "receive eval",
+    "receive _",
+    "receive shared",
+    "receive protected",
+    "rendezvous",
 ];
 
+/// (A send or receive in `atomic` is its first part, after an optional
+/// `await`, on a buffered channel.)
 pub fn stmt_allowed(construct: &str, pos: &str) -> bool {
     match pos {
         "atomic" => matches!(
             construct,
-            "x := e" | "x, y := e, f" | "any" | "assert" | "skip" | "if" | "else" | "else if"
+            "x := e"
+                | "x, y := e, f"
+                | "any"
+                | "assert"
+                | "skip"
+                | "if"
+                | "else"
+                | "else if"
+                | "send"
+                | "send c[e]"
+                | "receive"
+                | "receive c[e]"
+                | "receive match"
+                | "receive eval"
+                | "receive _"
+                | "receive shared"
+                | "receive protected"
         ),
         "proc" => true,
         _ => !matches!(construct, "return" | "return e" | "recursion"),
     }
 }
 
-pub const DECL_CONSTRUCTS: [&str; 31] = [
+pub const DECL_CONSTRUCTS: [&str; 37] = [
     "const int",
     "const bool",
     "threads N",
@@ -170,6 +206,12 @@ pub const DECL_CONSTRUCTS: [&str; 31] = [
     "typed return bool",
     "proc without value",
     "invariant",
+    "chan",
+    "chan[n]",
+    "chan rendezvous",
+    "chan capacity 2",
+    "chan bool field",
+    "chan several fields",
 ];
 
 /// Every row of the coverage table, in order.
@@ -199,6 +241,7 @@ pub fn rows() -> Vec<Feature> {
 pub fn features(sys: &System) -> BTreeSet<Feature> {
     let mut w = Walk {
         out: BTreeSet::new(),
+        rendezvous: vec![],
     };
     w.system(sys);
     w.out
@@ -206,6 +249,8 @@ pub fn features(sys: &System) -> BTreeSet<Feature> {
 
 struct Walk {
     out: BTreeSet<Feature>,
+    /// The channels of capacity 0.
+    rendezvous: Vec<String>,
 }
 
 impl Walk {
@@ -263,6 +308,27 @@ impl Walk {
                 self.add("list initialiser", "decl");
             }
         }
+        for c in &sys.chans {
+            self.add(if c.size.is_some() { "chan[n]" } else { "chan" }, "decl");
+            match c.capacity {
+                0 => self.add("chan rendezvous", "decl"),
+                2 => self.add("chan capacity 2", "decl"),
+                _ => {}
+            }
+            if c.fields.contains(&Ty::Bool) {
+                self.add("chan bool field", "decl");
+            }
+            if c.fields.len() > 1 {
+                self.add("chan several fields", "decl");
+            }
+        }
+        let rendezvous: Vec<String> = sys
+            .chans
+            .iter()
+            .filter(|c| c.capacity == 0)
+            .map(|c| c.name.clone())
+            .collect();
+        self.rendezvous = rendezvous;
         for p in &sys.procs {
             self.add("proc", "decl");
             for (_, t) in &p.params {
@@ -478,6 +544,57 @@ impl Walk {
                 self.add("init x {}", pos);
                 self.stmts(body, nested, proc);
             }
+            S::Send(c, es) => {
+                self.chan_op(c, "send", "send c[e]", pos);
+                for e in es {
+                    self.expr(e, "assign");
+                }
+            }
+            S::Receive(c, args) => {
+                self.chan_op(c, "receive", "receive c[e]", pos);
+                for a in args {
+                    match a {
+                        Recv::Var(l) => {
+                            match l.r {
+                                Ref::Shared => self.add("receive shared", pos),
+                                Ref::Protected => self.add("receive protected", pos),
+                                _ => {}
+                            }
+                            if let Some(i) = &l.idx {
+                                self.expr(i, "assign");
+                            }
+                        }
+                        Recv::Lit(_) | Recv::Const(..) => self.add("receive match", pos),
+                        Recv::Eval(e) => {
+                            self.add("receive eval", pos);
+                            self.expr(e, "guard");
+                        }
+                        Recv::Skip => self.add("receive _", pos),
+                    }
+                }
+            }
+        }
+    }
+
+    /// A send or receive on `c`: plain, or at a computed index (read as a
+    /// `lock-op` expression), and whether `c` is a rendezvous.
+    fn chan_op(&mut self, c: &Lv, plain: &'static str, computed: &'static str, pos: &'static str) {
+        match &c.idx {
+            Some(i) => {
+                self.add(
+                    if matches!(i, E::Int(_)) {
+                        plain
+                    } else {
+                        computed
+                    },
+                    pos,
+                );
+                self.expr(i, "lock-op");
+            }
+            None => self.add(plain, pos),
+        }
+        if self.rendezvous.contains(&c.name) {
+            self.add("rendezvous", pos);
         }
     }
 
@@ -506,6 +623,7 @@ impl Walk {
                     (Ref::QVar, _) => "bound-var",
                     (Ref::ExclT, _) => "excl-t",
                     (Ref::ExclJ, _) => "excl-j",
+                    (Ref::Chan, _) => unreachable!("a channel is no value"),
                 }
             }
             E::Not(_) => "!",
@@ -523,6 +641,9 @@ impl Walk {
             E::Quant(true, ..) => "forall",
             E::Quant(false, ..) => "exists",
             E::LocalOf(..) => "t.r",
+            E::Chan(Q::Len, ..) => "len(c)",
+            E::Chan(Q::Empty | Q::NEmpty, ..) => "empty(c) nempty(c)",
+            E::Chan(Q::Full | Q::NFull, ..) => "full(c) nfull(c)",
         };
         self.add(c, pos);
         for ch in e.children() {

@@ -82,6 +82,14 @@ struct VarInfo {
 }
 
 #[derive(Clone, Debug)]
+struct ChanInfo {
+    name: String,
+    size: Option<usize>,
+    capacity: usize,
+    fields: Vec<Ty>,
+}
+
+#[derive(Clone, Debug)]
 struct LocalInfo {
     name: String,
     ty: Ty,
@@ -160,6 +168,7 @@ struct Gen<'r> {
     consts: Vec<(String, bool)>,
     const_vals: Vec<(String, i64)>,
     vars: Vec<VarInfo>,
+    chans: Vec<ChanInfo>,
     bodies: Vec<BodyInfo>,
     names: Vec<String>,
     /// Body of each thread id.
@@ -190,6 +199,7 @@ pub fn system(r: &mut Rng) -> System {
         consts: vec![],
         const_vals: vec![],
         vars: vec![],
+        chans: vec![],
         bodies: vec![],
         names: vec![],
         body_of: vec![],
@@ -397,6 +407,41 @@ impl Gen<'_> {
             vars.push(v);
         }
 
+        // Channels: one or two, buffered (capacity 1 or 2) or, at times, a
+        // rendezvous (which every reduction refuses), of one to three
+        // fields.
+        let mut chans = vec![];
+        if self.r.chance(35) {
+            let n = if self.r.chance(30) { 2 } else { 1 };
+            for k in 0..n {
+                let name = ["ch", "cd"][k].to_string();
+                let size = self.r.chance(35).then_some(2);
+                let capacity = [1, 2, 0][self.r.weighted(&[45, 40, 15])];
+                let nfields = self.r.weighted(&[55, 30, 15]) + 1;
+                let fields: Vec<Ty> = (0..nfields)
+                    .map(|_| {
+                        if self.r.chance(25) {
+                            Ty::Bool
+                        } else {
+                            self.int_ty()
+                        }
+                    })
+                    .collect();
+                self.chans.push(ChanInfo {
+                    name: name.clone(),
+                    size,
+                    capacity,
+                    fields: fields.clone(),
+                });
+                chans.push(Chan {
+                    name,
+                    size,
+                    capacity,
+                    fields,
+                });
+            }
+        }
+
         // Locals, labels and procedures' signatures, before any body: a
         // body may name any of them.
         for (b, decl) in decls.iter().enumerate() {
@@ -520,6 +565,33 @@ impl Gen<'_> {
             threads[b].body.insert(at, call);
         }
 
+        // Every channel is sent to and received from (in some thread's
+        // code, or a procedure's), so that messages pass: a thread does
+        // what nothing does yet.
+        for c in self.chans.clone() {
+            for send in [true, false] {
+                let found = threads
+                    .iter()
+                    .map(|t| &t.body)
+                    .chain(procs.iter().map(|p| &p.body))
+                    .any(|b| uses_chan(b, &c.name, send));
+                if found {
+                    continue;
+                }
+                let b = self.r.below(threads.len());
+                self.recent.clear();
+                let sx = Sx {
+                    w: Where::Thread(b),
+                    depth: 0,
+                    atomic: false,
+                    branch: false,
+                };
+                let st = Stmt::new(self.chan_stmt_on(&sx, &c, send));
+                let at = self.r.below(threads[b].body.len() + 1);
+                threads[b].body.insert(at, st);
+            }
+        }
+
         // Exclusive access predicates, now that labels and locals exist.
         for v in vars.iter_mut() {
             if let Class::Protected(Excl::Pred(j, body), _) = &mut v.class {
@@ -539,6 +611,7 @@ impl Gen<'_> {
             consts,
             threads_n,
             vars,
+            chans,
             procs,
             threads,
             invariants,
@@ -966,7 +1039,8 @@ impl Gen<'_> {
     /// A random int expression of depth at most `d`.
     fn iexp(&mut self, cx: &Cx, d: u32) -> E {
         // 0 literal, 1 const, 2 self, 3 index, 4 thread name, 5 variable,
-        // 6 bound variable, 7 t, 8 j, 9 neg, 10 + - *, 11 / %, 12 t.r
+        // 6 bound variable, 7 t, 8 j, 9 neg, 10 + - *, 11 / %, 12 t.r,
+        // 13 len(c)
         let int_consts: Vec<String> = self
             .consts
             .iter()
@@ -995,6 +1069,11 @@ impl Gen<'_> {
                 2
             } else {
                 0
+            },
+            if self.chans.is_empty() || cx.consts_only {
+                0
+            } else {
+                2
             },
         ];
         match self.r.weighted(&w) {
@@ -1025,11 +1104,31 @@ impl Gen<'_> {
                 };
                 E::bin(op, self.iexp(cx, d - 1), b)
             }
-            _ => match self.local_of(cx, false) {
+            12 => match self.local_of(cx, false) {
                 Some(e) => e,
                 None => E::Int(0),
             },
+            _ => self.chan_question(cx, Q::Len, d),
         }
+    }
+
+    /// `len(c)`, `empty(c)`, ... of a channel, its index computed at times.
+    fn chan_question(&mut self, cx: &Cx, q: Q, d: u32) -> E {
+        let c = self.r.pick(&self.chans).clone();
+        let i = c.size.map(|n| Box::new(self.index_exp(cx, n, d.min(1))));
+        E::Chan(q, c.name, i)
+    }
+
+    /// A question of a channel's state that is a bool.
+    fn chan_test(&mut self, cx: &Cx, d: u32) -> E {
+        let q = *self.r.pick(&[Q::Empty, Q::NEmpty, Q::Full, Q::NFull]);
+        if self.r.chance(25) {
+            // The length compared.
+            let op = *self.r.pick(&[Op::Eq, Op::Ne, Op::Lt, Op::Ge]);
+            let len = self.chan_question(cx, Q::Len, d);
+            return E::bin(op, len, E::Int(self.r.int(0, 2)));
+        }
+        self.chan_question(cx, q, d)
     }
 
     /// A lock-valued expression: a lock or `free`.
@@ -1163,7 +1262,8 @@ impl Gen<'_> {
         // another: only then does every thread forget the others.
         let pcs = !cx.consts_only && !self.symmetric;
         // 0 literal, 1 const, 2 variable, 3 comparison, 4 lock comparison,
-        // 5 !, 6 && ||, 7 at, 8 init(t, x), 9 init(x), 10 quantifier, 11 t.r
+        // 5 !, 6 && ||, 7 at, 8 init(t, x), 9 init(x), 10 quantifier, 11 t.r,
+        // 12 a channel's state
         let w = [
             1,
             if bool_consts.is_empty() { 0 } else { 1 },
@@ -1177,6 +1277,11 @@ impl Gen<'_> {
             if pcs { 1 } else { 0 },
             if d > 0 && !cx.consts_only { 2 } else { 0 },
             if cx.tr_ok && !self.symmetric { 2 } else { 0 },
+            if self.chans.is_empty() || cx.consts_only {
+                0
+            } else {
+                3
+            },
         ];
         let sub = d.saturating_sub(1);
         match self.r.weighted(&w) {
@@ -1207,13 +1312,14 @@ impl Gen<'_> {
                 E::InitOf(None, x)
             }
             10 => self.quant(cx, sub),
-            _ => match self.local_of(cx, true) {
+            11 => match self.local_of(cx, true) {
                 Some(e) => e,
                 None => match self.local_of(cx, false) {
                     Some(e) => E::bin(Op::Eq, e, E::Int(self.r.int(0, 1))),
                     None => self.compare(cx, sub),
                 },
             },
+            _ => self.chan_test(cx, sub),
         }
     }
 
@@ -1724,6 +1830,13 @@ impl Gen<'_> {
             let targets: Vec<&Lv> = match &st.s {
                 S::Assign(lvs, _) => lvs.iter().collect(),
                 S::Call(Some(lv), ..) => vec![lv],
+                S::Receive(_, args) => args
+                    .iter()
+                    .filter_map(|a| match a {
+                        Recv::Var(lv) => Some(lv),
+                        _ => None,
+                    })
+                    .collect(),
                 _ => vec![],
             };
             for lv in targets {
@@ -1801,7 +1914,9 @@ impl Gen<'_> {
         // 0 assign, 1 multiple, 2 any, 3 await, 4 assert, 5 critical
         // section, 6 acquire, 7 release, 8 down, 9 up, 10 skip, 11 goto,
         // 12 atomic, 13 if, 14 while, 15 either, 16 repeat, 17 init,
-        // 18 call, 19 x := call, 20 return, 21 recursion
+        // 18 call, 19 x := call, 20 return, 21 recursion, 22 send, 23
+        // receive
+        let chans = !self.chans.is_empty();
         let w = [
             6,
             2,
@@ -1830,6 +1945,16 @@ impl Gen<'_> {
             },
             if proc && sx.depth > 0 { 2 } else { 0 },
             if recursive && !deep { 2 } else { 0 },
+            match (chans, sx.branch) {
+                (false, _) => 0,
+                (true, false) => 3,
+                (true, true) => 5,
+            },
+            match (chans, sx.branch) {
+                (false, _) => 0,
+                (true, false) => 3,
+                (true, true) => 5,
+            },
         ];
         let one = |s: S| vec![Stmt::new(s)];
         match self.r.weighted(&w) {
@@ -1870,6 +1995,16 @@ impl Gen<'_> {
                     (lo, hi + 1)
                 };
                 one(S::Assign(vec![lv], vec![Rhs::Any(a, b)]))
+            }
+            3 if chans && self.r.chance(35) => {
+                // Waiting on a channel's state.
+                let t = self.chan_test(&guard, 1);
+                let g = if self.r.chance(30) {
+                    E::bin(Op::And, t, self.bexp(&guard, 1))
+                } else {
+                    t
+                };
+                one(S::Await(g))
             }
             3 => one(S::Await(self.bexp(&guard, 2))),
             4 => one(S::Assert(self.likely(&cx))),
@@ -1924,8 +2059,15 @@ impl Gen<'_> {
                     depth: sx.depth + 1,
                     ..sx.clone()
                 };
-                let n = self.r.int(1, 3);
-                let parts = (0..n).map(|_| self.atomic_part(&inner)).collect();
+                // Led, at times, by a send or receive on a buffered channel.
+                let buffered = self.chans.iter().any(|c| c.capacity > 0);
+                let mut parts = vec![];
+                if buffered && self.r.chance(45) {
+                    let send = self.r.chance(50);
+                    parts.push(Stmt::new(self.chan_stmt(sx, send, true)));
+                }
+                let n = self.r.int(1 - parts.len() as i64, 3 - parts.len() as i64);
+                parts.extend((0..n).map(|_| self.atomic_part(&inner)));
                 one(S::Atomic(g, parts))
             }
             13 => {
@@ -2018,6 +2160,8 @@ impl Gen<'_> {
                 let v = self.procs[p].ret.clone().map(|t| self.ret_value(sx, &t));
                 one(S::Return(v))
             }
+            22 => one(self.chan_stmt(sx, true, false)),
+            23 => one(self.chan_stmt(sx, false, false)),
             _ => {
                 // Recursion, bounded by a decreasing argument.
                 let Where::Proc(p) = sx.w else { unreachable!() };
@@ -2045,6 +2189,119 @@ impl Gen<'_> {
                 let test = E::bin(Op::Gt, E::Name(Ref::Param, pname), E::Int(0));
                 one(S::If(test, vec![call], None))
             }
+        }
+    }
+
+    /// A send or a receive on some channel (a buffered one when
+    /// `buffered`: a rendezvous cannot be part of an `atomic`). Its index
+    /// (read by its guard) may be out of range, its values out of their
+    /// fields' ranges, its matches may never match.
+    fn chan_stmt(&mut self, sx: &Sx, send: bool, buffered: bool) -> S {
+        let cands: Vec<ChanInfo> = self
+            .chans
+            .iter()
+            .filter(|c| !buffered || c.capacity > 0)
+            .cloned()
+            .collect();
+        let c = self.r.pick(&cands).clone();
+        self.chan_stmt_on(sx, &c, send)
+    }
+
+    /// A send or a receive on channel `c`.
+    fn chan_stmt_on(&mut self, sx: &Sx, c: &ChanInfo, send: bool) -> S {
+        let cx = self.cx_body(sx.w);
+        let guard = Cx {
+            guard: true,
+            ..cx.clone()
+        };
+        let idx = c.size.map(|n| self.index_exp(&guard, n, 2));
+        let lv = Lv {
+            r: Ref::Chan,
+            name: c.name.clone(),
+            idx,
+        };
+        if send {
+            let es = c.fields.iter().map(|t| self.value_for(sx, t)).collect();
+            return S::Send(lv, es);
+        }
+        let mut used: Vec<String> = vec![];
+        let args = c
+            .fields
+            .iter()
+            .map(|t| self.recv_arg(sx, &guard, t, &mut used))
+            .collect();
+        S::Receive(lv, args)
+    }
+
+    /// One argument of a receive, for a field of type `ty`: a place of that
+    /// type (a local mostly; not one of `used`), a value to match (a
+    /// literal, a constant, `eval(e)`), or `_`.
+    fn recv_arg(&mut self, sx: &Sx, guard: &Cx, ty: &Ty, used: &mut Vec<String>) -> Recv {
+        let want_bool = *ty == Ty::Bool;
+        let consts: Vec<(Ref, String)> = self
+            .consts
+            .iter()
+            .filter(|c| c.1 == want_bool)
+            .map(|c| (Ref::Const, c.0.clone()))
+            .chain(
+                self.names
+                    .iter()
+                    .filter(|_| !want_bool && !self.symmetric)
+                    .map(|n| (Ref::Thread, n.clone())),
+            )
+            .collect();
+        match self
+            .r
+            .weighted(&[55, 12, if consts.is_empty() { 0 } else { 6 }, 12, 15])
+        {
+            0 => {
+                let all: Vec<(Lv, Ty)> = self
+                    .targets(sx)
+                    .into_iter()
+                    .filter(|(l, t)| (*t == Ty::Bool) == want_bool && !used.contains(&l.name))
+                    .collect();
+                let locals: Vec<(Lv, Ty)> = all
+                    .iter()
+                    .filter(|(l, _)| matches!(l.r, Ref::Local | Ref::Param | Ref::ProcLocal))
+                    .cloned()
+                    .collect();
+                let pool = if !locals.is_empty() && self.r.chance(70) {
+                    locals
+                } else {
+                    all
+                };
+                if pool.is_empty() {
+                    return Recv::Skip;
+                }
+                let (lv, _) = self.r.pick(&pool).clone();
+                used.push(lv.name.clone());
+                Recv::Var(lv)
+            }
+            1 => match ty {
+                Ty::Bool => Recv::Lit(E::Bool(self.r.chance(50))),
+                Ty::Int(lo, hi) => {
+                    // At times a value the field never holds.
+                    let v = if self.r.chance(self.risk / 2) {
+                        hi + 1
+                    } else {
+                        self.r.int(*lo, *hi)
+                    };
+                    if v < 0 {
+                        Recv::Eval(E::Int(v))
+                    } else {
+                        Recv::Lit(E::Int(v))
+                    }
+                }
+            },
+            2 => {
+                let (r, n) = self.r.pick(&consts).clone();
+                Recv::Const(r, n)
+            }
+            3 => Recv::Eval(match ty {
+                Ty::Bool => self.bexp(guard, 1),
+                Ty::Int(lo, hi) => self.int_in(guard, *lo, *hi, 80),
+            }),
+            _ => Recv::Skip,
         }
     }
 
@@ -2114,6 +2371,18 @@ impl Gen<'_> {
             _ => Stmt::new(S::Skip),
         }
     }
+}
+
+/// Whether `body` sends (`send`) or receives on channel `name`.
+fn uses_chan(body: &[Stmt], name: &str, send: bool) -> bool {
+    body.iter().any(|st| {
+        match &st.s {
+            S::Send(c, _) if send && c.name == name => return true,
+            S::Receive(c, _) if !send && c.name == name => return true,
+            _ => {}
+        }
+        st.blocks().into_iter().any(|b| uses_chan(b, name, send))
+    })
 }
 
 #[derive(Clone, Debug)]

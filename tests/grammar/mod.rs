@@ -11,12 +11,19 @@
 //! `excl(t) = ...` and `excl(t, j) = ...` with `unprotected [k]`; `threads
 //! N` bodies, named threads and `thread NAME[n]` copies; locals starting at
 //! `self` or `index`; procedures with parameters, typed returns, nested
-//! calls and recursion; invariants), then typed random statements (every
+//! calls and recursion; channels, buffered or rendezvous, single or arrays,
+//! of one to three fields; invariants), then typed random statements (every
 //! statement form) and expressions (every expression form: `at()`, `t.r`,
-//! `init(t, x)`, quantifiers, locks read as values, ...) in every position
+//! `init(t, x)`, quantifiers, locks read as values, `len(c)` and the other
+//! questions of channels, ...) in every position
 //! the grammar allows: guards, lock operations, assertions, conditions,
 //! assignments, call arguments, returns, initial values, exclusive access
-//! predicates and invariants.
+//! predicates and invariants. Sends and receives (a receive assigns places,
+//! matches literals, constants and `eval(e)`, drops fields with `_`) go
+//! wherever statements go, and lead `atomic` blocks on buffered channels;
+//! their channel indices may be out of range, their values out of a field's
+//! range, their matches may never match. A model with a rendezvous is
+//! refused by every reduction, and full exploration checks it.
 //!
 //! - `generator.rs`: the generator (seeded, deterministic).
 //! - `ast.rs`: its syntax tree and printer.

@@ -1,5 +1,6 @@
 //! Greedy shrinking of a generated system: drop threads, statements,
-//! declarations, labels, else branches; unwrap compound statements;
+//! declarations (channels included), labels, else branches, a receive's
+//! arguments (to `_`); shrink buffers; unwrap compound statements;
 //! replace expressions by a subexpression or a literal; keep each change
 //! while the system still compiles and still disagrees.
 
@@ -68,6 +69,22 @@ fn stmt_exprs(st: &Stmt, f: &mut dyn FnMut(&E)) {
         S::Acquire(l) | S::Release(l) | S::Down(l) | S::Up(l) => lv(l, f),
         S::Atomic(Some(g), _) => f(g),
         S::If(c, ..) | S::While(c, _) => f(c),
+        S::Send(c, es) => {
+            lv(c, f);
+            for e in es {
+                f(e);
+            }
+        }
+        S::Receive(c, args) => {
+            lv(c, f);
+            for a in args {
+                match a {
+                    Recv::Var(l) => lv(l, f),
+                    Recv::Lit(e) | Recv::Eval(e) => f(e),
+                    Recv::Const(..) | Recv::Skip => {}
+                }
+            }
+        }
         _ => {}
     }
 }
@@ -101,6 +118,22 @@ fn stmt_exprs_mut(st: &mut Stmt, f: &mut dyn FnMut(&mut E)) {
         S::Acquire(l) | S::Release(l) | S::Down(l) | S::Up(l) => lv(l, f),
         S::Atomic(Some(g), _) => f(g),
         S::If(c, ..) | S::While(c, _) => f(c),
+        S::Send(c, es) => {
+            lv(c, f);
+            for e in es {
+                f(e);
+            }
+        }
+        S::Receive(c, args) => {
+            lv(c, f);
+            for a in args {
+                match a {
+                    Recv::Var(l) => lv(l, f),
+                    Recv::Lit(e) | Recv::Eval(e) => f(e),
+                    Recv::Const(..) | Recv::Skip => {}
+                }
+            }
+        }
         _ => {}
     }
 }
@@ -249,6 +282,17 @@ fn candidates(sys: &System) -> Vec<System> {
         s.consts.remove(k);
         out.push(s);
     }
+    for k in 0..sys.chans.len() {
+        let mut s = sys.clone();
+        s.chans.remove(k);
+        out.push(s);
+        // A smaller buffer (a rendezvous stays one: it is refused).
+        if sys.chans[k].capacity > 1 {
+            let mut s = sys.clone();
+            s.chans[k].capacity -= 1;
+            out.push(s);
+        }
+    }
     // Statements: drop one, or replace a compound one by a block of it.
     let mut nblocks = 0;
     blocks_mut(&mut sys.clone(), &mut |_| nblocks += 1);
@@ -301,6 +345,28 @@ fn candidates(sys: &System) -> Vec<System> {
             });
             if changed {
                 out.push(s);
+            }
+            // A receive's argument dropped (`_`), one at a time.
+            let mut nargs = 0;
+            at_block(&mut sys.clone(), b, &mut |bl| {
+                if let S::Receive(_, args) = &bl[i].s {
+                    nargs = args.len();
+                }
+            });
+            for a in 0..nargs {
+                let mut s = sys.clone();
+                let mut changed = false;
+                at_block(&mut s, b, &mut |bl| {
+                    if let S::Receive(_, args) = &mut bl[i].s
+                        && args[a] != Recv::Skip
+                    {
+                        args[a] = Recv::Skip;
+                        changed = true;
+                    }
+                });
+                if changed {
+                    out.push(s);
+                }
             }
         }
     }
