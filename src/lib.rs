@@ -18,6 +18,7 @@ mod export;
 mod graph;
 mod ltl;
 mod model;
+mod promela;
 mod refine;
 mod report;
 mod stepping;
@@ -82,8 +83,41 @@ pub use syntax::span::{LineIndex, Span, line_col};
 pub use syntax::{ast, pretty};
 
 /// Parses a model's source.
+///
+/// A file named `*.pml`, `*.prom` or `*.promela` is read as Promela (see
+/// [`Language`]); anything else as optimist's own language.
 pub fn parse(src: &Source) -> Result<ast::Model, Error> {
-    syntax::parser::parse(&src.text).map_err(|e| Error::syntax(src, e))
+    parse_as(src, Language::of(&src.name), &[])
+}
+
+/// The language a model is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    /// optimist's guarded-command language (`docs/src/language.md`).
+    Gcl,
+    /// The subset of SPIN's Promela that `docs/src/promela.md` describes.
+    Promela,
+}
+
+impl Language {
+    /// The language of a file, by its extension: `.pml`, `.prom` and
+    /// `.promela` are Promela, anything else optimist's language.
+    pub fn of(name: &str) -> Language {
+        if promela::is_promela(name) {
+            Language::Promela
+        } else {
+            Language::Gcl
+        }
+    }
+}
+
+/// Parses a model's source in `lang`. For Promela, `defines` are
+/// preprocessor macros (`-DNAME=VALUE`, as `spin -D` passes them to cpp).
+pub fn parse_as(src: &Source, lang: Language, defines: &Defines) -> Result<ast::Model, Error> {
+    match lang {
+        Language::Gcl => syntax::parser::parse(&src.text).map_err(|e| Error::syntax(src, e)),
+        Language::Promela => promela::parse(src, defines),
+    }
 }
 
 /// Parses and compiles a model's source, with `-D` overrides.
@@ -97,8 +131,24 @@ pub fn compile_with(
     defines: &Defines,
     options: &CompileOptions,
 ) -> Result<Model, Error> {
-    let ast = parse(src)?;
-    model::compile_with(&ast, &src.stem(), &src.text, defines, options)
+    compile_as(src, Language::of(&src.name), defines, options)
+}
+
+/// [`compile_with`] in a given language. A Promela model takes `defines`
+/// as preprocessor macros, before its own `#define`s.
+pub fn compile_as(
+    src: &Source,
+    lang: Language,
+    defines: &Defines,
+    options: &CompileOptions,
+) -> Result<Model, Error> {
+    let ast = parse_as(src, lang, defines)?;
+    let consts: &Defines = if lang == Language::Promela {
+        &[]
+    } else {
+        defines
+    };
+    model::compile_with(&ast, &src.stem(), &src.text, consts, options)
         .map_err(|e| Error::compile(src, e))
 }
 
@@ -115,6 +165,19 @@ pub fn load_with(
 ) -> Result<(Source, Model), Error> {
     let src = Source::read(path)?;
     let model = compile_with(&src, defines, options)?;
+    Ok((src, model))
+}
+
+/// [`load_with`] in a given language (`None`: by the file's extension).
+pub fn load_as(
+    path: &std::path::Path,
+    lang: Option<Language>,
+    defines: &Defines,
+    options: &CompileOptions,
+) -> Result<(Source, Model), Error> {
+    let src = Source::read(path)?;
+    let lang = lang.unwrap_or_else(|| Language::of(&src.name));
+    let model = compile_as(&src, lang, defines, options)?;
     Ok((src, model))
 }
 

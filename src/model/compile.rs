@@ -486,6 +486,7 @@ impl Compiler {
             ctx,
             by_point,
             sites,
+            jumps: HashMap::new(),
         }
         .run(&t.decl.body.stmts, t.layout.end)?;
         for (fi, f) in ctx.frames.iter().enumerate() {
@@ -511,6 +512,7 @@ impl Compiler {
                 ctx,
                 by_point,
                 sites,
+                jumps: HashMap::new(),
             }
             .run_proc(p)?;
         }

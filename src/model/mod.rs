@@ -484,12 +484,17 @@ impl Model {
         Ok(None)
     }
 
-    /// True when every thread is at its final control point.
+    /// True when every thread is at its final control point or at a valid
+    /// end point (a label that begins with `end`, as in Promela): a state
+    /// without successors is a deadlock only when this is false.
     pub fn all_ended(&self, s: &[i64]) -> bool {
-        self.threads
-            .iter()
-            .enumerate()
-            .all(|(t, th)| s[t] == th.end())
+        self.threads.iter().enumerate().all(|(t, th)| {
+            s[t] == th.end()
+                || th
+                    .points
+                    .get(s[t] as usize)
+                    .is_some_and(|p| p.label.as_deref().is_some_and(|l| l.starts_with("end")))
+        })
     }
 
     /// Misuses of locks in `s`, each with a description: a thread that has

@@ -308,6 +308,13 @@ pub enum StmtKind {
     Skip,
     /// `goto L`
     Goto(Ident),
+    /// A jump to L with no step of its own, made by the Promela front end
+    /// for SPIN's `goto`, `break` and the way back to a `do`'s head: a
+    /// transition that would enter it enters L instead. Where it is taken
+    /// as a step of its own (the first statement of an `either` branch, or
+    /// of a body) it is one transition, like `goto L`. It has no syntax:
+    /// the pretty-printer writes it `goto L`.
+    Jump(Ident),
     /// `assert e`
     Assert(Expr),
     /// `atomic { ... }`: one transition.

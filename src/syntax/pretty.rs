@@ -213,7 +213,7 @@ impl Printer {
             StmtKind::Down(l) => Some(format!("down {};", lvalue(l))),
             StmtKind::Up(l) => Some(format!("up {};", lvalue(l))),
             StmtKind::Skip => Some("skip;".to_string()),
-            StmtKind::Goto(l) => Some(format!("goto {};", l.name)),
+            StmtKind::Goto(l) | StmtKind::Jump(l) => Some(format!("goto {};", l.name)),
             StmtKind::Call(target, f, args) => {
                 let target = target
                     .as_ref()

@@ -27,6 +27,7 @@ mod liveness;
 mod models;
 mod peers;
 mod procs;
+mod promela;
 mod properties;
 mod refine;
 mod stepping;

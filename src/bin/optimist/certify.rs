@@ -215,6 +215,7 @@ fn recheck(args: &CertifyArgs, cert_path: &PathBuf) -> ExitCode {
         stack: StackArgs {
             max_stack: cert.model.max_stack,
         },
+        lang: None,
     };
     if !(1..=optimist::MAX_STACK).contains(&model.stack.max_stack) {
         return refuse(&format!(

@@ -20,6 +20,29 @@ pub struct ModelArgs {
     pub define: Vec<(String, String)>,
     #[command(flatten)]
     pub stack: StackArgs,
+    /// The model's language: optimist's own (gcl) or SPIN's Promela
+    /// [default: by extension, `.pml`, `.prom` and `.promela` are Promela].
+    /// For Promela, `-D NAME=VALUE` defines a preprocessor macro.
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
+}
+
+/// The languages `--lang` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LangArg {
+    /// optimist's guarded-command language.
+    Gcl,
+    /// The subset of SPIN's Promela in docs/src/promela.md.
+    Promela,
+}
+
+impl LangArg {
+    fn language(self) -> optimist::Language {
+        match self {
+            LangArg::Gcl => optimist::Language::Gcl,
+            LangArg::Promela => optimist::Language::Promela,
+        }
+    }
 }
 
 impl ModelArgs {
@@ -28,7 +51,8 @@ impl ModelArgs {
         let options = optimist::CompileOptions {
             max_stack: self.stack.max_stack,
         };
-        optimist::load_with(&self.file, &self.define, &options).map_err(fail)
+        let lang = self.lang.map(LangArg::language);
+        optimist::load_as(&self.file, lang, &self.define, &options).map_err(fail)
     }
 }
 
@@ -54,6 +78,9 @@ pub struct ModelsArgs {
     pub define: Vec<(String, String)>,
     #[command(flatten)]
     pub stack: StackArgs,
+    /// The models' language [default: by extension].
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 impl ModelsArgs {
@@ -74,6 +101,7 @@ impl ModelsArgs {
                 file: file.clone(),
                 define: self.define.clone(),
                 stack: self.stack,
+                lang: self.lang,
             }));
         }
         let array = OUTPUT

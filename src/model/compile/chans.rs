@@ -582,6 +582,15 @@ fn joint(
         bin(BinOp::Eq, pc, CExpr::Const(r.from)),
         bin(BinOp::Eq, op.index.clone(), rop.index.clone()),
     ];
+    // A half written `atomic { await e; ... }` is guarded `e && false`:
+    // the joint step takes e.
+    for half in [t, r] {
+        if let Some(CExpr::Bin(BinOp::And, g, zero)) = &half.guard
+            && matches!(**zero, CExpr::Const(0))
+        {
+            guard.push((**g).clone());
+        }
+    }
     let mut parts = Vec::new();
     for ((place, want), v) in args.iter().zip(values) {
         if let Some(w) = want {

@@ -30,6 +30,8 @@ pub(super) struct Lower<'c, 'x> {
     pub(super) by_point: &'x mut Vec<Vec<Transition>>,
     /// The call sites of the thread's copies.
     pub(super) sites: &'x mut Sites,
+    /// The points of `Jump`s -> where they go, filled while lowering.
+    pub(super) jumps: HashMap<i64, i64>,
 }
 
 /// The guard and command of a simple statement or `atomic` block.
@@ -43,7 +45,49 @@ pub(super) struct Action {
 impl Lower<'_, '_> {
     /// Lowers a thread's body, whose end is point `end`.
     pub(super) fn run(mut self, body: &[ast::Stmt], end: i64) -> Result<()> {
-        self.block(body, end)
+        self.block(body, end)?;
+        self.thread_jumps();
+        Ok(())
+    }
+
+    /// Sends every transition that enters a `Jump` on to where it jumps
+    /// (following chains of jumps; a cycle of jumps is left as it is).
+    fn thread_jumps(&mut self) {
+        if self.jumps.is_empty() {
+            return;
+        }
+        let jumps = std::mem::take(&mut self.jumps);
+        let resolve = |mut q: i64| {
+            for _ in 0..=jumps.len() {
+                match jumps.get(&q) {
+                    Some(&r) => q = r,
+                    None => return q,
+                }
+            }
+            q
+        };
+        let mut halves = self.c.halves.borrow_mut();
+        for ts in self.by_point.iter_mut() {
+            for t in ts.iter_mut() {
+                match &mut t.next {
+                    Next::To(q) => {
+                        let to = resolve(*q);
+                        // A rendezvous half is known by where it goes on to.
+                        let key = (t.thread, t.span.start, t.span.end, *q);
+                        if to != *q {
+                            if let Some(h) = halves.remove(&key) {
+                                halves.insert((key.0, key.1, key.2, to), h);
+                            }
+                        }
+                        *q = to;
+                    }
+                    Next::Branch(_, a, b) => {
+                        *a = resolve(*a);
+                        *b = resolve(*b);
+                    }
+                }
+            }
+        }
     }
 
     /// Lowers a copy of procedure `p`, its end included: there an untyped
@@ -51,6 +95,7 @@ impl Lower<'_, '_> {
     pub(super) fn run_proc(mut self, p: &ProcEntry) -> Result<()> {
         let end = self.base + p.numbered.count as i64;
         self.block(&p.decl.body.stmts, end)?;
+        self.thread_jumps();
         if p.decl.ret.is_none() {
             return self.returns(p.decl.body.end, end, None, "return".to_string());
         }
@@ -187,6 +232,14 @@ impl Lower<'_, '_> {
             StmtKind::Call(target, f, args) => self.call(s, pc, next, target.as_ref(), f, args),
             StmtKind::Return(value) => self.ret(s, pc, value.as_ref()),
             StmtKind::Goto(l) => self.goto(s, pc, l),
+            StmtKind::Jump(l) => {
+                self.goto(s, pc, l)?;
+                let to = self.by_point[pc as usize]
+                    .last()
+                    .map(|t| t.next.targets()[0]);
+                self.jumps.insert(pc, to.expect("just pushed"));
+                Ok(())
+            }
             _ => self.simple(s, pc, next),
         }
     }
@@ -408,7 +461,19 @@ impl Lower<'_, '_> {
                     },
                 ) = parts.get(skip)
                 {
-                    let (a, op) = self.chan_action(p, None)?;
+                    // `atomic { await e; c ! x }` with nothing after: a
+                    // rendezvous may be guarded (its half is known by the
+                    // atomic's span; `joint` adds the guard).
+                    let alone = parts.len() == skip + 1 && skip == 1;
+                    let (a, op) = if alone {
+                        let whole = ast::Stmt {
+                            span: s.span,
+                            ..p.clone()
+                        };
+                        self.chan_action(&whole, Some(next))?
+                    } else {
+                        self.chan_action(p, None)?
+                    };
                     head.guard = match (head.guard, a.guard) {
                         (Some(g), Some(h)) => {
                             Some(CExpr::Bin(BinOp::And, Box::new(g), Box::new(h)))
@@ -426,6 +491,7 @@ impl Lower<'_, '_> {
             | StmtKind::While(..)
             | StmtKind::Either(_)
             | StmtKind::Goto(_)
+            | StmtKind::Jump(_)
             | StmtKind::Call(..)
             | StmtKind::Return(_)
             | StmtKind::Repeat(..)

@@ -1,0 +1,2178 @@
+//! Maps a Promela [`Spec`] onto optimist's [`ast::Model`], statement for
+//! statement (see `docs/src/promela.md` for the mapping and its limits).
+//!
+//! Every process instance is a thread of its own: `active [n]` makes n at
+//! the start, `init` one, and every `run` site one more, created dormant.
+//! A dormant instance's first statement is guarded by its `created` flag,
+//! which the `run` sets in the same step that writes its parameters, so a
+//! `run` is one step, as in SPIN. Every instance ends with SPIN's removal
+//! step: it leaves when it is the last process (`_nr_pr == pid + 1`).
+
+use std::collections::HashMap;
+
+use super::parse::{
+    Decl, Ek, Expr, Formula, Init, ProcType, Result, Sk, Spec, Stmt, Ty, VarRef, unsupported,
+};
+use super::pre::PreError;
+use crate::syntax::ast::{self, BinOp, ExprKind, StmtKind, UnOp};
+use crate::syntax::span::Span;
+
+fn fail<T>(span: Span, message: impl Into<String>) -> Result<T> {
+    Err(PreError {
+        span,
+        message: message.into(),
+    })
+}
+
+/// At most this many process instances (SPIN's own limit is 255).
+const MAX_PROCS: usize = 255;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum T {
+    B,
+    I,
+}
+
+/// A variable as the model sees it.
+#[derive(Clone, Debug)]
+enum Var {
+    /// A core variable (shared or local) of this name; `array` when it has a size.
+    Plain {
+        core: String,
+        array: bool,
+        modulus: Option<i64>,
+    },
+    /// A record: field name -> core variable (`x_f`), `array` when the record is.
+    Record {
+        fields: HashMap<String, (String, bool)>,
+        array: bool,
+    },
+    /// A channel: the core channel's name, whether an array, its capacity.
+    Chan {
+        core: String,
+        array: bool,
+        cap: i64,
+        fixed_index: Option<ast::Expr>,
+    },
+    /// `chan c;` with no initialiser: an error where it is used.
+    Unset,
+}
+
+struct Instance {
+    proc: usize, // index into procs; usize::MAX for init
+    pid: i64,
+    name: String,
+    /// Created by `run` (dormant until then).
+    dormant: bool,
+    /// For a run-created instance: names bound by the run (params and
+    /// non-constant locals), as shared variables.
+    run_vars: Vec<(String, String)>,
+    /// Channel parameters, bound statically.
+    chans: HashMap<String, Var>,
+    /// For a run-created instance: locals whose initial value is not a
+    /// constant, which its `run` sets (core name, value).
+    run_inits: Vec<(String, Expr)>,
+}
+
+pub(crate) struct Lower<'s> {
+    spec: &'s Spec,
+    procs: Vec<ProcType>,
+    mtypes: HashMap<String, i64>,
+    globals: HashMap<String, Var>,
+    items: Vec<ast::Item>,
+    instances: Vec<Instance>,
+    /// (creator instance, run number within it) -> created instance.
+    runs: HashMap<(usize, usize), usize>,
+    fresh: usize,
+    end: Span,
+    pending_locals: Vec<ast::VarDecl>,
+    /// `init`, its `run` loops unrolled.
+    init: Option<ProcType>,
+    /// The instance being lowered.
+    cur: usize,
+    /// Name -> variable, for the instance being lowered (params, locals).
+    scope: HashMap<String, Var>,
+    /// `run`s met so far in the instance being lowered.
+    run_count: usize,
+    /// Labels to rename in the instance's body (a label on nothing).
+    aliases: HashMap<String, String>,
+    /// The break targets of the enclosing `do`s: (label, used).
+    breaks: Vec<(String, bool)>,
+}
+
+fn id(name: &str, span: Span) -> ast::Ident {
+    ast::Ident {
+        name: name.to_string(),
+        span,
+    }
+}
+fn ex(kind: ExprKind, span: Span) -> ast::Expr {
+    ast::Expr { kind, span }
+}
+fn int(v: i64, span: Span) -> ast::Expr {
+    ex(ExprKind::Int(v), span)
+}
+fn st(kind: StmtKind, span: Span) -> ast::Stmt {
+    ast::Stmt {
+        label: None,
+        kind,
+        span,
+    }
+}
+fn bin(op: BinOp, a: ast::Expr, b: ast::Expr) -> ast::Expr {
+    let span = a.span.to(b.span);
+    ex(ExprKind::Binary(op, Box::new(a), Box::new(b)), span)
+}
+fn not(a: ast::Expr) -> ast::Expr {
+    let span = a.span;
+    match a.kind {
+        ExprKind::Bool(b) => ex(ExprKind::Bool(!b), span),
+        _ => ex(ExprKind::Unary(UnOp::Not, Box::new(a)), span),
+    }
+}
+
+fn range(ty: &Ty, nm: i64, span: Span) -> Result<(i64, i64)> {
+    Ok(match ty {
+        Ty::Bit => (0, 1),
+        Ty::Byte | Ty::Pid => (0, 255),
+        Ty::Short => (-32768, 32767),
+        Ty::Int => (i32::MIN as i64, i32::MAX as i64),
+        Ty::Unsigned(n) => (0, (1i64 << n) - 1),
+        Ty::Mtype => (0, nm),
+        Ty::Chan => return fail(span, "a channel is not a value"),
+        Ty::Named(n) => return fail(span, format!("`{n}` is a record type, not a value")),
+    })
+}
+
+/// Lowers a whole specification.
+pub(crate) fn lower(spec: &Spec, end: Span) -> Result<ast::Model> {
+    let n = spec.mtypes.len() as i64;
+    let mut mtypes = HashMap::new();
+    for (k, (name, _)) in spec.mtypes.iter().enumerate() {
+        mtypes.insert(name.clone(), n - k as i64);
+    }
+    let mut l = Lower {
+        spec,
+        procs: spec.procs.clone(),
+        mtypes,
+        globals: HashMap::new(),
+        items: Vec::new(),
+        instances: Vec::new(),
+        runs: HashMap::new(),
+        fresh: 0,
+        end,
+        pending_locals: Vec::new(),
+        init: None,
+        cur: 0,
+        scope: HashMap::new(),
+        run_count: 0,
+        aliases: HashMap::new(),
+        breaks: Vec::new(),
+    };
+    for (name, span) in &spec.mtypes {
+        let v = l.mtypes[name];
+        l.items.push(ast::Item::Const(ast::ConstDecl {
+            name: id(name, *span),
+            value: int(v, *span),
+            span: *span,
+        }));
+    }
+    for d in &spec.globals {
+        l.global(d)?;
+    }
+    // Counting loops of `run`s become one site per `run`.
+    for k in 0..l.procs.len() {
+        let mut body = l.procs[k].body.clone();
+        let decls = l.const_decls(&body);
+        let whole = body.clone();
+        l.unroll_runs(&mut body, &whole, &decls)?;
+        l.procs[k].body = body;
+    }
+    if let Some(init) = &spec.init {
+        let mut init = init.clone();
+        let decls = l.const_decls(&init.body);
+        let whole = init.body.clone();
+        l.unroll_runs(&mut init.body, &whole, &decls)?;
+        l.init = Some(init);
+    }
+    l.plan()?;
+    let nr = l.instances.iter().filter(|i| !i.dormant).count() as i64;
+    l.items.push(ast::Item::Var(ast::VarDecl {
+        class: ast::Class::Shared,
+        name: id("_nr_pr", end),
+        size: None,
+        ty: ast::Type::Int(int(0, end), int(MAX_PROCS as i64, end)),
+        init: Some(ast::Init::Value(int(nr, end))),
+        span: end,
+    }));
+    // Shared variables of dormant instances: their flag, params and locals.
+    for k in 0..l.instances.len() {
+        if l.instances[k].dormant {
+            l.dormant_vars(k)?;
+        }
+    }
+    for k in 0..l.instances.len() {
+        let t = l.thread(k)?;
+        l.items.push(ast::Item::Thread(t));
+    }
+    for (name, f, span) in &spec.ltl {
+        let formula = l.formula(f)?;
+        l.items.push(ast::Item::Ltl(ast::LtlDecl {
+            name: id(name, *span),
+            formula,
+            text: name.clone(),
+            span: *span,
+        }));
+    }
+    Ok(ast::Model {
+        name: None,
+        items: std::mem::take(&mut l.items),
+    })
+}
+
+impl<'s> Lower<'s> {
+    fn const_eval(&self, e: &Expr) -> Result<i64> {
+        let v = match &e.kind {
+            Ek::Int(v) => *v,
+            Ek::Bool(b) => *b as i64,
+            Ek::Var(v)
+                if v.index.is_none() && v.field.is_none() && self.mtypes.contains_key(&v.name) =>
+            {
+                self.mtypes[&v.name]
+            }
+            Ek::Un("-", a) => self.const_eval(a)?.checked_neg().unwrap_or(0),
+            Ek::Un("!", a) => (self.const_eval(a)? == 0) as i64,
+            Ek::Bin(op, a, b) => {
+                let (a, b) = (self.const_eval(a)?, self.const_eval(b)?);
+                match *op {
+                    "+" => a.checked_add(b),
+                    "-" => a.checked_sub(b),
+                    "*" => a.checked_mul(b),
+                    "/" => a.checked_div(b),
+                    "%" => a.checked_rem(b),
+                    "<<" => a.checked_shl(b as u32),
+                    ">>" => a.checked_shr(b as u32),
+                    "&" => Some(a & b),
+                    "|" => Some(a | b),
+                    "^" => Some(a ^ b),
+                    "==" => Some((a == b) as i64),
+                    "!=" => Some((a != b) as i64),
+                    "<" => Some((a < b) as i64),
+                    "<=" => Some((a <= b) as i64),
+                    ">" => Some((a > b) as i64),
+                    ">=" => Some((a >= b) as i64),
+                    "&&" => Some((a != 0 && b != 0) as i64),
+                    "||" => Some((a != 0 || b != 0) as i64),
+                    _ => None,
+                }
+                .ok_or_else(|| PreError {
+                    span: e.span,
+                    message: "this constant overflows or divides by zero".into(),
+                })?
+            }
+            _ => return fail(e.span, "expected a constant"),
+        };
+        Ok(v)
+    }
+
+    fn nm(&self) -> i64 {
+        self.mtypes.len() as i64
+    }
+
+    /// Declares variable `d` under the core name `core` with `class`,
+    /// returning how it is seen.
+    fn declare(
+        &mut self,
+        d: &Decl,
+        core: &str,
+        class: ast::Class,
+        init: Option<ast::Init>,
+    ) -> Result<Var> {
+        // Promela's variables start at 0, not at their type's lowest value.
+        let init = init.or_else(|| Some(ast::Init::Value(int(0, d.span))));
+        let size = match &d.size {
+            Some(e) => {
+                let n = self.const_eval(e)?;
+                if !(1..=65536).contains(&n) {
+                    return fail(e.span, "an array size must be 1 to 65536");
+                }
+                Some(n)
+            }
+            None => None,
+        };
+        let sz = |s: Span| size.map(|n| int(n, s));
+        if let Ty::Named(tn) = &d.ty {
+            let Some(fields) = self.spec.typedefs.get(tn) else {
+                return fail(d.span, format!("unknown type `{tn}`"));
+            };
+            if d.init.is_some() {
+                return unsupported(d.span, "an initialiser of a record");
+            }
+            let mut map = HashMap::new();
+            for f in fields.clone() {
+                if f.ty == Ty::Chan || matches!(f.ty, Ty::Named(_)) {
+                    return unsupported(f.span, "a record field of a channel or record type");
+                }
+                if size.is_some() && f.size.is_some() {
+                    return unsupported(f.span, "an array field in an array of records");
+                }
+                let (lo, hi) = range(&f.ty, self.nm(), f.span)?;
+                let fcore = format!("{core}_{}", f.name);
+                let init = match &f.init {
+                    Some(Init::Value(e)) => {
+                        Some(ast::Init::Value(int(self.const_eval(e)?, e.span)))
+                    }
+                    _ => Some(ast::Init::Value(int(0, f.span))),
+                };
+                let fsize = match &f.size {
+                    Some(e) => Some(int(self.const_eval(e)?, e.span)),
+                    None => sz(d.span),
+                };
+                let array = fsize.is_some();
+                self.items_or_local(ast::VarDecl {
+                    class: class.clone(),
+                    name: id(&fcore, d.span),
+                    size: fsize,
+                    ty: ast::Type::Int(int(lo, d.span), int(hi, d.span)),
+                    init,
+                    span: d.span,
+                });
+                map.insert(f.name.clone(), (fcore, array));
+            }
+            return Ok(Var::Record {
+                fields: map,
+                array: size.is_some(),
+            });
+        }
+        let (lo, hi) = range(&d.ty, self.nm(), d.span)?;
+        self.items_or_local(ast::VarDecl {
+            class,
+            name: id(core, d.span),
+            size: sz(d.span),
+            ty: ast::Type::Int(int(lo, d.span), int(hi, d.span)),
+            init,
+            span: d.span,
+        });
+        // SPIN stores bit, bool, byte and unsigned values truncated, as C does.
+        let modulus = match d.ty {
+            Ty::Bit | Ty::Byte | Ty::Pid | Ty::Unsigned(_) => Some(hi + 1),
+            _ => None,
+        };
+        Ok(Var::Plain {
+            core: core.to_string(),
+            array: size.is_some(),
+            modulus,
+        })
+    }
+
+    /// Shared declarations go to the items; locals are collected by the caller.
+    fn items_or_local(&mut self, d: ast::VarDecl) {
+        if d.class == ast::Class::Local {
+            self.pending_locals.push(d);
+        } else {
+            self.items.push(ast::Item::Var(d));
+        }
+    }
+
+    fn chan_decl(&mut self, d: &Decl, core: &str) -> Result<Var> {
+        let Some(Init::Chan(k, fields)) = &d.init else {
+            return unsupported(
+                d.span,
+                "a channel variable without an initialiser (other than a parameter)",
+            );
+        };
+        let cap = self.const_eval(k)?;
+        if !(0..=255).contains(&cap) {
+            return fail(k.span, "a channel's capacity must be 0 to 255");
+        }
+        let size = match &d.size {
+            Some(e) => Some(int(self.const_eval(e)?, e.span)),
+            None => None,
+        };
+        let mut tys = Vec::new();
+        for f in fields {
+            let (lo, hi) = range(f, self.nm(), d.span)?;
+            tys.push(ast::Type::Int(int(lo, d.span), int(hi, d.span)));
+        }
+        self.items.push(ast::Item::Chan(ast::ChanDecl {
+            name: id(core, d.span),
+            size: size.clone(),
+            capacity: int(cap, k.span),
+            fields: tys,
+            span: d.span,
+        }));
+        Ok(Var::Chan {
+            core: core.to_string(),
+            array: size.is_some(),
+            cap,
+            fixed_index: None,
+        })
+    }
+
+    fn global(&mut self, d: &Decl) -> Result<()> {
+        if self.globals.contains_key(&d.name) || self.mtypes.contains_key(&d.name) {
+            return fail(d.span, format!("`{}` is declared twice", d.name));
+        }
+        let v = if d.ty == Ty::Chan && d.init.is_none() {
+            Var::Unset
+        } else if d.ty == Ty::Chan {
+            self.chan_decl(d, &d.name)?
+        } else {
+            let init = match &d.init {
+                Some(Init::Value(e)) => Some(ast::Init::Value(int(self.const_eval(e)?, e.span))),
+                _ => None,
+            };
+            self.declare(d, &d.name, ast::Class::Shared, init)?
+        };
+        self.globals.insert(d.name.clone(), v);
+        Ok(())
+    }
+}
+
+/// A channel bound to a parameter at plan time.
+#[derive(Clone, Debug)]
+struct ChanBind {
+    /// None: a global channel; Some(c): a local channel of instance c.
+    owner: Option<usize>,
+    name: String,
+    index: Option<i64>,
+}
+
+/// Visits the `run`s of a body in order, with whether each is in a loop.
+fn walk_runs<'a>(
+    stmts: &'a [Stmt],
+    in_loop: bool,
+    f: &mut dyn FnMut(&'a Expr, bool) -> Result<()>,
+) -> Result<()> {
+    for s in stmts {
+        walk_runs_stmt(s, in_loop, f)?;
+    }
+    Ok(())
+}
+
+fn walk_runs_stmt<'a>(
+    s: &'a Stmt,
+    in_loop: bool,
+    f: &mut dyn FnMut(&'a Expr, bool) -> Result<()>,
+) -> Result<()> {
+    match &s.kind {
+        Sk::Expr(e) | Sk::Assign(_, e) if matches!(e.kind, Ek::Run(..)) => f(e, in_loop),
+        Sk::If(opts) => opts.iter().try_for_each(|o| walk_runs(o, in_loop, f)),
+        Sk::Do(opts) => opts.iter().try_for_each(|o| walk_runs(o, true, f)),
+        Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) => walk_runs(b, in_loop, f),
+        Sk::For(_, _, _, b) => walk_runs(b, true, f),
+        Sk::Label(_, s) => walk_runs_stmt(s, in_loop, f),
+        _ => Ok(()),
+    }
+}
+
+/// The local declarations of a body, wherever they are.
+fn local_decls(stmts: &[Stmt], out: &mut Vec<Decl>) {
+    for s in stmts {
+        match &s.kind {
+            Sk::Decl(d) => out.push(d.clone()),
+            Sk::If(o) | Sk::Do(o) => o.iter().for_each(|b| local_decls(b, out)),
+            Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) | Sk::For(_, _, _, b) => local_decls(b, out),
+            Sk::Label(_, s) => local_decls(std::slice::from_ref(s), out),
+            _ => {}
+        }
+    }
+}
+
+impl Lower<'_> {
+    /// Decides the process instances: active ones, init, then one per `run` site.
+    fn plan(&mut self) -> Result<()> {
+        let mut binds: Vec<HashMap<String, ChanBind>> = Vec::new();
+        let mut pid = 0;
+        for (k, p) in self.procs.iter().enumerate() {
+            if let Some(n) = &p.active {
+                let n = self.const_eval(n)?;
+                if let Some(c) = p.params.iter().find(|d| d.ty == Ty::Chan) {
+                    return fail(
+                        c.span,
+                        "an `active` proctype cannot take a channel parameter",
+                    );
+                }
+                for _ in 0..n.max(0) {
+                    self.instances.push(Instance {
+                        proc: k,
+                        pid,
+                        name: String::new(),
+                        dormant: false,
+                        run_vars: Vec::new(),
+                        chans: HashMap::new(),
+                        run_inits: Vec::new(),
+                    });
+                    binds.push(HashMap::new());
+                    pid += 1;
+                    if self.instances.len() > MAX_PROCS {
+                        return fail(p.span, format!("more than {MAX_PROCS} processes"));
+                    }
+                }
+            }
+        }
+        if self.init.is_some() {
+            self.instances.push(Instance {
+                proc: usize::MAX,
+                pid,
+                name: String::new(),
+                dormant: false,
+                run_vars: Vec::new(),
+                chans: HashMap::new(),
+                run_inits: Vec::new(),
+            });
+            binds.push(HashMap::new());
+        }
+        let mut k = 0;
+        while k < self.instances.len() {
+            let body = self.body_of(k).clone();
+            let mut locals = Vec::new();
+            local_decls(&body, &mut locals);
+            let mut sites = Vec::new();
+            walk_runs(&body, false, &mut |e, in_loop| {
+                sites.push((e.clone(), in_loop));
+                Ok(())
+            })?;
+            for (r, (e, in_loop)) in sites.into_iter().enumerate() {
+                let Ek::Run(name, args) = &e.kind else {
+                    continue;
+                };
+                if in_loop {
+                    return unsupported(
+                        e.span,
+                        "`run` inside a loop (optimist allocates one thread per `run` site)",
+                    );
+                }
+                let Some(pk) = self.procs.iter().position(|p| &p.name == name) else {
+                    return fail(e.span, format!("unknown proctype `{name}`"));
+                };
+                let p = &self.procs[pk];
+                if p.params.len() != args.len() {
+                    return fail(
+                        e.span,
+                        format!(
+                            "`{name}` takes {} arguments, given {}",
+                            p.params.len(),
+                            args.len()
+                        ),
+                    );
+                }
+                let mut b = HashMap::new();
+                for (d, a) in p.params.iter().zip(args) {
+                    if d.ty != Ty::Chan {
+                        continue;
+                    }
+                    let Ek::Var(v) = &a.kind else {
+                        return fail(a.span, "a channel argument must be a channel's name");
+                    };
+                    let index = match &v.index {
+                        Some(i) => Some(self.const_eval(i).map_err(|_| PreError {
+                            span: i.span,
+                            message: "a channel array element passed to `run` must have a constant index in optimist's Promela subset".into(),
+                        })?),
+                        None => None,
+                    };
+                    let bind = if let Some(outer) = binds[k].get(&v.name) {
+                        if index.is_some() {
+                            return unsupported(a.span, "indexing a channel parameter");
+                        }
+                        outer.clone()
+                    } else if locals.iter().any(|l| l.name == v.name && l.ty == Ty::Chan) {
+                        ChanBind {
+                            owner: Some(k),
+                            name: v.name.clone(),
+                            index,
+                        }
+                    } else if matches!(self.globals.get(&v.name), Some(Var::Chan { .. })) {
+                        ChanBind {
+                            owner: None,
+                            name: v.name.clone(),
+                            index,
+                        }
+                    } else {
+                        return fail(a.span, format!("`{}` is not a channel", v.name));
+                    };
+                    b.insert(d.name.clone(), bind);
+                }
+                let new = self.instances.len();
+                if new >= MAX_PROCS {
+                    return unsupported(
+                        e.span,
+                        &format!(
+                            "a `run` that makes more than {MAX_PROCS} processes (a proctype that runs itself?)"
+                        ),
+                    );
+                }
+                self.instances.push(Instance {
+                    proc: pk,
+                    pid: new as i64,
+                    name: String::new(),
+                    dormant: true,
+                    run_vars: Vec::new(),
+                    chans: HashMap::new(),
+                    run_inits: Vec::new(),
+                });
+                binds.push(b);
+                self.runs.insert((k, r), new);
+            }
+            k += 1;
+        }
+        // Names: the proctype's for a single instance, else with the pid.
+        let mut count: HashMap<usize, usize> = HashMap::new();
+        for i in &self.instances {
+            *count.entry(i.proc).or_default() += 1;
+        }
+        for k in 0..self.instances.len() {
+            let i = &self.instances[k];
+            let base = if i.proc == usize::MAX {
+                "init".to_string()
+            } else {
+                self.procs[i.proc].name.clone()
+            };
+            let name = if count[&i.proc] == 1 {
+                base
+            } else {
+                format!("{base}_{}", i.pid)
+            };
+            self.instances[k].name = name;
+        }
+        for k in 0..self.instances.len() {
+            let mut chans = HashMap::new();
+            for (p, b) in &binds[k] {
+                let (core, cap, array) = match b.owner {
+                    None => match &self.globals[&b.name] {
+                        Var::Chan {
+                            core, cap, array, ..
+                        } => (core.clone(), *cap, *array),
+                        _ => unreachable!("checked when bound"),
+                    },
+                    Some(c) => {
+                        let owner = self.body_of(c).clone();
+                        let mut ls = Vec::new();
+                        local_decls(&owner, &mut ls);
+                        let d = ls
+                            .iter()
+                            .find(|d| d.name == b.name)
+                            .expect("checked when bound");
+                        let cap = match &d.init {
+                            Some(Init::Chan(k, _)) => self.const_eval(k)?,
+                            _ => {
+                                return unsupported(
+                                    d.span,
+                                    "a channel variable without an initialiser (other than a parameter)",
+                                );
+                            }
+                        };
+                        (
+                            format!("{}_{}", self.instances[c].name, b.name),
+                            cap,
+                            d.size.is_some(),
+                        )
+                    }
+                };
+                if array != b.index.is_some() {
+                    return fail(
+                        self.procs[self.instances[k].proc].span,
+                        format!("parameter `{p}` is bound to a whole channel array"),
+                    );
+                }
+                chans.insert(
+                    p.clone(),
+                    Var::Chan {
+                        core,
+                        array: false,
+                        cap,
+                        fixed_index: b.index.map(|i| int(i, self.end)),
+                    },
+                );
+            }
+            self.instances[k].chans = chans;
+        }
+        Ok(())
+    }
+
+    fn body_of(&self, k: usize) -> &Vec<Stmt> {
+        let i = &self.instances[k];
+        if i.proc == usize::MAX {
+            &self.init.as_ref().expect("planned").body
+        } else {
+            &self.procs[i.proc].body
+        }
+    }
+
+    fn proc_of(&self, k: usize) -> &ProcType {
+        let i = &self.instances[k];
+        if i.proc == usize::MAX {
+            self.init.as_ref().expect("planned")
+        } else {
+            &self.procs[i.proc]
+        }
+    }
+
+    /// The shared variables of a dormant instance: its `created` flag and
+    /// the parameters its `run` writes.
+    fn dormant_vars(&mut self, k: usize) -> Result<()> {
+        let name = self.instances[k].name.clone();
+        let span = self.proc_of(k).span;
+        self.items.push(ast::Item::Var(ast::VarDecl {
+            class: ast::Class::Shared,
+            name: id(&format!("{name}_created"), span),
+            size: None,
+            ty: ast::Type::Int(int(0, span), int(1, span)),
+            init: None,
+            span,
+        }));
+        // SPIN gives a new process the first free pid: the number of
+        // processes alive when it is created.
+        self.items.push(ast::Item::Var(ast::VarDecl {
+            class: ast::Class::Shared,
+            name: id(&format!("{name}_pid"), span),
+            size: None,
+            ty: ast::Type::Int(int(0, span), int(MAX_PROCS as i64, span)),
+            init: None,
+            span,
+        }));
+        let params = self.proc_of(k).params.clone();
+        let mut run_vars = Vec::new();
+        for d in &params {
+            if d.ty == Ty::Chan {
+                continue;
+            }
+            if d.size.is_some() || matches!(d.ty, Ty::Named(_)) {
+                return unsupported(d.span, "an array or record parameter");
+            }
+            let core = format!("{name}_{}", d.name);
+            self.declare(d, &core, ast::Class::Shared, None)?;
+            run_vars.push((d.name.clone(), core));
+        }
+        // Locals initialised from the parameters (or anything not constant).
+        let mut decls = Vec::new();
+        local_decls(&self.proc_of(k).body.clone(), &mut decls);
+        let mut run_inits = Vec::new();
+        for d in &decls {
+            let Some(Init::Value(e)) = &d.init else {
+                continue;
+            };
+            if d.ty == Ty::Chan || self.const_eval(e).is_ok() {
+                continue;
+            }
+            if d.size.is_some() || matches!(d.ty, Ty::Named(_)) {
+                return unsupported(
+                    d.span,
+                    "an array or record initialised with a non-constant value",
+                );
+            }
+            let core = format!("{name}_{}", d.name);
+            self.declare(d, &core, ast::Class::Shared, None)?;
+            run_vars.push((d.name.clone(), core.clone()));
+            run_inits.push((core, e.clone()));
+        }
+        self.instances[k].run_vars = run_vars;
+        self.instances[k].run_inits = run_inits;
+        Ok(())
+    }
+
+    fn thread(&mut self, k: usize) -> Result<ast::ThreadDecl> {
+        self.cur = k;
+        self.run_count = 0;
+        self.aliases.clear();
+        self.breaks.clear();
+        self.pending_locals.clear();
+        let mut scope: HashMap<String, Var> = self.instances[k].chans.clone();
+        for (p, core) in &self.instances[k].run_vars {
+            scope.insert(
+                p.clone(),
+                Var::Plain {
+                    core: core.clone(),
+                    array: false,
+                    modulus: None,
+                },
+            );
+        }
+        let proc = self.proc_of(k).clone();
+        let name = self.instances[k].name.clone();
+        if !self.instances[k].dormant {
+            for d in &proc.params {
+                if d.ty != Ty::Chan {
+                    let v = self.declare(d, &d.name, ast::Class::Local, None)?;
+                    scope.insert(d.name.clone(), v);
+                }
+            }
+        }
+        let mut decls = Vec::new();
+        local_decls(&proc.body, &mut decls);
+        self.scope = scope;
+        for d in &decls {
+            if self.instances[k]
+                .run_inits
+                .iter()
+                .any(|(c, _)| *c == format!("{name}_{}", d.name))
+            {
+                continue;
+            }
+            if self.scope.contains_key(&d.name) {
+                return fail(
+                    d.span,
+                    format!("`{}` is declared twice in this proctype", d.name),
+                );
+            }
+            let v = if d.ty == Ty::Chan {
+                let core = format!("{name}_{}", d.name);
+                self.chan_decl(d, &core)?
+            } else {
+                let init = match &d.init {
+                    Some(Init::Value(e)) => match self.const_eval_pid(e) {
+                        Ok(v) => Some(ast::Init::Value(int(v, e.span))),
+                        Err(_) => {
+                            return unsupported(
+                                e.span,
+                                "a local initialised with a non-constant expression",
+                            );
+                        }
+                    },
+                    _ => None,
+                };
+                self.declare(d, &d.name, ast::Class::Local, init)?
+            };
+            self.scope.insert(d.name.clone(), v);
+        }
+        let (mut stmts, pending) = self.seq(&proc.body)?;
+        self.start_at_goto(&mut stmts, proc.end);
+        if self.instances[k].dormant {
+            let created = format!("{name}_created");
+            match stmts.first_mut() {
+                Some(first) => start_guard(first, &created, &self.globals_cap())?,
+                None => {}
+            }
+        }
+        // SPIN's removal of an ended process: the last one (highest pid) first.
+        let end = proc.end;
+        let pid = self.pid_expr(end);
+        let nr = || ex(ExprKind::Name(id("_nr_pr", end)), end);
+        let mut die = st(
+            StmtKind::Atomic(vec![
+                st(
+                    StmtKind::Await(bin(BinOp::Eq, nr(), bin(BinOp::Add, pid, int(1, end)))),
+                    end,
+                ),
+                st(
+                    StmtKind::Assign(
+                        vec![ast::LValue {
+                            name: id("_nr_pr", end),
+                            index: None,
+                            span: end,
+                        }],
+                        vec![bin(BinOp::Sub, nr(), int(1, end))],
+                    ),
+                    end,
+                ),
+            ]),
+            end,
+        );
+        // SPIN's state loses a removed process's variables: reset them.
+        if let StmtKind::Atomic(parts) = &mut die.kind {
+            let mut resets: Vec<(String, Option<i64>, i64)> = Vec::new();
+            let value = |d: &ast::VarDecl| match (&d.init, &d.ty) {
+                (
+                    Some(ast::Init::Value(ast::Expr {
+                        kind: ExprKind::Int(v),
+                        ..
+                    })),
+                    _,
+                ) => *v,
+                (
+                    _,
+                    ast::Type::Int(
+                        ast::Expr {
+                            kind: ExprKind::Int(lo),
+                            ..
+                        },
+                        _,
+                    ),
+                ) => *lo,
+                _ => 0,
+            };
+            for d in &self.pending_locals {
+                let v = value(d);
+                match d.size.as_ref().map(|e| &e.kind) {
+                    Some(ExprKind::Int(n)) => {
+                        (0..*n).for_each(|k| resets.push((d.name.name.clone(), Some(k), v)))
+                    }
+                    _ => resets.push((d.name.name.clone(), None, v)),
+                }
+            }
+            if self.instances[k].dormant {
+                resets.push((format!("{name}_pid"), None, 0));
+                for (_, core) in &self.instances[k].run_vars {
+                    let lo = self.items.iter().find_map(|it| match it {
+                        ast::Item::Var(d) if &d.name.name == core => Some(value(d)),
+                        _ => None,
+                    });
+                    resets.push((core.clone(), None, lo.unwrap_or(0)));
+                }
+            }
+            for (var, index, v) in resets {
+                let lv = ast::LValue {
+                    name: id(&var, end),
+                    index: index.map(|i| Box::new(int(i, end))),
+                    span: end,
+                };
+                parts.push(st(StmtKind::Assign(vec![lv], vec![int(v, end)]), end));
+            }
+        }
+        die.label = Some(id("end__die", end));
+        for p in pending {
+            self.aliases.insert(p, "end__die".into());
+        }
+        if self.instances[k].dormant && stmts.is_empty() {
+            let created = format!("{name}_created");
+            die.kind = match die.kind {
+                StmtKind::Atomic(mut parts) => {
+                    parts[0] = st(
+                        StmtKind::Await(bin(
+                            BinOp::And,
+                            bin(
+                                BinOp::Eq,
+                                ex(ExprKind::Name(id(&created, end)), end),
+                                int(1, end),
+                            ),
+                            match &parts[0].kind {
+                                StmtKind::Await(e) => e.clone(),
+                                _ => unreachable!(),
+                            },
+                        )),
+                        end,
+                    );
+                    StmtKind::Atomic(parts)
+                }
+                k => k,
+            };
+        }
+        stmts.push(die);
+        let aliases = std::mem::take(&mut self.aliases);
+        rename(&mut stmts, &aliases);
+        Ok(ast::ThreadDecl {
+            name: id(&name, proc.span),
+            copies: None,
+            body: ast::Body {
+                locals: std::mem::take(&mut self.pending_locals),
+                stmts,
+                end: proc.end,
+            },
+            span: proc.span,
+        })
+    }
+
+    /// A body that begins with `goto L` (L a statement of the body itself):
+    /// SPIN starts the process at L, with no step for the jump. The body
+    /// is turned to begin at L: `L: T...; (to the end) S...; (to L)`.
+    fn start_at_goto(&mut self, stmts: &mut Vec<ast::Stmt>, end: Span) {
+        let Some(ast::Stmt {
+            kind: StmtKind::Jump(l),
+            label: None,
+            ..
+        }) = stmts.first()
+        else {
+            return;
+        };
+        let mut target = l.name.clone();
+        for _ in 0..=self.aliases.len() {
+            match self.aliases.get(&target) {
+                Some(t) => target = t.clone(),
+                None => break,
+            }
+        }
+        let Some(pos) = stmts
+            .iter()
+            .position(|s| s.label.as_ref().is_some_and(|x| x.name == target))
+        else {
+            return;
+        };
+        let mut rest: Vec<ast::Stmt> = stmts.drain(1..).collect();
+        let mut body = rest.split_off(pos - 1);
+        body.push(st(StmtKind::Jump(id("end__die", end)), end));
+        if !rest.is_empty() {
+            body.extend(rest);
+            body.push(st(StmtKind::Jump(id(&target, end)), end));
+        }
+        *stmts = body;
+    }
+
+    /// `_pid` of the instance being lowered: a constant for the processes
+    /// of the initial state, the variable its `run` set for the others.
+    fn pid_expr(&self, span: Span) -> ast::Expr {
+        let i = &self.instances[self.cur];
+        if i.dormant {
+            ex(ExprKind::Name(id(&format!("{}_pid", i.name), span)), span)
+        } else {
+            int(i.pid, span)
+        }
+    }
+
+    fn globals_cap(&self) -> HashMap<String, i64> {
+        let mut m = HashMap::new();
+        for v in self.globals.values().chain(self.scope.values()) {
+            if let Var::Chan { core, cap, .. } = v {
+                m.insert(core.clone(), *cap);
+            }
+        }
+        for it in &self.items {
+            if let ast::Item::Chan(c) = it {
+                if let ExprKind::Int(v) = c.capacity.kind {
+                    m.insert(c.name.name.clone(), v);
+                }
+            }
+        }
+        m
+    }
+
+    /// The locals of a body declared with a constant value, or none (0).
+    fn const_decls(&self, body: &[Stmt]) -> HashMap<String, i64> {
+        let mut ds = Vec::new();
+        local_decls(body, &mut ds);
+        ds.iter()
+            .filter(|d| d.size.is_none())
+            .filter_map(|d| match &d.init {
+                Some(Init::Value(e)) => self.const_eval(e).ok().map(|v| (d.name.clone(), v)),
+                None => Some((d.name.clone(), 0)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn const_eval_pid(&self, e: &Expr) -> Result<i64> {
+        if self.instances[self.cur].dormant {
+            // Its pid is known only when it is created.
+            return self.const_eval(e);
+        }
+        let pid = self.instances[self.cur].pid;
+        let e = subst_pid(e, pid);
+        self.const_eval(&e)
+    }
+}
+
+/// `e` with the parameters replaced by the arguments of a `run`, and
+/// `_pid` by the new process's (the last one alive).
+fn subst_params(e: &Expr, bound: &HashMap<String, Expr>) -> Expr {
+    let kind = match &e.kind {
+        Ek::Var(v) if v.index.is_none() && v.field.is_none() && bound.contains_key(&v.name) => {
+            return bound[&v.name].clone();
+        }
+        Ek::Pid => Ek::Bin(
+            "-",
+            Box::new(Expr {
+                kind: Ek::NrPr,
+                span: e.span,
+            }),
+            Box::new(Expr {
+                kind: Ek::Int(1),
+                span: e.span,
+            }),
+        ),
+        Ek::Un(o, a) => Ek::Un(o, Box::new(subst_params(a, bound))),
+        Ek::Bin(o, a, b) => Ek::Bin(
+            o,
+            Box::new(subst_params(a, bound)),
+            Box::new(subst_params(b, bound)),
+        ),
+        k => k.clone(),
+    };
+    Expr { kind, span: e.span }
+}
+
+fn subst_pid(e: &Expr, pid: i64) -> Expr {
+    let kind = match &e.kind {
+        Ek::Pid => Ek::Int(pid),
+        Ek::Un(o, a) => Ek::Un(o, Box::new(subst_pid(a, pid))),
+        Ek::Bin(o, a, b) => Ek::Bin(o, Box::new(subst_pid(a, pid)), Box::new(subst_pid(b, pid))),
+        k => k.clone(),
+    };
+    Expr { kind, span: e.span }
+}
+
+/// Renames labels in gotos.
+fn rename(stmts: &mut [ast::Stmt], aliases: &HashMap<String, String>) {
+    if aliases.is_empty() {
+        return;
+    }
+    let resolve = |mut n: String| {
+        let mut hops = 0;
+        while let Some(m) = aliases.get(&n) {
+            n = m.clone();
+            hops += 1;
+            if hops > aliases.len() {
+                break;
+            }
+        }
+        n
+    };
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::Jump(l) => l.name = resolve(l.name.clone()),
+            StmtKind::Either(bs) => bs.iter_mut().for_each(|b| rename(b, aliases)),
+            StmtKind::Atomic(b) | StmtKind::While(_, b) => rename(b, aliases),
+            StmtKind::If(_, a, b) => {
+                rename(a, aliases);
+                if let Some(b) = b {
+                    rename(b, aliases);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Guards the first step of a dormant instance with its `created` flag.
+fn start_guard(s: &mut ast::Stmt, created: &str, caps: &HashMap<String, i64>) -> Result<()> {
+    let span = s.span;
+    let flag = bin(
+        BinOp::Eq,
+        ex(ExprKind::Name(id(created, span)), span),
+        int(1, span),
+    );
+    let rendezvous = |lv: &ast::LValue| caps.get(&lv.name.name).copied() == Some(0);
+    // A rendezvous first step becomes `atomic { await created; c ? x }`,
+    // which the core pairs with the guard.
+    match &mut s.kind {
+        StmtKind::Await(e) => {
+            *e = bin(BinOp::And, flag, e.clone());
+        }
+        StmtKind::Either(bs) => {
+            for b in bs {
+                if let Some(f) = b.first_mut() {
+                    start_guard(f, created, caps)?;
+                }
+            }
+        }
+        StmtKind::Atomic(parts) => match parts.first_mut().map(|p| &mut p.kind) {
+            Some(StmtKind::Await(e)) => *e = bin(BinOp::And, flag, e.clone()),
+            Some(StmtKind::Send(lv, _) | StmtKind::Receive(lv, _)) if rendezvous(lv) => {
+                return unsupported(
+                    span,
+                    "a process created by `run` whose first step is a rendezvous in an `atomic`",
+                );
+            }
+            _ => parts.insert(0, st(StmtKind::Await(flag), span)),
+        },
+        StmtKind::Jump(_) => {
+            return unsupported(
+                span,
+                "a process created by `run` whose first step is a jump",
+            );
+        }
+        _ => {
+            let inner = std::mem::replace(&mut s.kind, StmtKind::Skip);
+            s.kind = StmtKind::Atomic(vec![st(StmtKind::Await(flag), span), st(inner, span)]);
+        }
+    }
+    Ok(())
+}
+
+impl Lower<'_> {
+    fn fresh(&mut self, what: &str) -> String {
+        self.fresh += 1;
+        format!("{what}{}", self.fresh)
+    }
+
+    /// A sequence: its statements, and labels still waiting for a statement
+    /// (a break target or a label at the end), which name what follows.
+    fn seq(&mut self, stmts: &[Stmt]) -> Result<(Vec<ast::Stmt>, Vec<String>)> {
+        let mut out: Vec<ast::Stmt> = Vec::new();
+        let mut pending: Vec<String> = Vec::new();
+        for s in stmts {
+            let (mut got, after) = self.stmt(s, &mut pending)?;
+            if let Some(first) = got.first_mut() {
+                // The statement keeps one label (an `end` label first, then
+                // one of the user's); the others become names of it.
+                let mut names: Vec<String> = pending.drain(..).collect();
+                names.extend(first.label.take().map(|l| l.name));
+                let rank = |l: &String| (!l.starts_with("end"), l.starts_with("__"));
+                if let Some(keep) = names.iter().min_by_key(|l| rank(l)).cloned() {
+                    for other in names.into_iter().filter(|l| *l != keep) {
+                        self.aliases.insert(other, keep.clone());
+                    }
+                    first.label = Some(id(&keep, first.span));
+                }
+            }
+            out.append(&mut got);
+            pending.extend(after);
+        }
+        Ok((out, pending))
+    }
+
+    /// One statement: its core statements and the labels that name what follows it.
+    fn stmt(
+        &mut self,
+        s: &Stmt,
+        pending: &mut Vec<String>,
+    ) -> Result<(Vec<ast::Stmt>, Vec<String>)> {
+        let span = s.span;
+        let one = |k: StmtKind| Ok((vec![st(k, span)], Vec::new()));
+        match &s.kind {
+            Sk::Decl(d) => {
+                // Declarations are hoisted; a non-chan one with a
+                // constant initialiser takes no step in SPIN either.
+                let _ = d;
+                Ok((Vec::new(), Vec::new()))
+            }
+            Sk::Label(l, inner) => {
+                // `accept` and `progress` labels matter only to claims and
+                // non-progress cycles, which optimist does not check: they
+                // are plain labels here.
+                pending.push(l.clone());
+                self.stmt(inner, pending)
+            }
+            Sk::Assign(v, e) => {
+                if matches!(e.kind, Ek::Run(..)) {
+                    return unsupported(e.span, "the value of `run`");
+                }
+                let lv = self.lvalue(v)?;
+                let (x, t) = self.expr(e)?;
+                if t == T::B {
+                    // b = (cond): one step, as an atomic if.
+                    let set = |k: i64| {
+                        vec![st(
+                            StmtKind::Assign(vec![lv.clone()], vec![int(k, span)]),
+                            span,
+                        )]
+                    };
+                    return one(StmtKind::Atomic(vec![st(
+                        StmtKind::If(x, set(1), Some(set(0))),
+                        span,
+                    )]));
+                }
+                let x = self.wrap(v, x)?;
+                one(StmtKind::Assign(vec![lv], vec![x]))
+            }
+            Sk::Incr(v, d) => {
+                let lv = self.lvalue(v)?;
+                let cur = self.var_expr(v)?;
+                let op = if *d > 0 { BinOp::Add } else { BinOp::Sub };
+                let x = self.wrap(v, bin(op, cur, int(1, span)))?;
+                one(StmtKind::Assign(vec![lv], vec![x]))
+            }
+            Sk::Expr(e) => match &e.kind {
+                Ek::Run(..) => {
+                    let parts = self.run(e)?;
+                    one(StmtKind::Atomic(parts))
+                }
+                Ek::Timeout => unsupported(e.span, "`timeout`"),
+                _ => {
+                    let c = self.cond(e)?;
+                    one(StmtKind::Await(c))
+                }
+            },
+            Sk::Send(c, args) => {
+                let (lv, _) = self.chan(c)?;
+                let mut xs = Vec::new();
+                for a in args {
+                    xs.push(self.int(a)?);
+                }
+                one(StmtKind::Send(lv, xs))
+            }
+            Sk::Recv(c, args) => {
+                let (lv, _) = self.chan(c)?;
+                let mut xs = Vec::new();
+                for a in args {
+                    xs.push(match &a.kind {
+                        Ek::Skip => ast::RecvArg::Skip(a.span),
+                        Ek::Eval(e) => ast::RecvArg::Match(self.int(e)?),
+                        Ek::Int(_) | Ek::Bool(_) | Ek::Pid => ast::RecvArg::Match(self.int(a)?),
+                        Ek::Var(v)
+                            if v.index.is_none()
+                                && v.field.is_none()
+                                && self.mtypes.contains_key(&v.name)
+                                && !self.scope.contains_key(&v.name) =>
+                        {
+                            ast::RecvArg::Match(self.int(a)?)
+                        }
+                        Ek::Var(v) => ast::RecvArg::Var(self.lvalue(v)?),
+                        _ => {
+                            return fail(
+                                a.span,
+                                "a receive takes variables, constants, `eval(e)` or `_`",
+                            );
+                        }
+                    });
+                }
+                one(StmtKind::Receive(lv, xs))
+            }
+            Sk::Skip | Sk::Printf => one(StmtKind::Skip),
+            Sk::Assert(e) => {
+                let c = self.cond(e)?;
+                one(StmtKind::Assert(c))
+            }
+            Sk::Goto(l, ls) => one(StmtKind::Jump(id(l, *ls))),
+            Sk::Break => {
+                let Some(b) = self.breaks.last_mut() else {
+                    return fail(span, "`break` outside a `do`");
+                };
+                b.1 = true;
+                let l = b.0.clone();
+                one(StmtKind::Jump(id(&l, span)))
+            }
+            Sk::Else => fail(span, "`else` must begin an option of an `if` or `do`"),
+            Sk::Seq(b) => self.seq(b),
+            Sk::If(opts) => {
+                let (branches, after) = self.options(opts, None)?;
+                Ok((vec![st(StmtKind::Either(branches), span)], after))
+            }
+            Sk::Do(opts) => {
+                let head = match pending.last() {
+                    Some(l) => l.clone(),
+                    None => self.fresh("__do"),
+                };
+                let brk = self.fresh("__od");
+                self.breaks.push((brk.clone(), false));
+                let res = self.options(opts, Some(&head));
+                let (_, used) = self.breaks.pop().expect("pushed");
+                let (branches, _) = res?;
+                let mut s = st(StmtKind::Either(branches), span);
+                if pending.last() != Some(&head) {
+                    s.label = Some(id(&head, span));
+                }
+                Ok((vec![s], if used { vec![brk] } else { Vec::new() }))
+            }
+            Sk::Atomic(b) | Sk::DStep(b) => {
+                let (mut inner, after) = self.seq(b)?;
+                // A jump that ends the body leaves the atomic without a step.
+                let mut jumps = Vec::new();
+                while matches!(
+                    inner.last().map(|s| (&s.kind, &s.label)),
+                    Some((StmtKind::Jump(_), None))
+                ) && inner.len() > 1
+                {
+                    jumps.insert(0, inner.pop().expect("non-empty"));
+                }
+                match atomic_parts(&inner) {
+                    Some(parts) if after.is_empty() => {
+                        let mut out = vec![st(StmtKind::Atomic(parts), span)];
+                        out.extend(jumps);
+                        Ok((out, Vec::new()))
+                    }
+                    _ => {
+                        inner.extend(jumps);
+                        Ok((inner, after))
+                    }
+                }
+            }
+            Sk::For(v, lo, hi, body) => {
+                // SPIN's own expansion: i = lo; do :: i <= hi -> body; i++ :: else -> break od
+                let var = Expr {
+                    kind: Ek::Var(v.clone()),
+                    span: v.span,
+                };
+                let mut loop_body = vec![Stmt {
+                    kind: Sk::Expr(Expr {
+                        kind: Ek::Bin("<=", Box::new(var.clone()), Box::new(hi.clone())),
+                        span,
+                    }),
+                    span,
+                }];
+                loop_body.extend(body.iter().cloned());
+                loop_body.push(Stmt {
+                    kind: Sk::Incr(v.clone(), 1),
+                    span,
+                });
+                let seq = vec![
+                    Stmt {
+                        kind: Sk::Assign(v.clone(), lo.clone()),
+                        span,
+                    },
+                    Stmt {
+                        kind: Sk::Do(vec![
+                            loop_body,
+                            vec![
+                                Stmt {
+                                    kind: Sk::Else,
+                                    span,
+                                },
+                                Stmt {
+                                    kind: Sk::Break,
+                                    span,
+                                },
+                            ],
+                        ]),
+                        span,
+                    },
+                ];
+                self.seq(&seq)
+            }
+            Sk::Select(v, lo, hi) => {
+                // SPIN runs its expansion (`i = lo; do :: i < hi -> i++ ::
+                // break od`) as one atomic sequence: one step per value.
+                let lv = self.lvalue(v)?;
+                let (a, b) = (self.const_eval(lo)?, self.const_eval(hi)?);
+                if a > b {
+                    return fail(span, "an empty `select` range");
+                }
+                let any = ex(
+                    ExprKind::Any(Box::new(int(a, lo.span)), Box::new(int(b, hi.span))),
+                    span,
+                );
+                one(StmtKind::Assign(vec![lv], vec![any]))
+            }
+        }
+    }
+
+    /// The options of an `if` (`head` None) or a `do` (each option goes
+    /// back to `head`).
+    fn options(
+        &mut self,
+        opts: &[Vec<Stmt>],
+        head: Option<&str>,
+    ) -> Result<(Vec<Vec<ast::Stmt>>, Vec<String>)> {
+        let mut branches: Vec<Option<Vec<ast::Stmt>>> = Vec::new();
+        let mut after = Vec::new();
+        let mut else_at = None;
+        for (k, o) in opts.iter().enumerate() {
+            if matches!(o.first().map(|s| &s.kind), Some(Sk::Else)) {
+                if else_at.is_some() {
+                    return fail(o[0].span, "a second `else`");
+                }
+                else_at = Some(k);
+                branches.push(None);
+                continue;
+            }
+            let (mut b, mut pend) = self.seq(o)?;
+            if b.is_empty() {
+                return fail(
+                    o.first().map_or(self.end, |s| s.span),
+                    "an option without a statement",
+                );
+            }
+            if let Some(h) = head {
+                let span = b.last().expect("non-empty").span;
+                let mut g = st(StmtKind::Jump(id(h, span)), span);
+                if let Some(p) = pend.first() {
+                    g.label = Some(id(p, span));
+                    for q in &pend[1..] {
+                        self.aliases.insert(q.clone(), p.clone());
+                    }
+                }
+                pend.clear();
+                b.push(g);
+            }
+            after.extend(pend);
+            branches.push(Some(b));
+        }
+        if let Some(k) = else_at {
+            let o = &opts[k];
+            let span = o[0].span;
+            let mut any = Vec::new();
+            for b in branches.iter().flatten() {
+                match exec(&b[0], &self.globals_cap())? {
+                    Some(g) => any.push(g),
+                    None => any = vec![ex(ExprKind::Bool(true), span)],
+                }
+                if matches!(any.last().map(|e| &e.kind), Some(ExprKind::Bool(true))) {
+                    break;
+                }
+            }
+            let guard = any
+                .into_iter()
+                .reduce(|a, b| bin(BinOp::Or, a, b))
+                .map_or(ex(ExprKind::Bool(true), span), not);
+            let (mut rest, mut pend) = self.seq(&o[1..])?;
+            rest.insert(0, st(StmtKind::Await(guard), span));
+            if let Some(h) = head {
+                let span = rest.last().expect("non-empty").span;
+                let mut g = st(StmtKind::Jump(id(h, span)), span);
+                if let Some(p) = pend.first() {
+                    g.label = Some(id(p, span));
+                    for q in &pend[1..] {
+                        self.aliases.insert(q.clone(), p.clone());
+                    }
+                }
+                pend.clear();
+                rest.push(g);
+            }
+            after.extend(pend);
+            branches[k] = Some(rest);
+        }
+        let branches: Vec<Vec<ast::Stmt>> = branches.into_iter().flatten().collect();
+        // Several labels after: one names the statement, the others alias it.
+        if after.len() > 1 {
+            let first = after[0].clone();
+            for q in &after[1..] {
+                self.aliases.insert(q.clone(), first.clone());
+            }
+            after.truncate(1);
+        }
+        Ok((branches, after))
+    }
+
+    /// A `run`: one step that sets the instance's flag and parameters.
+    fn run(&mut self, e: &Expr) -> Result<Vec<ast::Stmt>> {
+        let r = self.run_count;
+        self.run_count += 1;
+        let Some(&j) = self.runs.get(&(self.cur, r)) else {
+            return unsupported(e.span, "this `run`");
+        };
+        let Ek::Run(_, args) = &e.kind else {
+            unreachable!()
+        };
+        let span = e.span;
+        let name = self.instances[j].name.clone();
+        let params = self.proc_of(j).params.clone();
+        let nr = ex(ExprKind::Name(id("_nr_pr", span)), span);
+        let mut lvs = vec![
+            ast::LValue {
+                name: id(&format!("{name}_created"), span),
+                index: None,
+                span,
+            },
+            ast::LValue {
+                name: id(&format!("{name}_pid"), span),
+                index: None,
+                span,
+            },
+        ];
+        let mut vals = vec![int(1, span), nr];
+        for (d, a) in params.iter().zip(args) {
+            if d.ty == Ty::Chan {
+                continue;
+            }
+            lvs.push(ast::LValue {
+                name: id(&format!("{name}_{}", d.name), span),
+                index: None,
+                span,
+            });
+            vals.push(self.int(a)?);
+        }
+        lvs.push(ast::LValue {
+            name: id("_nr_pr", span),
+            index: None,
+            span,
+        });
+        vals.push(bin(
+            BinOp::Add,
+            ex(ExprKind::Name(id("_nr_pr", span)), span),
+            int(1, span),
+        ));
+        let mut out = vec![st(StmtKind::Assign(lvs, vals), span)];
+        // Then the locals initialised from the parameters, read as the arguments.
+        let mut bound: HashMap<String, Expr> = HashMap::new();
+        for (d, a) in params.iter().zip(args) {
+            if d.ty != Ty::Chan {
+                bound.insert(d.name.clone(), a.clone());
+            }
+        }
+        for (core, e) in self.instances[j].run_inits.clone() {
+            let e = subst_params(&e, &bound);
+            let v = self.int(&e)?;
+            out.push(st(
+                StmtKind::Assign(
+                    vec![ast::LValue {
+                        name: id(&core, span),
+                        index: None,
+                        span,
+                    }],
+                    vec![v],
+                ),
+                span,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// `x` as SPIN stores it in `v`: truncated to the width of a bit,
+    /// byte or unsigned variable (a constant in range is left as it is).
+    fn wrap(&self, v: &VarRef, x: ast::Expr) -> Result<ast::Expr> {
+        let m = match self.lookup(&v.name, v.span)? {
+            Var::Plain {
+                modulus: Some(m), ..
+            } if v.field.is_none() => m,
+            _ => return Ok(x),
+        };
+        if let ExprKind::Int(k) = x.kind {
+            if (0..m).contains(&k) {
+                return Ok(x);
+            }
+        }
+        let span = x.span;
+        Ok(bin(
+            BinOp::Mod,
+            bin(BinOp::Add, bin(BinOp::Mod, x, int(m, span)), int(m, span)),
+            int(m, span),
+        ))
+    }
+
+    fn lookup(&self, name: &str, span: Span) -> Result<Var> {
+        if let Some(v) = self.scope.get(name).or_else(|| self.globals.get(name)) {
+            return Ok(v.clone());
+        }
+        fail(span, format!("unknown variable `{name}`"))
+    }
+
+    fn lvalue(&mut self, v: &VarRef) -> Result<ast::LValue> {
+        let var = self.lookup(&v.name, v.span)?;
+        let (core, array, index) = match (&var, &v.field) {
+            (Var::Plain { core, array, .. }, None) => (core.clone(), *array, v.index.as_deref()),
+            (Var::Record { fields, array }, Some((f, fi))) => {
+                let Some((core, farray)) = fields.get(f) else {
+                    return fail(v.span, format!("`{}` has no field `{f}`", v.name));
+                };
+                if *array {
+                    if fi.is_some() {
+                        return unsupported(v.span, "an array field in an array of records");
+                    }
+                    (core.clone(), true, v.index.as_deref())
+                } else {
+                    (core.clone(), *farray, fi.as_deref())
+                }
+            }
+            (Var::Record { .. }, None) => return unsupported(v.span, "a whole record as a value"),
+            (Var::Chan { .. } | Var::Unset, _) => {
+                return unsupported(v.span, &format!("a channel used as a value (`{}`)", v.name));
+            }
+            (_, Some(_)) => return fail(v.span, format!("`{}` is not a record", v.name)),
+        };
+        let index = match (array, index) {
+            (true, Some(i)) => Some(Box::new(self.int(i)?)),
+            (false, None) => None,
+            (true, None) => {
+                // SPIN reads `a` as `a[0]`.
+                Some(Box::new(int(0, v.span)))
+            }
+            (false, Some(_)) => return fail(v.span, format!("`{}` is not an array", v.name)),
+        };
+        Ok(ast::LValue {
+            name: id(&core, v.span),
+            index,
+            span: v.span,
+        })
+    }
+
+    fn var_expr(&mut self, v: &VarRef) -> Result<ast::Expr> {
+        let lv = self.lvalue(v)?;
+        Ok(match lv.index {
+            Some(i) => ex(ExprKind::Index(lv.name, i), v.span),
+            None => ex(ExprKind::Name(lv.name), v.span),
+        })
+    }
+
+    fn chan(&mut self, v: &VarRef) -> Result<(ast::LValue, i64)> {
+        let var = self.lookup(&v.name, v.span)?;
+        if let Var::Unset = var {
+            return unsupported(
+                v.span,
+                &format!(
+                    "a channel variable with no initialiser (`{}`), assigned at run time",
+                    v.name
+                ),
+            );
+        }
+        let Var::Chan {
+            core,
+            array,
+            cap,
+            fixed_index,
+        } = var
+        else {
+            return fail(v.span, format!("`{}` is not a channel", v.name));
+        };
+        if v.field.is_some() {
+            return fail(v.span, "a channel has no fields");
+        }
+        let index = match (array, &v.index, fixed_index) {
+            (false, None, f) => f.map(Box::new),
+            (true, Some(i), _) => Some(Box::new(self.int(i)?)),
+            (true, None, _) => {
+                return fail(
+                    v.span,
+                    format!("`{}` is an array of channels: give an index", v.name),
+                );
+            }
+            (false, Some(_), _) => return fail(v.span, format!("`{}` is not an array", v.name)),
+        };
+        Ok((
+            ast::LValue {
+                name: id(&core, v.span),
+                index,
+                span: v.span,
+            },
+            cap,
+        ))
+    }
+
+    fn int(&mut self, e: &Expr) -> Result<ast::Expr> {
+        let (x, t) = self.expr(e)?;
+        match (t, &x.kind) {
+            (T::I, _) => Ok(x),
+            (T::B, ExprKind::Bool(b)) => Ok(int(*b as i64, x.span)),
+            (T::B, _) => unsupported(e.span, "a condition used as a number"),
+        }
+    }
+
+    fn cond(&mut self, e: &Expr) -> Result<ast::Expr> {
+        let (x, t) = self.expr(e)?;
+        Ok(match (t, &x.kind) {
+            (T::B, _) => x,
+            (T::I, ExprKind::Int(v)) => ex(ExprKind::Bool(*v != 0), x.span),
+            (T::I, _) => bin(BinOp::Ne, x, int(0, e.span)),
+        })
+    }
+
+    fn expr(&mut self, e: &Expr) -> Result<(ast::Expr, T)> {
+        let span = e.span;
+        Ok(match &e.kind {
+            Ek::Int(v) => (int(*v, span), T::I),
+            Ek::Bool(b) => (ex(ExprKind::Bool(*b), span), T::B),
+            Ek::Pid => (self.pid_expr(span), T::I),
+            Ek::NrPr => (ex(ExprKind::Name(id("_nr_pr", span)), span), T::I),
+            Ek::Var(v) => {
+                if v.index.is_none()
+                    && v.field.is_none()
+                    && !self.scope.contains_key(&v.name)
+                    && !self.globals.contains_key(&v.name)
+                {
+                    if let Some(m) = self.mtypes.get(&v.name) {
+                        return Ok((ex(ExprKind::Name(id(&v.name, span)), span), T::I)).map(
+                            |(x, t)| {
+                                let _ = m;
+                                (x, t)
+                            },
+                        );
+                    }
+                }
+                (self.var_expr(v)?, T::I)
+            }
+            Ek::Un(op, a) => match *op {
+                "!" => (not(self.cond(a)?), T::B),
+                "-" => {
+                    let x = self.int(a)?;
+                    (ex(ExprKind::Unary(UnOp::Neg, Box::new(x)), span), T::I)
+                }
+                _ => return unsupported(span, "the bitwise operator `~`"),
+            },
+            Ek::Bin(op, a, b) => {
+                let arith = |o: &str| match o {
+                    "+" => Some(BinOp::Add),
+                    "-" => Some(BinOp::Sub),
+                    "*" => Some(BinOp::Mul),
+                    "/" => Some(BinOp::Div),
+                    "%" => Some(BinOp::Mod),
+                    _ => None,
+                };
+                let cmp = |o: &str| match o {
+                    "==" => Some(BinOp::Eq),
+                    "!=" => Some(BinOp::Ne),
+                    "<" => Some(BinOp::Lt),
+                    "<=" => Some(BinOp::Le),
+                    ">" => Some(BinOp::Gt),
+                    ">=" => Some(BinOp::Ge),
+                    _ => None,
+                };
+                if let Some(o) = arith(op) {
+                    (bin(o, self.int(a)?, self.int(b)?), T::I)
+                } else if let Some(o) = cmp(op) {
+                    let (x, tx) = self.expr(a)?;
+                    let (y, ty) = self.expr(b)?;
+                    let conv = |x: ast::Expr, t: T| -> Result<ast::Expr> {
+                        match (t, &x.kind) {
+                            (T::B, ExprKind::Bool(v)) => Ok(int(*v as i64, x.span)),
+                            (T::B, _) => unsupported(span, "comparing conditions"),
+                            _ => Ok(x),
+                        }
+                    };
+                    (bin(o, conv(x, tx)?, conv(y, ty)?), T::B)
+                } else if *op == "&&" {
+                    (bin(BinOp::And, self.cond(a)?, self.cond(b)?), T::B)
+                } else if *op == "||" {
+                    (bin(BinOp::Or, self.cond(a)?, self.cond(b)?), T::B)
+                } else {
+                    return unsupported(span, &format!("the bitwise operator `{op}`"));
+                }
+            }
+            Ek::Cond(..) => return unsupported(span, "a conditional expression `(c -> a : b)`"),
+            Ek::Chan(q, v) => {
+                let (lv, _) = self.chan(v)?;
+                let query = match *q {
+                    "len" => ast::ChanQuery::Len,
+                    "empty" => ast::ChanQuery::Empty,
+                    "full" => ast::ChanQuery::Full,
+                    "nempty" => ast::ChanQuery::NotEmpty,
+                    _ => ast::ChanQuery::NotFull,
+                };
+                (
+                    ex(ExprKind::Chan(query, lv), span),
+                    if *q == "len" { T::I } else { T::B },
+                )
+            }
+            Ek::Run(..) => return unsupported(span, "`run` inside an expression"),
+            Ek::Timeout => return unsupported(span, "`timeout`"),
+            Ek::RemoteAt(p, i, l) => {
+                let t = self.remote(p, i.as_deref(), span)?;
+                (
+                    ex(
+                        ExprKind::At(
+                            Box::new(ex(ExprKind::Name(id(&t, span)), span)),
+                            id(l, span),
+                        ),
+                        span,
+                    ),
+                    T::B,
+                )
+            }
+            Ek::RemoteVar(p, i, x) => {
+                let t = self.remote(p, i.as_deref(), span)?;
+                (
+                    ex(
+                        ExprKind::Local(
+                            Box::new(ex(ExprKind::Name(id(&t, span)), span)),
+                            id(x, span),
+                        ),
+                        span,
+                    ),
+                    T::I,
+                )
+            }
+            Ek::Eval(_) | Ek::Skip => return fail(span, "`eval` and `_` belong in a receive"),
+        })
+    }
+
+    /// The thread a remote reference `P[pid]` or `P` names.
+    fn remote(&self, p: &str, index: Option<&Expr>, span: Span) -> Result<String> {
+        let of_p: Vec<&Instance> = self
+            .instances
+            .iter()
+            .filter(|i| {
+                (i.proc == usize::MAX && p == "init")
+                    || (i.proc != usize::MAX && self.procs[i.proc].name == p)
+            })
+            .collect();
+        match index {
+            // SPIN reads `P@L` of the first process of type P that is
+            // alive (its `f_pid`): here the first one created.
+            None if !of_p.is_empty() => Ok(of_p[0].name.clone()),
+            None => fail(span, format!("no process of type `{p}`")),
+            Some(i) => {
+                let pid = self.const_eval(i)?;
+                match of_p.iter().find(|i| i.pid == pid) {
+                    Some(i) => Ok(i.name.clone()),
+                    None => fail(span, format!("no instance of `{p}` has pid {pid}")),
+                }
+            }
+        }
+    }
+
+    fn formula(&mut self, f: &Formula) -> Result<ast::Formula> {
+        use ast::Formula as F;
+        Ok(match f {
+            Formula::Atom(e) => {
+                self.scope.clear();
+                F::Atom(self.cond(e)?)
+            }
+            Formula::Not(a) => F::Not(Box::new(self.formula(a)?)),
+            Formula::Always(a) => F::Always(Box::new(self.formula(a)?)),
+            Formula::Eventually(a) => F::Eventually(Box::new(self.formula(a)?)),
+            Formula::Bin(op, a, b) => {
+                let (x, y) = (self.formula(a)?, self.formula(b)?);
+                match *op {
+                    "&&" => F::And(Box::new(x), Box::new(y)),
+                    "||" => F::Or(Box::new(x), Box::new(y)),
+                    "->" => F::Implies(Box::new(x), Box::new(y)),
+                    "<->" => F::And(
+                        Box::new(F::Implies(Box::new(x.clone()), Box::new(y.clone()))),
+                        Box::new(F::Implies(Box::new(y), Box::new(x))),
+                    ),
+                    "U" => F::Until(Box::new(x), Box::new(y)),
+                    "W" => F::WeakUntil(Box::new(x), Box::new(y)),
+                    // p V q == !(!p U !q)
+                    _ => F::Not(Box::new(F::Until(
+                        Box::new(F::Not(Box::new(x))),
+                        Box::new(F::Not(Box::new(y))),
+                    ))),
+                }
+            }
+        })
+    }
+}
+
+/// The parts of a core `atomic` for these statements, when they make one:
+/// a first step that may block, then steps that cannot.
+fn atomic_parts(stmts: &[ast::Stmt]) -> Option<Vec<ast::Stmt>> {
+    let mut parts = Vec::new();
+    for (k, s) in stmts.iter().enumerate() {
+        if s.label.is_some() {
+            return None;
+        }
+        match &s.kind {
+            StmtKind::Await(_) | StmtKind::Send(..) | StmtKind::Receive(..) if k == 0 => {
+                parts.push(s.clone())
+            }
+            StmtKind::Assign(..) | StmtKind::Assert(_) | StmtKind::Skip => parts.push(s.clone()),
+            StmtKind::Await(ast::Expr {
+                kind: ExprKind::Bool(true),
+                ..
+            }) => {}
+            StmtKind::Atomic(inner) => {
+                for (j, p) in inner.iter().enumerate() {
+                    match &p.kind {
+                        StmtKind::Assign(..)
+                        | StmtKind::Assert(_)
+                        | StmtKind::Skip
+                        | StmtKind::If(..) => parts.push(p.clone()),
+                        StmtKind::Await(_) | StmtKind::Send(..) | StmtKind::Receive(..)
+                            if k == 0 && j == 0 =>
+                        {
+                            parts.push(p.clone())
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            _ => return None,
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(parts)
+}
+
+/// When the first step of a branch can be taken: None when always.
+fn exec(s: &ast::Stmt, caps: &HashMap<String, i64>) -> Result<Option<ast::Expr>> {
+    let span = s.span;
+    let q = |k: ast::ChanQuery, lv: &ast::LValue| ex(ExprKind::Chan(k, lv.clone()), span);
+    Ok(match &s.kind {
+        StmtKind::Await(e) => Some(e.clone()),
+        StmtKind::Send(lv, _) => {
+            if caps.get(&lv.name.name) == Some(&0) {
+                return unsupported(span, "`else` beside a rendezvous");
+            }
+            Some(q(ast::ChanQuery::NotFull, lv))
+        }
+        StmtKind::Receive(lv, args) => {
+            if caps.get(&lv.name.name) == Some(&0) {
+                return unsupported(span, "`else` beside a rendezvous");
+            }
+            if args.iter().any(|a| matches!(a, ast::RecvArg::Match(_))) {
+                return unsupported(span, "`else` beside a receive that matches a constant");
+            }
+            Some(q(ast::ChanQuery::NotEmpty, lv))
+        }
+        StmtKind::Atomic(parts) => match parts.first() {
+            Some(p) => exec(p, caps)?,
+            None => None,
+        },
+        StmtKind::Either(bs) => {
+            let mut any: Option<ast::Expr> = None;
+            for b in bs {
+                match exec(&b[0], caps)? {
+                    None => return Ok(None),
+                    Some(g) => {
+                        any = Some(match any {
+                            None => g,
+                            Some(a) => bin(BinOp::Or, a, g),
+                        })
+                    }
+                }
+            }
+            any
+        }
+        _ => None,
+    })
+}
+
+/// Whether statement `s` (or anything in it) assigns the variable `v`.
+fn assigns(s: &Stmt, v: &str) -> bool {
+    let any = |b: &[Stmt]| b.iter().any(|s| assigns(s, v));
+    match &s.kind {
+        Sk::Assign(r, _) | Sk::Incr(r, _) | Sk::Select(r, ..) => r.name == v,
+        Sk::For(r, _, _, b) => r.name == v || any(b),
+        Sk::Recv(_, args) => args
+            .iter()
+            .any(|a| matches!(&a.kind, Ek::Var(r) if r.name == v)),
+        Sk::If(o) | Sk::Do(o) => o.iter().any(|b| any(b)),
+        Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) => any(b),
+        Sk::Label(_, s) => assigns(s, v),
+        _ => false,
+    }
+}
+
+fn has_jumps(s: &Stmt) -> bool {
+    let any = |b: &[Stmt]| b.iter().any(has_jumps);
+    match &s.kind {
+        Sk::Break | Sk::Goto(..) | Sk::Label(..) => true,
+        Sk::If(o) => o.iter().any(|b| any(b)),
+        // A nested loop may break out of itself.
+        Sk::Do(o) => o.iter().any(|b| {
+            b.iter()
+                .any(|s| !matches!(s.kind, Sk::Break) && has_jumps(s))
+        }),
+        Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) | Sk::For(_, _, _, b) => any(b),
+        _ => false,
+    }
+}
+
+fn subst_var_in_runs(s: &mut Stmt, v: &str, val: i64) {
+    fn in_expr(e: &mut Expr, v: &str, val: i64) {
+        match &mut e.kind {
+            Ek::Var(r) if r.name == v && r.index.is_none() && r.field.is_none() => {
+                e.kind = Ek::Int(val)
+            }
+            Ek::Var(r) => {
+                if let Some(i) = &mut r.index {
+                    in_expr(i, v, val);
+                }
+            }
+            Ek::Un(_, a) => in_expr(a, v, val),
+            Ek::Bin(_, a, b) => {
+                in_expr(a, v, val);
+                in_expr(b, v, val);
+            }
+            _ => {}
+        }
+    }
+    match &mut s.kind {
+        Sk::Expr(Expr {
+            kind: Ek::Run(_, args),
+            ..
+        }) => args.iter_mut().for_each(|a| in_expr(a, v, val)),
+        Sk::If(o) | Sk::Do(o) => o
+            .iter_mut()
+            .flatten()
+            .for_each(|s| subst_var_in_runs(s, v, val)),
+        Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) => {
+            b.iter_mut().for_each(|s| subst_var_in_runs(s, v, val))
+        }
+        _ => {}
+    }
+}
+
+impl Lower<'_> {
+    /// Unrolls the counting loops that `run` processes, so that each `run`
+    /// is a site of its own: `v = a; do :: v < b -> ...; v++ :: else -> break od`
+    /// (or `:: v >= b -> break`), with constant a and b, where only the
+    /// last statement of the body changes v. Every guard stays a step, as
+    /// in SPIN; v's value is put in the `run`s' arguments.
+    fn unroll_runs(
+        &self,
+        stmts: &mut [Stmt],
+        whole: &[Stmt],
+        decls: &HashMap<String, i64>,
+    ) -> Result<()> {
+        for j in 0..stmts.len() {
+            match &mut stmts[j].kind {
+                Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) => self.unroll_runs(b, whole, decls)?,
+                Sk::If(o) => {
+                    for b in o.iter_mut() {
+                        self.unroll_runs(b, whole, decls)?;
+                    }
+                }
+                _ => {}
+            }
+            let Sk::Do(opts) = &stmts[j].kind else {
+                continue;
+            };
+            let mut has_run = false;
+            walk_runs_stmt(&stmts[j], false, &mut |_, _| {
+                has_run = true;
+                Ok(())
+            })?;
+            if !has_run || opts.len() != 2 {
+                continue;
+            }
+            let (mut body, mut exit) = (&opts[0], &opts[1]);
+            if matches!(body.first().map(|s| &s.kind), Some(Sk::Else)) {
+                std::mem::swap(&mut body, &mut exit);
+            }
+            let Some(Sk::Expr(Expr {
+                kind: Ek::Bin(op, l, r),
+                ..
+            })) = body.first().map(|s| &s.kind)
+            else {
+                continue;
+            };
+            let (Ek::Var(var), Ok(bound)) = (&l.kind, self.const_eval(r)) else {
+                continue;
+            };
+            if var.index.is_some() || var.field.is_some() || !matches!(*op, "<" | "<=") {
+                continue;
+            }
+            let v = var.name.clone();
+            let incr = match body.last().map(|s| &s.kind) {
+                Some(Sk::Incr(x, 1)) => x.name == v,
+                Some(Sk::Assign(
+                    x,
+                    Expr {
+                        kind: Ek::Bin("+", a, b),
+                        ..
+                    },
+                )) => {
+                    x.name == v
+                        && matches!(&a.kind, Ek::Var(y) if y.name == v)
+                        && matches!(b.kind, Ek::Int(1))
+                }
+                _ => false,
+            };
+            let exit_ok = exit.len() == 2
+                && matches!(exit[1].kind, Sk::Break)
+                && match &exit[0].kind {
+                    Sk::Else => true,
+                    Sk::Expr(Expr {
+                        kind: Ek::Bin(">" | ">=" | "==", a, _),
+                        ..
+                    }) => matches!(&a.kind, Ek::Var(y) if y.name == v),
+                    _ => false,
+                };
+            let body_ok = body[1..body.len() - 1]
+                .iter()
+                .all(|s| !assigns(s, &v) && !has_jumps(s));
+            if !incr || !exit_ok || !body_ok {
+                continue;
+            }
+            // Where the loop starts: the last assignment before it, or the declaration.
+            let mut start = None;
+            for s in stmts[..j].iter().rev() {
+                if let Sk::Assign(x, e) = &s.kind {
+                    if x.name == v {
+                        start = self.const_eval(e).ok();
+                        break;
+                    }
+                }
+                if assigns(s, &v) {
+                    break;
+                }
+            }
+            let start = match start {
+                Some(a) => a,
+                None => {
+                    // Assigned nowhere else in the body: its initial value.
+                    let elsewhere = whole.iter().filter(|s| assigns(s, &v)).count();
+                    match decls.get(&v) {
+                        Some(&a) if elsewhere <= 1 => a,
+                        _ => continue,
+                    }
+                }
+            };
+            let mut out = Vec::new();
+            let mut val = start;
+            let holds = |x: i64| if *op == "<" { x < bound } else { x <= bound };
+            while holds(val) {
+                if out.len() > 4 * MAX_PROCS {
+                    return unsupported(stmts[j].span, "a loop of `run`s this long");
+                }
+                // The guard holds here: a step that cannot block.
+                out.push(Stmt {
+                    kind: Sk::Skip,
+                    span: body[0].span,
+                });
+                for s in &body[1..] {
+                    let mut s = s.clone();
+                    subst_var_in_runs(&mut s, &v, val);
+                    out.push(s);
+                }
+                val += 1;
+            }
+            out.push(Stmt {
+                kind: Sk::Skip,
+                span: exit[0].span,
+            });
+            stmts[j].kind = Sk::Seq(out);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,2 @@
+// error: 2:27 expected an expression, found `;`
+active proctype P() { x = ; }

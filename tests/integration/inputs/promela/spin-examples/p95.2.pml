@@ -1,0 +1,5 @@
+proctype A(byte state; short set)
+{	(state == 1) -> state = set
+}
+
+init { run A(1, 3) }
