@@ -6,7 +6,6 @@ mod cli;
 mod cli_io;
 mod common;
 mod contract;
-mod corpus;
 mod crosscheck;
 mod crosscheck_ltl;
 mod differential;
