@@ -168,6 +168,7 @@ impl Plan {
     /// The plan for `model`.
     pub fn new(model: &Model) -> Plan {
         let observers = crate::classify::Observers::new(model);
+        let by_excl = crate::classify::excl_observed(model);
         let mut read_locks = vec![None; model.slots.len()];
         let fixed: Vec<Option<Reason>> = (0..model.transitions.len())
             .map(|k| {
@@ -179,7 +180,13 @@ impl Plan {
                         read_locks[m as usize] = Some(LockReader::Transition(k));
                     }
                 }
-                observers.of(model, k, &reads, &writes)
+                observers.of(model, k, &reads, &writes).or_else(|| {
+                    // The search judges predicate changes in the state at
+                    // hand; one that another thread's position decides
+                    // is judged here, once for every state.
+                    crate::classify::moves_observed(model, k, &by_excl)
+                        .then_some(Reason::ObservedPoint(model.transitions[k].thread))
+                })
             })
             .collect();
         for (i, inv) in model.invariants.iter().enumerate() {

@@ -285,11 +285,14 @@ pub fn refine(
 /// semaphores), each with its first guess.
 fn initial_guesses(model0: &Model, mode: GuessFrom) -> (Vec<Element>, Vec<Guess>) {
     let guard_read = sync_slots(model0);
+    let chans = model0.chan_slots();
     let mut elements = Vec::new();
     let mut guesses = Vec::new();
     for (slot, s) in model0.slots.iter().enumerate() {
+        // Channels synchronise, like locks and semaphores: never guessed.
         if matches!(s.class, SlotClass::Local(_))
             || matches!(s.kind, SlotKind::Lock | SlotKind::Sem)
+            || chans[slot] != crate::model::ChanSlot::None
         {
             continue;
         }

@@ -205,47 +205,68 @@ fn classify_with(model: &Model, extra: &dyn Fn(usize) -> Option<Reason>) -> Clas
 
 /// A control point of a thread that other threads' transitions observe
 /// (`at(t, L)`, `init(t, x)`); `None` stands for every point of the thread.
-type Observed = std::collections::BTreeSet<(u32, Option<i64>)>;
+pub(crate) type Observed = std::collections::BTreeSet<(u32, Option<i64>)>;
 
 /// The control points that transitions of other threads read.
-fn observed_points(model: &Model) -> Observed {
+/// Adds to `out` the control points of threads other than `own` that `e`
+/// reads (a `pc == p` test names one point; any other read, all of them).
+fn walk_observed(e: &crate::model::CExpr, own: u32, threads: u32, out: &mut Observed) {
     use crate::model::CExpr;
-    fn walk(e: &CExpr, own: u32, threads: u32, out: &mut Observed) {
-        let is_pc = |s: u32| s < threads && s != own;
-        match e {
-            CExpr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
-                (CExpr::Var { slot, .. }, CExpr::Const(p))
-                | (CExpr::Const(p), CExpr::Var { slot, .. })
-                    if is_pc(*slot) =>
-                {
-                    out.insert((*slot, Some(*p)));
-                }
-                _ => {
-                    walk(a, own, threads, out);
-                    walk(b, own, threads, out);
-                }
-            },
-            CExpr::At { thread, pcs } => {
-                walk(thread, own, threads, out);
-                for (t, p) in pcs.iter().enumerate() {
-                    if let (Some(p), true) = (p, t as u32 != own) {
-                        out.insert((t as u32, Some(*p)));
-                    }
-                }
+    let walk = walk_observed;
+    let is_pc = |s: u32| s < threads && s != own;
+    match e {
+        CExpr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
+            (CExpr::Var { slot, .. }, CExpr::Const(p))
+            | (CExpr::Const(p), CExpr::Var { slot, .. })
+                if is_pc(*slot) =>
+            {
+                out.insert((*slot, Some(*p)));
             }
-            CExpr::Not(a) | CExpr::Neg(a) => walk(a, own, threads, out),
-            CExpr::Bin(_, a, b) => {
+            _ => {
                 walk(a, own, threads, out);
                 walk(b, own, threads, out);
             }
-            // Any other read of another thread's counter observes all of it.
-            _ => e.for_each_slot(&mut |s| {
-                if is_pc(s) {
-                    out.insert((s, None));
+        },
+        CExpr::At { thread, pcs } => {
+            walk(thread, own, threads, out);
+            for (t, p) in pcs.iter().enumerate() {
+                if let (Some(p), true) = (p, t as u32 != own) {
+                    out.insert((t as u32, Some(*p)));
                 }
-            }),
+            }
+        }
+        CExpr::Not(a) | CExpr::Neg(a) => walk(a, own, threads, out),
+        CExpr::Bin(_, a, b) => {
+            walk(a, own, threads, out);
+            walk(b, own, threads, out);
+        }
+        // Any other read of another thread's counter observes all of it.
+        _ => e.for_each_slot(&mut |s| {
+            if is_pc(s) {
+                out.insert((s, None));
+            }
+        }),
+    }
+}
+
+/// The control points of other threads that the exclusive access
+/// predicates read: `excl(u, x)` observing where thread v is. A move in or
+/// out of one can change u's predicate whatever u does, so a search that
+/// judges predicate changes in the state at hand (movers) must not move it.
+pub(crate) fn excl_observed(model: &Model) -> Observed {
+    let threads = model.threads.len() as u32;
+    let mut out = Observed::new();
+    for p in &model.protected {
+        for (u, e) in p.excl.iter().enumerate() {
+            walk_observed(e, u as u32, threads, &mut out);
         }
     }
+    out
+}
+
+fn observed_points(model: &Model) -> Observed {
+    use crate::model::CExpr;
+    let walk = walk_observed;
     let threads = model.threads.len() as u32;
     let mut out = Observed::new();
     for tr in &model.transitions {
@@ -289,7 +310,7 @@ fn invariant_reads(model: &Model) -> Vec<bool> {
 
 /// Whether transition `k` moves its thread into or out of a control point
 /// in `observed`.
-fn moves_observed(model: &Model, k: usize, observed: &Observed) -> bool {
+pub(crate) fn moves_observed(model: &Model, k: usize, observed: &Observed) -> bool {
     let tr = &model.transitions[k];
     let targets = tr.next.targets();
     let seen =
