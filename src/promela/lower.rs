@@ -483,6 +483,14 @@ impl Lower<'_> {
     /// Decides the process instances: active ones, init, then one per `run` site.
     fn plan(&mut self) -> Result<()> {
         let mut binds: Vec<HashMap<String, ChanBind>> = Vec::new();
+        self.plan_active(&mut binds)?;
+        self.plan_runs(&mut binds)?;
+        self.name_instances();
+        self.bind_instance_chans(&binds)
+    }
+
+    /// Adds the `active` instances, then `init`, each with no channel binds.
+    fn plan_active(&mut self, binds: &mut Vec<HashMap<String, ChanBind>>) -> Result<()> {
         let mut pid = 0;
         for (k, p) in self.procs.iter().enumerate() {
             if let Some(n) = &p.active {
@@ -523,6 +531,12 @@ impl Lower<'_> {
             });
             binds.push(HashMap::new());
         }
+        Ok(())
+    }
+
+    /// Adds one dormant instance per `run` site, breadth first over the
+    /// instances, recording each site's instance in `runs`.
+    fn plan_runs(&mut self, binds: &mut Vec<HashMap<String, ChanBind>>) -> Result<()> {
         let mut k = 0;
         while k < self.instances.len() {
             let body = self.body_of(k).clone();
@@ -546,54 +560,7 @@ impl Lower<'_> {
                 let Some(pk) = self.procs.iter().position(|p| &p.name == name) else {
                     return fail(e.span, format!("unknown proctype `{name}`"));
                 };
-                let p = &self.procs[pk];
-                if p.params.len() != args.len() {
-                    return fail(
-                        e.span,
-                        format!(
-                            "`{name}` takes {} arguments, given {}",
-                            p.params.len(),
-                            args.len()
-                        ),
-                    );
-                }
-                let mut b = HashMap::new();
-                for (d, a) in p.params.iter().zip(args) {
-                    if d.ty != Ty::Chan {
-                        continue;
-                    }
-                    let Ek::Var(v) = &a.kind else {
-                        return fail(a.span, "a channel argument must be a channel's name");
-                    };
-                    let index = match &v.index {
-                        Some(i) => Some(self.const_eval(i).map_err(|_| PreError {
-                            span: i.span,
-                            message: "a channel array element passed to `run` must have a constant index in optimist's Promela subset".into(),
-                        })?),
-                        None => None,
-                    };
-                    let bind = if let Some(outer) = binds[k].get(&v.name) {
-                        if index.is_some() {
-                            return unsupported(a.span, "indexing a channel parameter");
-                        }
-                        outer.clone()
-                    } else if locals.iter().any(|l| l.name == v.name && l.ty == Ty::Chan) {
-                        ChanBind {
-                            owner: Some(k),
-                            name: v.name.clone(),
-                            index,
-                        }
-                    } else if matches!(self.globals.get(&v.name), Some(Var::Chan { .. })) {
-                        ChanBind {
-                            owner: None,
-                            name: v.name.clone(),
-                            index,
-                        }
-                    } else {
-                        return fail(a.span, format!("`{}` is not a channel", v.name));
-                    };
-                    b.insert(d.name.clone(), bind);
-                }
+                let b = self.run_chan_binds(k, pk, &e, args, &binds[k], &locals)?;
                 let new = self.instances.len();
                 if new >= MAX_PROCS {
                     return unsupported(
@@ -617,7 +584,74 @@ impl Lower<'_> {
             }
             k += 1;
         }
-        // Names: the proctype's for a single instance, else with the pid.
+        Ok(())
+    }
+
+    /// What each channel parameter of proctype `pk` is bound to by the `run`
+    /// `e` in instance `k` (whose own binds are `outer`, locals `locals`).
+    fn run_chan_binds(
+        &self,
+        k: usize,
+        pk: usize,
+        e: &Expr,
+        args: &[Expr],
+        outer: &HashMap<String, ChanBind>,
+        locals: &[Decl],
+    ) -> Result<HashMap<String, ChanBind>> {
+        let name = &self.procs[pk].name;
+        let p = &self.procs[pk];
+        if p.params.len() != args.len() {
+            return fail(
+                e.span,
+                format!(
+                    "`{name}` takes {} arguments, given {}",
+                    p.params.len(),
+                    args.len()
+                ),
+            );
+        }
+        let mut b = HashMap::new();
+        for (d, a) in p.params.iter().zip(args) {
+            if d.ty != Ty::Chan {
+                continue;
+            }
+            let Ek::Var(v) = &a.kind else {
+                return fail(a.span, "a channel argument must be a channel's name");
+            };
+            let index = match &v.index {
+                Some(i) => Some(self.const_eval(i).map_err(|_| PreError {
+                    span: i.span,
+                    message: "a channel array element passed to `run` must have a constant index in optimist's Promela subset".into(),
+                })?),
+                None => None,
+            };
+            let bind = if let Some(outer) = outer.get(&v.name) {
+                if index.is_some() {
+                    return unsupported(a.span, "indexing a channel parameter");
+                }
+                outer.clone()
+            } else if locals.iter().any(|l| l.name == v.name && l.ty == Ty::Chan) {
+                ChanBind {
+                    owner: Some(k),
+                    name: v.name.clone(),
+                    index,
+                }
+            } else if matches!(self.globals.get(&v.name), Some(Var::Chan { .. })) {
+                ChanBind {
+                    owner: None,
+                    name: v.name.clone(),
+                    index,
+                }
+            } else {
+                return fail(a.span, format!("`{}` is not a channel", v.name));
+            };
+            b.insert(d.name.clone(), bind);
+        }
+        Ok(b)
+    }
+
+    /// Names the instances: the proctype's for a single instance, else with the pid.
+    fn name_instances(&mut self) {
         let mut count: HashMap<usize, usize> = HashMap::new();
         for i in &self.instances {
             *count.entry(i.proc).or_default() += 1;
@@ -636,40 +670,15 @@ impl Lower<'_> {
             };
             self.instances[k].name = name;
         }
-        for k in 0..self.instances.len() {
+    }
+
+    /// Turns each instance's channel binds into the channel variables its
+    /// parameters stand for.
+    fn bind_instance_chans(&mut self, binds: &[HashMap<String, ChanBind>]) -> Result<()> {
+        for (k, kbinds) in binds.iter().enumerate() {
             let mut chans = HashMap::new();
-            for (p, b) in &binds[k] {
-                let (core, cap, array) = match b.owner {
-                    None => match &self.globals[&b.name] {
-                        Var::Chan {
-                            core, cap, array, ..
-                        } => (core.clone(), *cap, *array),
-                        _ => unreachable!("checked when bound"),
-                    },
-                    Some(c) => {
-                        let owner = self.body_of(c).clone();
-                        let mut ls = Vec::new();
-                        local_decls(&owner, &mut ls);
-                        let d = ls
-                            .iter()
-                            .find(|d| d.name == b.name)
-                            .expect("checked when bound");
-                        let cap = match &d.init {
-                            Some(Init::Chan(k, _)) => self.const_eval(k)?,
-                            _ => {
-                                return unsupported(
-                                    d.span,
-                                    "a channel variable without an initialiser (other than a parameter)",
-                                );
-                            }
-                        };
-                        (
-                            format!("{}_{}", self.instances[c].name, b.name),
-                            cap,
-                            d.size.is_some(),
-                        )
-                    }
-                };
+            for (p, b) in kbinds {
+                let (core, cap, array) = self.bound_chan(b)?;
                 if array != b.index.is_some() {
                     return fail(
                         self.procs[self.instances[k].proc].span,
@@ -689,6 +698,41 @@ impl Lower<'_> {
             self.instances[k].chans = chans;
         }
         Ok(())
+    }
+
+    /// The core name, capacity and arrayness of the channel a bind names.
+    fn bound_chan(&self, b: &ChanBind) -> Result<(String, i64, bool)> {
+        Ok(match b.owner {
+            None => match &self.globals[&b.name] {
+                Var::Chan {
+                    core, cap, array, ..
+                } => (core.clone(), *cap, *array),
+                _ => unreachable!("checked when bound"),
+            },
+            Some(c) => {
+                let owner = self.body_of(c).clone();
+                let mut ls = Vec::new();
+                local_decls(&owner, &mut ls);
+                let d = ls
+                    .iter()
+                    .find(|d| d.name == b.name)
+                    .expect("checked when bound");
+                let cap = match &d.init {
+                    Some(Init::Chan(k, _)) => self.const_eval(k)?,
+                    _ => {
+                        return unsupported(
+                            d.span,
+                            "a channel variable without an initialiser (other than a parameter)",
+                        );
+                    }
+                };
+                (
+                    format!("{}_{}", self.instances[c].name, b.name),
+                    cap,
+                    d.size.is_some(),
+                )
+            }
+        })
     }
 
     fn body_of(&self, k: usize) -> &Vec<Stmt> {
@@ -778,6 +822,45 @@ impl Lower<'_> {
         self.aliases.clear();
         self.breaks.clear();
         self.pending_locals.clear();
+        let proc = self.proc_of(k).clone();
+        let name = self.instances[k].name.clone();
+        self.scope = self.param_scope(k, &proc)?;
+        self.declare_locals(k, &proc, &name)?;
+        let (mut stmts, pending) = self.seq(&proc.body)?;
+        self.start_at_goto(&mut stmts, proc.end);
+        if self.instances[k].dormant {
+            let created = format!("{name}_created");
+            if let Some(first) = stmts.first_mut() {
+                start_guard(first, &created, &self.globals_cap())?;
+            }
+        }
+        let end = proc.end;
+        let mut die = self.die_stmt(k, &name, end);
+        for p in pending {
+            self.aliases.insert(p, "end__die".into());
+        }
+        if self.instances[k].dormant && stmts.is_empty() {
+            let created = format!("{name}_created");
+            die.kind = guard_die_on_created(die.kind, &created, end);
+        }
+        stmts.push(die);
+        let aliases = std::mem::take(&mut self.aliases);
+        rename(&mut stmts, &aliases);
+        Ok(ast::ThreadDecl {
+            name: id(&name, proc.span),
+            copies: None,
+            body: ast::Body {
+                locals: std::mem::take(&mut self.pending_locals),
+                stmts,
+                end: proc.end,
+            },
+            span: proc.span,
+        })
+    }
+
+    /// The scope a thread starts with: its bound channels, its `run`
+    /// argument variables and, for an active instance, its parameters.
+    fn param_scope(&mut self, k: usize, proc: &ProcType) -> Result<HashMap<String, Var>> {
         let mut scope: HashMap<String, Var> = self.instances[k].chans.clone();
         for (p, core) in &self.instances[k].run_vars {
             scope.insert(
@@ -789,8 +872,6 @@ impl Lower<'_> {
                 },
             );
         }
-        let proc = self.proc_of(k).clone();
-        let name = self.instances[k].name.clone();
         if !self.instances[k].dormant {
             for d in &proc.params {
                 if d.ty != Ty::Chan {
@@ -799,9 +880,14 @@ impl Lower<'_> {
                 }
             }
         }
+        Ok(scope)
+    }
+
+    /// Declares the local variables of instance `k` (named `name`) and adds
+    /// them to the scope.
+    fn declare_locals(&mut self, k: usize, proc: &ProcType, name: &str) -> Result<()> {
         let mut decls = Vec::new();
         local_decls(&proc.body, &mut decls);
-        self.scope = scope;
         for d in &decls {
             if self.instances[k]
                 .run_inits
@@ -836,17 +922,12 @@ impl Lower<'_> {
             };
             self.scope.insert(d.name.clone(), v);
         }
-        let (mut stmts, pending) = self.seq(&proc.body)?;
-        self.start_at_goto(&mut stmts, proc.end);
-        if self.instances[k].dormant {
-            let created = format!("{name}_created");
-            match stmts.first_mut() {
-                Some(first) => start_guard(first, &created, &self.globals_cap())?,
-                None => {}
-            }
-        }
-        // SPIN's removal of an ended process: the last one (highest pid) first.
-        let end = proc.end;
+        Ok(())
+    }
+
+    /// The final step of a thread, labelled `end__die`: SPIN's removal of an
+    /// ended process, the last one (highest pid) first.
+    fn die_stmt(&self, k: usize, name: &str, end: Span) -> ast::Stmt {
         let pid = self.pid_expr(end);
         let nr = || ex(ExprKind::Name(id("_nr_pr", end)), end);
         let mut die = st(
@@ -871,47 +952,7 @@ impl Lower<'_> {
         );
         // SPIN's state loses a removed process's variables: reset them.
         if let StmtKind::Atomic(parts) = &mut die.kind {
-            let mut resets: Vec<(String, Option<i64>, i64)> = Vec::new();
-            let value = |d: &ast::VarDecl| match (&d.init, &d.ty) {
-                (
-                    Some(ast::Init::Value(ast::Expr {
-                        kind: ExprKind::Int(v),
-                        ..
-                    })),
-                    _,
-                ) => *v,
-                (
-                    _,
-                    ast::Type::Int(
-                        ast::Expr {
-                            kind: ExprKind::Int(lo),
-                            ..
-                        },
-                        _,
-                    ),
-                ) => *lo,
-                _ => 0,
-            };
-            for d in &self.pending_locals {
-                let v = value(d);
-                match d.size.as_ref().map(|e| &e.kind) {
-                    Some(ExprKind::Int(n)) => {
-                        (0..*n).for_each(|k| resets.push((d.name.name.clone(), Some(k), v)))
-                    }
-                    _ => resets.push((d.name.name.clone(), None, v)),
-                }
-            }
-            if self.instances[k].dormant {
-                resets.push((format!("{name}_pid"), None, 0));
-                for (_, core) in &self.instances[k].run_vars {
-                    let lo = self.items.iter().find_map(|it| match it {
-                        ast::Item::Var(d) if &d.name.name == core => Some(value(d)),
-                        _ => None,
-                    });
-                    resets.push((core.clone(), None, lo.unwrap_or(0)));
-                }
-            }
-            for (var, index, v) in resets {
+            for (var, index, v) in self.die_resets(k, name) {
                 let lv = ast::LValue {
                     name: id(&var, end),
                     index: index.map(|i| Box::new(int(i, end))),
@@ -921,46 +962,33 @@ impl Lower<'_> {
             }
         }
         die.label = Some(id("end__die", end));
-        for p in pending {
-            self.aliases.insert(p, "end__die".into());
-        }
-        if self.instances[k].dormant && stmts.is_empty() {
-            let created = format!("{name}_created");
-            die.kind = match die.kind {
-                StmtKind::Atomic(mut parts) => {
-                    parts[0] = st(
-                        StmtKind::Await(bin(
-                            BinOp::And,
-                            bin(
-                                BinOp::Eq,
-                                ex(ExprKind::Name(id(&created, end)), end),
-                                int(1, end),
-                            ),
-                            match &parts[0].kind {
-                                StmtKind::Await(e) => e.clone(),
-                                _ => unreachable!(),
-                            },
-                        )),
-                        end,
-                    );
-                    StmtKind::Atomic(parts)
+        die
+    }
+
+    /// The variables (name, element, initial value) an ended instance `k`
+    /// resets, as SPIN's state loses them.
+    fn die_resets(&self, k: usize, name: &str) -> Vec<(String, Option<i64>, i64)> {
+        let mut resets: Vec<(String, Option<i64>, i64)> = Vec::new();
+        for d in &self.pending_locals {
+            let v = reset_value(d);
+            match d.size.as_ref().map(|e| &e.kind) {
+                Some(ExprKind::Int(n)) => {
+                    (0..*n).for_each(|k| resets.push((d.name.name.clone(), Some(k), v)))
                 }
-                k => k,
-            };
+                _ => resets.push((d.name.name.clone(), None, v)),
+            }
         }
-        stmts.push(die);
-        let aliases = std::mem::take(&mut self.aliases);
-        rename(&mut stmts, &aliases);
-        Ok(ast::ThreadDecl {
-            name: id(&name, proc.span),
-            copies: None,
-            body: ast::Body {
-                locals: std::mem::take(&mut self.pending_locals),
-                stmts,
-                end: proc.end,
-            },
-            span: proc.span,
-        })
+        if self.instances[k].dormant {
+            resets.push((format!("{name}_pid"), None, 0));
+            for (_, core) in &self.instances[k].run_vars {
+                let lo = self.items.iter().find_map(|it| match it {
+                    ast::Item::Var(d) if &d.name.name == core => Some(reset_value(d)),
+                    _ => None,
+                });
+                resets.push((core.clone(), None, lo.unwrap_or(0)));
+            }
+        }
+        resets
     }
 
     /// A body that begins with `goto L` (L a statement of the body itself):
@@ -1048,6 +1076,57 @@ impl Lower<'_> {
         let pid = self.instances[self.cur].pid;
         let e = subst_pid(e, pid);
         self.const_eval(&e)
+    }
+}
+
+/// The value a removed process's variable is reset to: its constant
+/// initialiser, else its type's lower bound, else 0.
+fn reset_value(d: &ast::VarDecl) -> i64 {
+    match (&d.init, &d.ty) {
+        (
+            Some(ast::Init::Value(ast::Expr {
+                kind: ExprKind::Int(v),
+                ..
+            })),
+            _,
+        ) => *v,
+        (
+            _,
+            ast::Type::Int(
+                ast::Expr {
+                    kind: ExprKind::Int(lo),
+                    ..
+                },
+                _,
+            ),
+        ) => *lo,
+        _ => 0,
+    }
+}
+
+/// A dormant instance with an empty body: its removal step also waits for
+/// the instance to have been created.
+fn guard_die_on_created(kind: StmtKind, created: &str, end: Span) -> StmtKind {
+    match kind {
+        StmtKind::Atomic(mut parts) => {
+            parts[0] = st(
+                StmtKind::Await(bin(
+                    BinOp::And,
+                    bin(
+                        BinOp::Eq,
+                        ex(ExprKind::Name(id(created, end)), end),
+                        int(1, end),
+                    ),
+                    match &parts[0].kind {
+                        StmtKind::Await(e) => e.clone(),
+                        _ => unreachable!(),
+                    },
+                )),
+                end,
+            );
+            StmtKind::Atomic(parts)
+        }
+        k => k,
     }
 }
 
@@ -1222,28 +1301,7 @@ impl Lower<'_> {
                 pending.push(l.clone());
                 self.stmt(inner, pending)
             }
-            Sk::Assign(v, e) => {
-                if matches!(e.kind, Ek::Run(..)) {
-                    return unsupported(e.span, "the value of `run`");
-                }
-                let lv = self.lvalue(v)?;
-                let (x, t) = self.expr(e)?;
-                if t == T::B {
-                    // b = (cond): one step, as an atomic if.
-                    let set = |k: i64| {
-                        vec![st(
-                            StmtKind::Assign(vec![lv.clone()], vec![int(k, span)]),
-                            span,
-                        )]
-                    };
-                    return one(StmtKind::Atomic(vec![st(
-                        StmtKind::If(x, set(1), Some(set(0))),
-                        span,
-                    )]));
-                }
-                let x = self.wrap(v, x)?;
-                one(StmtKind::Assign(vec![lv], vec![x]))
-            }
+            Sk::Assign(v, e) => self.assign_stmt(v, e, span),
             Sk::Incr(v, d) => {
                 let lv = self.lvalue(v)?;
                 let cur = self.var_expr(v)?;
@@ -1274,26 +1332,7 @@ impl Lower<'_> {
                 let (lv, _) = self.chan(c)?;
                 let mut xs = Vec::new();
                 for a in args {
-                    xs.push(match &a.kind {
-                        Ek::Skip => ast::RecvArg::Skip(a.span),
-                        Ek::Eval(e) => ast::RecvArg::Match(self.int(e)?),
-                        Ek::Int(_) | Ek::Bool(_) | Ek::Pid => ast::RecvArg::Match(self.int(a)?),
-                        Ek::Var(v)
-                            if v.index.is_none()
-                                && v.field.is_none()
-                                && self.mtypes.contains_key(&v.name)
-                                && !self.scope.contains_key(&v.name) =>
-                        {
-                            ast::RecvArg::Match(self.int(a)?)
-                        }
-                        Ek::Var(v) => ast::RecvArg::Var(self.lvalue(v)?),
-                        _ => {
-                            return fail(
-                                a.span,
-                                "a receive takes variables, constants, `eval(e)` or `_`",
-                            );
-                        }
-                    });
+                    xs.push(self.recv_arg(a)?);
                 }
                 one(StmtKind::Receive(lv, xs))
             }
@@ -1317,87 +1356,9 @@ impl Lower<'_> {
                 let (branches, after) = self.options(opts, None)?;
                 Ok((vec![st(StmtKind::Either(branches), span)], after))
             }
-            Sk::Do(opts) => {
-                let head = match pending.last() {
-                    Some(l) => l.clone(),
-                    None => self.fresh("__do"),
-                };
-                let brk = self.fresh("__od");
-                self.breaks.push((brk.clone(), false));
-                let res = self.options(opts, Some(&head));
-                let (_, used) = self.breaks.pop().expect("pushed");
-                let (branches, _) = res?;
-                let mut s = st(StmtKind::Either(branches), span);
-                if pending.last() != Some(&head) {
-                    s.label = Some(id(&head, span));
-                }
-                Ok((vec![s], if used { vec![brk] } else { Vec::new() }))
-            }
-            Sk::Atomic(b) | Sk::DStep(b) => {
-                let (mut inner, after) = self.seq(b)?;
-                // A jump that ends the body leaves the atomic without a step.
-                let mut jumps = Vec::new();
-                while matches!(
-                    inner.last().map(|s| (&s.kind, &s.label)),
-                    Some((StmtKind::Jump(_), None))
-                ) && inner.len() > 1
-                {
-                    jumps.insert(0, inner.pop().expect("non-empty"));
-                }
-                match atomic_parts(&inner) {
-                    Some(parts) if after.is_empty() => {
-                        let mut out = vec![st(StmtKind::Atomic(parts), span)];
-                        out.extend(jumps);
-                        Ok((out, Vec::new()))
-                    }
-                    _ => {
-                        inner.extend(jumps);
-                        Ok((inner, after))
-                    }
-                }
-            }
-            Sk::For(v, lo, hi, body) => {
-                // SPIN's own expansion: i = lo; do :: i <= hi -> body; i++ :: else -> break od
-                let var = Expr {
-                    kind: Ek::Var(v.clone()),
-                    span: v.span,
-                };
-                let mut loop_body = vec![Stmt {
-                    kind: Sk::Expr(Expr {
-                        kind: Ek::Bin("<=", Box::new(var.clone()), Box::new(hi.clone())),
-                        span,
-                    }),
-                    span,
-                }];
-                loop_body.extend(body.iter().cloned());
-                loop_body.push(Stmt {
-                    kind: Sk::Incr(v.clone(), 1),
-                    span,
-                });
-                let seq = vec![
-                    Stmt {
-                        kind: Sk::Assign(v.clone(), lo.clone()),
-                        span,
-                    },
-                    Stmt {
-                        kind: Sk::Do(vec![
-                            loop_body,
-                            vec![
-                                Stmt {
-                                    kind: Sk::Else,
-                                    span,
-                                },
-                                Stmt {
-                                    kind: Sk::Break,
-                                    span,
-                                },
-                            ],
-                        ]),
-                        span,
-                    },
-                ];
-                self.seq(&seq)
-            }
+            Sk::Do(opts) => self.do_stmt(opts, pending, span),
+            Sk::Atomic(b) | Sk::DStep(b) => self.atomic_stmt(b, span),
+            Sk::For(v, lo, hi, body) => self.for_stmt(v, lo, hi, body, span),
             Sk::Select(v, lo, hi) => {
                 // SPIN runs its expansion (`i = lo; do :: i < hi -> i++ ::
                 // break od`) as one atomic sequence: one step per value.
@@ -1413,6 +1374,159 @@ impl Lower<'_> {
                 one(StmtKind::Assign(vec![lv], vec![any]))
             }
         }
+    }
+
+    /// `v = e`, where a boolean value becomes one atomic `if` step.
+    fn assign_stmt(
+        &mut self,
+        v: &VarRef,
+        e: &Expr,
+        span: Span,
+    ) -> Result<(Vec<ast::Stmt>, Vec<String>)> {
+        if matches!(e.kind, Ek::Run(..)) {
+            return unsupported(e.span, "the value of `run`");
+        }
+        let lv = self.lvalue(v)?;
+        let (x, t) = self.expr(e)?;
+        if t == T::B {
+            // b = (cond): one step, as an atomic if.
+            let set = |k: i64| {
+                vec![st(
+                    StmtKind::Assign(vec![lv.clone()], vec![int(k, span)]),
+                    span,
+                )]
+            };
+            let s = st(StmtKind::If(x, set(1), Some(set(0))), span);
+            return Ok((vec![st(StmtKind::Atomic(vec![s]), span)], Vec::new()));
+        }
+        let x = self.wrap(v, x)?;
+        Ok((
+            vec![st(StmtKind::Assign(vec![lv], vec![x]), span)],
+            Vec::new(),
+        ))
+    }
+
+    /// One argument of a receive: a variable to bind, a value to match or `_`.
+    fn recv_arg(&mut self, a: &Expr) -> Result<ast::RecvArg> {
+        Ok(match &a.kind {
+            Ek::Skip => ast::RecvArg::Skip(a.span),
+            Ek::Eval(e) => ast::RecvArg::Match(self.int(e)?),
+            Ek::Int(_) | Ek::Bool(_) | Ek::Pid => ast::RecvArg::Match(self.int(a)?),
+            Ek::Var(v)
+                if v.index.is_none()
+                    && v.field.is_none()
+                    && self.mtypes.contains_key(&v.name)
+                    && !self.scope.contains_key(&v.name) =>
+            {
+                ast::RecvArg::Match(self.int(a)?)
+            }
+            Ek::Var(v) => ast::RecvArg::Var(self.lvalue(v)?),
+            _ => {
+                return fail(
+                    a.span,
+                    "a receive takes variables, constants, `eval(e)` or `_`",
+                );
+            }
+        })
+    }
+
+    /// A `do` loop: a labelled choice whose options jump back to its head,
+    /// with a fresh label after it when some option breaks out.
+    fn do_stmt(
+        &mut self,
+        opts: &[Vec<Stmt>],
+        pending: &[String],
+        span: Span,
+    ) -> Result<(Vec<ast::Stmt>, Vec<String>)> {
+        let head = match pending.last() {
+            Some(l) => l.clone(),
+            None => self.fresh("__do"),
+        };
+        let brk = self.fresh("__od");
+        self.breaks.push((brk.clone(), false));
+        let res = self.options(opts, Some(&head));
+        let (_, used) = self.breaks.pop().expect("pushed");
+        let (branches, _) = res?;
+        let mut s = st(StmtKind::Either(branches), span);
+        if pending.last() != Some(&head) {
+            s.label = Some(id(&head, span));
+        }
+        Ok((vec![s], if used { vec![brk] } else { Vec::new() }))
+    }
+
+    /// `atomic`/`d_step`: one atomic step when the body allows, else the
+    /// body's statements as they are.
+    fn atomic_stmt(&mut self, b: &[Stmt], span: Span) -> Result<(Vec<ast::Stmt>, Vec<String>)> {
+        let (mut inner, after) = self.seq(b)?;
+        // A jump that ends the body leaves the atomic without a step.
+        let mut jumps = Vec::new();
+        while matches!(
+            inner.last().map(|s| (&s.kind, &s.label)),
+            Some((StmtKind::Jump(_), None))
+        ) && inner.len() > 1
+        {
+            jumps.insert(0, inner.pop().expect("non-empty"));
+        }
+        match atomic_parts(&inner) {
+            Some(parts) if after.is_empty() => {
+                let mut out = vec![st(StmtKind::Atomic(parts), span)];
+                out.extend(jumps);
+                Ok((out, Vec::new()))
+            }
+            _ => {
+                inner.extend(jumps);
+                Ok((inner, after))
+            }
+        }
+    }
+
+    /// `for (v : lo .. hi) body`, lowered through SPIN's own expansion.
+    fn for_stmt(
+        &mut self,
+        v: &VarRef,
+        lo: &Expr,
+        hi: &Expr,
+        body: &[Stmt],
+        span: Span,
+    ) -> Result<(Vec<ast::Stmt>, Vec<String>)> {
+        // SPIN's own expansion: i = lo; do :: i <= hi -> body; i++ :: else -> break od
+        let var = Expr {
+            kind: Ek::Var(v.clone()),
+            span: v.span,
+        };
+        let mut loop_body = vec![Stmt {
+            kind: Sk::Expr(Expr {
+                kind: Ek::Bin("<=", Box::new(var.clone()), Box::new(hi.clone())),
+                span,
+            }),
+            span,
+        }];
+        loop_body.extend(body.iter().cloned());
+        loop_body.push(Stmt {
+            kind: Sk::Incr(v.clone(), 1),
+            span,
+        });
+        let exit = vec![
+            Stmt {
+                kind: Sk::Else,
+                span,
+            },
+            Stmt {
+                kind: Sk::Break,
+                span,
+            },
+        ];
+        let seq = vec![
+            Stmt {
+                kind: Sk::Assign(v.clone(), lo.clone()),
+                span,
+            },
+            Stmt {
+                kind: Sk::Do(vec![loop_body, exit]),
+                span,
+            },
+        ];
+        self.seq(&seq)
     }
 
     /// The options of an `if` (`head` None) or a `do` (each option goes
@@ -1746,45 +1860,7 @@ impl Lower<'_> {
                 }
                 _ => return unsupported(span, "the bitwise operator `~`"),
             },
-            Ek::Bin(op, a, b) => {
-                let arith = |o: &str| match o {
-                    "+" => Some(BinOp::Add),
-                    "-" => Some(BinOp::Sub),
-                    "*" => Some(BinOp::Mul),
-                    "/" => Some(BinOp::Div),
-                    "%" => Some(BinOp::Mod),
-                    _ => None,
-                };
-                let cmp = |o: &str| match o {
-                    "==" => Some(BinOp::Eq),
-                    "!=" => Some(BinOp::Ne),
-                    "<" => Some(BinOp::Lt),
-                    "<=" => Some(BinOp::Le),
-                    ">" => Some(BinOp::Gt),
-                    ">=" => Some(BinOp::Ge),
-                    _ => None,
-                };
-                if let Some(o) = arith(op) {
-                    (bin(o, self.int(a)?, self.int(b)?), T::I)
-                } else if let Some(o) = cmp(op) {
-                    let (x, tx) = self.expr(a)?;
-                    let (y, ty) = self.expr(b)?;
-                    let conv = |x: ast::Expr, t: T| -> Result<ast::Expr> {
-                        match (t, &x.kind) {
-                            (T::B, ExprKind::Bool(v)) => Ok(int(*v as i64, x.span)),
-                            (T::B, _) => unsupported(span, "comparing conditions"),
-                            _ => Ok(x),
-                        }
-                    };
-                    (bin(o, conv(x, tx)?, conv(y, ty)?), T::B)
-                } else if *op == "&&" {
-                    (bin(BinOp::And, self.cond(a)?, self.cond(b)?), T::B)
-                } else if *op == "||" {
-                    (bin(BinOp::Or, self.cond(a)?, self.cond(b)?), T::B)
-                } else {
-                    return unsupported(span, &format!("the bitwise operator `{op}`"));
-                }
-            }
+            Ek::Bin(op, a, b) => self.bin_expr(op, a, b, span)?,
             Ek::Cond(..) => return unsupported(span, "a conditional expression `(c -> a : b)`"),
             Ek::Chan(q, v) => {
                 let (lv, _) = self.chan(v)?;
@@ -1830,6 +1906,47 @@ impl Lower<'_> {
             }
             Ek::Eval(_) | Ek::Skip => return fail(span, "`eval` and `_` belong in a receive"),
         })
+    }
+
+    /// A binary operation: arithmetic, a comparison or a logical connective.
+    fn bin_expr(&mut self, op: &str, a: &Expr, b: &Expr, span: Span) -> Result<(ast::Expr, T)> {
+        let arith = |o: &str| match o {
+            "+" => Some(BinOp::Add),
+            "-" => Some(BinOp::Sub),
+            "*" => Some(BinOp::Mul),
+            "/" => Some(BinOp::Div),
+            "%" => Some(BinOp::Mod),
+            _ => None,
+        };
+        let cmp = |o: &str| match o {
+            "==" => Some(BinOp::Eq),
+            "!=" => Some(BinOp::Ne),
+            "<" => Some(BinOp::Lt),
+            "<=" => Some(BinOp::Le),
+            ">" => Some(BinOp::Gt),
+            ">=" => Some(BinOp::Ge),
+            _ => None,
+        };
+        if let Some(o) = arith(op) {
+            Ok((bin(o, self.int(a)?, self.int(b)?), T::I))
+        } else if let Some(o) = cmp(op) {
+            let (x, tx) = self.expr(a)?;
+            let (y, ty) = self.expr(b)?;
+            let conv = |x: ast::Expr, t: T| -> Result<ast::Expr> {
+                match (t, &x.kind) {
+                    (T::B, ExprKind::Bool(v)) => Ok(int(*v as i64, x.span)),
+                    (T::B, _) => unsupported(span, "comparing conditions"),
+                    _ => Ok(x),
+                }
+            };
+            Ok((bin(o, conv(x, tx)?, conv(y, ty)?), T::B))
+        } else if op == "&&" {
+            Ok((bin(BinOp::And, self.cond(a)?, self.cond(b)?), T::B))
+        } else if op == "||" {
+            Ok((bin(BinOp::Or, self.cond(a)?, self.cond(b)?), T::B))
+        } else {
+            unsupported(span, &format!("the bitwise operator `{op}`"))
+        }
     }
 
     /// The thread a remote reference `P[pid]` or `P` names.
@@ -2075,82 +2192,16 @@ impl Lower<'_> {
             if !has_run || opts.len() != 2 {
                 continue;
             }
-            let (mut body, mut exit) = (&opts[0], &opts[1]);
-            if matches!(body.first().map(|s| &s.kind), Some(Sk::Else)) {
-                std::mem::swap(&mut body, &mut exit);
-            }
-            let Some(Sk::Expr(Expr {
-                kind: Ek::Bin(op, l, r),
-                ..
-            })) = body.first().map(|s| &s.kind)
-            else {
+            let Some((body, exit, v, op, bound)) = self.counted_loop(opts) else {
                 continue;
             };
-            let (Ek::Var(var), Ok(bound)) = (&l.kind, self.const_eval(r)) else {
-                continue;
-            };
-            if var.index.is_some() || var.field.is_some() || !matches!(*op, "<" | "<=") {
-                continue;
-            }
-            let v = var.name.clone();
-            let incr = match body.last().map(|s| &s.kind) {
-                Some(Sk::Incr(x, 1)) => x.name == v,
-                Some(Sk::Assign(
-                    x,
-                    Expr {
-                        kind: Ek::Bin("+", a, b),
-                        ..
-                    },
-                )) => {
-                    x.name == v
-                        && matches!(&a.kind, Ek::Var(y) if y.name == v)
-                        && matches!(b.kind, Ek::Int(1))
-                }
-                _ => false,
-            };
-            let exit_ok = exit.len() == 2
-                && matches!(exit[1].kind, Sk::Break)
-                && match &exit[0].kind {
-                    Sk::Else => true,
-                    Sk::Expr(Expr {
-                        kind: Ek::Bin(">" | ">=" | "==", a, _),
-                        ..
-                    }) => matches!(&a.kind, Ek::Var(y) if y.name == v),
-                    _ => false,
-                };
-            let body_ok = body[1..body.len() - 1]
-                .iter()
-                .all(|s| !assigns(s, &v) && !has_jumps(s));
-            if !incr || !exit_ok || !body_ok {
-                continue;
-            }
             // Where the loop starts: the last assignment before it, or the declaration.
-            let mut start = None;
-            for s in stmts[..j].iter().rev() {
-                if let Sk::Assign(x, e) = &s.kind {
-                    if x.name == v {
-                        start = self.const_eval(e).ok();
-                        break;
-                    }
-                }
-                if assigns(s, &v) {
-                    break;
-                }
-            }
-            let start = match start {
-                Some(a) => a,
-                None => {
-                    // Assigned nowhere else in the body: its initial value.
-                    let elsewhere = whole.iter().filter(|s| assigns(s, &v)).count();
-                    match decls.get(&v) {
-                        Some(&a) if elsewhere <= 1 => a,
-                        _ => continue,
-                    }
-                }
+            let Some(start) = self.loop_start(&stmts[..j], whole, decls, &v) else {
+                continue;
             };
             let mut out = Vec::new();
             let mut val = start;
-            let holds = |x: i64| if *op == "<" { x < bound } else { x <= bound };
+            let holds = |x: i64| if op == "<" { x < bound } else { x <= bound };
             while holds(val) {
                 if out.len() > 4 * MAX_PROCS {
                     return unsupported(stmts[j].span, "a loop of `run`s this long");
@@ -2174,5 +2225,99 @@ impl Lower<'_> {
             stmts[j].kind = Sk::Seq(out);
         }
         Ok(())
+    }
+
+    /// The two options of a `do` as a counted loop `:: v < b -> ...; v++`
+    /// and its exit: (body, exit, v, `<` or `<=`, b), or None if not one.
+    #[allow(clippy::type_complexity)]
+    fn counted_loop<'a>(
+        &self,
+        opts: &'a [Vec<Stmt>],
+    ) -> Option<(&'a [Stmt], &'a [Stmt], String, &'static str, i64)> {
+        let (mut body, mut exit) = (opts[0].as_slice(), opts[1].as_slice());
+        if matches!(body.first().map(|s| &s.kind), Some(Sk::Else)) {
+            std::mem::swap(&mut body, &mut exit);
+        }
+        let Some(Sk::Expr(Expr {
+            kind: Ek::Bin(op, l, r),
+            ..
+        })) = body.first().map(|s| &s.kind)
+        else {
+            return None;
+        };
+        let (Ek::Var(var), Ok(bound)) = (&l.kind, self.const_eval(r)) else {
+            return None;
+        };
+        if var.index.is_some() || var.field.is_some() || !matches!(*op, "<" | "<=") {
+            return None;
+        }
+        let v = var.name.clone();
+        let incr = match body.last().map(|s| &s.kind) {
+            Some(Sk::Incr(x, 1)) => x.name == v,
+            Some(Sk::Assign(
+                x,
+                Expr {
+                    kind: Ek::Bin("+", a, b),
+                    ..
+                },
+            )) => {
+                x.name == v
+                    && matches!(&a.kind, Ek::Var(y) if y.name == v)
+                    && matches!(b.kind, Ek::Int(1))
+            }
+            _ => false,
+        };
+        let exit_ok = exit.len() == 2
+            && matches!(exit[1].kind, Sk::Break)
+            && match &exit[0].kind {
+                Sk::Else => true,
+                Sk::Expr(Expr {
+                    kind: Ek::Bin(">" | ">=" | "==", a, _),
+                    ..
+                }) => matches!(&a.kind, Ek::Var(y) if y.name == v),
+                _ => false,
+            };
+        let body_ok = body[1..body.len() - 1]
+            .iter()
+            .all(|s| !assigns(s, &v) && !has_jumps(s));
+        if !incr || !exit_ok || !body_ok {
+            return None;
+        }
+        Some((body, exit, v, *op, bound))
+    }
+
+    /// The value `v` has when a loop after `before` starts: the last
+    /// constant assignment before it, or its initial value when assigned
+    /// nowhere else in `whole`; None when unknown.
+    fn loop_start(
+        &self,
+        before: &[Stmt],
+        whole: &[Stmt],
+        decls: &HashMap<String, i64>,
+        v: &str,
+    ) -> Option<i64> {
+        let mut start = None;
+        for s in before.iter().rev() {
+            if let Sk::Assign(x, e) = &s.kind
+                && x.name == v
+            {
+                start = self.const_eval(e).ok();
+                break;
+            }
+            if assigns(s, v) {
+                break;
+            }
+        }
+        match start {
+            Some(a) => Some(a),
+            None => {
+                // Assigned nowhere else in the body: its initial value.
+                let elsewhere = whole.iter().filter(|s| assigns(s, v)).count();
+                match decls.get(v) {
+                    Some(&a) if elsewhere <= 1 => Some(a),
+                    _ => None,
+                }
+            }
+        }
     }
 }

@@ -347,124 +347,16 @@ impl Parser<'_> {
         };
         self.refuse_word(&w, span)?;
         match w.as_str() {
-            "active" | "proctype" => {
-                let mut active = None;
-                if self.eat_word("active") {
-                    if self.eat("[") {
-                        active = Some(self.expr()?);
-                        self.expect("]")?;
-                    } else {
-                        active = Some(Expr {
-                            kind: Ek::Int(1),
-                            span,
-                        });
-                    }
-                }
-                self.expect_word("proctype")?;
-                let (name, _) = self.name()?;
-                self.expect("(")?;
-                let mut params = Vec::new();
-                while !self.at(")") {
-                    let ds = self.decl(true)?;
-                    params.extend(ds);
-                    if !self.eat(";") && !self.eat(",") {
-                        break;
-                    }
-                }
-                self.expect(")")?;
-                self.priority()?;
-                if self.at_word("provided") {
-                    return unsupported(self.span(), "`provided`");
-                }
-                self.expect("{")?;
-                let body = self.seq()?;
-                let end = self.expect("}")?;
-                spec.procs.push(ProcType {
-                    name,
-                    active,
-                    params,
-                    body,
-                    span: span.to(end),
-                    end,
-                });
-            }
-            "init" => {
-                self.pos += 1;
-                self.priority()?;
-                self.expect("{")?;
-                let body = self.seq()?;
-                let end = self.expect("}")?;
-                if spec.init.is_some() {
-                    return fail(span, "a second `init`");
-                }
-                spec.init = Some(ProcType {
-                    name: "init".into(),
-                    active: None,
-                    params: Vec::new(),
-                    body,
-                    span: span.to(end),
-                    end,
-                });
-            }
+            "active" | "proctype" => self.proctype_unit(spec, span)?,
+            "init" => self.init_unit(spec, span)?,
             "mtype" if self.peek_at(1).is_some_and(|t| t.is("=") || t.is("{")) => {
-                self.pos += 1;
-                self.eat("=");
-                self.expect("{")?;
-                loop {
-                    let (n, s) = self.name()?;
-                    spec.mtypes.push((n, s));
-                    if !self.eat(",") {
-                        break;
-                    }
-                }
-                self.expect("}")?;
+                self.mtype_unit(spec)?
             }
             "mtype" if self.peek_at(1).is_some_and(|t| t.is(":")) => {
                 return unsupported(span, "a named mtype (`mtype:name`)");
             }
-            "typedef" => {
-                self.pos += 1;
-                let (name, _) = self.name()?;
-                self.expect("{")?;
-                let mut fields = Vec::new();
-                while !self.at("}") {
-                    fields.extend(self.decl(false)?);
-                    if !self.eat(";") {
-                        break;
-                    }
-                }
-                self.expect("}")?;
-                spec.typedefs.insert(name, fields);
-            }
-            "inline" => {
-                self.pos += 1;
-                let (name, _) = self.name()?;
-                self.expect("(")?;
-                let mut params = Vec::new();
-                while !self.at(")") {
-                    params.push(self.name()?.0);
-                    if !self.eat(",") {
-                        break;
-                    }
-                }
-                self.expect(")")?;
-                self.expect("{")?;
-                let start = self.pos;
-                let mut level = 1;
-                while level > 0 {
-                    let Some(t) = self.peek() else {
-                        return fail(span, "this `inline` is not closed");
-                    };
-                    if t.is("{") {
-                        level += 1;
-                    } else if t.is("}") {
-                        level -= 1;
-                    }
-                    self.pos += 1;
-                }
-                let body = self.toks[start..self.pos - 1].to_vec();
-                self.inlines.insert(name, Inline { params, body });
-            }
+            "typedef" => self.typedef_unit(spec)?,
+            "inline" => self.inline_unit(span)?,
             "ltl" => {
                 self.pos += 1;
                 let name = match self.peek().and_then(Tok::ident) {
@@ -488,6 +380,137 @@ impl Parser<'_> {
             }
         }
         Ok(true)
+    }
+
+    /// `[active [N]] proctype name(params) { body }`, starting at `span`.
+    fn proctype_unit(&mut self, spec: &mut Spec, span: Span) -> Result<()> {
+        let mut active = None;
+        if self.eat_word("active") {
+            if self.eat("[") {
+                active = Some(self.expr()?);
+                self.expect("]")?;
+            } else {
+                active = Some(Expr {
+                    kind: Ek::Int(1),
+                    span,
+                });
+            }
+        }
+        self.expect_word("proctype")?;
+        let (name, _) = self.name()?;
+        self.expect("(")?;
+        let mut params = Vec::new();
+        while !self.at(")") {
+            let ds = self.decl(true)?;
+            params.extend(ds);
+            if !self.eat(";") && !self.eat(",") {
+                break;
+            }
+        }
+        self.expect(")")?;
+        self.priority()?;
+        if self.at_word("provided") {
+            return unsupported(self.span(), "`provided`");
+        }
+        self.expect("{")?;
+        let body = self.seq()?;
+        let end = self.expect("}")?;
+        spec.procs.push(ProcType {
+            name,
+            active,
+            params,
+            body,
+            span: span.to(end),
+            end,
+        });
+        Ok(())
+    }
+
+    /// `init { body }`, starting at `span`; at most one.
+    fn init_unit(&mut self, spec: &mut Spec, span: Span) -> Result<()> {
+        self.pos += 1;
+        self.priority()?;
+        self.expect("{")?;
+        let body = self.seq()?;
+        let end = self.expect("}")?;
+        if spec.init.is_some() {
+            return fail(span, "a second `init`");
+        }
+        spec.init = Some(ProcType {
+            name: "init".into(),
+            active: None,
+            params: Vec::new(),
+            body,
+            span: span.to(end),
+            end,
+        });
+        Ok(())
+    }
+
+    /// `mtype [=] { a, b, ... }`.
+    fn mtype_unit(&mut self, spec: &mut Spec) -> Result<()> {
+        self.pos += 1;
+        self.eat("=");
+        self.expect("{")?;
+        loop {
+            let (n, s) = self.name()?;
+            spec.mtypes.push((n, s));
+            if !self.eat(",") {
+                break;
+            }
+        }
+        self.expect("}")?;
+        Ok(())
+    }
+
+    /// `typedef name { fields }`.
+    fn typedef_unit(&mut self, spec: &mut Spec) -> Result<()> {
+        self.pos += 1;
+        let (name, _) = self.name()?;
+        self.expect("{")?;
+        let mut fields = Vec::new();
+        while !self.at("}") {
+            fields.extend(self.decl(false)?);
+            if !self.eat(";") {
+                break;
+            }
+        }
+        self.expect("}")?;
+        spec.typedefs.insert(name, fields);
+        Ok(())
+    }
+
+    /// `inline name(params) { tokens }`: the body is kept as tokens, to be
+    /// expanded where called.
+    fn inline_unit(&mut self, span: Span) -> Result<()> {
+        self.pos += 1;
+        let (name, _) = self.name()?;
+        self.expect("(")?;
+        let mut params = Vec::new();
+        while !self.at(")") {
+            params.push(self.name()?.0);
+            if !self.eat(",") {
+                break;
+            }
+        }
+        self.expect(")")?;
+        self.expect("{")?;
+        let start = self.pos;
+        let mut level = 1;
+        while level > 0 {
+            let Some(t) = self.peek() else {
+                return fail(span, "this `inline` is not closed");
+            };
+            if t.is("{") {
+                level += 1;
+            } else if t.is("}") {
+                level -= 1;
+            }
+            self.pos += 1;
+        }
+        let body = self.toks[start..self.pos - 1].to_vec();
+        self.inlines.insert(name, Inline { params, body });
+        Ok(())
     }
 
     fn ty(&mut self) -> Result<Ty> {
@@ -631,39 +654,12 @@ impl Parser<'_> {
                 if self.at_word("unless") {
                     return unsupported(self.span(), "`unless`");
                 }
-                match s.kind {
-                    Sk::Seq(v) if v.iter().all(|s| !matches!(s.kind, Sk::Label(..))) && false => {
-                        out.extend(v)
-                    }
-                    _ => out.push(s),
-                }
+                out.push(s);
             }
-            if !(self.at(";") || self.at("->")) {
-                if self.at_seq_end() {
-                    break;
-                }
-                // SPIN is lenient about separators (after a compound
-                // statement, a declaration, a label); so is optimist.
-                if false
-                    && !matches!(
-                        out.last().map(|s| &s.kind),
-                        Some(
-                            Sk::If(_)
-                                | Sk::Do(_)
-                                | Sk::Atomic(_)
-                                | Sk::DStep(_)
-                                | Sk::Seq(_)
-                                | Sk::Label(..)
-                                | Sk::Decl(_)
-                                | Sk::For(..)
-                        )
-                    )
-                {
-                    return fail(
-                        self.span(),
-                        format!("expected `;` or `->`, found {}", self.describe()),
-                    );
-                }
+            // SPIN is lenient about separators (after a compound statement,
+            // a declaration, a label); so is optimist.
+            if !(self.at(";") || self.at("->")) && self.at_seq_end() {
+                break;
             }
         }
         self.depth -= 1;
@@ -711,146 +707,168 @@ impl Parser<'_> {
                 let inner = self.stmt()?;
                 return Ok(Sk::Label(w.clone(), Box::new(inner)));
             }
-            match w.as_str() {
-                "if" => {
-                    self.pos += 1;
-                    return Ok(Sk::If(self.options("fi")?));
-                }
-                "do" => {
-                    self.pos += 1;
-                    return Ok(Sk::Do(self.options("od")?));
-                }
-                "atomic" | "d_step" => {
-                    self.pos += 1;
-                    self.expect("{")?;
-                    let b = self.seq()?;
-                    self.expect("}")?;
-                    return Ok(if w == "atomic" {
-                        Sk::Atomic(b)
-                    } else {
-                        Sk::DStep(b)
-                    });
-                }
-                "else" => {
-                    self.pos += 1;
-                    return Ok(Sk::Else);
-                }
-                "break" => {
-                    self.pos += 1;
-                    return Ok(Sk::Break);
-                }
-                "skip" => {
-                    self.pos += 1;
-                    return Ok(Sk::Skip);
-                }
-                "goto" => {
-                    self.pos += 1;
-                    let (l, s) = self.name()?;
-                    return Ok(Sk::Goto(l, s));
-                }
-                "assert" => {
-                    self.pos += 1;
-                    return Ok(Sk::Assert(self.expr()?));
-                }
-                "printf" | "printm" => {
-                    self.pos += 1;
-                    self.expect("(")?;
-                    let mut level = 1;
-                    while level > 0 {
-                        let Some(t) = self.peek() else {
-                            return fail(span, "this `printf` is not closed");
-                        };
-                        if t.is("(") {
-                            level += 1;
-                        } else if t.is(")") {
-                            level -= 1;
-                        }
-                        self.pos += 1;
-                    }
-                    return Ok(Sk::Printf);
-                }
-                "xr" | "xs" => {
-                    self.pos += 1;
-                    loop {
-                        self.varref()?;
-                        if !self.eat(",") {
-                            break;
-                        }
-                    }
-                    return Ok(Sk::Seq(Vec::new()));
-                }
-                "for" => {
-                    self.pos += 1;
-                    self.expect("(")?;
-                    let v = self.varref()?;
-                    if self.eat("in") {
-                        return unsupported(span, "`for (x in array)`");
-                    }
-                    self.expect(":")?;
-                    let lo = self.expr()?;
-                    self.expect("..")?;
-                    let hi = self.expr()?;
-                    self.expect(")")?;
-                    self.expect("{")?;
-                    let b = self.seq()?;
-                    self.expect("}")?;
-                    return Ok(Sk::For(v, lo, hi, b));
-                }
-                "select" => {
-                    self.pos += 1;
-                    self.expect("(")?;
-                    let v = self.varref()?;
-                    self.expect(":")?;
-                    let lo = self.expr()?;
-                    self.expect("..")?;
-                    let hi = self.expr()?;
-                    self.expect(")")?;
-                    return Ok(Sk::Select(v, lo, hi));
-                }
-                "fi" | "od" => return fail(span, format!("`{w}` without its `if`/`do`")),
-                _ => {}
+            if let Some(k) = self.keyword_stmt(w, span)? {
+                return Ok(k);
             }
             if self.inlines.contains_key(w.as_str()) && self.peek_at(1).is_some_and(|t| t.is("(")) {
                 return self.inline_call(w, span);
             }
-            // An assignment, send or receive begins with a variable.
-            let save = self.pos;
-            if let Ok(v) = self.varref() {
-                if self.at("!!") {
-                    return unsupported(self.span(), "sorted send (`!!`)");
-                }
-                if self.at("??") {
-                    return unsupported(self.span(), "random receive (`??`)");
-                }
-                if self.eat("=") {
-                    return Ok(Sk::Assign(v, self.expr()?));
-                }
-                if self.eat("++") {
-                    return Ok(Sk::Incr(v, 1));
-                }
-                if self.eat("--") {
-                    return Ok(Sk::Incr(v, -1));
-                }
-                if self.eat("!") {
-                    return Ok(Sk::Send(v, self.send_args()?));
-                }
-                if self.at("?") {
-                    if self.peek_at(1).is_some_and(|t| t.is("[")) {
-                        return unsupported(self.span(), "a channel poll (`c?[...]`)");
-                    }
-                    if self.peek_at(1).is_some_and(|t| t.is("<")) {
-                        return unsupported(
-                            self.span(),
-                            "a receive that keeps the message (`c?<...>`)",
-                        );
-                    }
-                    self.pos += 1;
-                    return Ok(Sk::Recv(v, self.recv_args()?));
-                }
+            if let Some(k) = self.var_stmt()? {
+                return Ok(k);
             }
-            self.pos = save;
         }
         Ok(Sk::Expr(self.expr()?))
+    }
+
+    /// A statement that begins with the keyword `w`; None when `w` is not one.
+    fn keyword_stmt(&mut self, w: &str, span: Span) -> Result<Option<Sk>> {
+        let simple = match w {
+            "else" => Some(Sk::Else),
+            "break" => Some(Sk::Break),
+            "skip" => Some(Sk::Skip),
+            _ => None,
+        };
+        if let Some(k) = simple {
+            self.pos += 1;
+            return Ok(Some(k));
+        }
+        Ok(Some(match w {
+            "if" => {
+                self.pos += 1;
+                Sk::If(self.options("fi")?)
+            }
+            "do" => {
+                self.pos += 1;
+                Sk::Do(self.options("od")?)
+            }
+            "atomic" | "d_step" => {
+                self.pos += 1;
+                self.expect("{")?;
+                let b = self.seq()?;
+                self.expect("}")?;
+                if w == "atomic" {
+                    Sk::Atomic(b)
+                } else {
+                    Sk::DStep(b)
+                }
+            }
+            "goto" => {
+                self.pos += 1;
+                let (l, s) = self.name()?;
+                Sk::Goto(l, s)
+            }
+            "assert" => {
+                self.pos += 1;
+                Sk::Assert(self.expr()?)
+            }
+            "printf" | "printm" => self.printf_stmt(span)?,
+            "xr" | "xs" => {
+                self.pos += 1;
+                loop {
+                    self.varref()?;
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+                Sk::Seq(Vec::new())
+            }
+            "for" => self.for_stmt(span)?,
+            "select" => self.select_stmt()?,
+            "fi" | "od" => return fail(span, format!("`{w}` without its `if`/`do`")),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// `printf(...)`/`printm(...)`: skipped to its closing parenthesis.
+    fn printf_stmt(&mut self, span: Span) -> Result<Sk> {
+        self.pos += 1;
+        self.expect("(")?;
+        let mut level = 1;
+        while level > 0 {
+            let Some(t) = self.peek() else {
+                return fail(span, "this `printf` is not closed");
+            };
+            if t.is("(") {
+                level += 1;
+            } else if t.is(")") {
+                level -= 1;
+            }
+            self.pos += 1;
+        }
+        Ok(Sk::Printf)
+    }
+
+    /// `for (v : lo .. hi) { body }`.
+    fn for_stmt(&mut self, span: Span) -> Result<Sk> {
+        self.pos += 1;
+        self.expect("(")?;
+        let v = self.varref()?;
+        if self.eat("in") {
+            return unsupported(span, "`for (x in array)`");
+        }
+        self.expect(":")?;
+        let lo = self.expr()?;
+        self.expect("..")?;
+        let hi = self.expr()?;
+        self.expect(")")?;
+        self.expect("{")?;
+        let b = self.seq()?;
+        self.expect("}")?;
+        Ok(Sk::For(v, lo, hi, b))
+    }
+
+    /// `select (v : lo .. hi)`.
+    fn select_stmt(&mut self) -> Result<Sk> {
+        self.pos += 1;
+        self.expect("(")?;
+        let v = self.varref()?;
+        self.expect(":")?;
+        let lo = self.expr()?;
+        self.expect("..")?;
+        let hi = self.expr()?;
+        self.expect(")")?;
+        Ok(Sk::Select(v, lo, hi))
+    }
+
+    /// An assignment, send or receive, which begins with a variable; None
+    /// (with the position restored) when the statement is none of these.
+    fn var_stmt(&mut self) -> Result<Option<Sk>> {
+        let save = self.pos;
+        if let Ok(v) = self.varref() {
+            if self.at("!!") {
+                return unsupported(self.span(), "sorted send (`!!`)");
+            }
+            if self.at("??") {
+                return unsupported(self.span(), "random receive (`??`)");
+            }
+            if self.eat("=") {
+                return Ok(Some(Sk::Assign(v, self.expr()?)));
+            }
+            if self.eat("++") {
+                return Ok(Some(Sk::Incr(v, 1)));
+            }
+            if self.eat("--") {
+                return Ok(Some(Sk::Incr(v, -1)));
+            }
+            if self.eat("!") {
+                return Ok(Some(Sk::Send(v, self.send_args()?)));
+            }
+            if self.at("?") {
+                if self.peek_at(1).is_some_and(|t| t.is("[")) {
+                    return unsupported(self.span(), "a channel poll (`c?[...]`)");
+                }
+                if self.peek_at(1).is_some_and(|t| t.is("<")) {
+                    return unsupported(
+                        self.span(),
+                        "a receive that keeps the message (`c?<...>`)",
+                    );
+                }
+                self.pos += 1;
+                return Ok(Some(Sk::Recv(v, self.recv_args()?)));
+            }
+        }
+        self.pos = save;
+        Ok(None)
     }
 
     fn send_args(&mut self) -> Result<Vec<Expr>> {
@@ -1132,84 +1150,7 @@ impl Parser<'_> {
             }
             Tk::Ident(w) => {
                 self.refuse_word(w, span)?;
-                match w.as_str() {
-                    "true" | "false" => {
-                        self.pos += 1;
-                        Ek::Bool(w == "true")
-                    }
-                    "timeout" => {
-                        self.pos += 1;
-                        Ek::Timeout
-                    }
-                    "_pid" => {
-                        self.pos += 1;
-                        Ek::Pid
-                    }
-                    "_nr_pr" => {
-                        self.pos += 1;
-                        Ek::NrPr
-                    }
-                    "len" | "empty" | "full" | "nempty" | "nfull"
-                        if self.peek_at(1).is_some_and(|t| t.is("(")) =>
-                    {
-                        let q: &'static str = match w.as_str() {
-                            "len" => "len",
-                            "empty" => "empty",
-                            "full" => "full",
-                            "nempty" => "nempty",
-                            _ => "nfull",
-                        };
-                        self.pos += 2;
-                        let v = self.varref()?;
-                        self.expect(")")?;
-                        Ek::Chan(q, v)
-                    }
-                    "run" => {
-                        self.pos += 1;
-                        let (name, _) = self.name()?;
-                        self.expect("(")?;
-                        let mut args = Vec::new();
-                        while !self.at(")") {
-                            args.push(self.expr()?);
-                            if !self.eat(",") {
-                                break;
-                            }
-                        }
-                        self.expect(")")?;
-                        self.priority()?;
-                        Ek::Run(name, args)
-                    }
-                    _ => {
-                        // Remote references: `P[i]@L`, `P@L`, `P[i]:x`.
-                        let save = self.pos;
-                        self.pos += 1;
-                        let mut index = None;
-                        if self.eat("[") {
-                            index = Some(Box::new(self.expr()?));
-                            self.expect("]")?;
-                        }
-                        if self.eat("@") {
-                            let (l, _) = self.name()?;
-                            Ek::RemoteAt(w.clone(), index, l)
-                        } else if self.at(":")
-                            && self.peek_at(1).and_then(Tok::ident).is_some()
-                            && index.is_some()
-                        {
-                            self.pos += 1;
-                            let (x, _) = self.name()?;
-                            Ek::RemoteVar(w.clone(), index, x)
-                        } else {
-                            self.pos = save;
-                            let v = self.varref()?;
-                            if self.at("?") || self.at("!") && !self.at("!=") {
-                                if self.peek_at(1).is_some_and(|t| t.is("[")) {
-                                    return unsupported(self.span(), "a channel poll (`c?[...]`)");
-                                }
-                            }
-                            Ek::Var(v)
-                        }
-                    }
-                }
+                self.word_expr(w)?
             }
             _ => {
                 return fail(
@@ -1221,6 +1162,89 @@ impl Parser<'_> {
         Ok(Expr {
             kind,
             span: span.to(self.prev_span()),
+        })
+    }
+
+    /// An expression that begins with the word `w`: a constant, a channel
+    /// query, a `run`, a variable or a remote reference.
+    fn word_expr(&mut self, w: &str) -> Result<Ek> {
+        Ok(match w {
+            "true" | "false" => {
+                self.pos += 1;
+                Ek::Bool(w == "true")
+            }
+            "timeout" => {
+                self.pos += 1;
+                Ek::Timeout
+            }
+            "_pid" => {
+                self.pos += 1;
+                Ek::Pid
+            }
+            "_nr_pr" => {
+                self.pos += 1;
+                Ek::NrPr
+            }
+            "len" | "empty" | "full" | "nempty" | "nfull"
+                if self.peek_at(1).is_some_and(|t| t.is("(")) =>
+            {
+                let q: &'static str = match w {
+                    "len" => "len",
+                    "empty" => "empty",
+                    "full" => "full",
+                    "nempty" => "nempty",
+                    _ => "nfull",
+                };
+                self.pos += 2;
+                let v = self.varref()?;
+                self.expect(")")?;
+                Ek::Chan(q, v)
+            }
+            "run" => {
+                self.pos += 1;
+                let (name, _) = self.name()?;
+                self.expect("(")?;
+                let mut args = Vec::new();
+                while !self.at(")") {
+                    args.push(self.expr()?);
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+                self.expect(")")?;
+                self.priority()?;
+                Ek::Run(name, args)
+            }
+            _ => self.var_or_remote(w)?,
+        })
+    }
+
+    /// A variable, or a remote reference: `P[i]@L`, `P@L`, `P[i]:x`.
+    fn var_or_remote(&mut self, w: &str) -> Result<Ek> {
+        let save = self.pos;
+        self.pos += 1;
+        let mut index = None;
+        if self.eat("[") {
+            index = Some(Box::new(self.expr()?));
+            self.expect("]")?;
+        }
+        Ok(if self.eat("@") {
+            let (l, _) = self.name()?;
+            Ek::RemoteAt(w.to_string(), index, l)
+        } else if self.at(":") && self.peek_at(1).and_then(Tok::ident).is_some() && index.is_some()
+        {
+            self.pos += 1;
+            let (x, _) = self.name()?;
+            Ek::RemoteVar(w.to_string(), index, x)
+        } else {
+            self.pos = save;
+            let v = self.varref()?;
+            if self.at("?") || self.at("!") && !self.at("!=") {
+                if self.peek_at(1).is_some_and(|t| t.is("[")) {
+                    return unsupported(self.span(), "a channel poll (`c?[...]`)");
+                }
+            }
+            Ek::Var(v)
         })
     }
 

@@ -233,25 +233,9 @@ impl Pre {
         let mut conds: Vec<(bool, bool, Span)> = Vec::new();
         let mut pending: Vec<Tok> = Vec::new();
         let mut pos = 0;
-        let b = text.as_bytes();
         while pos < text.len() {
-            // A logical line: physical lines joined by a trailing backslash.
             let start = pos;
-            let mut end = pos;
-            loop {
-                while end < text.len() && b[end] != b'\n' {
-                    end += 1;
-                }
-                let mut k = end;
-                while k > start && (b[k - 1] == b' ' || b[k - 1] == b'\t' || b[k - 1] == b'\r') {
-                    k -= 1;
-                }
-                if k > start && b[k - 1] == b'\\' && end < text.len() {
-                    end += 1;
-                    continue;
-                }
-                break;
-            }
+            let end = logical_line_end(text.as_bytes(), start);
             pos = end + 1;
             let line = &text[start..end];
             let active = conds.iter().all(|c| c.0);
@@ -259,20 +243,7 @@ impl Pre {
             let fixed = at;
             if !trimmed.starts_with('#') {
                 if active {
-                    let line_text = text[start..end].replace("\\\n", "  ");
-                    let toks = lex(&line_text, 0, line_text.len(), Some(Span::new(0, 0)))?;
-                    // re-lex with real offsets when the line has no continuation
-                    let toks = if line_text.len() == end - start {
-                        lex(&text, start, end, fixed)?
-                    } else {
-                        toks.into_iter()
-                            .map(|mut t| {
-                                t.span = fixed.unwrap_or(Span::new(start, end));
-                                t
-                            })
-                            .collect()
-                    };
-                    pending.extend(toks);
+                    pending.extend(code_line_toks(&text, start, end, fixed)?);
                 }
                 continue;
             }
@@ -282,73 +253,13 @@ impl Pre {
             let toks: Vec<Tok> = toks.into_iter().filter(|t| !t.is("\\")).collect();
             let word = toks.first().and_then(Tok::ident).unwrap_or("").to_string();
             match word.as_str() {
-                "if" | "ifdef" | "ifndef" => {
-                    let v = if !active {
-                        false
-                    } else if word == "if" {
-                        self.eval_if(&toks[1..], dspan)? != 0
-                    } else {
-                        let name = toks.get(1).and_then(Tok::ident).ok_or_else(|| PreError {
-                            span: dspan,
-                            message: format!("`#{word}` needs a name"),
-                        })?;
-                        self.macros.contains_key(name) == (word == "ifdef")
-                    };
-                    conds.push((v, v || !active, dspan));
-                }
-                "elif" => {
-                    let outer = conds.len() > 1 && conds[..conds.len() - 1].iter().all(|c| c.0);
-                    let outer = outer || conds.len() == 1;
-                    let Some(&(_, taken, sp)) = conds.last() else {
-                        return err(dspan, "`#elif` without `#if`");
-                    };
-                    let v = !taken && outer && self.eval_if(&toks[1..], dspan)? != 0;
-                    *conds.last_mut().unwrap() = (v, taken || v, sp);
-                }
-                "else" => {
-                    let Some(&(_, taken, sp)) = conds.last() else {
-                        return err(dspan, "`#else` without `#if`");
-                    };
-                    *conds.last_mut().unwrap() = (!taken, true, sp);
-                }
-                "endif" => {
-                    if conds.pop().is_none() {
-                        return err(dspan, "`#endif` without `#if`");
-                    }
+                "if" | "ifdef" | "ifndef" | "elif" | "else" | "endif" => {
+                    self.conditional(&word, &toks, dspan, active, &mut conds)?
                 }
                 _ if !active => {}
                 "define" => {
                     self.flush(&mut pending)?;
-                    let Some(name) = toks.get(1).and_then(Tok::ident) else {
-                        return err(dspan, "`#define` needs a name");
-                    };
-                    let name = name.to_string();
-                    // A parameter list follows the name with no space between.
-                    let mut rest = 2;
-                    let mut params = None;
-                    if let Some(t) = toks.get(2) {
-                        if t.is("(") && (fixed.is_some() || t.span.start == toks[1].span.end) {
-                            let mut ps = Vec::new();
-                            let mut k = 3;
-                            loop {
-                                match toks.get(k) {
-                                    Some(t) if t.is(")") => break,
-                                    Some(t) if t.is(",") => k += 1,
-                                    Some(Tok {
-                                        kind: Tk::Ident(p), ..
-                                    }) => {
-                                        ps.push(p.clone());
-                                        k += 1;
-                                    }
-                                    _ => return err(dspan, "malformed macro parameter list"),
-                                }
-                            }
-                            rest = k + 1;
-                            params = Some(ps);
-                        }
-                    }
-                    let body = toks[rest.min(toks.len())..].to_vec();
-                    self.macros.insert(name, Macro { params, body });
+                    self.define(&toks, dspan, fixed)?;
                 }
                 "undef" => {
                     self.flush(&mut pending)?;
@@ -358,26 +269,7 @@ impl Pre {
                 }
                 "include" => {
                     self.flush(&mut pending)?;
-                    let rest = line[line.find("include").unwrap_or(0) + 7..].trim();
-                    let name = rest.trim_matches(|c| c == '"' || c == '<' || c == '>');
-                    if name.is_empty() {
-                        return err(dspan, "`#include` needs a file name");
-                    }
-                    if self.depth >= MAX_DEPTH {
-                        return err(dspan, "`#include`s nest too deep");
-                    }
-                    let dir = path
-                        .as_deref()
-                        .and_then(Path::parent)
-                        .map_or_else(PathBuf::new, Path::to_path_buf);
-                    let file = dir.join(name);
-                    let body = std::fs::read_to_string(&file).map_err(|e| PreError {
-                        span: dspan,
-                        message: format!("cannot read included file {}: {e}", file.display()),
-                    })?;
-                    self.depth += 1;
-                    self.file(&body, Some(file), Some(dspan))?;
-                    self.depth -= 1;
+                    self.include(line, dspan, path.as_deref())?;
                 }
                 "" => {}
                 "line" | "pragma" => {}
@@ -388,6 +280,115 @@ impl Pre {
             return err(sp, "this `#if` has no `#endif`");
         }
         self.flush(&mut pending)
+    }
+
+    /// `#if`, `#ifdef`, `#ifndef`, `#elif`, `#else` or `#endif` (`word`):
+    /// updates the stack of open conditionals.
+    fn conditional(
+        &mut self,
+        word: &str,
+        toks: &[Tok],
+        dspan: Span,
+        active: bool,
+        conds: &mut Vec<(bool, bool, Span)>,
+    ) -> Result<(), PreError> {
+        match word {
+            "if" | "ifdef" | "ifndef" => {
+                let v = if !active {
+                    false
+                } else if word == "if" {
+                    self.eval_if(&toks[1..], dspan)? != 0
+                } else {
+                    let name = toks.get(1).and_then(Tok::ident).ok_or_else(|| PreError {
+                        span: dspan,
+                        message: format!("`#{word}` needs a name"),
+                    })?;
+                    self.macros.contains_key(name) == (word == "ifdef")
+                };
+                conds.push((v, v || !active, dspan));
+            }
+            "elif" => {
+                let outer = conds.len() > 1 && conds[..conds.len() - 1].iter().all(|c| c.0);
+                let outer = outer || conds.len() == 1;
+                let Some(&(_, taken, sp)) = conds.last() else {
+                    return err(dspan, "`#elif` without `#if`");
+                };
+                let v = !taken && outer && self.eval_if(&toks[1..], dspan)? != 0;
+                *conds.last_mut().unwrap() = (v, taken || v, sp);
+            }
+            "else" => {
+                let Some(&(_, taken, sp)) = conds.last() else {
+                    return err(dspan, "`#else` without `#if`");
+                };
+                *conds.last_mut().unwrap() = (!taken, true, sp);
+            }
+            _ => {
+                if conds.pop().is_none() {
+                    return err(dspan, "`#endif` without `#if`");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `#define NAME body` or `#define NAME(params) body`.
+    fn define(&mut self, toks: &[Tok], dspan: Span, fixed: Option<Span>) -> Result<(), PreError> {
+        let Some(name) = toks.get(1).and_then(Tok::ident) else {
+            return err(dspan, "`#define` needs a name");
+        };
+        let name = name.to_string();
+        // A parameter list follows the name with no space between.
+        let mut rest = 2;
+        let mut params = None;
+        if let Some(t) = toks.get(2)
+            && t.is("(")
+            && (fixed.is_some() || t.span.start == toks[1].span.end)
+        {
+            let mut ps = Vec::new();
+            let mut k = 3;
+            loop {
+                match toks.get(k) {
+                    Some(t) if t.is(")") => break,
+                    Some(t) if t.is(",") => k += 1,
+                    Some(Tok {
+                        kind: Tk::Ident(p), ..
+                    }) => {
+                        ps.push(p.clone());
+                        k += 1;
+                    }
+                    _ => return err(dspan, "malformed macro parameter list"),
+                }
+            }
+            rest = k + 1;
+            params = Some(ps);
+        }
+        let body = toks[rest.min(toks.len())..].to_vec();
+        self.macros.insert(name, Macro { params, body });
+        Ok(())
+    }
+
+    /// `#include "file"` on `line`, read relative to the including file `path`.
+    fn include(&mut self, line: &str, dspan: Span, path: Option<&Path>) -> Result<(), PreError> {
+        let rest = line[line.find("include").unwrap_or(0) + 7..].trim();
+        let name = rest.trim_matches(|c| c == '"' || c == '<' || c == '>');
+        if name.is_empty() {
+            return err(dspan, "`#include` needs a file name");
+        }
+        if self.depth >= MAX_DEPTH {
+            return err(dspan, "`#include`s nest too deep");
+        }
+        let dir = path
+            .and_then(Path::parent)
+            .map_or_else(PathBuf::new, Path::to_path_buf);
+        let file = dir.join(name);
+        let body = std::fs::read_to_string(&file).map_err(|e| PreError {
+            span: dspan,
+            message: format!("cannot read included file {}: {e}", file.display()),
+        })?;
+        self.depth += 1;
+        self.file(&body, Some(file), Some(dspan))?;
+        self.depth -= 1;
+        Ok(())
     }
 
     /// Expands the macros of `pending` onto the output.
@@ -550,6 +551,50 @@ impl Pre {
         }
         Ok(v)
     }
+}
+
+/// The end of the logical line from `start`: physical lines joined by a
+/// trailing backslash.
+fn logical_line_end(b: &[u8], start: usize) -> usize {
+    let mut end = start;
+    loop {
+        while end < b.len() && b[end] != b'\n' {
+            end += 1;
+        }
+        let mut k = end;
+        while k > start && (b[k - 1] == b' ' || b[k - 1] == b'\t' || b[k - 1] == b'\r') {
+            k -= 1;
+        }
+        if k > start && b[k - 1] == b'\\' && end < b.len() {
+            end += 1;
+            continue;
+        }
+        break;
+    }
+    end
+}
+
+/// The tokens of a non-directive line `text[start..end]`; a continued line's
+/// tokens all take the whole line's span (or `fixed`).
+fn code_line_toks(
+    text: &str,
+    start: usize,
+    end: usize,
+    fixed: Option<Span>,
+) -> Result<Vec<Tok>, PreError> {
+    let line_text = text[start..end].replace("\\\n", "  ");
+    let toks = lex(&line_text, 0, line_text.len(), Some(Span::new(0, 0)))?;
+    // re-lex with real offsets when the line has no continuation
+    Ok(if line_text.len() == end - start {
+        lex(text, start, end, fixed)?
+    } else {
+        toks.into_iter()
+            .map(|mut t| {
+                t.span = fixed.unwrap_or(Span::new(start, end));
+                t
+            })
+            .collect()
+    })
 }
 
 struct IfEval<'a> {
