@@ -302,8 +302,6 @@ impl Lower<'_, '_> {
             StmtKind::Receive(_, args) => Half::Receive(self.received(&c, args)?),
             _ => unreachable!(),
         };
-        // Reading the length first makes a bad index fault before anything else.
-        let len = elem(c.len, index.clone());
         if c.capacity == 0 {
             let Some(next) = next else {
                 return Err(CompileError::at(s.span, "a rendezvous cannot be part of an `atomic` block")
@@ -320,77 +318,7 @@ impl Lower<'_, '_> {
             };
             return Ok((action, op));
         }
-        let cap = i64::from(c.capacity);
-        let slot = |f: usize, k: CExpr| {
-            elem_place(
-                c.fields[f].2,
-                bin(
-                    BinOp::Add,
-                    bin(BinOp::Mul, index.clone(), CExpr::Const(cap)),
-                    k,
-                ),
-            )
-        };
-        let read = |f: usize, k: i64| {
-            elem(
-                c.fields[f].2,
-                bin(
-                    BinOp::Add,
-                    bin(BinOp::Mul, index.clone(), CExpr::Const(cap)),
-                    CExpr::Const(k),
-                ),
-            )
-        };
-        let set_len = |d: i64| {
-            (
-                elem_place(c.len, index.clone()),
-                bin(BinOp::Add, len.clone(), CExpr::Const(d)),
-            )
-        };
-        let action = match half {
-            Half::Send(values) => {
-                let mut parts: Vec<(Place, CExpr)> = values
-                    .into_iter()
-                    .enumerate()
-                    .map(|(f, v)| (slot(f, len.clone()), v))
-                    .collect();
-                parts.push(set_len(1));
-                Action {
-                    guard: Some(bin(BinOp::Lt, len.clone(), CExpr::Const(cap))),
-                    body: vec![Cmd::Assign(parts)],
-                    chan: None,
-                }
-            }
-            Half::Receive(args) => {
-                let mut guard = vec![bin(BinOp::Gt, len.clone(), CExpr::Const(0))];
-                let mut parts = Vec::new();
-                for (f, (place, want)) in args.into_iter().enumerate() {
-                    if let Some(w) = want {
-                        guard.push(bin(BinOp::Eq, read(f, 0), w));
-                    }
-                    if let Some(p) = place {
-                        parts.push((p, read(f, 0)));
-                    }
-                }
-                for (f, &(_, lo, _)) in c.fields.iter().enumerate() {
-                    for k in 0..cap {
-                        let v = if k + 1 < cap {
-                            read(f, k + 1)
-                        } else {
-                            CExpr::Const(lo)
-                        };
-                        parts.push((slot(f, CExpr::Const(k)), v));
-                    }
-                }
-                parts.push(set_len(-1));
-                Action {
-                    guard: and_all(guard),
-                    body: vec![Cmd::Assign(parts)],
-                    chan: None,
-                }
-            }
-        };
-        Ok((action, op))
+        Ok((buffered(&c, &index, half), op))
     }
 
     /// The values of a send, each of its field's type.
@@ -491,6 +419,85 @@ impl Lower<'_, '_> {
             });
         }
         Ok(out)
+    }
+}
+
+/// The guard and command of a send or receive on buffered channel `c`
+/// (element `index`): a send appends, a receive takes the first message,
+/// shifts the rest forward and writes the freed slot back to its field's
+/// lowest value, so equal contents are one state.
+fn buffered(c: &ChanSym, index: &CExpr, half: Half) -> Action {
+    // Reading the length first makes a bad index fault before anything else.
+    let len = elem(c.len, index.clone());
+    let cap = i64::from(c.capacity);
+    let slot = |f: usize, k: CExpr| {
+        elem_place(
+            c.fields[f].2,
+            bin(
+                BinOp::Add,
+                bin(BinOp::Mul, index.clone(), CExpr::Const(cap)),
+                k,
+            ),
+        )
+    };
+    let read = |f: usize, k: i64| {
+        elem(
+            c.fields[f].2,
+            bin(
+                BinOp::Add,
+                bin(BinOp::Mul, index.clone(), CExpr::Const(cap)),
+                CExpr::Const(k),
+            ),
+        )
+    };
+    let set_len = |d: i64| {
+        (
+            elem_place(c.len, index.clone()),
+            bin(BinOp::Add, len.clone(), CExpr::Const(d)),
+        )
+    };
+    match half {
+        Half::Send(values) => {
+            let mut parts: Vec<(Place, CExpr)> = values
+                .into_iter()
+                .enumerate()
+                .map(|(f, v)| (slot(f, len.clone()), v))
+                .collect();
+            parts.push(set_len(1));
+            Action {
+                guard: Some(bin(BinOp::Lt, len.clone(), CExpr::Const(cap))),
+                body: vec![Cmd::Assign(parts)],
+                chan: None,
+            }
+        }
+        Half::Receive(args) => {
+            let mut guard = vec![bin(BinOp::Gt, len.clone(), CExpr::Const(0))];
+            let mut parts = Vec::new();
+            for (f, (place, want)) in args.into_iter().enumerate() {
+                if let Some(w) = want {
+                    guard.push(bin(BinOp::Eq, read(f, 0), w));
+                }
+                if let Some(p) = place {
+                    parts.push((p, read(f, 0)));
+                }
+            }
+            for (f, &(_, lo, _)) in c.fields.iter().enumerate() {
+                for k in 0..cap {
+                    let v = if k + 1 < cap {
+                        read(f, k + 1)
+                    } else {
+                        CExpr::Const(lo)
+                    };
+                    parts.push((slot(f, CExpr::Const(k)), v));
+                }
+            }
+            parts.push(set_len(-1));
+            Action {
+                guard: and_all(guard),
+                body: vec![Cmd::Assign(parts)],
+                chan: None,
+            }
+        }
     }
 }
 

@@ -384,17 +384,7 @@ impl Lower<'_, '_> {
                 a.chan = Some(op);
                 a
             }
-            StmtKind::Await(e) => plain(
-                Some(c.cond(
-                    e,
-                    &mut Scope {
-                        guard: Some("an `await` guard"),
-                        ..self.scope()
-                    },
-                    "an `await` condition",
-                )?),
-                Vec::new(),
-            ),
+            StmtKind::Await(e) => plain(Some(self.await_guard(e)?), Vec::new()),
             StmtKind::Assert(e) => plain(
                 None,
                 vec![Cmd::Assert(c.cond(e, &mut self.scope(), "an assertion")?)],
@@ -436,57 +426,7 @@ impl Lower<'_, '_> {
             StmtKind::Assign(targets, values) => {
                 plain(None, vec![self.assign(s, targets, values, choices)?])
             }
-            StmtKind::Atomic(parts) => {
-                let mut head = match parts.first().map(|p| &p.kind) {
-                    Some(StmtKind::Await(e)) => plain(
-                        Some(c.cond(
-                            e,
-                            &mut Scope {
-                                guard: Some("an `await` guard"),
-                                ..self.scope()
-                            },
-                            "an `await` condition",
-                        )?),
-                        Vec::new(),
-                    ),
-                    _ => plain(None, Vec::new()),
-                };
-                let mut skip = usize::from(head.guard.is_some());
-                // The guard is the leading `await` and the send or receive
-                // after it, together.
-                if let Some(
-                    p @ ast::Stmt {
-                        kind: StmtKind::Send(..) | StmtKind::Receive(..),
-                        ..
-                    },
-                ) = parts.get(skip)
-                {
-                    // `atomic { await e; c ! x }` with nothing after: a
-                    // rendezvous may be guarded (its half is known by the
-                    // atomic's span; `joint` adds the guard).
-                    let alone = parts.len() == skip + 1 && skip == 1;
-                    let (a, op) = if alone {
-                        let whole = ast::Stmt {
-                            span: s.span,
-                            ..p.clone()
-                        };
-                        self.chan_action(&whole, Some(next))?
-                    } else {
-                        self.chan_action(p, None)?
-                    };
-                    head.guard = match (head.guard, a.guard) {
-                        (Some(g), Some(h)) => {
-                            Some(CExpr::Bin(BinOp::And, Box::new(g), Box::new(h)))
-                        }
-                        (g, h) => g.or(h),
-                    };
-                    head.body = a.body;
-                    head.chan = Some(op);
-                    skip += 1;
-                }
-                head.body.extend(self.atomic_body(&parts[skip..], choices)?);
-                head
-            }
+            StmtKind::Atomic(parts) => self.atomic_action(s, parts, next, choices)?,
             StmtKind::If(..)
             | StmtKind::While(..)
             | StmtKind::Either(_)
@@ -501,6 +441,66 @@ impl Lower<'_, '_> {
                 )
             }
         })
+    }
+
+    /// The guard of `await e`.
+    fn await_guard(&self, e: &ast::Expr) -> Result<CExpr> {
+        let mut sc = Scope {
+            guard: Some("an `await` guard"),
+            ..self.scope()
+        };
+        self.c.cond(e, &mut sc, "an `await` condition")
+    }
+
+    /// `atomic { ... }`: its guard is the leading `await` and the send or
+    /// receive after it, together; the rest runs in sequence.
+    fn atomic_action(
+        &self,
+        s: &ast::Stmt,
+        parts: &[ast::Stmt],
+        next: i64,
+        choices: &mut impl Iterator<Item = i64>,
+    ) -> Result<Action> {
+        let guard = match parts.first().map(|p| &p.kind) {
+            Some(StmtKind::Await(e)) => Some(self.await_guard(e)?),
+            _ => None,
+        };
+        let mut head = Action {
+            guard,
+            body: Vec::new(),
+            chan: None,
+        };
+        let mut skip = usize::from(head.guard.is_some());
+        if let Some(
+            p @ ast::Stmt {
+                kind: StmtKind::Send(..) | StmtKind::Receive(..),
+                ..
+            },
+        ) = parts.get(skip)
+        {
+            // `atomic { await e; c ! x }` with nothing after: a rendezvous
+            // may be guarded (its half is known by the atomic's span;
+            // `joint` adds the guard).
+            let alone = parts.len() == skip + 1 && skip == 1;
+            let (a, op) = if alone {
+                let whole = ast::Stmt {
+                    span: s.span,
+                    ..p.clone()
+                };
+                self.chan_action(&whole, Some(next))?
+            } else {
+                self.chan_action(p, None)?
+            };
+            head.guard = match (head.guard, a.guard) {
+                (Some(g), Some(h)) => Some(CExpr::Bin(BinOp::And, Box::new(g), Box::new(h))),
+                (g, h) => g.or(h),
+            };
+            head.body = a.body;
+            head.chan = Some(op);
+            skip += 1;
+        }
+        head.body.extend(self.atomic_body(&parts[skip..], choices)?);
+        Ok(head)
     }
 
     fn atomic_body(
