@@ -1529,6 +1529,21 @@ impl Lower<'_> {
         self.seq(&seq)
     }
 
+    /// Ends a `do` option with the jump back to `head`; labels pending
+    /// after the option name that jump (the first one; the others alias it).
+    fn loop_back(&mut self, body: &mut Vec<ast::Stmt>, pend: &mut Vec<String>, head: &str) {
+        let span = body.last().expect("non-empty").span;
+        let mut g = st(StmtKind::Jump(id(head, span)), span);
+        if let Some(p) = pend.first() {
+            g.label = Some(id(p, span));
+            for q in &pend[1..] {
+                self.aliases.insert(q.clone(), p.clone());
+            }
+        }
+        pend.clear();
+        body.push(g);
+    }
+
     /// The options of an `if` (`head` None) or a `do` (each option goes
     /// back to `head`).
     fn options(
@@ -1556,16 +1571,7 @@ impl Lower<'_> {
                 );
             }
             if let Some(h) = head {
-                let span = b.last().expect("non-empty").span;
-                let mut g = st(StmtKind::Jump(id(h, span)), span);
-                if let Some(p) = pend.first() {
-                    g.label = Some(id(p, span));
-                    for q in &pend[1..] {
-                        self.aliases.insert(q.clone(), p.clone());
-                    }
-                }
-                pend.clear();
-                b.push(g);
+                self.loop_back(&mut b, &mut pend, h);
             }
             after.extend(pend);
             branches.push(Some(b));
@@ -1590,16 +1596,7 @@ impl Lower<'_> {
             let (mut rest, mut pend) = self.seq(&o[1..])?;
             rest.insert(0, st(StmtKind::Await(guard), span));
             if let Some(h) = head {
-                let span = rest.last().expect("non-empty").span;
-                let mut g = st(StmtKind::Jump(id(h, span)), span);
-                if let Some(p) = pend.first() {
-                    g.label = Some(id(p, span));
-                    for q in &pend[1..] {
-                        self.aliases.insert(q.clone(), p.clone());
-                    }
-                }
-                pend.clear();
-                rest.push(g);
+                self.loop_back(&mut rest, &mut pend, h);
             }
             after.extend(pend);
             branches[k] = Some(rest);

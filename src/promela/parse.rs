@@ -1070,20 +1070,7 @@ impl Parser<'_> {
         let Tk::Punct(p) = self.peek()?.kind else {
             return None;
         };
-        let prec = match p {
-            "||" => 1,
-            "&&" => 2,
-            "|" => 3,
-            "^" => 4,
-            "&" => 5,
-            "==" | "!=" => 6,
-            "<" | ">" | "<=" | ">=" => 7,
-            "<<" | ">>" => 8,
-            "+" | "-" => 9,
-            "*" | "/" | "%" => 10,
-            _ => return None,
-        };
-        Some((p, prec))
+        Some((p, super::pre::precedence(p)?))
     }
 
     fn binary(&mut self, min: u8) -> Result<Expr> {

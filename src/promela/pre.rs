@@ -597,6 +597,24 @@ fn code_line_toks(
     })
 }
 
+/// The binding strength of a binary operator of Promela (and of `#if`):
+/// higher binds tighter; `None` for what is no binary operator.
+pub(super) fn precedence(p: &str) -> Option<u8> {
+    Some(match p {
+        "||" => 1,
+        "&&" => 2,
+        "|" => 3,
+        "^" => 4,
+        "&" => 5,
+        "==" | "!=" => 6,
+        "<" | ">" | "<=" | ">=" => 7,
+        "<<" | ">>" => 8,
+        "+" | "-" => 9,
+        "*" | "/" | "%" => 10,
+        _ => return None,
+    })
+}
+
 struct IfEval<'a> {
     toks: &'a [Tok],
     pos: usize,
@@ -607,20 +625,7 @@ impl IfEval<'_> {
     fn binop(&self) -> Option<(&'static str, u8)> {
         let t = self.toks.get(self.pos)?;
         let Tk::Punct(p) = t.kind else { return None };
-        let prec = match p {
-            "||" => 1,
-            "&&" => 2,
-            "|" => 3,
-            "^" => 4,
-            "&" => 5,
-            "==" | "!=" => 6,
-            "<" | ">" | "<=" | ">=" => 7,
-            "<<" | ">>" => 8,
-            "+" | "-" => 9,
-            "*" | "/" | "%" => 10,
-            _ => return None,
-        };
-        Some((p, prec))
+        Some((p, precedence(p)?))
     }
 
     fn expr(&mut self, min: u8) -> Result<i64, PreError> {
