@@ -114,9 +114,20 @@ impl Language {
 /// Parses a model's source in `lang`. For Promela, `defines` are
 /// preprocessor macros (`-DNAME=VALUE`, as `spin -D` passes them to cpp).
 pub fn parse_as(src: &Source, lang: Language, defines: &Defines) -> Result<ast::Model, Error> {
+    parse_with(src, lang, defines, &CompileOptions::default())
+}
+
+/// [`parse_as`] with options: a Promela model's process pools are as large
+/// as the stack bound.
+fn parse_with(
+    src: &Source,
+    lang: Language,
+    defines: &Defines,
+    options: &CompileOptions,
+) -> Result<ast::Model, Error> {
     match lang {
         Language::Gcl => syntax::parser::parse(&src.text).map_err(|e| Error::syntax(src, e)),
-        Language::Promela => promela::parse(src, defines),
+        Language::Promela => promela::parse(src, defines, options.max_stack),
     }
 }
 
@@ -142,7 +153,7 @@ pub fn compile_as(
     defines: &Defines,
     options: &CompileOptions,
 ) -> Result<Model, Error> {
-    let ast = parse_as(src, lang, defines)?;
+    let ast = parse_with(src, lang, defines, options)?;
     let consts: &Defines = if lang == Language::Promela {
         &[]
     } else {

@@ -93,7 +93,9 @@ impl SimulateReport {
             ),
             WalkEnd::StackBound(b) => (
                 "stack-bound",
-                format!("inconclusive: a call went deeper than the stack bound of {b} frames"),
+                format!(
+                    "inconclusive: a call or a Promela `run` went past the bound of {b} (`--max-stack`)"
+                ),
             ),
         };
         SimulateReport {

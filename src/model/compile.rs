@@ -428,7 +428,12 @@ impl Compiler {
             self.bounds[r as usize].1 = layout.end + sites.aliases.len() as i64;
         }
         let points = self.points(by_point, &info, layout, &frames, transitions);
+        let dormant = t.decl.dormant.as_ref().map(|v| {
+            let k = self.slots.iter().position(|s| s.name == v.name);
+            k.expect("the front end declares the flag") as u32
+        });
         Ok(Thread {
+            dormant,
             name: t.name.to_string(),
             points,
             frames,
@@ -662,6 +667,7 @@ fn unroll_bodies<'m>(
                 Cow::Owned(ast::ThreadDecl {
                     name: d.name.clone(),
                     copies: d.copies.clone(),
+                    dormant: d.dormant.clone(),
                     body: ast::Body {
                         locals: d.body.locals.clone(),
                         stmts: unroll::unroll(&d.body.stmts, &count)?,

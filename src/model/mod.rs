@@ -115,6 +115,9 @@ pub struct Thread {
     pub ret_alias: Vec<i64>,
     /// The slots of the thread body's `local` variables.
     pub locals: std::ops::Range<u32>,
+    /// A shared slot that is 0 while the thread has not started (see
+    /// [`crate::ast::ThreadDecl::dormant`]).
+    pub dormant: Option<u32>,
 }
 
 impl Thread {
@@ -484,12 +487,14 @@ impl Model {
         Ok(None)
     }
 
-    /// True when every thread is at its final control point or at a valid
-    /// end point (a label that begins with `end`, as in Promela): a state
-    /// without successors is a deadlock only when this is false.
+    /// True when every thread is at its final control point, at a valid
+    /// end point (a label that begins with `end`, as in Promela) or not
+    /// started (at its first point, its dormant flag 0): a state without
+    /// successors is a deadlock only when this is false.
     pub fn all_ended(&self, s: &[i64]) -> bool {
         self.threads.iter().enumerate().all(|(t, th)| {
             s[t] == th.end()
+                || (s[t] == 0 && th.dormant.is_some_and(|k| s[k as usize] == 0))
                 || th
                     .points
                     .get(s[t] as usize)

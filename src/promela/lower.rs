@@ -17,6 +17,9 @@ use super::pre::PreError;
 use crate::syntax::ast::{self, BinOp, ExprKind, StmtKind, UnOp};
 use crate::syntax::span::Span;
 
+mod chanval;
+mod pool;
+
 fn fail<T>(span: Span, message: impl Into<String>) -> Result<T> {
     Err(PreError {
         span,
@@ -36,26 +39,29 @@ enum T {
 /// A variable as the model sees it.
 #[derive(Clone, Debug)]
 enum Var {
-    /// A core variable (shared or local) of this name; `array` when it has a size.
+    /// A core variable (shared or local) of this name; `array` when it has
+    /// a size; `chan` when it holds channel ids (see [`chanval`]).
     Plain {
         core: String,
         array: bool,
         modulus: Option<i64>,
+        chan: bool,
     },
-    /// A record: field name -> core variable (`x_f`), `array` when the record is.
+    /// A record of type `ty`: field name -> core variable (`x_f`), whether
+    /// an array, whether it holds channel ids; `array` when the record is.
     Record {
-        fields: HashMap<String, (String, bool)>,
+        ty: String,
+        fields: HashMap<String, (String, bool, bool)>,
         array: bool,
     },
-    /// A channel: the core channel's name, whether an array, its capacity.
+    /// A channel declared with its capacity: the core channel's name,
+    /// whether an array, its capacity, the id of its (first) element.
     Chan {
         core: String,
         array: bool,
         cap: i64,
-        fixed_index: Option<ast::Expr>,
+        base: i64,
     },
-    /// `chan c;` with no initialiser: an error where it is used.
-    Unset,
 }
 
 struct Instance {
@@ -64,11 +70,12 @@ struct Instance {
     name: String,
     /// Created by `run` (dormant until then).
     dormant: bool,
+    /// One of a proctype's pool: it goes back to dormant when it ends.
+    pool: bool,
     /// For a run-created instance: names bound by the run (params and
-    /// non-constant locals), as shared variables.
-    run_vars: Vec<(String, String)>,
-    /// Channel parameters, bound statically.
-    chans: HashMap<String, Var>,
+    /// non-constant locals), as shared variables, and whether each holds
+    /// a channel id.
+    run_vars: Vec<(String, String, bool)>,
     /// For a run-created instance: locals whose initial value is not a
     /// constant, which its `run` sets (core name, value).
     run_inits: Vec<(String, Expr)>,
@@ -81,8 +88,11 @@ pub(crate) struct Lower<'s> {
     globals: HashMap<String, Var>,
     items: Vec<ast::Item>,
     instances: Vec<Instance>,
-    /// (creator instance, run number within it) -> created instance.
-    runs: HashMap<(usize, usize), usize>,
+    /// (creator instance, run number within it) -> the instance it
+    /// creates, or the pool it creates one of.
+    runs: HashMap<(usize, usize), Vec<usize>>,
+    /// The processes of a proctype's pool.
+    pool_size: usize,
     fresh: usize,
     end: Span,
     pending_locals: Vec<ast::VarDecl>,
@@ -98,6 +108,8 @@ pub(crate) struct Lower<'s> {
     aliases: HashMap<String, String>,
     /// The break targets of the enclosing `do`s: (label, used).
     breaks: Vec<(String, bool)>,
+    /// Every channel, its id one more than its place (0 is no channel).
+    chans: Vec<chanval::ChanEntry>,
 }
 
 fn id(name: &str, span: Span) -> ast::Ident {
@@ -139,13 +151,14 @@ fn range(ty: &Ty, nm: i64, span: Span) -> Result<(i64, i64)> {
         Ty::Int => (i32::MIN as i64, i32::MAX as i64),
         Ty::Unsigned(n) => (0, (1i64 << n) - 1),
         Ty::Mtype => (0, nm),
-        Ty::Chan => return fail(span, "a channel is not a value"),
+        // SPIN stores a channel as its id, a byte.
+        Ty::Chan => (0, 255),
         Ty::Named(n) => return fail(span, format!("`{n}` is a record type, not a value")),
     })
 }
 
 /// Lowers a whole specification.
-pub(crate) fn lower(spec: &Spec, end: Span) -> Result<ast::Model> {
+pub(crate) fn lower(spec: &Spec, end: Span, pool_size: usize) -> Result<ast::Model> {
     let n = spec.mtypes.len() as i64;
     let mut mtypes = HashMap::new();
     for (k, (name, _)) in spec.mtypes.iter().enumerate() {
@@ -159,6 +172,7 @@ pub(crate) fn lower(spec: &Spec, end: Span) -> Result<ast::Model> {
         items: Vec::new(),
         instances: Vec::new(),
         runs: HashMap::new(),
+        pool_size,
         fresh: 0,
         end,
         pending_locals: Vec::new(),
@@ -168,6 +182,7 @@ pub(crate) fn lower(spec: &Spec, end: Span) -> Result<ast::Model> {
         run_count: 0,
         aliases: HashMap::new(),
         breaks: Vec::new(),
+        chans: Vec::new(),
     };
     for (name, span) in &spec.mtypes {
         let v = l.mtypes[name];
@@ -310,8 +325,8 @@ impl<'s> Lower<'s> {
             }
             let mut map = HashMap::new();
             for f in fields.clone() {
-                if f.ty == Ty::Chan || matches!(f.ty, Ty::Named(_)) {
-                    return unsupported(f.span, "a record field of a channel or record type");
+                if matches!(f.ty, Ty::Named(_)) {
+                    return unsupported(f.span, "a record field of a record type");
                 }
                 if size.is_some() && f.size.is_some() {
                     return unsupported(f.span, "an array field in an array of records");
@@ -337,9 +352,10 @@ impl<'s> Lower<'s> {
                     init,
                     span: d.span,
                 });
-                map.insert(f.name.clone(), (fcore, array));
+                map.insert(f.name.clone(), (fcore, array, f.ty == Ty::Chan));
             }
             return Ok(Var::Record {
+                ty: tn.clone(),
                 fields: map,
                 array: size.is_some(),
             });
@@ -362,6 +378,7 @@ impl<'s> Lower<'s> {
             core: core.to_string(),
             array: size.is_some(),
             modulus,
+            chan: d.ty == Ty::Chan,
         })
     }
 
@@ -374,24 +391,23 @@ impl<'s> Lower<'s> {
         }
     }
 
+    /// A channel declared with its capacity, under the core name `core`.
     fn chan_decl(&mut self, d: &Decl, core: &str) -> Result<Var> {
         let Some(Init::Chan(k, fields)) = &d.init else {
-            return unsupported(
-                d.span,
-                "a channel variable without an initialiser (other than a parameter)",
-            );
+            unreachable!("a `chan` without a capacity is a variable of channel ids")
         };
-        let cap = self.const_eval(k)?;
-        if !(0..=255).contains(&cap) {
-            return fail(k.span, "a channel's capacity must be 0 to 255");
-        }
-        let size = match &d.size {
-            Some(e) => Some(int(self.const_eval(e)?, e.span)),
-            None => None,
-        };
+        let (cap, n) = self.chan_shape(d)?;
+        let arity = self.msg_fields(fields, d.span)?.len();
+        let base = self.chan_id(core, (n, d.size.is_some()), arity, d.span)?;
+        let size = d.size.as_ref().map(|e| int(n, e.span));
         let mut tys = Vec::new();
-        for f in fields {
-            let (lo, hi) = range(f, self.nm(), d.span)?;
+        for f in self.msg_fields(fields, d.span)? {
+            // A message field of mtype may carry a channel id (SPIN's
+            // examples do): both are bytes.
+            let (lo, hi) = match f {
+                Ty::Mtype => (0, 255),
+                f => range(&f, self.nm(), d.span)?,
+            };
             tys.push(ast::Type::Int(int(lo, d.span), int(hi, d.span)));
         }
         self.items.push(ast::Item::Chan(ast::ChanDecl {
@@ -405,7 +421,7 @@ impl<'s> Lower<'s> {
             core: core.to_string(),
             array: size.is_some(),
             cap,
-            fixed_index: None,
+            base,
         })
     }
 
@@ -413,9 +429,7 @@ impl<'s> Lower<'s> {
         if self.globals.contains_key(&d.name) || self.mtypes.contains_key(&d.name) {
             return fail(d.span, format!("`{}` is declared twice", d.name));
         }
-        let v = if d.ty == Ty::Chan && d.init.is_none() {
-            Var::Unset
-        } else if d.ty == Ty::Chan {
+        let v = if d.ty == Ty::Chan && matches!(d.init, Some(Init::Chan(..))) {
             self.chan_decl(d, &d.name)?
         } else {
             let init = match &d.init {
@@ -427,15 +441,6 @@ impl<'s> Lower<'s> {
         self.globals.insert(d.name.clone(), v);
         Ok(())
     }
-}
-
-/// A channel bound to a parameter at plan time.
-#[derive(Clone, Debug)]
-struct ChanBind {
-    /// None: a global channel; Some(c): a local channel of instance c.
-    owner: Option<usize>,
-    name: String,
-    index: Option<i64>,
 }
 
 /// Visits the `run`s of a body in order, with whether each is in a loop.
@@ -482,36 +487,28 @@ fn local_decls(stmts: &[Stmt], out: &mut Vec<Decl>) {
 impl Lower<'_> {
     /// Decides the process instances: active ones, init, then one per `run` site.
     fn plan(&mut self) -> Result<()> {
-        let mut binds: Vec<HashMap<String, ChanBind>> = Vec::new();
-        self.plan_active(&mut binds)?;
-        self.plan_runs(&mut binds)?;
+        self.plan_active()?;
+        self.plan_runs()?;
         self.name_instances();
-        self.bind_instance_chans(&binds)
+        self.register_local_chans()
     }
 
     /// Adds the `active` instances, then `init`, each with no channel binds.
-    fn plan_active(&mut self, binds: &mut Vec<HashMap<String, ChanBind>>) -> Result<()> {
+    fn plan_active(&mut self) -> Result<()> {
         let mut pid = 0;
         for (k, p) in self.procs.iter().enumerate() {
             if let Some(n) = &p.active {
                 let n = self.const_eval(n)?;
-                if let Some(c) = p.params.iter().find(|d| d.ty == Ty::Chan) {
-                    return fail(
-                        c.span,
-                        "an `active` proctype cannot take a channel parameter",
-                    );
-                }
                 for _ in 0..n.max(0) {
                     self.instances.push(Instance {
                         proc: k,
                         pid,
                         name: String::new(),
                         dormant: false,
+                        pool: false,
                         run_vars: Vec::new(),
-                        chans: HashMap::new(),
                         run_inits: Vec::new(),
                     });
-                    binds.push(HashMap::new());
                     pid += 1;
                     if self.instances.len() > MAX_PROCS {
                         return fail(p.span, format!("more than {MAX_PROCS} processes"));
@@ -525,129 +522,89 @@ impl Lower<'_> {
                 pid,
                 name: String::new(),
                 dormant: false,
+                pool: false,
                 run_vars: Vec::new(),
-                chans: HashMap::new(),
                 run_inits: Vec::new(),
             });
-            binds.push(HashMap::new());
         }
         Ok(())
     }
 
     /// Adds one dormant instance per `run` site, breadth first over the
     /// instances, recording each site's instance in `runs`.
-    fn plan_runs(&mut self, binds: &mut Vec<HashMap<String, ChanBind>>) -> Result<()> {
+    fn plan_runs(&mut self) -> Result<()> {
+        let pooled = self.pooled_procs()?;
+        let mut pools: HashMap<usize, Vec<usize>> = HashMap::new();
         let mut k = 0;
         while k < self.instances.len() {
             let body = self.body_of(k).clone();
-            let mut locals = Vec::new();
-            local_decls(&body, &mut locals);
             let mut sites = Vec::new();
-            walk_runs(&body, false, &mut |e, in_loop| {
-                sites.push((e.clone(), in_loop));
+            walk_runs(&body, false, &mut |e, _| {
+                sites.push(e.clone());
                 Ok(())
             })?;
-            for (r, (e, in_loop)) in sites.into_iter().enumerate() {
+            for (r, e) in sites.into_iter().enumerate() {
                 let Ek::Run(name, args) = &e.kind else {
                     continue;
                 };
-                if in_loop {
-                    return unsupported(
-                        e.span,
-                        "`run` inside a loop (optimist allocates one thread per `run` site)",
-                    );
-                }
                 let Some(pk) = self.procs.iter().position(|p| &p.name == name) else {
                     return fail(e.span, format!("unknown proctype `{name}`"));
                 };
-                let b = self.run_chan_binds(k, pk, &e, args, &binds[k], &locals)?;
-                let new = self.instances.len();
-                if new >= MAX_PROCS {
-                    return unsupported(
-                        e.span,
-                        &format!(
-                            "a `run` that makes more than {MAX_PROCS} processes (a proctype that runs itself?)"
-                        ),
-                    );
-                }
-                self.instances.push(Instance {
-                    proc: pk,
-                    pid: new as i64,
-                    name: String::new(),
-                    dormant: true,
-                    run_vars: Vec::new(),
-                    chans: HashMap::new(),
-                    run_inits: Vec::new(),
-                });
-                binds.push(b);
-                self.runs.insert((k, r), new);
+                self.check_arity(pk, &e, args)?;
+                let members = if pooled.contains(&pk) {
+                    match pools.get(&pk) {
+                        Some(m) => m.clone(),
+                        None => {
+                            let m = (0..self.pool_size)
+                                .map(|_| self.dormant(pk, true, e.span))
+                                .collect::<Result<Vec<_>>>()?;
+                            pools.insert(pk, m.clone());
+                            m
+                        }
+                    }
+                } else {
+                    vec![self.dormant(pk, false, e.span)?]
+                };
+                self.runs.insert((k, r), members);
             }
             k += 1;
         }
         Ok(())
     }
 
-    /// What each channel parameter of proctype `pk` is bound to by the `run`
-    /// `e` in instance `k` (whose own binds are `outer`, locals `locals`).
-    fn run_chan_binds(
-        &self,
-        k: usize,
-        pk: usize,
-        e: &Expr,
-        args: &[Expr],
-        outer: &HashMap<String, ChanBind>,
-        locals: &[Decl],
-    ) -> Result<HashMap<String, ChanBind>> {
-        let name = &self.procs[pk].name;
+    /// A new dormant instance of proctype `pk`.
+    fn dormant(&mut self, pk: usize, pool: bool, span: Span) -> Result<usize> {
+        let new = self.instances.len();
+        if new >= MAX_PROCS {
+            return unsupported(span, &format!("a model of more than {MAX_PROCS} processes"));
+        }
+        self.instances.push(Instance {
+            proc: pk,
+            pid: new as i64,
+            name: String::new(),
+            dormant: true,
+            pool,
+            run_vars: Vec::new(),
+            run_inits: Vec::new(),
+        });
+        Ok(new)
+    }
+
+    /// The `run` `e` of proctype `pk` gives it as many arguments as it takes.
+    fn check_arity(&self, pk: usize, e: &Expr, args: &[Expr]) -> Result<()> {
         let p = &self.procs[pk];
         if p.params.len() != args.len() {
             return fail(
                 e.span,
                 format!(
-                    "`{name}` takes {} arguments, given {}",
+                    "`{}` takes {} arguments, given {}",
+                    p.name,
                     p.params.len(),
                     args.len()
                 ),
             );
         }
-        let mut b = HashMap::new();
-        for (d, a) in p.params.iter().zip(args) {
-            if d.ty != Ty::Chan {
-                continue;
-            }
-            let Ek::Var(v) = &a.kind else {
-                return fail(a.span, "a channel argument must be a channel's name");
-            };
-            let index = match &v.index {
-                Some(i) => Some(self.const_eval(i).map_err(|_| PreError {
-                    span: i.span,
-                    message: "a channel array element passed to `run` must have a constant index in optimist's Promela subset".into(),
-                })?),
-                None => None,
-            };
-            let bind = if let Some(outer) = outer.get(&v.name) {
-                if index.is_some() {
-                    return unsupported(a.span, "indexing a channel parameter");
-                }
-                outer.clone()
-            } else if locals.iter().any(|l| l.name == v.name && l.ty == Ty::Chan) {
-                ChanBind {
-                    owner: Some(k),
-                    name: v.name.clone(),
-                    index,
-                }
-            } else if matches!(self.globals.get(&v.name), Some(Var::Chan { .. })) {
-                ChanBind {
-                    owner: None,
-                    name: v.name.clone(),
-                    index,
-                }
-            } else {
-                return fail(a.span, format!("`{}` is not a channel", v.name));
-            };
-            b.insert(d.name.clone(), bind);
-        }
-        Ok(b)
+        Ok(())
     }
 
     /// Names the instances: the proctype's for a single instance, else with the pid.
@@ -670,69 +627,6 @@ impl Lower<'_> {
             };
             self.instances[k].name = name;
         }
-    }
-
-    /// Turns each instance's channel binds into the channel variables its
-    /// parameters stand for.
-    fn bind_instance_chans(&mut self, binds: &[HashMap<String, ChanBind>]) -> Result<()> {
-        for (k, kbinds) in binds.iter().enumerate() {
-            let mut chans = HashMap::new();
-            for (p, b) in kbinds {
-                let (core, cap, array) = self.bound_chan(b)?;
-                if array != b.index.is_some() {
-                    return fail(
-                        self.procs[self.instances[k].proc].span,
-                        format!("parameter `{p}` is bound to a whole channel array"),
-                    );
-                }
-                chans.insert(
-                    p.clone(),
-                    Var::Chan {
-                        core,
-                        array: false,
-                        cap,
-                        fixed_index: b.index.map(|i| int(i, self.end)),
-                    },
-                );
-            }
-            self.instances[k].chans = chans;
-        }
-        Ok(())
-    }
-
-    /// The core name, capacity and arrayness of the channel a bind names.
-    fn bound_chan(&self, b: &ChanBind) -> Result<(String, i64, bool)> {
-        Ok(match b.owner {
-            None => match &self.globals[&b.name] {
-                Var::Chan {
-                    core, cap, array, ..
-                } => (core.clone(), *cap, *array),
-                _ => unreachable!("checked when bound"),
-            },
-            Some(c) => {
-                let owner = self.body_of(c).clone();
-                let mut ls = Vec::new();
-                local_decls(&owner, &mut ls);
-                let d = ls
-                    .iter()
-                    .find(|d| d.name == b.name)
-                    .expect("checked when bound");
-                let cap = match &d.init {
-                    Some(Init::Chan(k, _)) => self.const_eval(k)?,
-                    _ => {
-                        return unsupported(
-                            d.span,
-                            "a channel variable without an initialiser (other than a parameter)",
-                        );
-                    }
-                };
-                (
-                    format!("{}_{}", self.instances[c].name, b.name),
-                    cap,
-                    d.size.is_some(),
-                )
-            }
-        })
     }
 
     fn body_of(&self, k: usize) -> &Vec<Stmt> {
@@ -779,15 +673,12 @@ impl Lower<'_> {
         let params = self.proc_of(k).params.clone();
         let mut run_vars = Vec::new();
         for d in &params {
-            if d.ty == Ty::Chan {
-                continue;
-            }
             if d.size.is_some() || matches!(d.ty, Ty::Named(_)) {
                 return unsupported(d.span, "an array or record parameter");
             }
             let core = format!("{name}_{}", d.name);
             self.declare(d, &core, ast::Class::Shared, None)?;
-            run_vars.push((d.name.clone(), core));
+            run_vars.push((d.name.clone(), core, d.ty == Ty::Chan));
         }
         // Locals initialised from the parameters (or anything not constant).
         let mut decls = Vec::new();
@@ -808,7 +699,7 @@ impl Lower<'_> {
             }
             let core = format!("{name}_{}", d.name);
             self.declare(d, &core, ast::Class::Shared, None)?;
-            run_vars.push((d.name.clone(), core.clone()));
+            run_vars.push((d.name.clone(), core.clone(), d.ty == Ty::Chan));
             run_inits.push((core, e.clone()));
         }
         self.instances[k].run_vars = run_vars;
@@ -844,11 +735,15 @@ impl Lower<'_> {
             die.kind = guard_die_on_created(die.kind, &created, end);
         }
         stmts.push(die);
+        self.restart(k, &mut stmts, end);
         let aliases = std::mem::take(&mut self.aliases);
         rename(&mut stmts, &aliases);
         Ok(ast::ThreadDecl {
             name: id(&name, proc.span),
             copies: None,
+            dormant: self.instances[k]
+                .dormant
+                .then(|| id(&format!("{name}_created"), proc.span)),
             body: ast::Body {
                 locals: std::mem::take(&mut self.pending_locals),
                 stmts,
@@ -861,23 +756,23 @@ impl Lower<'_> {
     /// The scope a thread starts with: its bound channels, its `run`
     /// argument variables and, for an active instance, its parameters.
     fn param_scope(&mut self, k: usize, proc: &ProcType) -> Result<HashMap<String, Var>> {
-        let mut scope: HashMap<String, Var> = self.instances[k].chans.clone();
-        for (p, core) in &self.instances[k].run_vars {
+        let mut scope: HashMap<String, Var> = HashMap::new();
+        for (p, core, chan) in &self.instances[k].run_vars {
             scope.insert(
                 p.clone(),
                 Var::Plain {
                     core: core.clone(),
                     array: false,
                     modulus: None,
+                    chan: *chan,
                 },
             );
         }
         if !self.instances[k].dormant {
+            // SPIN starts an active process with its parameters 0.
             for d in &proc.params {
-                if d.ty != Ty::Chan {
-                    let v = self.declare(d, &d.name, ast::Class::Local, None)?;
-                    scope.insert(d.name.clone(), v);
-                }
+                let v = self.declare(d, &d.name, ast::Class::Local, None)?;
+                scope.insert(d.name.clone(), v);
             }
         }
         Ok(scope)
@@ -902,7 +797,7 @@ impl Lower<'_> {
                     format!("`{}` is declared twice in this proctype", d.name),
                 );
             }
-            let v = if d.ty == Ty::Chan {
+            let v = if d.ty == Ty::Chan && matches!(d.init, Some(Init::Chan(..))) {
                 let core = format!("{name}_{}", d.name);
                 self.chan_decl(d, &core)?
             } else {
@@ -980,7 +875,7 @@ impl Lower<'_> {
         }
         if self.instances[k].dormant {
             resets.push((format!("{name}_pid"), None, 0));
-            for (_, core) in &self.instances[k].run_vars {
+            for (_, core, _) in &self.instances[k].run_vars {
                 let lo = self.items.iter().find_map(|it| match it {
                     ast::Item::Var(d) if &d.name.name == core => Some(reset_value(d)),
                     _ => None,
@@ -1310,10 +1205,7 @@ impl Lower<'_> {
                 one(StmtKind::Assign(vec![lv], vec![x]))
             }
             Sk::Expr(e) => match &e.kind {
-                Ek::Run(..) => {
-                    let parts = self.run(e)?;
-                    one(StmtKind::Atomic(parts))
-                }
+                Ek::Run(..) => one(self.run(e, None)?),
                 Ek::Timeout => unsupported(e.span, "`timeout`"),
                 _ => {
                     let c = self.cond(e)?;
@@ -1321,20 +1213,18 @@ impl Lower<'_> {
                 }
             },
             Sk::Send(c, args) => {
-                let (lv, _) = self.chan(c)?;
                 let mut xs = Vec::new();
-                for a in args {
-                    xs.push(self.int(a)?);
+                for a in self.msg_args(args)? {
+                    xs.push(self.int(&a)?);
                 }
-                one(StmtKind::Send(lv, xs))
+                one(self.chan_stmt(c, xs.len(), span, &|lv| StmtKind::Send(lv, xs.clone()))?)
             }
             Sk::Recv(c, args) => {
-                let (lv, _) = self.chan(c)?;
                 let mut xs = Vec::new();
-                for a in args {
-                    xs.push(self.recv_arg(a)?);
+                for a in self.msg_args(args)? {
+                    xs.push(self.recv_arg(&a)?);
                 }
-                one(StmtKind::Receive(lv, xs))
+                one(self.chan_stmt(c, xs.len(), span, &|lv| StmtKind::Receive(lv, xs.clone()))?)
             }
             Sk::Skip | Sk::Printf => one(StmtKind::Skip),
             Sk::Assert(e) => {
@@ -1383,10 +1273,10 @@ impl Lower<'_> {
         e: &Expr,
         span: Span,
     ) -> Result<(Vec<ast::Stmt>, Vec<String>)> {
-        if matches!(e.kind, Ek::Run(..)) {
-            return unsupported(e.span, "the value of `run`");
-        }
         let lv = self.lvalue(v)?;
+        if matches!(e.kind, Ek::Run(..)) {
+            return Ok((vec![st(self.run(e, Some(lv))?, span)], Vec::new()));
+        }
         let (x, t) = self.expr(e)?;
         if t == T::B {
             // b = (cond): one step, as an atomic if.
@@ -1613,17 +1503,34 @@ impl Lower<'_> {
         Ok((branches, after))
     }
 
-    /// A `run`: one step that sets the instance's flag and parameters.
-    fn run(&mut self, e: &Expr) -> Result<Vec<ast::Stmt>> {
+    /// A `run` (its value, the new pid, into `target`): one step that sets
+    /// the instance's flag and parameters; on a pool, the first instance
+    /// not running.
+    fn run(&mut self, e: &Expr, target: Option<ast::LValue>) -> Result<StmtKind> {
         let r = self.run_count;
         self.run_count += 1;
-        let Some(&j) = self.runs.get(&(self.cur, r)) else {
+        let Some(members) = self.runs.get(&(self.cur, r)).cloned() else {
             return unsupported(e.span, "this `run`");
         };
         let Ek::Run(_, args) = &e.kind else {
             unreachable!()
         };
-        let span = e.span;
+        if self.instances[members[0]].pool {
+            return self.pool_run(&members, args, e.span, target);
+        }
+        Ok(StmtKind::Atomic(
+            self.run_parts(members[0], args, e.span, target)?,
+        ))
+    }
+
+    /// The statements of a `run` of instance `j`.
+    fn run_parts(
+        &mut self,
+        j: usize,
+        args: &[Expr],
+        span: Span,
+        target: Option<ast::LValue>,
+    ) -> Result<Vec<ast::Stmt>> {
         let name = self.instances[j].name.clone();
         let params = self.proc_of(j).params.clone();
         let nr = ex(ExprKind::Name(id("_nr_pr", span)), span);
@@ -1639,11 +1546,12 @@ impl Lower<'_> {
                 span,
             },
         ];
-        let mut vals = vec![int(1, span), nr];
+        let mut vals = vec![int(1, span), nr.clone()];
+        if let Some(t) = target {
+            lvs.push(t);
+            vals.push(nr);
+        }
         for (d, a) in params.iter().zip(args) {
-            if d.ty == Ty::Chan {
-                continue;
-            }
             lvs.push(ast::LValue {
                 name: id(&format!("{name}_{}", d.name), span),
                 index: None,
@@ -1665,9 +1573,7 @@ impl Lower<'_> {
         // Then the locals initialised from the parameters, read as the arguments.
         let mut bound: HashMap<String, Expr> = HashMap::new();
         for (d, a) in params.iter().zip(args) {
-            if d.ty != Ty::Chan {
-                bound.insert(d.name.clone(), a.clone());
-            }
+            bound.insert(d.name.clone(), a.clone());
         }
         for (core, e) in self.instances[j].run_inits.clone() {
             let e = subst_params(&e, &bound);
@@ -1720,8 +1626,8 @@ impl Lower<'_> {
         let var = self.lookup(&v.name, v.span)?;
         let (core, array, index) = match (&var, &v.field) {
             (Var::Plain { core, array, .. }, None) => (core.clone(), *array, v.index.as_deref()),
-            (Var::Record { fields, array }, Some((f, fi))) => {
-                let Some((core, farray)) = fields.get(f) else {
+            (Var::Record { fields, array, .. }, Some((f, fi))) => {
+                let Some((core, farray, _)) = fields.get(f) else {
                     return fail(v.span, format!("`{}` has no field `{f}`", v.name));
                 };
                 if *array {
@@ -1734,8 +1640,14 @@ impl Lower<'_> {
                 }
             }
             (Var::Record { .. }, None) => return unsupported(v.span, "a whole record as a value"),
-            (Var::Chan { .. } | Var::Unset, _) => {
-                return unsupported(v.span, &format!("a channel used as a value (`{}`)", v.name));
+            (Var::Chan { .. }, _) => {
+                return unsupported(
+                    v.span,
+                    &format!(
+                        "assigning a channel declared with its capacity (`{}`)",
+                        v.name
+                    ),
+                );
             }
             (_, Some(_)) => return fail(v.span, format!("`{}` is not a record", v.name)),
         };
@@ -1761,50 +1673,6 @@ impl Lower<'_> {
             Some(i) => ex(ExprKind::Index(lv.name, i), v.span),
             None => ex(ExprKind::Name(lv.name), v.span),
         })
-    }
-
-    fn chan(&mut self, v: &VarRef) -> Result<(ast::LValue, i64)> {
-        let var = self.lookup(&v.name, v.span)?;
-        if let Var::Unset = var {
-            return unsupported(
-                v.span,
-                &format!(
-                    "a channel variable with no initialiser (`{}`), assigned at run time",
-                    v.name
-                ),
-            );
-        }
-        let Var::Chan {
-            core,
-            array,
-            cap,
-            fixed_index,
-        } = var
-        else {
-            return fail(v.span, format!("`{}` is not a channel", v.name));
-        };
-        if v.field.is_some() {
-            return fail(v.span, "a channel has no fields");
-        }
-        let index = match (array, &v.index, fixed_index) {
-            (false, None, f) => f.map(Box::new),
-            (true, Some(i), _) => Some(Box::new(self.int(i)?)),
-            (true, None, _) => {
-                return fail(
-                    v.span,
-                    format!("`{}` is an array of channels: give an index", v.name),
-                );
-            }
-            (false, Some(_), _) => return fail(v.span, format!("`{}` is not an array", v.name)),
-        };
-        Ok((
-            ast::LValue {
-                name: id(&core, v.span),
-                index,
-                span: v.span,
-            },
-            cap,
-        ))
     }
 
     fn int(&mut self, e: &Expr) -> Result<ast::Expr> {
@@ -1847,6 +1715,9 @@ impl Lower<'_> {
                         );
                     }
                 }
+                if let Var::Chan { .. } = self.lookup(&v.name, v.span)? {
+                    return Ok((self.chan_value(v)?, T::I));
+                }
                 (self.var_expr(v)?, T::I)
             }
             Ek::Un(op, a) => match *op {
@@ -1860,7 +1731,6 @@ impl Lower<'_> {
             Ek::Bin(op, a, b) => self.bin_expr(op, a, b, span)?,
             Ek::Cond(..) => return unsupported(span, "a conditional expression `(c -> a : b)`"),
             Ek::Chan(q, v) => {
-                let (lv, _) = self.chan(v)?;
                 let query = match *q {
                     "len" => ast::ChanQuery::Len,
                     "empty" => ast::ChanQuery::Empty,
@@ -1868,26 +1738,11 @@ impl Lower<'_> {
                     "nempty" => ast::ChanQuery::NotEmpty,
                     _ => ast::ChanQuery::NotFull,
                 };
-                (
-                    ex(ExprKind::Chan(query, lv), span),
-                    if *q == "len" { T::I } else { T::B },
-                )
+                self.chan_query(query, v, span)?
             }
             Ek::Run(..) => return unsupported(span, "`run` inside an expression"),
             Ek::Timeout => return unsupported(span, "`timeout`"),
-            Ek::RemoteAt(p, i, l) => {
-                let t = self.remote(p, i.as_deref(), span)?;
-                (
-                    ex(
-                        ExprKind::At(
-                            Box::new(ex(ExprKind::Name(id(&t, span)), span)),
-                            id(l, span),
-                        ),
-                        span,
-                    ),
-                    T::B,
-                )
-            }
+            Ek::RemoteAt(p, i, l) => (self.remote_at(p, i.as_deref(), l, span)?, T::B),
             Ek::RemoteVar(p, i, x) => {
                 let t = self.remote(p, i.as_deref(), span)?;
                 (
@@ -1927,6 +1782,9 @@ impl Lower<'_> {
         if let Some(o) = arith(op) {
             Ok((bin(o, self.int(a)?, self.int(b)?), T::I))
         } else if let Some(o) = cmp(op) {
+            if let Some(c) = self.dynamic_len_cmp(o, a, b)? {
+                return Ok((c, T::B));
+            }
             let (x, tx) = self.expr(a)?;
             let (y, ty) = self.expr(b)?;
             let conv = |x: ast::Expr, t: T| -> Result<ast::Expr> {
@@ -1946,15 +1804,79 @@ impl Lower<'_> {
         }
     }
 
+    /// `len(v) op b` or `a op len(v)` for a variable `v` holding a channel.
+    fn dynamic_len_cmp(&mut self, o: BinOp, a: &Expr, b: &Expr) -> Result<Option<ast::Expr>> {
+        for (side, other, flip) in [(a, b, false), (b, a, true)] {
+            if let Ek::Chan("len", v) = &side.kind {
+                if let Var::Chan { .. } = self.lookup(&v.name, v.span)? {
+                    continue;
+                }
+                let y = self.int(other)?;
+                return self.len_cmp(v, o, y, flip);
+            }
+        }
+        Ok(None)
+    }
+
+    /// `P[pid]@L`; with a pid that is no constant, whether the process of
+    /// type P with that pid is at L.
+    fn remote_at(
+        &mut self,
+        p: &str,
+        index: Option<&Expr>,
+        l: &str,
+        span: Span,
+    ) -> Result<ast::Expr> {
+        let at = |t: &str| {
+            ex(
+                ExprKind::At(Box::new(ex(ExprKind::Name(id(t, span)), span)), id(l, span)),
+                span,
+            )
+        };
+        let Some(i) = index.filter(|i| self.const_eval(i).is_err()) else {
+            return Ok(at(&self.remote(p, index, span)?));
+        };
+        let pid = self.int(i)?;
+        let mut any = Vec::new();
+        for inst in self.instances.iter().filter(|i| self.proc_name(i) == p) {
+            let is = if inst.dormant {
+                let var = |x: &str| {
+                    ex(
+                        ExprKind::Name(id(&format!("{}_{x}", inst.name), span)),
+                        span,
+                    )
+                };
+                bin(
+                    BinOp::And,
+                    bin(BinOp::Eq, var("created"), int(1, span)),
+                    bin(BinOp::Eq, var("pid"), pid.clone()),
+                )
+            } else {
+                bin(BinOp::Eq, int(inst.pid, span), pid.clone())
+            };
+            any.push(bin(BinOp::And, is, at(&inst.name)));
+        }
+        Ok(any
+            .into_iter()
+            .reduce(|a, b| bin(BinOp::Or, a, b))
+            .unwrap_or(ex(ExprKind::Bool(false), span)))
+    }
+
+    /// The proctype of an instance, `init` for init.
+    fn proc_name<'a>(&'a self, i: &Instance) -> &'a str {
+        if i.proc == usize::MAX {
+            "init"
+        } else {
+            &self.procs[i.proc].name
+        }
+    }
+
     /// The thread a remote reference `P[pid]` or `P` names.
     fn remote(&self, p: &str, index: Option<&Expr>, span: Span) -> Result<String> {
         let of_p: Vec<&Instance> = self
             .instances
             .iter()
-            .filter(|i| {
-                (i.proc == usize::MAX && p == "init")
-                    || (i.proc != usize::MAX && self.procs[i.proc].name == p)
-            })
+            .filter(|i| self.proc_name(i) == p)
             .collect();
         match index {
             // SPIN reads `P@L` of the first process of type P that is
@@ -2067,9 +1989,25 @@ fn exec(s: &ast::Stmt, caps: &HashMap<String, i64>) -> Result<Option<ast::Expr>>
             }
             Some(q(ast::ChanQuery::NotEmpty, lv))
         }
-        StmtKind::Atomic(parts) => match parts.first() {
-            Some(p) => exec(p, caps)?,
-            None => None,
+        // A guarded channel operation (one option of an operation on a
+        // channel a variable holds) can run when both can.
+        StmtKind::Atomic(parts) => match parts.as_slice() {
+            [
+                g @ ast::Stmt {
+                    kind: StmtKind::Await(_),
+                    ..
+                },
+                op @ ast::Stmt {
+                    kind: StmtKind::Send(..) | StmtKind::Receive(..),
+                    ..
+                },
+                ..,
+            ] => match (exec(g, caps)?, exec(op, caps)?) {
+                (Some(a), Some(b)) => Some(bin(BinOp::And, a, b)),
+                (a, b) => a.or(b),
+            },
+            [p, ..] => exec(p, caps)?,
+            [] => None,
         },
         StmtKind::Either(bs) => {
             let mut any: Option<ast::Expr> = None;

@@ -18,8 +18,14 @@ pub(crate) fn is_promela(name: &str) -> bool {
     matches!(ext, Some("pml" | "prom" | "promela"))
 }
 
-/// Reads `src` as Promela, with `defines` as `-DNAME=VALUE` macros.
-pub(crate) fn parse(src: &Source, defines: &[(String, String)]) -> Result<ast::Model, Error> {
+/// Reads `src` as Promela, with `defines` as `-DNAME=VALUE` macros and
+/// pools of `pool_size` processes for the proctypes `run` in loops or
+/// recursion.
+pub(crate) fn parse(
+    src: &Source,
+    defines: &[(String, String)],
+    pool_size: u32,
+) -> Result<ast::Model, Error> {
     let path = (src.name != "<stdin>").then(|| std::path::Path::new(&src.name));
     let end = Span::new(src.text.len(), src.text.len());
     let at = |e: pre::PreError| Error::at(src, e.span, e.message, None, Vec::new());
@@ -34,7 +40,7 @@ pub(crate) fn parse(src: &Source, defines: &[(String, String)]) -> Result<ast::M
         }));
     }
     let spec = parse::parse(&toks, end).map_err(at)?;
-    lower::lower(&spec, end).map_err(at)
+    lower::lower(&spec, end, pool_size as usize).map_err(at)
 }
 
 #[cfg(test)]
@@ -48,7 +54,7 @@ mod tests {
 
     fn model(text: &str) -> Result<ast::Model, String> {
         let src = Source::new("t.pml", text).map_err(|e| e.to_string())?;
-        parse(&src, &[]).map_err(|e| e.to_string())
+        parse(&src, &[], crate::DEFAULT_MAX_STACK).map_err(|e| e.to_string())
     }
 
     #[test]

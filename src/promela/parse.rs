@@ -570,12 +570,6 @@ impl Parser<'_> {
                     loop {
                         let fspan = self.span();
                         let f = self.ty()?;
-                        if f == Ty::Chan {
-                            return unsupported(fspan, "a channel field of type `chan`");
-                        }
-                        if let Ty::Named(_) = f {
-                            return unsupported(fspan, "a channel field of a `typedef` type");
-                        }
                         if matches!(f, Ty::Unsigned(_)) {
                             return unsupported(fspan, "a channel field of type `unsigned`");
                         }

@@ -870,7 +870,9 @@ pub(crate) fn fault_text(model: &Model, f: &Fault) -> (String, Option<String>) {
             (format!("accesses protected {name}"), Some(name.clone()))
         }
         Fault::StackBound { bound } => (
-            format!("calls deeper than the stack bound of {bound} frames"),
+            format!(
+                "goes past the bound of {bound} (`--max-stack`: call frames, or processes of one Promela proctype)"
+            ),
             None,
         ),
     }

@@ -263,6 +263,10 @@ pub struct ThreadDecl {
     /// Its locals and statements; its closing brace is the thread's final
     /// control point.
     pub body: Body,
+    /// A shared variable that is 0 while the thread has not started: then
+    /// waiting at its first point is no deadlock. It has no syntax: the
+    /// Promela front end sets it for the processes that `run` creates.
+    pub dormant: Option<Ident>,
     /// The whole declaration.
     pub span: Span,
 }
@@ -315,6 +319,12 @@ pub enum StmtKind {
     /// of a body) it is one transition, like `goto L`. It has no syntax:
     /// the pretty-printer writes it `goto L`.
     Jump(Ident),
+    /// A step, taken when `e` holds, past a bound optimist sets on the
+    /// model: it ends the search inconclusive, as a call past the stack
+    /// bound does. The Promela front end makes it for a `run` when every
+    /// process its pool allows is running. It has no syntax: the
+    /// pretty-printer writes it `await e; /* past the bound */`.
+    Bound(Expr),
     /// `assert e`
     Assert(Expr),
     /// `atomic { ... }`: one transition.

@@ -655,6 +655,7 @@ impl<'a> Parser<'a> {
                 name,
                 copies,
                 body,
+                dormant: None,
                 span: self.span_from(start, r),
             },
         ))

@@ -214,6 +214,7 @@ impl Printer {
             StmtKind::Up(l) => Some(format!("up {};", lvalue(l))),
             StmtKind::Skip => Some("skip;".to_string()),
             StmtKind::Goto(l) | StmtKind::Jump(l) => Some(format!("goto {};", l.name)),
+            StmtKind::Bound(e) => Some(format!("await {}; /* past the bound */", expr(e))),
             StmtKind::Call(target, f, args) => {
                 let target = target
                     .as_ref()

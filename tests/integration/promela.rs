@@ -85,6 +85,36 @@ fn promela_hand_written_models_match_spin() {
     }
 }
 
+/// A `run` in a loop makes a pool of `--max-stack` processes; a `run` when
+/// all of them are running ends the search inconclusive, never a block.
+#[test]
+fn promela_run_past_the_pool_is_inconclusive() {
+    let file = format!("{DIR}/run-forever.txt");
+    for (bound, states) in [("2", 3), ("3", 4)] {
+        let run = optimist([
+            "check",
+            "--lang",
+            "promela",
+            "--reduction",
+            "none",
+            "--max-stack",
+            bound,
+            "--format",
+            "json",
+            &file,
+        ]);
+        assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(
+            v["limit"],
+            format!("stack bound {bound} reached"),
+            "{}",
+            run.stdout
+        );
+        assert_eq!(v["states"], states, "{}", run.stdout);
+    }
+}
+
 #[test]
 fn promela_refusals_name_the_construct() {
     let dir = root().join(DIR).join("errors");

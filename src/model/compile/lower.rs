@@ -232,6 +232,20 @@ impl Lower<'_, '_> {
             StmtKind::Call(target, f, args) => self.call(s, pc, next, target.as_ref(), f, args),
             StmtKind::Return(value) => self.ret(s, pc, value.as_ref()),
             StmtKind::Goto(l) => self.goto(s, pc, l),
+            StmtKind::Bound(e) => {
+                let cond = self.c.cond(e, &mut self.scope(), "a bound's condition")?;
+                let text = pretty::stmt_head(s);
+                let next = Next::To(next);
+                self.push_op(
+                    s.span,
+                    pc,
+                    Some(cond),
+                    Vec::new(),
+                    next,
+                    text,
+                    StackOp::Overflow,
+                )
+            }
             StmtKind::Jump(l) => {
                 self.goto(s, pc, l)?;
                 let to = self.by_point[pc as usize]
@@ -432,6 +446,7 @@ impl Lower<'_, '_> {
             | StmtKind::Either(_)
             | StmtKind::Goto(_)
             | StmtKind::Jump(_)
+            | StmtKind::Bound(_)
             | StmtKind::Call(..)
             | StmtKind::Return(_)
             | StmtKind::Repeat(..)
