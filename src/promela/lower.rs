@@ -465,7 +465,7 @@ fn walk_runs_stmt<'a>(
         Sk::If(opts) => opts.iter().try_for_each(|o| walk_runs(o, in_loop, f)),
         Sk::Do(opts) => opts.iter().try_for_each(|o| walk_runs(o, true, f)),
         Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) => walk_runs(b, in_loop, f),
-        Sk::For(_, _, _, b) => walk_runs(b, true, f),
+        Sk::For(_, _, _, b) | Sk::ForIn(_, _, b, _) => walk_runs(b, true, f),
         Sk::Label(_, s) => walk_runs_stmt(s, in_loop, f),
         _ => Ok(()),
     }
@@ -478,6 +478,17 @@ fn local_decls(stmts: &[Stmt], out: &mut Vec<Decl>) {
             Sk::Decl(d) => out.push(d.clone()),
             Sk::If(o) | Sk::Do(o) => o.iter().for_each(|b| local_decls(b, out)),
             Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) | Sk::For(_, _, _, b) => local_decls(b, out),
+            Sk::ForIn(_, _, b, counter) => {
+                // SPIN's hidden counter of a loop over a channel, a byte.
+                out.push(Decl {
+                    ty: Ty::Byte,
+                    name: counter.clone(),
+                    size: None,
+                    init: None,
+                    span: s.span,
+                });
+                local_decls(b, out)
+            }
             Sk::Label(_, s) => local_decls(std::slice::from_ref(s), out),
             _ => {}
         }
@@ -1249,6 +1260,7 @@ impl Lower<'_> {
             Sk::Do(opts) => self.do_stmt(opts, pending, span),
             Sk::Atomic(b) | Sk::DStep(b) => self.atomic_stmt(b, span),
             Sk::For(v, lo, hi, body) => self.for_stmt(v, lo, hi, body, span),
+            Sk::ForIn(v, over, body, counter) => self.for_in(v, over, body, counter, span),
             Sk::Select(v, lo, hi) => {
                 // SPIN runs its expansion (`i = lo; do :: i < hi -> i++ ::
                 // break od`) as one atomic sequence: one step per value.
@@ -1417,6 +1429,63 @@ impl Lower<'_> {
             },
         ];
         self.seq(&seq)
+    }
+
+    /// `for (v in a) body`: over the indexes of an array, as `for (v : 0
+    /// .. n-1)`, or over the messages of a channel, through SPIN's own
+    /// expansion: `counter = 0; do :: counter < len(a) -> a?v; a!v; body;
+    /// counter++ :: else -> break od`.
+    fn for_in(
+        &mut self,
+        v: &VarRef,
+        over: &VarRef,
+        body: &[Stmt],
+        counter: &str,
+        span: Span,
+    ) -> Result<(Vec<ast::Stmt>, Vec<String>)> {
+        let e = |kind: Ek| Expr { kind, span };
+        let s = |kind: Sk| Stmt { kind, span };
+        if over.index.is_none() {
+            if let Some(n) = self.array_size(&over.name)? {
+                return self.for_stmt(v, &e(Ek::Int(0)), &e(Ek::Int(n - 1)), body, span);
+            }
+        }
+        let c = VarRef {
+            name: counter.to_string(),
+            index: None,
+            field: None,
+            span,
+        };
+        let more = e(Ek::Bin(
+            "<",
+            Box::new(e(Ek::Var(c.clone()))),
+            Box::new(e(Ek::Chan("len", over.clone()))),
+        ));
+        let msg = vec![e(Ek::Var(v.clone()))];
+        let mut go = vec![
+            s(Sk::Expr(more)),
+            s(Sk::Recv(over.clone(), msg.clone())),
+            s(Sk::Send(over.clone(), msg)),
+        ];
+        go.extend(body.iter().cloned());
+        go.push(s(Sk::Incr(c.clone(), 1)));
+        let stop = vec![s(Sk::Else), s(Sk::Break)];
+        self.seq(&[s(Sk::Assign(c, e(Ek::Int(0)))), s(Sk::Do(vec![go, stop]))])
+    }
+
+    /// The number of elements of the array `name` in scope, None when it
+    /// is no array.
+    fn array_size(&self, name: &str) -> Result<Option<i64>> {
+        let mut decls = Vec::new();
+        local_decls(self.body_of(self.cur), &mut decls);
+        let local = decls
+            .iter()
+            .find(|d| d.name == name && self.scope.contains_key(name));
+        let decl = local.or_else(|| self.spec.globals.iter().find(|d| d.name == name));
+        match decl.and_then(|d| d.size.as_ref()) {
+            Some(n) => Ok(Some(self.const_eval(n)?)),
+            None => Ok(None),
+        }
     }
 
     /// Ends a `do` option with the jump back to `head`; labels pending
@@ -2033,7 +2102,7 @@ fn assigns(s: &Stmt, v: &str) -> bool {
     let any = |b: &[Stmt]| b.iter().any(|s| assigns(s, v));
     match &s.kind {
         Sk::Assign(r, _) | Sk::Incr(r, _) | Sk::Select(r, ..) => r.name == v,
-        Sk::For(r, _, _, b) => r.name == v || any(b),
+        Sk::For(r, _, _, b) | Sk::ForIn(r, _, b, _) => r.name == v || any(b),
         Sk::Recv(_, args) => args
             .iter()
             .any(|a| matches!(&a.kind, Ek::Var(r) if r.name == v)),
@@ -2055,6 +2124,7 @@ fn has_jumps(s: &Stmt) -> bool {
                 .any(|s| !matches!(s.kind, Sk::Break) && has_jumps(s))
         }),
         Sk::Atomic(b) | Sk::DStep(b) | Sk::Seq(b) | Sk::For(_, _, _, b) => any(b),
+        Sk::ForIn(_, _, b, _) => any(b),
         _ => false,
     }
 }

@@ -148,6 +148,9 @@ pub(crate) enum Sk {
     Printf,
     Label(String, Box<Stmt>),
     For(VarRef, Expr, Expr, Vec<Stmt>),
+    /// `for (v in a) { }`: over an array's indexes or a channel's
+    /// messages, with the name of the hidden counter SPIN declares.
+    ForIn(VarRef, VarRef, Vec<Stmt>, String),
     Select(VarRef, Expr, Expr),
 }
 
@@ -766,7 +769,7 @@ impl Parser<'_> {
                 }
                 Sk::Seq(Vec::new())
             }
-            "for" => self.for_stmt(span)?,
+            "for" => self.for_stmt()?,
             "select" => self.select_stmt()?,
             "fi" | "od" => return fail(span, format!("`{w}` without its `if`/`do`")),
             _ => return Ok(None),
@@ -793,12 +796,18 @@ impl Parser<'_> {
     }
 
     /// `for (v : lo .. hi) { body }`.
-    fn for_stmt(&mut self, span: Span) -> Result<Sk> {
+    fn for_stmt(&mut self) -> Result<Sk> {
         self.pos += 1;
         self.expect("(")?;
         let v = self.varref()?;
-        if self.eat("in") {
-            return unsupported(span, "`for (x in array)`");
+        if self.eat_word("in") {
+            let over = self.varref()?;
+            let counter = format!("_for{}", self.pos);
+            self.expect(")")?;
+            self.expect("{")?;
+            let b = self.seq()?;
+            self.expect("}")?;
+            return Ok(Sk::ForIn(v, over, b, counter));
         }
         self.expect(":")?;
         let lo = self.expr()?;
@@ -1295,9 +1304,15 @@ impl Parser<'_> {
                         f
                     }
                 }
-                _ => {
+                first => {
+                    // Not a formula: an atom, or else the formula's own
+                    // error (which names an unsupported construct).
                     self.pos = save;
-                    Formula::Atom(self.atom()?)
+                    match (self.atom(), first) {
+                        (Ok(a), _) => Formula::Atom(a),
+                        (Err(_), Err(e)) => return Err(e),
+                        (Err(e), Ok(_)) => return Err(e),
+                    }
                 }
             }
         } else {

@@ -60,7 +60,9 @@ impl ModelArgs {
 #[derive(Args, Clone, Copy, Debug)]
 pub struct StackArgs {
     /// The deepest call stack a thread may have: a deeper call ends the
-    /// run inconclusive (exit 3). Procedures are copied once per depth.
+    /// run inconclusive (exit 3). Procedures are copied once per depth. In
+    /// a Promela model, also the processes of a proctype `run` in a loop
+    /// or recursion: one more `run` ends the run inconclusive.
     #[arg(long, value_name = "N", default_value_t = optimist::DEFAULT_MAX_STACK,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(optimist::MAX_STACK)))]
     pub max_stack: u32,
