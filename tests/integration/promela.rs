@@ -12,7 +12,7 @@ const DIR: &str = "tests/integration/inputs/promela";
 const TABLE: &str = "<!-- promela corpus table: written by tests/integration/promela.rs -->";
 const TABLE_END: &str = "<!-- end of promela corpus table -->";
 /// States past which a corpus model counts as too large for the test.
-const MAX_STATES: &str = "300000";
+const MAX_STATES: &str = "1000000";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
