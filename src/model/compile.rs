@@ -493,7 +493,7 @@ impl Compiler {
             sites,
             jumps: HashMap::new(),
         }
-        .run(&t.decl.body.stmts, t.layout.end)?;
+        .run(&t.decl.body.stmts, t.layout.end, t.decl.provided.as_ref())?;
         for (fi, f) in ctx.frames.iter().enumerate() {
             let p = ctx.procs.get(f.proc);
             // A procedure run by a copy of `thread NAME[n]` sees `index`,
@@ -668,6 +668,7 @@ fn unroll_bodies<'m>(
                     name: d.name.clone(),
                     copies: d.copies.clone(),
                     dormant: d.dormant.clone(),
+                    provided: d.provided.clone(),
                     body: ast::Body {
                         locals: d.body.locals.clone(),
                         stmts: unroll::unroll(&d.body.stmts, &count)?,

@@ -729,6 +729,7 @@ impl Lower<'_> {
         self.scope = self.param_scope(k, &proc)?;
         self.declare_locals(k, &proc, &name)?;
         let (mut stmts, pending) = self.seq(&proc.body)?;
+        let provided = proc.provided.as_ref().map(|e| self.cond(e)).transpose()?;
         self.start_at_goto(&mut stmts, proc.end);
         if self.instances[k].dormant {
             let created = format!("{name}_created");
@@ -755,6 +756,7 @@ impl Lower<'_> {
             dormant: self.instances[k]
                 .dormant
                 .then(|| id(&format!("{name}_created"), proc.span)),
+            provided,
             body: ast::Body {
                 locals: std::mem::take(&mut self.pending_locals),
                 stmts,

@@ -42,6 +42,8 @@ pub(crate) struct ProcType {
     pub(crate) active: Option<Expr>,
     pub(crate) params: Vec<Decl>,
     pub(crate) body: Vec<Stmt>,
+    /// `provided (e)`: a condition on every step.
+    pub(crate) provided: Option<Expr>,
     pub(crate) span: Span,
     pub(crate) end: Span,
 }
@@ -313,7 +315,6 @@ impl Parser<'_> {
         let what = match w {
             "never" => "a never claim (`never { }`)",
             "unless" => "`unless`",
-            "provided" => "`provided`",
             "_priority" | "get_priority" | "set_priority" => {
                 "`_priority`, `get_priority` and `set_priority`"
             }
@@ -412,9 +413,15 @@ impl Parser<'_> {
         }
         self.expect(")")?;
         self.priority()?;
-        if self.at_word("provided") {
-            return unsupported(self.span(), "`provided`");
-        }
+        let provided = if self.eat_word("provided") {
+            self.expect("(")?;
+            let e = self.expr()?;
+            self.expect(")")?;
+            Some(e)
+        } else {
+            None
+        };
+        self.priority()?;
         self.expect("{")?;
         let body = self.seq()?;
         let end = self.expect("}")?;
@@ -423,6 +430,7 @@ impl Parser<'_> {
             active,
             params,
             body,
+            provided,
             span: span.to(end),
             end,
         });
@@ -444,6 +452,7 @@ impl Parser<'_> {
             active: None,
             params: Vec::new(),
             body,
+            provided: None,
             span: span.to(end),
             end,
         });

@@ -267,6 +267,9 @@ pub struct ThreadDecl {
     /// waiting at its first point is no deadlock. It has no syntax: the
     /// Promela front end sets it for the processes that `run` creates.
     pub dormant: Option<Ident>,
+    /// A condition every step of the thread needs besides its own guard
+    /// (no syntax: Promela's `proctype P() provided (e)`).
+    pub provided: Option<Expr>,
     /// The whole declaration.
     pub span: Span,
 }

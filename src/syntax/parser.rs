@@ -656,6 +656,7 @@ impl<'a> Parser<'a> {
                 copies,
                 body,
                 dormant: None,
+                provided: None,
                 span: self.span_from(start, r),
             },
         ))

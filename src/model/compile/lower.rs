@@ -44,9 +44,25 @@ pub(super) struct Action {
 
 impl Lower<'_, '_> {
     /// Lowers a thread's body, whose end is point `end`.
-    pub(super) fn run(mut self, body: &[ast::Stmt], end: i64) -> Result<()> {
+    pub(super) fn run(
+        mut self,
+        body: &[ast::Stmt],
+        end: i64,
+        provided: Option<&ast::Expr>,
+    ) -> Result<()> {
         self.block(body, end)?;
         self.thread_jumps();
+        if let Some(p) = provided {
+            let cond = self
+                .c
+                .cond(p, &mut self.scope(), "a `provided` condition")?;
+            for t in self.by_point.iter_mut().flatten() {
+                t.guard = Some(match t.guard.take() {
+                    Some(g) => CExpr::Bin(BinOp::And, Box::new(cond.clone()), Box::new(g)),
+                    None => cond.clone(),
+                });
+            }
+        }
         Ok(())
     }
 
