@@ -187,80 +187,189 @@ fn promela_garbage_never_panics() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One corpus model's line of `spin-results.tsv`.
+struct Spin {
+    model: String,
+    verdict: String,
+    states: String,
+    por: String,
+    /// (ltl name, SPIN's verdict without fairness)
+    ltl: Vec<(String, String)>,
+}
+
 /// SPIN's verdict of every corpus model, from `spin-results.tsv`.
-fn spin_results() -> Vec<(String, String, String, String)> {
+fn spin_results() -> Vec<Spin> {
     let text =
         std::fs::read_to_string(root().join(DIR).join("spin-examples/spin-results.tsv")).unwrap();
     let mut out = Vec::new();
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 5 {
+        if f.len() < 7 {
             continue;
         }
-        out.push((
-            f[0].to_string(),
-            f[2].to_string(),
-            f[4].to_string(),
-            f[3].to_string(),
-        ));
+        let ltl = match (f[5], f[6]) {
+            ("-", _) | ("never", _) => Vec::new(),
+            (names, verdicts) => names
+                .split(',')
+                .zip(verdicts.split(','))
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+        };
+        out.push(Spin {
+            model: f[0].to_string(),
+            verdict: f[2].to_string(),
+            states: f[4].to_string(),
+            por: f[3].to_string(),
+            ltl,
+        });
     }
     out
+}
+
+/// The reductions the table compares with SPIN's partial-order reduction.
+const REDUCTIONS: [&str; 5] = ["sc", "movers", "stubborn", "sc+stubborn", "movers+stubborn"];
+
+/// A reduced search's cell: its states when the model holds, its verdict
+/// otherwise; a verdict other than full exploration's is a mismatch.
+fn reduced_cell(path: &str, r: &str, full: &str, mismatched: &mut Vec<String>) -> String {
+    match check_with(path, r) {
+        Ok((v, k)) => {
+            if v != full && matches!(v.as_str(), "holds" | "violated") {
+                mismatched.push(format!(
+                    "{path}: --reduction {r} gives {v}, full exploration {full}"
+                ));
+            }
+            if v == "holds" { k.to_string() } else { v }
+        }
+        Err((3, _)) => "inconclusive".to_string(),
+        Err((c, e)) => format!("error {c}: {e}"),
+    }
+}
+
+/// `refine --guess locks` from no annotation: the variables it protects
+/// and the states of its final reduced check.
+fn refine_cell(path: &str) -> String {
+    let run = optimist([
+        "refine",
+        "--guess",
+        "locks",
+        "--max-states",
+        MAX_STATES,
+        "--format",
+        "json",
+        path,
+    ]);
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&run.stdout) else {
+        return format!("error {}", run.code);
+    };
+    if run.code == 3 || v["check"]["states"].is_null() {
+        return "inconclusive".into();
+    }
+    let protected = v["protected"].as_object().map_or(0, |m| m.len());
+    match v["verdict"].as_str() {
+        Some("holds") => format!("{protected} protected, {}", v["check"]["states"]),
+        other => other.unwrap_or("?").to_string(),
+    }
+}
+
+/// The `ltl` properties SPIN checked, without fairness and end states as
+/// `pan -a`: each with SPIN's verdict and optimist's (`--fairness none
+/// --no-deadlock`).
+fn ltl_cell(path: &str, spin: &[(String, String)], mismatched: &mut Vec<String>) -> String {
+    let mut cells = Vec::new();
+    for (name, want) in spin {
+        let run = optimist([
+            "check",
+            "--reduction",
+            "none",
+            "--fairness",
+            "none",
+            "--no-deadlock",
+            "--ltl",
+            name,
+            "--max-states",
+            MAX_STATES,
+            "--format",
+            "json",
+            path,
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_default();
+        // `pan -a` reports an assertion too (and no invalid end state):
+        // a safety violation first leaves the property unchecked.
+        let got = match v["ltl"]["properties"][0]["verdict"].as_str() {
+            Some("not checked") if v["verdict"] == "violated" => "violated",
+            Some(g) => g,
+            None => "inconclusive",
+        }
+        .to_string();
+        if got != *want && got != "inconclusive" {
+            mismatched.push(format!("{path}: ltl {name}: SPIN {want}, optimist {got}"));
+        }
+        cells.push(if got == *want {
+            format!("{name} {got}")
+        } else {
+            format!("{name}: SPIN {want}, optimist {got}")
+        });
+    }
+    cells.join("; ")
+}
+
+/// The table's row of one corpus model, and whether it checks.
+fn corpus_row(m: &Spin, same_count: &mut usize, mismatched: &mut Vec<String>) -> (String, bool) {
+    let (model, verdict, states, por) = (&m.model, &m.verdict, &m.states, &m.por);
+    let path = format!("{DIR}/spin-examples/{model}");
+    match check(&path) {
+        Ok((got, n)) => {
+            if got != *verdict {
+                mismatched.push(format!("{model}: SPIN {verdict}, optimist {got}"));
+            }
+            // SPIN stops at its first error (depth-first): compare counts of models that hold.
+            if verdict == "holds" && *states == n.to_string() {
+                *same_count += 1;
+            }
+            let reduced: Vec<String> = REDUCTIONS
+                .iter()
+                .map(|r| reduced_cell(&path, r, &got, mismatched))
+                .collect();
+            let refine = refine_cell(&path);
+            let ltl = ltl_cell(&path, &m.ltl, mismatched);
+            let row = format!(
+                "| {model} | {verdict} | {states} | {got} | {n} | {por} | {} | {refine} | {ltl} |",
+                reduced.join(" | ")
+            );
+            (row, true)
+        }
+        Err((code, why)) => {
+            let why = why
+                .strip_prefix(&format!("{path}:"))
+                .unwrap_or(&why)
+                .replace('|', "\\|");
+            let what = if code == 3 {
+                "too large".to_string()
+            } else {
+                format!("refused: {why}")
+            };
+            let row =
+                format!("| {model} | {verdict} | {states} | {what} | | {por} | | | | | | | |");
+            (row, false)
+        }
+    }
 }
 
 #[test]
 fn promela_spin_corpus() {
     let mut rows = vec![
-        "| model | SPIN | SPIN states (NOREDUCE) | optimist | optimist states | SPIN states (POR) | sc | movers | stubborn |".to_string(),
-        "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |".to_string(),
+        "| model | SPIN | SPIN states (NOREDUCE) | optimist | optimist states | SPIN states (POR) | sc | movers | stubborn | sc+stubborn | movers+stubborn | refine from locks | ltl (no fairness) |".to_string(),
+        "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |".to_string(),
     ];
     let (mut checked, mut refused, mut same_count, mut mismatched) = (0, 0, 0, Vec::new());
-    for (model, verdict, states, por) in spin_results() {
-        let path = format!("{DIR}/spin-examples/{model}");
-        let row = match check(&path) {
-            Ok((got, n)) => {
-                checked += 1;
-                if got != verdict {
-                    mismatched.push(format!("{model}: SPIN {verdict}, optimist {got}"));
-                }
-                // SPIN stops at its first error (depth-first): compare counts of models that hold.
-                if verdict == "holds" && states == n.to_string() {
-                    same_count += 1;
-                }
-                // The reductions: each must give the same verdict, or refuse.
-                let mut reduced = Vec::new();
-                for r in ["sc", "movers", "stubborn"] {
-                    reduced.push(match check_with(&path, r) {
-                        Ok((v, k)) => {
-                            if v != got && matches!(v.as_str(), "holds" | "violated") {
-                                mismatched.push(format!(
-                                    "{model}: --reduction {r} gives {v}, full exploration {got}"
-                                ));
-                            }
-                            if v == "holds" { k.to_string() } else { v }
-                        }
-                        Err((3, _)) => "inconclusive".to_string(),
-                        Err((c, e)) => format!("error {c}: {e}"),
-                    });
-                }
-                format!(
-                    "| {model} | {verdict} | {states} | {got} | {n} | {por} | {} |",
-                    reduced.join(" | ")
-                )
-            }
-            Err((code, why)) => {
-                refused += 1;
-                let why = why
-                    .strip_prefix(&format!("{path}:"))
-                    .unwrap_or(&why)
-                    .replace('|', "\\|");
-                let what = if code == 3 {
-                    "too large".to_string()
-                } else {
-                    format!("refused: {why}")
-                };
-                format!("| {model} | {verdict} | {states} | {what} | | {por} | | | |")
-            }
-        };
+    for m in spin_results() {
+        let (row, ok) = corpus_row(&m, &mut same_count, &mut mismatched);
+        if ok {
+            checked += 1;
+        } else {
+            refused += 1;
+        }
         rows.push(row);
     }
     rows.push(String::new());
