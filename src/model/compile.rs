@@ -125,6 +125,9 @@ struct Var {
     any_prot: bool,
     /// Shared (not local): its accesses are observed.
     shared: bool,
+    /// A `chan q` parameter: the channel array q, one of whose channels
+    /// it holds (its index).
+    chan: Option<String>,
     span: Span,
 }
 
@@ -1121,6 +1124,10 @@ impl Compiler {
             any_prot: prot.contains(&true),
             prot: prot.into(),
             shared: thread.is_none(),
+            chan: match &d.ty {
+                Type::Chan(q) => Some(q.name.clone()),
+                _ => None,
+            },
             span: d.name.span,
         })
     }
@@ -1146,6 +1153,7 @@ impl Compiler {
         Ok(match &d.ty {
             Type::Bool => (SlotKind::Bool, 0, 1),
             Type::Lock => (SlotKind::Lock, FREE, nthreads - 1),
+            Type::Chan(q) => (SlotKind::Int, 0, self.chan_param_top(q)?),
             Type::Int(lo, hi) | Type::Sem(lo, hi) => {
                 let (l, h) = (
                     self.const_int(lo, "a range bound")?,

@@ -241,6 +241,9 @@ pub enum Type {
     Lock,
     /// `sem : lo..hi`: a counting semaphore.
     Sem(Expr, Expr),
+    /// `chan q` (a procedure's parameter): one channel of the channel
+    /// array q, held as its index.
+    Chan(Ident),
 }
 
 /// An initial value.

@@ -707,6 +707,10 @@ impl<'a> Parser<'a> {
         if let Some((r, _)) = self.try_kw(r, "bool") {
             return Ok((r, Type::Bool));
         }
+        if let Some((r, _)) = self.try_kw(r, "chan") {
+            let (r, q) = self.ident(r)?;
+            return Ok((r, Type::Chan(q)));
+        }
         let (r, (lo, hi)) = self.range(r)?;
         Ok((r, Type::Int(lo, hi)))
     }
@@ -789,7 +793,7 @@ impl<'a> Parser<'a> {
                 format!("{}..{}", super::pretty::expr(lo), super::pretty::expr(hi)),
                 super::pretty::expr(lo),
             ),
-            Type::Lock => return Ok(()),
+            Type::Lock | Type::Chan(_) => return Ok(()),
         };
         let size = bracket_end(r).map(|n| array_size(&r[1..n]));
         self.fatal::<()>(

@@ -315,6 +315,7 @@ fn value_type(t: &Type) -> String {
         Type::Int(lo, hi) | Type::Sem(lo, hi) => format!("{}..{}", expr(lo), expr(hi)),
         Type::Bool => "bool".to_string(),
         Type::Lock => "lock".to_string(),
+        Type::Chan(q) => format!("chan {}", q.name),
     }
 }
 
@@ -337,6 +338,7 @@ pub fn var_decl(d: &VarDecl) -> String {
     let ty = match &d.ty {
         Type::Int(lo, hi) | Type::Sem(lo, hi) => format!("{}..{}", expr(lo), expr(hi)),
         Type::Bool => "bool".to_string(),
+        Type::Chan(q) => format!("chan {}", q.name),
         Type::Lock => unreachable!(),
     };
     let _ = write!(s, "{kw} {}{size} : {ty}", d.name.name);

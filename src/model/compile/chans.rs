@@ -171,6 +171,9 @@ impl Compiler {
 
     /// The channel `lv` names, and which element of its declaration.
     fn chan_ref(&self, lv: &ast::LValue, sc: &mut Scope) -> Result<(ChanSym, CExpr)> {
+        if let Some(r) = self.chan_param_ref(lv, sc) {
+            return r;
+        }
         let local = sc.locals.is_some_and(|l| l.contains_key(&lv.name.name));
         let Some(Sym::Chan(c)) = self.globals.get(&lv.name.name).filter(|_| !local) else {
             let mut err =
@@ -206,6 +209,69 @@ impl Compiler {
             }
         };
         Ok((c.clone(), index))
+    }
+
+    /// The highest index a `chan q` parameter holds (q's last channel).
+    pub(super) fn chan_param_top(&self, q: &ast::Ident) -> Result<i64> {
+        match self.globals.get(&q.name) {
+            Some(Sym::Chan(c)) => Ok(i64::from(c.count.unwrap_or(1)) - 1),
+            _ => Err(
+                CompileError::at(q.span, format!("`{}` is not a channel", q.name))
+                    .help("a parameter `c : chan q` holds one channel of the channel array `q`"),
+            ),
+        }
+    }
+
+    /// The channel a `chan q` parameter names: q's element at the index
+    /// it holds. None when `lv` names no such parameter.
+    fn chan_param_ref(&self, lv: &ast::LValue, sc: &Scope) -> Option<Result<(ChanSym, CExpr)>> {
+        let var = sc.locals?.get(&lv.name.name)?;
+        let q = var.chan.as_ref()?;
+        let Some(Sym::Chan(c)) = self.globals.get(q) else {
+            unreachable!("checked when the parameter was declared")
+        };
+        if lv.index.is_some() {
+            return Some(Err(CompileError::at(
+                lv.span,
+                format!("`{}` is one channel of `{q}`, not an array", lv.name.name),
+            )));
+        }
+        let index = CExpr::Var {
+            slot: var.base,
+            shared: false,
+        };
+        Some(Ok((c.clone(), index)))
+    }
+
+    /// The value passed for a `chan q` parameter: the index of `q[i]`, of
+    /// `q` itself when it is one channel, or what another `chan q`
+    /// parameter holds.
+    pub(super) fn chan_arg(&self, a: &ast::Expr, q: &ast::Ident, sc: &mut Scope) -> Result<CExpr> {
+        let same = |n: &ast::Ident| n.name == q.name;
+        match &a.kind {
+            ast::ExprKind::Index(n, i) if same(n) => {
+                Ok(fold(self.int(i, sc, "a channel index")?))
+            }
+            ast::ExprKind::Name(n) if same(n) && self.chan_param_top(q)? == 0 => {
+                Ok(CExpr::Const(0))
+            }
+            ast::ExprKind::Name(n) => match sc.locals.and_then(|l| l.get(&n.name)) {
+                Some(v) if v.chan.as_deref() == Some(q.name.as_str()) => Ok(CExpr::Var {
+                    slot: v.base,
+                    shared: false,
+                }),
+                _ => Err(self.not_chan_of(a, q)),
+            },
+            _ => Err(self.not_chan_of(a, q)),
+        }
+    }
+
+    fn not_chan_of(&self, a: &ast::Expr, q: &ast::Ident) -> CompileError {
+        CompileError::at(
+            a.span,
+            format!("this argument is not a channel of `{}`", q.name),
+        )
+        .help(format!("pass one of its channels, like `{}[0]`", q.name))
     }
 
     /// `len(c)`, `empty(c)`, ... as a read of c's length.

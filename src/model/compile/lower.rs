@@ -838,6 +838,10 @@ impl Lower<'_, '_> {
         }
         let mut values = Vec::with_capacity(args.len());
         for (a, q) in args.iter().zip(&decl.params) {
+            if let ast::Type::Chan(arr) = &q.ty {
+                values.push(self.c.chan_arg(a, arr, &mut self.scope())?);
+                continue;
+            }
             let want = value_ty(&q.ty);
             let mismatch = |ty: Ty| {
                 let (q, want) = (&q.name.name, want.name());
