@@ -1121,7 +1121,7 @@ fn start_guard(s: &mut ast::Stmt, created: &str, caps: &HashMap<String, i64>) ->
     // A rendezvous first step becomes `atomic { await created; c ? x }`,
     // which the core pairs with the guard.
     match &mut s.kind {
-        StmtKind::Await(e) => {
+        StmtKind::Await(e) | StmtKind::Bound(e) => {
             *e = bin(BinOp::And, flag, e.clone());
         }
         StmtKind::Either(bs) => {
