@@ -289,10 +289,12 @@ fn initial_guesses(model0: &Model, mode: GuessFrom) -> (Vec<Element>, Vec<Guess>
     let mut elements = Vec::new();
     let mut guesses = Vec::new();
     for (slot, s) in model0.slots.iter().enumerate() {
-        // Channels synchronise, like locks and semaphores: never guessed.
+        // Channels synchronise, like locks and semaphores: never guessed;
+        // nor is `timeout`'s slot, which is no variable.
         if matches!(s.class, SlotClass::Local(_))
             || matches!(s.kind, SlotKind::Lock | SlotKind::Sem)
             || chans[slot] != crate::model::ChanSlot::None
+            || model0.timeout == Some(slot as u32)
         {
             continue;
         }
