@@ -417,6 +417,8 @@ impl State<'_> {
                     format!("the reduced check stopped: {l}"),
                     format!("a limit was hit ({l}) in iteration {n}"),
                 ),
+                // A rendezvous or `timeout`: no guess changes that.
+                Verdict::DoesNotApply(why) => (why.to_string(), why.to_string()),
                 _ => (
                     "the reduced check holds".to_string(),
                     "the guesses check".to_string(),
