@@ -1314,7 +1314,6 @@ impl Lower<'_> {
                     let parts = self.run(e)?;
                     one(StmtKind::Atomic(parts))
                 }
-                Ek::Timeout => unsupported(e.span, "`timeout`"),
                 _ => {
                     let c = self.cond(e)?;
                     one(StmtKind::Await(c))
@@ -1874,7 +1873,7 @@ impl Lower<'_> {
                 )
             }
             Ek::Run(..) => return unsupported(span, "`run` inside an expression"),
-            Ek::Timeout => return unsupported(span, "`timeout`"),
+            Ek::Timeout => (ex(ExprKind::Timeout, span), T::B),
             Ek::RemoteAt(p, i, l) => {
                 let t = self.remote(p, i.as_deref(), span)?;
                 (
