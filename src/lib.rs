@@ -53,6 +53,7 @@ pub use explore::{
 };
 pub use explore::{
     LassoTrace, LtlOptions, LtlOutcome, PropertyOutcome, check_ltl, check_temporal, ltl_refusal,
+    reductions_refusal,
 };
 pub use export::{
     MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,
@@ -192,8 +193,32 @@ pub fn load_as(
     Ok((src, model))
 }
 
-/// Checks that `certify` can conclude for this model under `theorem`: no
-/// rendezvous (a step of two threads, which neither theorem covers), and
+/// Checks that no reduction refuses this model for what it is: a
+/// rendezvous (a step of two threads) or `timeout` (a guard on what every
+/// thread can do), which no reduction's argument covers. `check` refuses
+/// such a model under a reduction as inconclusive; `certify` and a reduced
+/// `simulate` use this error.
+pub fn check_reductions_apply(src: &Source, model: &Model) -> Result<(), Error> {
+    let Some(why) = explore::reductions_refusal(model) else {
+        return Ok(());
+    };
+    let message = format!("{}: no reduction covers it", why.message);
+    let help = format!(
+        "every reduction refuses such a model (side condition `{}`); `--reduction none` explores the original system",
+        why.condition
+    );
+    Err(match why.place {
+        Some((span, _)) => Error::at(src, span, message, Some(help), Vec::new()),
+        None => Error::Usage {
+            file: src.name.clone(),
+            message,
+            help: Some(help),
+        },
+    })
+}
+
+/// Checks that `certify` can conclude for this model under `theorem`: a
+/// model every reduction applies to ([`check_reductions_apply`]), and
 /// for Stoller and Cohen's theorem, invariants it covers
 /// ([`check_reducible`]).
 pub fn check_certifiable(
@@ -201,22 +226,7 @@ pub fn check_certifiable(
     model: &Model,
     theorem: CertifyTheorem,
 ) -> Result<(), Error> {
-    if let Some(tr) = model
-        .transitions
-        .iter()
-        .find(|t| t.chan.as_ref().is_some_and(|c| c.partner.is_some()))
-    {
-        return Err(Error::at(
-            src,
-            tr.span,
-            format!(
-                "`{}` is a rendezvous, one step of two threads, which the certified theorem does not cover",
-                tr.text
-            ),
-            Some("both theorems take a transition to move one thread; `check --reduction none` checks this model".into()),
-            Vec::new(),
-        ));
-    }
+    check_reductions_apply(src, model)?;
     match theorem {
         CertifyTheorem::Sc => check_reducible(src, model),
         CertifyTheorem::Movers => Ok(()),

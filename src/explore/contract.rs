@@ -393,10 +393,14 @@ pub(crate) fn mode<'m>(model: &'m Model, options: &Options) -> Box<dyn Mode + 'm
         }
         _ => layer.mode(model, options),
     };
-    if layer.is_full() || !model.has_rendezvous() {
+    if layer.is_full() {
         return base;
     }
-    Box::new(super::rendezvous::Refusing { base, model })
+    let refusals = super::refusing::refusals(model);
+    if refusals.is_empty() {
+        return base;
+    }
+    Box::new(super::refusing::Refusing { base, refusals })
 }
 
 /// The contract of the reduction `options` name, whatever the model.
@@ -411,7 +415,7 @@ pub fn contract(options: &Options) -> Result<Contract, Unsupported> {
     };
     let mut conditions = c.conditions.clone();
     if !layer.is_full() {
-        conditions.insert(0, super::rendezvous::ONE_THREAD);
+        conditions.splice(0..0, super::refusing::CONDITIONS);
     }
     Ok(Contract {
         conditions,

@@ -18,8 +18,8 @@ mod parallel;
 mod persistent;
 mod product;
 mod profile;
+mod refusing;
 mod registry;
-mod rendezvous;
 pub(crate) mod sc;
 mod search;
 mod space;
@@ -54,6 +54,7 @@ pub use outcome::{Inapplicable, Kind, Limit, Outcome, Problem, Stats, Step, Verd
 pub(crate) use parallel::search as search_space;
 pub use profile::{Level as LevelProfile, Profile, Work as WorkerTimes};
 pub(crate) use reduced::end_excl;
+pub use refusing::refusal as reductions_refusal;
 pub use registry::Reduction;
 pub use search::{AccessEvent, Limits, StepResult, Watch, replay, step, step_watched};
 pub(crate) use search::{Emit, Expand, Stop};

@@ -266,8 +266,11 @@ pub fn step_watched(
 }
 
 /// [`step_watched`], and whether the transition completed (`out` holds
-/// its successor, whatever a check then says of it).
-fn fire_checked(
+/// its successor, whatever a check then says of it). A transition guarded
+/// by `timeout` that is disabled in `s` fires where nothing else can move
+/// there, with `timeout` true: every caller (the searches, replay,
+/// simulation, the explorer, deadlock checks) sees one semantics.
+pub(crate) fn fire_checked(
     model: &Model,
     k: usize,
     s: &[i64],
@@ -281,7 +284,13 @@ fn fire_checked(
     if watch.log.is_some() {
         acc.accesses = Some(Vec::new());
     }
-    let fired = model.fire(tr, s, out, &mut acc);
+    let mut fired = model.fire(tr, s, out, &mut acc);
+    if tr.timeout
+        && fired == Fire::Disabled
+        && let Some(timed_out) = model.timed_out(s)
+    {
+        fired = model.fire(tr, &timed_out, out, &mut acc);
+    }
     let (mut violation, accesses) = (acc.violation.take(), acc.accesses.take());
     if let (Some(accesses), false) = (accesses, matches!(fired, Fire::Disabled)) {
         if let Some((slot, write)) = watch.record(model, k, s, accesses) {

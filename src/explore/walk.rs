@@ -5,7 +5,7 @@
 
 use super::budget::Budget;
 use super::outcome::{Problem, Step, Violation};
-use super::search::{Expand, Found, StepResult, Stop, check_state, replay, step};
+use super::search::{Expand, Found, StepResult, Stop, Watch, check_state, fire_checked, replay};
 use super::{Ignoring, Reduction, reduced};
 use crate::model::{Fault, Model};
 
@@ -51,20 +51,12 @@ pub enum Effect {
 /// Takes transition `k` from `s` with every check of the semantics.
 pub fn effect(model: &Model, k: usize, s: &[i64]) -> Effect {
     let mut out = Vec::new();
-    match step(model, k, s, &mut out) {
-        StepResult::Disabled => Effect::Disabled,
-        StepResult::Ok => Effect::Ok(out),
-        StepResult::Bad(p) => {
-            // The trace shows the state after a step that completed (a
-            // discipline violation, two owners), as `check`'s replay does.
-            let tr = &model.transitions[k];
-            let mut acc = crate::model::Discipline::new(model, s, tr.thread as usize);
-            let after = match model.fire(tr, s, &mut out, &mut acc) {
-                crate::model::Fire::Done => Some(out),
-                _ => None,
-            };
-            Effect::Bad(p, after)
-        }
+    match fire_checked(model, k, s, &mut out, &mut Watch::default()) {
+        (_, StepResult::Disabled) => Effect::Disabled,
+        (_, StepResult::Ok) => Effect::Ok(out),
+        // The trace shows the state after a step that completed (a
+        // discipline violation, two owners), as `check`'s replay does.
+        (done, StepResult::Bad(p)) => Effect::Bad(p, done.then_some(out)),
     }
 }
 

@@ -469,6 +469,16 @@ impl Program {
     /// thread can move and not every thread has ended breaks a check, as
     /// `check` reports it (without, as `check --no-deadlock`).
     pub fn new(model: &Model, target: Target, deadlock: bool) -> Result<Program, Refusal> {
+        if let Some(tr) = model.transitions.iter().find(|tr| tr.timeout) {
+            return Err(Refusal {
+                kind: RefusalKind::Timeout,
+                message: format!(
+                    "`{}` (line {}) waits for `timeout`, which the export does not translate: Murphi has no such guard, and SPIN's would also wait for the monitor process the translation adds",
+                    tr.text, tr.line
+                ),
+                span: Some(tr.span),
+            });
+        }
         let mut names = Names::default();
         let mut b = Builder {
             model,

@@ -47,8 +47,9 @@
 //! than approximated: values (of variables, constants, or any intermediate
 //! result) that may leave the 32-bit range both targets compute in, a
 //! quantifier over more than [`MAX_UNROLL`] values, more threads than SPIN
-//! has processes, and models whose translation would be larger than
-//! [`MAX_NODES`] expression nodes.
+//! has processes, models whose translation would be larger than
+//! [`MAX_NODES`] expression nodes, and `timeout` (Murphi has no such
+//! guard, and SPIN's would also wait for the monitor).
 
 mod ir;
 mod murphi;
@@ -101,6 +102,8 @@ pub enum RefusalKind {
     Processes,
     /// The translation would exceed [`MAX_NODES`] expression nodes.
     Size,
+    /// A guard reads `timeout`.
+    Timeout,
 }
 
 impl RefusalKind {
@@ -111,6 +114,7 @@ impl RefusalKind {
             RefusalKind::Quantifier => "quantifier",
             RefusalKind::Processes => "processes",
             RefusalKind::Size => "size",
+            RefusalKind::Timeout => "timeout",
         }
     }
 }

@@ -32,6 +32,7 @@ mod chans;
 mod lower;
 mod ltl;
 mod procs;
+mod timeout;
 use lower::Lower;
 
 /// The stack bound when none is given: calls deeper than this end a run
@@ -172,6 +173,8 @@ struct Scope<'s> {
     guard: Option<&'static str>,
     /// In a procedure, whose names are its own and the shared ones.
     in_proc: bool,
+    /// In an `await` guard, which may read `timeout`.
+    timeout: bool,
 }
 
 struct Compiler {
@@ -199,6 +202,8 @@ struct Compiler {
     channels: Vec<super::Channel>,
     /// The halves of rendezvous, until they are paired.
     halves: chans::Halves,
+    /// The hidden slot of `timeout`, in a model that waits for it.
+    timeout: Option<u32>,
 }
 
 /// A shared variable declared `protected`, kept until every thread's locals
@@ -227,6 +232,9 @@ pub fn compile_with(
     let (numbered, layouts) = c.program_counters(&bodies, &procs, options)?;
     let nthreads = bodies.len() as i64;
     let protected_decls = c.shared_vars(m, nthreads)?;
+    if let Some(span) = timeout::first_use(m) {
+        c.declare_timeout(span);
+    }
     c.check_init_names()?;
     let mut transitions = Vec::new();
     let mut threads = Vec::new();
@@ -241,6 +249,9 @@ pub fn compile_with(
         threads.push(c.thread(&body, &procs, options, &mut transitions)?);
     }
     let mut transitions = chans::pair_rendezvous(&c, &mut threads, transitions)?;
+    if let Some(slot) = c.timeout {
+        timeout::mark(&mut transitions, slot);
+    }
     // Predicates are compiled once every thread's locals are declared:
     // they may read them (`t.r`).
     let (protected, mut protected_index) = c.protected(protected_decls, nthreads)?;
@@ -269,6 +280,7 @@ pub fn compile_with(
         procs: procs.info(&c.lines),
         max_stack: options.max_stack,
         channels: c.channels,
+        timeout: c.timeout,
     })
 }
 
@@ -301,6 +313,7 @@ impl Compiler {
             thread_locals: Vec::new(),
             channels: Vec::new(),
             halves: Default::default(),
+            timeout: None,
         }
     }
 
@@ -1483,6 +1496,7 @@ impl Compiler {
             ExprKind::Int(n) => (CExpr::Const(*n), Ty::Int),
             ExprKind::Bool(b) => (CExpr::Const(i64::from(*b)), Ty::Bool),
             ExprKind::Free => (CExpr::Const(FREE), Ty::Lock),
+            ExprKind::Timeout => (self.timeout_read(e.span, sc)?, Ty::Bool),
             ExprKind::SelfId => match sc.self_id {
                 Some(id) => (CExpr::Const(id), Ty::Int),
                 None => return Err(CompileError::at(

@@ -62,6 +62,11 @@ pub struct Model {
     pub max_stack: u32,
     /// The channels, array elements one by one, in declaration order.
     pub channels: Vec<Channel>,
+    /// The hidden slot that `timeout` reads, in a model that waits for it:
+    /// 0 in every stored state, 1 only in the copy of a state where nothing
+    /// else can move that the transitions guarded by `timeout` fire from
+    /// (see [`Model::timed_out`]).
+    pub timeout: Option<u32>,
 }
 
 /// A procedure: its body is copied into every thread that may call it, once
@@ -329,6 +334,10 @@ pub struct Transition {
     pub stack: StackOp,
     /// What it does to a channel, for a send or receive.
     pub chan: Option<Box<ChanOp>>,
+    /// Its guard reads `timeout`: where nothing else can move, it fires
+    /// from [`Model::timed_out`]'s state, and its command ends by putting
+    /// the slot back to 0.
+    pub timeout: bool,
 }
 
 /// What a transition does to its thread's call stack. Calls and returns are
@@ -579,6 +588,33 @@ impl Model {
             .any(|t| t.chan.as_ref().is_some_and(|c| c.partner.is_some()))
     }
 
+    /// Whether no transition can move in `s`, where `timeout` is false:
+    /// every guard at every thread's point is false. (A guard that cannot
+    /// be evaluated counts as a move: firing it is a violation.)
+    pub fn blocked(&self, s: &[i64]) -> bool {
+        (0..self.threads.len()).all(|t| {
+            self.enabled_candidates(s, t).iter().all(|tr| {
+                tr.guard
+                    .as_ref()
+                    .is_some_and(|g| g.holds(s, &mut NoAccess) == Ok(false))
+            })
+        })
+    }
+
+    /// The state that the transitions guarded by `timeout` fire from in
+    /// `s`: `s` with `timeout` true, where the model has it and nothing
+    /// can move in `s` (SPIN's semantics: a state's successors are those
+    /// of the transitions enabled with `timeout` false, and only where
+    /// there are none those enabled with it true).
+    pub fn timed_out(&self, s: &[i64]) -> Option<Vec<i64>> {
+        let slot = self.timeout? as usize;
+        self.blocked(s).then(|| {
+            let mut t = s.to_vec();
+            t[slot] = 1;
+            t
+        })
+    }
+
     /// Whether the model has procedures (and so frames and stacks).
     pub fn has_procs(&self) -> bool {
         !self.procs.is_empty()
@@ -604,10 +640,14 @@ impl Model {
 
     /// Which slots mean something in `s`: all but the frames of procedures
     /// that are not on their thread's stack (and the return points of
-    /// depths the stack does not reach), which hold their initial values.
-    /// Traces show only these.
+    /// depths the stack does not reach), which hold their initial values,
+    /// and the hidden slot of `timeout`. Traces show only these.
     pub fn live(&self, s: &[i64]) -> Vec<bool> {
         let mut live = vec![true; self.slots.len()];
+        if let Some(k) = self.timeout {
+            // Always 0 in a state: no variable of the model.
+            live[k as usize] = false;
+        }
         for (t, th) in self.threads.iter().enumerate() {
             if th.frames.is_empty() {
                 continue;

@@ -1219,7 +1219,6 @@ impl Lower<'_> {
             }
             Sk::Expr(e) => match &e.kind {
                 Ek::Run(..) => one(self.run(e, None)?),
-                Ek::Timeout => unsupported(e.span, "`timeout`"),
                 _ => {
                     let c = self.cond(e)?;
                     one(StmtKind::Await(c))
@@ -1812,7 +1811,7 @@ impl Lower<'_> {
                 self.chan_query(query, v, span)?
             }
             Ek::Run(..) => return unsupported(span, "`run` inside an expression"),
-            Ek::Timeout => return unsupported(span, "`timeout`"),
+            Ek::Timeout => (ex(ExprKind::Timeout, span), T::B),
             Ek::RemoteAt(p, i, l) => (self.remote_at(p, i.as_deref(), l, span)?, T::B),
             Ek::RemoteVar(p, i, x) => {
                 let t = self.remote(p, i.as_deref(), span)?;

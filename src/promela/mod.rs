@@ -109,8 +109,6 @@ mod tests {
         }
         let e = model("byte x; active proctype P() { x = x & 1 }").unwrap_err();
         assert!(e.contains("bitwise"), "{e}");
-        let e = model("byte x; active proctype P() { timeout -> x = 1 }").unwrap_err();
-        assert!(e.contains("`timeout`"), "{e}");
     }
 
     #[test]

@@ -140,7 +140,11 @@ fn subst(e: &ast::Expr, map: &HashMap<String, ast::Expr>) -> ast::Expr {
             let index = c.index.as_deref().map(go);
             ExprKind::Chan(*q, ast::LValue { index, ..c.clone() })
         }
-        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::SelfId | ExprKind::Free => e.kind.clone(),
+        ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::SelfId
+        | ExprKind::Free
+        | ExprKind::Timeout => e.kind.clone(),
     };
     ast::Expr { kind, span: e.span }
 }

@@ -289,10 +289,12 @@ fn initial_guesses(model0: &Model, mode: GuessFrom) -> (Vec<Element>, Vec<Guess>
     let mut elements = Vec::new();
     let mut guesses = Vec::new();
     for (slot, s) in model0.slots.iter().enumerate() {
-        // Channels synchronise, like locks and semaphores: never guessed.
+        // Channels synchronise, like locks and semaphores: never guessed;
+        // nor is `timeout`'s slot, which is no variable.
         if matches!(s.class, SlotClass::Local(_))
             || matches!(s.kind, SlotKind::Lock | SlotKind::Sem)
             || chans[slot] != crate::model::ChanSlot::None
+            || model0.timeout == Some(slot as u32)
         {
             continue;
         }
@@ -415,6 +417,8 @@ impl State<'_> {
                     format!("the reduced check stopped: {l}"),
                     format!("a limit was hit ({l}) in iteration {n}"),
                 ),
+                // A rendezvous or `timeout`: no guess changes that.
+                Verdict::DoesNotApply(why) => (why.to_string(), why.to_string()),
                 _ => (
                     "the reduced check holds".to_string(),
                     "the guesses check".to_string(),

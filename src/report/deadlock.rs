@@ -255,11 +255,14 @@ fn wait(model: &Model, tr: &Transition, t: usize, s: &[i64]) -> (Wait, Option<us
     }
     w.why = match &tr.guard {
         Some(g) => {
-            let values = super::values_read(model, g, s);
-            if values.is_empty() {
-                "its guard is false".into()
-            } else {
-                format!("its guard is false: {values}")
+            // In a deadlock nothing can move, so `timeout` holds there.
+            let why = match tr.timeout {
+                true => "its guard is false even with `timeout` true",
+                false => "its guard is false",
+            };
+            match super::values_read(model, g, s) {
+                values if values.is_empty() => why.into(),
+                values => format!("{why}: {values}"),
             }
         }
         None => "cannot be taken".into(),

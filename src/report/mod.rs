@@ -590,7 +590,8 @@ fn written_scalars(tr: &crate::model::Transition) -> Vec<u32> {
 fn values_read(model: &Model, e: &crate::model::CExpr, s: &[i64]) -> String {
     let mut slots = Vec::new();
     e.for_each_slot(&mut |k| {
-        if !slots.contains(&k) {
+        // `timeout` is no variable: its slot is 0 in every state.
+        if !slots.contains(&k) && model.timeout != Some(k) {
             slots.push(k);
         }
     });

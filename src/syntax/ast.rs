@@ -405,6 +405,9 @@ pub enum ExprKind {
     SelfId,
     /// `free`: the value of an unowned lock.
     Free,
+    /// `timeout`: no transition of any thread can move (SPIN's `timeout`);
+    /// only in an `await` guard.
+    Timeout,
     /// A variable, constant, thread name or bound name.
     Name(Ident),
     /// `a[i]`
@@ -579,6 +582,7 @@ pub const KEYWORDS: &[&str] = &[
     "false",
     "self",
     "free",
+    "timeout",
     "at",
     "exists",
     "forall",

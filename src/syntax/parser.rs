@@ -1354,6 +1354,7 @@ impl<'a> Parser<'a> {
                 self.opt_local(r, start, e)
             }
             "free" => self.leaf(after, start, ExprKind::Free),
+            "timeout" => self.leaf(after, start, ExprKind::Timeout),
             "at" => self.at(after, start),
             "init" => self.init_phase(after, start),
             "exists" => self.quant(after, start, Quant::Exists),
@@ -1503,6 +1504,7 @@ pub fn depth(e: &Expr) -> usize {
             | ExprKind::Bool(_)
             | ExprKind::SelfId
             | ExprKind::Free
+            | ExprKind::Timeout
             | ExprKind::Name(_) => {}
             ExprKind::Chan(_, c) => {
                 if let Some(a) = &c.index {

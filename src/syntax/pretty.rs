@@ -417,6 +417,7 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
         }
         ExprKind::SelfId => out.push_str("self"),
         ExprKind::Free => out.push_str("free"),
+        ExprKind::Timeout => out.push_str("timeout"),
         ExprKind::Name(n) => out.push_str(&n.name),
         ExprKind::Index(n, i) => {
             out.push_str(&n.name);

@@ -467,6 +467,11 @@ fn shipped_models_agree_with_spin_and_rumur() {
             }
             seen.push(defines.clone());
             let (_, model) = optimist::load(&path, &defines).unwrap();
+            // The export refuses `timeout`, which it cannot translate
+            // exactly (timeout.rs checks the refusal).
+            if model.transitions.iter().any(|t| t.timeout) {
+                continue;
+            }
             jobs.push((format!("{} {:?}", rel(&path), defines), model));
         }
     }
@@ -485,8 +490,9 @@ fn shipped_models_agree_with_spin_and_rumur() {
         ran.units
     );
     keep_summary("crosscheck-models", &text, started);
-    // Every shipped model translates, and each one was compared, but for
-    // unbounded recursion, which optimist itself leaves inconclusive.
+    // Every shipped model but those with `timeout` translates, and each
+    // one was compared, but for unbounded recursion, which optimist itself
+    // leaves inconclusive.
     assert_eq!(holds + violated + bounded, n, "{text}");
 }
 

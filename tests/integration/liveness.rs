@@ -227,8 +227,8 @@ fn every_reduction_agrees_with_full_exploration_or_refuses() {
                 // Stubborn sets keep temporal properties without fairness;
                 // sc under every fairness, where every run of invisible
                 // transitions ends (it refuses a model otherwise).
-                // Every reduction refuses a rendezvous.
-                let keeps = if summaries || model.has_rendezvous() {
+                // Every reduction refuses a rendezvous and `timeout`.
+                let keeps = if summaries || optimist::reductions_refusal(&model).is_some() {
                     false
                 } else if reduction == Reduction::STUBBORN {
                     fairness == Fairness::None

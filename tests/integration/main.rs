@@ -33,5 +33,6 @@ mod refine;
 mod stepping;
 mod stores;
 mod threads;
+mod timeout;
 mod tools;
 mod watchdog;

@@ -120,9 +120,10 @@ fn classify_outputs() {
         insta::glob!("../../models", "**/*.gc", |path| {
             let file = rel(path);
             let text = optimist(["classify", &file]);
-            // sc refuses a model with a rendezvous (exit 3) and says why.
+            // sc refuses a model with a rendezvous or `timeout` (exit 3)
+            // and says why.
             let (_, model) = optimist::load(path, &[]).unwrap();
-            let refused = model.has_rendezvous();
+            let refused = optimist::reductions_refusal(&model).is_some();
             assert_eq!(
                 text.code,
                 if refused { 3 } else { 0 },

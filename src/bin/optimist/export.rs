@@ -93,7 +93,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
             let help = Some(format!(
-                "the export is exact or refused ({}); it refuses values that may leave 32 bits, quantifiers over more than {} values, more than 254 threads for SPIN, and translations above {} expression nodes",
+                "the export is exact or refused ({}); it refuses values that may leave 32 bits, quantifiers over more than {} values, more than 254 threads for SPIN, translations above {} expression nodes, and `timeout`",
                 refusal.kind.name(),
                 optimist::MAX_UNROLL,
                 optimist::MAX_NODES

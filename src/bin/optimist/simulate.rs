@@ -46,6 +46,13 @@ pub fn run(args: SimulateArgs) -> ExitCode {
         Err(code) => return code,
     };
     let reduction = crate::common::registered(args.reduction);
+    // A reduced walk takes reduced steps, which a model every reduction
+    // refuses has none of.
+    if !reduction.is_full()
+        && let Err(e) = optimist::check_reductions_apply(&src, &model)
+    {
+        return crate::common::not_covered(e);
+    }
     let walk = optimist::simulate(&model, reduction, args.seed, args.steps);
     let mut report =
         SimulateReport::new(&model, &src.name, reduction, args.seed, args.steps, &walk);

@@ -207,6 +207,7 @@ impl Lower<'_, '_> {
             touches_excl: Vec::new(),
             stack,
             chan: None,
+            timeout: false,
         };
         self.c
             .budget
@@ -478,6 +479,7 @@ impl Lower<'_, '_> {
     fn await_guard(&self, e: &ast::Expr) -> Result<CExpr> {
         let mut sc = Scope {
             guard: Some("an `await` guard"),
+            timeout: true,
             ..self.scope()
         };
         self.c.cond(e, &mut sc, "an `await` condition")
