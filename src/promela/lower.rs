@@ -1225,7 +1225,7 @@ fn start_guard(s: &mut ast::Stmt, created: &str, caps: &HashMap<String, i64>) ->
         }
         StmtKind::Atomic(parts) => match parts.first_mut().map(|p| &mut p.kind) {
             Some(StmtKind::Await(e)) => *e = bin(BinOp::And, flag, e.clone()),
-            Some(StmtKind::Send(lv, _) | StmtKind::Receive(lv, _)) if rendezvous(lv) => {
+            Some(StmtKind::Send(lv, _) | StmtKind::Receive(lv, ..)) if rendezvous(lv) => {
                 return unsupported(
                     span,
                     "a process created by `run` whose first step is a rendezvous in an `atomic`",
@@ -1328,13 +1328,10 @@ impl Lower<'_> {
                 }
                 one(StmtKind::Send(lv, xs))
             }
-            Sk::Recv(c, args) => {
+            Sk::Recv(c, args, mode) => {
                 let (lv, _) = self.chan(c)?;
-                let mut xs = Vec::new();
-                for a in args {
-                    xs.push(self.recv_arg(a)?);
-                }
-                one(StmtKind::Receive(lv, xs))
+                let xs = self.recv_args(args)?;
+                one(StmtKind::Receive(lv, xs, *mode))
             }
             Sk::Skip | Sk::Printf => one(StmtKind::Skip),
             Sk::Assert(e) => {
@@ -1404,6 +1401,11 @@ impl Lower<'_> {
             vec![st(StmtKind::Assign(vec![lv], vec![x]), span)],
             Vec::new(),
         ))
+    }
+
+    /// The arguments of a receive or poll.
+    fn recv_args(&mut self, args: &[Expr]) -> Result<Vec<ast::RecvArg>> {
+        args.iter().map(|a| self.recv_arg(a)).collect()
     }
 
     /// One argument of a receive: a variable to bind, a value to match or `_`.
@@ -1873,6 +1875,11 @@ impl Lower<'_> {
                     if *q == "len" { T::I } else { T::B },
                 )
             }
+            Ek::Poll(c, args) => {
+                let (lv, _) = self.chan(c)?;
+                let xs = self.recv_args(args)?;
+                (ex(ExprKind::Poll(lv, xs), span), T::B)
+            }
             Ek::Run(..) => return unsupported(span, "`run` inside an expression"),
             Ek::Timeout => return unsupported(span, "`timeout`"),
             Ek::RemoteAt(p, i, l) => {
@@ -2058,14 +2065,13 @@ fn exec(s: &ast::Stmt, caps: &HashMap<String, i64>) -> Result<Option<ast::Expr>>
             }
             Some(q(ast::ChanQuery::NotFull, lv))
         }
-        StmtKind::Receive(lv, args) => {
+        StmtKind::Receive(lv, args, _) => {
             if caps.get(&lv.name.name) == Some(&0) {
                 return unsupported(span, "`else` beside a rendezvous");
             }
-            if args.iter().any(|a| matches!(a, ast::RecvArg::Match(_))) {
-                return unsupported(span, "`else` beside a receive that matches a constant");
-            }
-            Some(q(ast::ChanQuery::NotEmpty, lv))
+            // The poll of the same fields: whether the receive can take
+            // the first message.
+            Some(ex(ExprKind::Poll(lv.clone(), args.clone()), span))
         }
         StmtKind::Atomic(parts) => match parts.first() {
             Some(p) => exec(p, caps)?,
@@ -2096,7 +2102,7 @@ fn assigns(s: &Stmt, v: &str) -> bool {
     match &s.kind {
         Sk::Assign(r, _) | Sk::Incr(r, _) | Sk::Select(r, ..) => r.name == v,
         Sk::For(r, _, _, b) => r.name == v || any(b),
-        Sk::Recv(_, args) => args
+        Sk::Recv(_, args, _) => args
             .iter()
             .any(|a| matches!(&a.kind, Ek::Var(r) if r.name == v)),
         Sk::If(o) | Sk::Do(o) => o.iter().any(|b| any(b)),

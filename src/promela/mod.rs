@@ -89,8 +89,8 @@ mod tests {
                 "random receive",
             ),
             (
-                "chan c = [1] of {byte}; active proctype P() { c?[1] }",
-                "poll",
+                "chan c = [1] of {byte}; active proctype P() { (c??[1]) -> skip }",
+                "random receive",
             ),
             ("ltl p { X true }", "`X`"),
             ("active proctype P() { c_code { x } }", "embedded C"),

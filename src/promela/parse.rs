@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::pre::{PreError, Tk, Tok};
+use crate::syntax::ast::RecvMode;
 use crate::syntax::span::Span;
 
 pub(crate) type Result<T> = std::result::Result<T, PreError>;
@@ -106,6 +107,8 @@ pub(crate) enum Ek {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// len, empty, full, nempty, nfull
     Chan(&'static str, VarRef),
+    /// `c?[args]`, a poll
+    Poll(VarRef, Vec<Expr>),
     Run(String, Vec<Expr>),
     Timeout,
     Pid,
@@ -134,7 +137,8 @@ pub(crate) enum Sk {
     Incr(VarRef, i64),
     Expr(Expr),
     Send(VarRef, Vec<Expr>),
-    Recv(VarRef, Vec<Expr>),
+    /// `c ? args` (take) or `c ?< args >` (keep).
+    Recv(VarRef, Vec<Expr>, RecvMode),
     If(Vec<Vec<Stmt>>),
     Do(Vec<Vec<Stmt>>),
     Atomic(Vec<Stmt>),
@@ -853,18 +857,15 @@ impl Parser<'_> {
             if self.eat("!") {
                 return Ok(Some(Sk::Send(v, self.send_args()?)));
             }
-            if self.at("?") {
-                if self.peek_at(1).is_some_and(|t| t.is("[")) {
-                    return unsupported(self.span(), "a channel poll (`c?[...]`)");
-                }
-                if self.peek_at(1).is_some_and(|t| t.is("<")) {
-                    return unsupported(
-                        self.span(),
-                        "a receive that keeps the message (`c?<...>`)",
-                    );
-                }
+            // `c?[...]` is a poll, an expression: the statement is one.
+            if self.at("?") && !self.peek_at(1).is_some_and(|t| t.is("[")) {
                 self.pos += 1;
-                return Ok(Some(Sk::Recv(v, self.recv_args()?)));
+                if self.eat("<") {
+                    let args = self.recv_args()?;
+                    self.expect(">")?;
+                    return Ok(Some(Sk::Recv(v, args, RecvMode::Keep)));
+                }
+                return Ok(Some(Sk::Recv(v, self.recv_args()?, RecvMode::Take)));
             }
         }
         self.pos = save;
@@ -1226,10 +1227,14 @@ impl Parser<'_> {
         } else {
             self.pos = save;
             let v = self.varref()?;
-            if self.at("?") || self.at("!") && !self.at("!=") {
-                if self.peek_at(1).is_some_and(|t| t.is("[")) {
-                    return unsupported(self.span(), "a channel poll (`c?[...]`)");
-                }
+            if self.at("??") {
+                return unsupported(self.span(), "random receive (`??`)");
+            }
+            if self.at("?") && self.peek_at(1).is_some_and(|t| t.is("[")) {
+                self.pos += 2;
+                let args = self.recv_args()?;
+                self.expect("]")?;
+                return Ok(Ek::Poll(v, args));
             }
             Ek::Var(v)
         })
