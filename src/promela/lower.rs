@@ -144,13 +144,33 @@ fn range(ty: &Ty, nm: i64, span: Span) -> Result<(i64, i64)> {
     })
 }
 
+/// The mtype names with their numbers, as SPIN gives them: each set (the
+/// plain `mtype` and every `mtype:s`) is numbered on its own, from 1, and
+/// within a set each declaration's names count down from the set's
+/// count so far plus its own length (`mtype = {a, b}; mtype = {c}` gives
+/// b = 1, a = 2, c = 3). A name belongs to one set only.
+fn number_mtypes(spec: &Spec) -> Result<Vec<(String, i64, Span)>> {
+    let mut counts: HashMap<Option<&str>, i64> = HashMap::new();
+    let mut seen: HashMap<&str, Span> = HashMap::new();
+    let mut out = Vec::new();
+    for d in &spec.mtypes {
+        let count = counts.entry(d.set.as_deref()).or_default();
+        let top = *count + d.names.len() as i64;
+        for (k, (name, span)) in d.names.iter().enumerate() {
+            if seen.insert(name, *span).is_some() {
+                return fail(*span, format!("`{name}` is already an mtype name"));
+            }
+            out.push((name.clone(), top - k as i64, *span));
+        }
+        *count = top;
+    }
+    Ok(out)
+}
+
 /// Lowers a whole specification.
 pub(crate) fn lower(spec: &Spec, end: Span) -> Result<ast::Model> {
-    let n = spec.mtypes.len() as i64;
-    let mut mtypes = HashMap::new();
-    for (k, (name, _)) in spec.mtypes.iter().enumerate() {
-        mtypes.insert(name.clone(), n - k as i64);
-    }
+    let numbered = number_mtypes(spec)?;
+    let mtypes = numbered.iter().map(|(n, v, _)| (n.clone(), *v)).collect();
     let mut l = Lower {
         spec,
         procs: spec.procs.clone(),
@@ -169,12 +189,11 @@ pub(crate) fn lower(spec: &Spec, end: Span) -> Result<ast::Model> {
         aliases: HashMap::new(),
         breaks: Vec::new(),
     };
-    for (name, span) in &spec.mtypes {
-        let v = l.mtypes[name];
+    for (name, v, span) in numbered {
         l.items.push(ast::Item::Const(ast::ConstDecl {
-            name: id(name, *span),
-            value: int(v, *span),
-            span: *span,
+            name: id(&name, span),
+            value: int(v, span),
+            span,
         }));
     }
     for d in &spec.globals {
@@ -275,8 +294,11 @@ impl<'s> Lower<'s> {
         Ok(v)
     }
 
+    /// The largest mtype number: every mtype variable, of any set, is
+    /// `0..nm`, since SPIN lets a value of one set be stored in a variable
+    /// of another (`test_mtype.pml` of its examples does).
     fn nm(&self) -> i64 {
-        self.mtypes.len() as i64
+        self.mtypes.values().copied().max().unwrap_or(0)
     }
 
     /// Declares variable `d` under the core name `core` with `class`,
