@@ -28,7 +28,7 @@ use crate::model::Model;
 /// A rendezvous is one step of two threads.
 const ONE_THREAD: Condition = Condition {
     name: "one thread per step",
-    needs: "every transition moves one thread. A send or receive on a buffered channel does: it reads and writes the channel's slots, shared variables like any other. A rendezvous, a send on a channel of capacity 0 with the receive it meets, is one step of two threads",
+    needs: "every transition moves one thread. A send or receive on a buffered channel does: it reads and writes the channel's slots, shared variables like any other (a receive that keeps the message, like a poll, only reads them). A rendezvous, a send on a channel of capacity 0 with the receive it meets, is one step of two threads",
     remedy: Remedy::Refuse,
     how: "refuses a model with a rendezvous; full exploration checks it",
 };

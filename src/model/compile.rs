@@ -1535,6 +1535,7 @@ impl Compiler {
             ExprKind::Local(t, r) => self.thread_local(e, t, r, sc)?,
             ExprKind::InitPhase(t, x) => (self.init_phase(e, t.as_deref(), x, sc)?, Ty::Bool),
             ExprKind::Chan(q, c) => self.chan_query(*q, c, sc)?,
+            ExprKind::Poll(c, args) => self.chan_poll(e, c, args, sc)?,
             ExprKind::Any(..) => {
                 return Err(CompileError::at(
                     e.span,

@@ -157,13 +157,33 @@ fn range(ty: &Ty, nm: i64, span: Span) -> Result<(i64, i64)> {
     })
 }
 
+/// The mtype names with their numbers, as SPIN gives them: each set (the
+/// plain `mtype` and every `mtype:s`) is numbered on its own, from 1, and
+/// within a set each declaration's names count down from the set's
+/// count so far plus its own length (`mtype = {a, b}; mtype = {c}` gives
+/// b = 1, a = 2, c = 3). A name belongs to one set only.
+fn number_mtypes(spec: &Spec) -> Result<Vec<(String, i64, Span)>> {
+    let mut counts: HashMap<Option<&str>, i64> = HashMap::new();
+    let mut seen: HashMap<&str, Span> = HashMap::new();
+    let mut out = Vec::new();
+    for d in &spec.mtypes {
+        let count = counts.entry(d.set.as_deref()).or_default();
+        let top = *count + d.names.len() as i64;
+        for (k, (name, span)) in d.names.iter().enumerate() {
+            if seen.insert(name, *span).is_some() {
+                return fail(*span, format!("`{name}` is already an mtype name"));
+            }
+            out.push((name.clone(), top - k as i64, *span));
+        }
+        *count = top;
+    }
+    Ok(out)
+}
+
 /// Lowers a whole specification.
 pub(crate) fn lower(spec: &Spec, end: Span, pool_size: usize) -> Result<ast::Model> {
-    let n = spec.mtypes.len() as i64;
-    let mut mtypes = HashMap::new();
-    for (k, (name, _)) in spec.mtypes.iter().enumerate() {
-        mtypes.insert(name.clone(), n - k as i64);
-    }
+    let numbered = number_mtypes(spec)?;
+    let mtypes = numbered.iter().map(|(n, v, _)| (n.clone(), *v)).collect();
     let mut l = Lower {
         spec,
         procs: spec.procs.clone(),
@@ -184,12 +204,11 @@ pub(crate) fn lower(spec: &Spec, end: Span, pool_size: usize) -> Result<ast::Mod
         breaks: Vec::new(),
         chans: Vec::new(),
     };
-    for (name, span) in &spec.mtypes {
-        let v = l.mtypes[name];
+    for (name, v, span) in numbered {
         l.items.push(ast::Item::Const(ast::ConstDecl {
-            name: id(name, *span),
-            value: int(v, *span),
-            span: *span,
+            name: id(&name, span),
+            value: int(v, span),
+            span,
         }));
     }
     for d in &spec.globals {
@@ -290,8 +309,11 @@ impl<'s> Lower<'s> {
         Ok(v)
     }
 
+    /// The largest mtype number: every mtype variable, of any set, is
+    /// `0..nm`, since SPIN lets a value of one set be stored in a variable
+    /// of another (`test_mtype.pml` of its examples does).
     fn nm(&self) -> i64 {
-        self.mtypes.len() as i64
+        self.mtypes.values().copied().max().unwrap_or(0)
     }
 
     /// Declares variable `d` under the core name `core` with `class`,
@@ -1133,7 +1155,7 @@ fn start_guard(s: &mut ast::Stmt, created: &str, caps: &HashMap<String, i64>) ->
         }
         StmtKind::Atomic(parts) => match parts.first_mut().map(|p| &mut p.kind) {
             Some(StmtKind::Await(e)) => *e = bin(BinOp::And, flag, e.clone()),
-            Some(StmtKind::Send(lv, _) | StmtKind::Receive(lv, _)) if rendezvous(lv) => {
+            Some(StmtKind::Send(lv, _) | StmtKind::Receive(lv, ..)) if rendezvous(lv) => {
                 return unsupported(
                     span,
                     "a process created by `run` whose first step is a rendezvous in an `atomic`",
@@ -1231,12 +1253,11 @@ impl Lower<'_> {
                 }
                 one(self.chan_stmt(c, xs.len(), span, &|lv| StmtKind::Send(lv, xs.clone()))?)
             }
-            Sk::Recv(c, args) => {
-                let mut xs = Vec::new();
-                for a in self.msg_args(args)? {
-                    xs.push(self.recv_arg(&a)?);
-                }
-                one(self.chan_stmt(c, xs.len(), span, &|lv| StmtKind::Receive(lv, xs.clone()))?)
+            Sk::Recv(c, args, mode) => {
+                let xs = self.recv_args(&self.msg_args(args)?)?;
+                one(self.chan_stmt(c, xs.len(), span, &|lv| {
+                    StmtKind::Receive(lv, xs.clone(), *mode)
+                })?)
             }
             Sk::Skip | Sk::Printf => one(StmtKind::Skip),
             Sk::Assert(e) => {
@@ -1307,6 +1328,11 @@ impl Lower<'_> {
             vec![st(StmtKind::Assign(vec![lv], vec![x]), span)],
             Vec::new(),
         ))
+    }
+
+    /// The arguments of a receive or poll.
+    fn recv_args(&mut self, args: &[Expr]) -> Result<Vec<ast::RecvArg>> {
+        args.iter().map(|a| self.recv_arg(a)).collect()
     }
 
     /// One argument of a receive: a variable to bind, a value to match or `_`.
@@ -1465,7 +1491,7 @@ impl Lower<'_> {
         let msg = vec![e(Ek::Var(v.clone()))];
         let mut go = vec![
             s(Sk::Expr(more)),
-            s(Sk::Recv(over.clone(), msg.clone())),
+            s(Sk::Recv(over.clone(), msg.clone(), ast::RecvMode::Take)),
             s(Sk::Send(over.clone(), msg)),
         ];
         go.extend(body.iter().cloned());
@@ -1810,6 +1836,12 @@ impl Lower<'_> {
                 };
                 self.chan_query(query, v, span)?
             }
+            Ek::Poll(c, args) => {
+                let xs = self.recv_args(&self.msg_args(args)?)?;
+                let arity = Some(xs.len());
+                let poll = |lv| ex(ExprKind::Poll(lv, xs.clone()), span);
+                (self.chan_cond(c, arity, span, &poll)?, T::B)
+            }
             Ek::Run(..) => return unsupported(span, "`run` inside an expression"),
             Ek::Timeout => (ex(ExprKind::Timeout, span), T::B),
             Ek::RemoteAt(p, i, l) => (self.remote_at(p, i.as_deref(), l, span)?, T::B),
@@ -2050,14 +2082,13 @@ fn exec(s: &ast::Stmt, caps: &HashMap<String, i64>) -> Result<Option<ast::Expr>>
             }
             Some(q(ast::ChanQuery::NotFull, lv))
         }
-        StmtKind::Receive(lv, args) => {
+        StmtKind::Receive(lv, args, _) => {
             if caps.get(&lv.name.name) == Some(&0) {
                 return unsupported(span, "`else` beside a rendezvous");
             }
-            if args.iter().any(|a| matches!(a, ast::RecvArg::Match(_))) {
-                return unsupported(span, "`else` beside a receive that matches a constant");
-            }
-            Some(q(ast::ChanQuery::NotEmpty, lv))
+            // The poll of the same fields: whether the receive can take
+            // the first message.
+            Some(ex(ExprKind::Poll(lv.clone(), args.clone()), span))
         }
         // A guarded channel operation (one option of an operation on a
         // channel a variable holds) can run when both can.
@@ -2104,7 +2135,7 @@ fn assigns(s: &Stmt, v: &str) -> bool {
     match &s.kind {
         Sk::Assign(r, _) | Sk::Incr(r, _) | Sk::Select(r, ..) => r.name == v,
         Sk::For(r, _, _, b) | Sk::ForIn(r, _, b, _) => r.name == v || any(b),
-        Sk::Recv(_, args) => args
+        Sk::Recv(_, args, _) => args
             .iter()
             .any(|a| matches!(&a.kind, Ek::Var(r) if r.name == v)),
         Sk::If(o) | Sk::Do(o) => o.iter().any(|b| any(b)),

@@ -67,7 +67,7 @@ mod tests {
              ltl p { [] (P[0]@end -> <> (len(c) == 0)) }",
         )
         .unwrap();
-        assert_eq!(s.mtypes.len(), 2);
+        assert_eq!(s.mtypes[0].names.len(), 2);
         assert_eq!(s.procs.len(), 2);
         assert!(s.init.is_some());
         assert_eq!(s.ltl.len(), 1);
@@ -95,8 +95,8 @@ mod tests {
                 "random receive",
             ),
             (
-                "chan c = [1] of {byte}; active proctype P() { c?[1] }",
-                "poll",
+                "chan c = [1] of {byte}; active proctype P() { (c??[1]) -> skip }",
+                "random receive",
             ),
             ("ltl p { X true }", "`X`"),
             ("active proctype P() { c_code { x } }", "embedded C"),
@@ -120,6 +120,35 @@ mod tests {
             .collect();
         assert_eq!(vals[0], ("a".into(), "Int(3)".into()));
         assert_eq!(vals[2], ("c".into(), "Int(1)".into()));
+    }
+
+    /// The numbers `spin` prints (`printf("%d", ...)`, SPIN 6.5.2) for
+    /// two plain declarations and two named sets: each set counts on its
+    /// own, and a later declaration of a set continues its count.
+    #[test]
+    fn numbers_named_mtypes_as_spin_does() {
+        let m = model(
+            "mtype { a, b }\n\
+             mtype:x = { p, q }\n\
+             mtype { c, d, e }\n\
+             mtype:x = { r }\n\
+             mtype:y = { s, t }\n\
+             mtype = { f }\n\
+             mtype:x v = r; mtype w = f;\n\
+             active proctype P(mtype:y z) { skip }",
+        )
+        .unwrap();
+        let vals: Vec<String> = m
+            .consts()
+            .map(|c| format!("{}={:?}", c.name.name, c.value.kind))
+            .collect();
+        let want = [
+            "a=Int(2)", "b=Int(1)", "p=Int(2)", "q=Int(1)", "c=Int(5)", "d=Int(4)", "e=Int(3)",
+            "r=Int(3)", "s=Int(2)", "t=Int(1)", "f=Int(6)",
+        ];
+        assert_eq!(vals, want);
+        let e = model("mtype:x = { p, q }; mtype = { q }").unwrap_err();
+        assert!(e.contains("`q` is already an mtype name"), "{e}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::pre::{PreError, Tk, Tok};
+use crate::syntax::ast::RecvMode;
 use crate::syntax::span::Span;
 
 pub(crate) type Result<T> = std::result::Result<T, PreError>;
@@ -27,12 +28,20 @@ pub(crate) fn unsupported<T>(span: Span, construct: &str) -> Result<T> {
 /// A whole specification.
 #[derive(Debug, Default)]
 pub(crate) struct Spec {
-    pub(crate) mtypes: Vec<(String, Span)>,
+    pub(crate) mtypes: Vec<MtypeDecl>,
     pub(crate) globals: Vec<Decl>,
     pub(crate) procs: Vec<ProcType>,
     pub(crate) init: Option<ProcType>,
     pub(crate) ltl: Vec<(String, Formula, Span)>,
     pub(crate) typedefs: HashMap<String, Vec<Decl>>,
+}
+
+/// One `mtype` declaration: the set it adds names to (`None` for the
+/// plain `mtype`, `Some(s)` for `mtype:s`) and its names, in order.
+#[derive(Debug, Default)]
+pub(crate) struct MtypeDecl {
+    pub(crate) set: Option<String>,
+    pub(crate) names: Vec<(String, Span)>,
 }
 
 /// `active [n] proctype NAME(params) { body }` (or `init { body }`).
@@ -108,6 +117,8 @@ pub(crate) enum Ek {
     Cond(Box<Expr>, Box<Expr>, Box<Expr>),
     /// len, empty, full, nempty, nfull
     Chan(&'static str, VarRef),
+    /// `c?[args]`, a poll
+    Poll(VarRef, Vec<Expr>),
     Run(String, Vec<Expr>),
     Timeout,
     Pid,
@@ -136,7 +147,8 @@ pub(crate) enum Sk {
     Incr(VarRef, i64),
     Expr(Expr),
     Send(VarRef, Vec<Expr>),
-    Recv(VarRef, Vec<Expr>),
+    /// `c ? args` (take) or `c ?< args >` (keep).
+    Recv(VarRef, Vec<Expr>, RecvMode),
     If(Vec<Vec<Stmt>>),
     Do(Vec<Vec<Stmt>>),
     Atomic(Vec<Stmt>),
@@ -353,12 +365,7 @@ impl Parser<'_> {
         match w.as_str() {
             "active" | "proctype" => self.proctype_unit(spec, span)?,
             "init" => self.init_unit(spec, span)?,
-            "mtype" if self.peek_at(1).is_some_and(|t| t.is("=") || t.is("{")) => {
-                self.mtype_unit(spec)?
-            }
-            "mtype" if self.peek_at(1).is_some_and(|t| t.is(":")) => {
-                return unsupported(span, "a named mtype (`mtype:name`)");
-            }
+            "mtype" if self.mtype_decl_at() => self.mtype_unit(spec)?,
             "typedef" => self.typedef_unit(spec)?,
             "inline" => self.inline_unit(span)?,
             "ltl" => {
@@ -459,19 +466,34 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// `mtype [=] { a, b, ... }`.
+    /// Whether an `mtype` here declares names (`mtype [=] {`, `mtype:s
+    /// [=] {`) rather than variables (`mtype x`, `mtype:s x`).
+    fn mtype_decl_at(&self) -> bool {
+        let k = if self.peek_at(1).is_some_and(|t| t.is(":")) {
+            3
+        } else {
+            1
+        };
+        self.peek_at(k).is_some_and(|t| t.is("=") || t.is("{"))
+    }
+
+    /// `mtype [=] { a, b, ... }` or `mtype:s [=] { a, b, ... }`.
     fn mtype_unit(&mut self, spec: &mut Spec) -> Result<()> {
         self.pos += 1;
+        let mut decl = MtypeDecl::default();
+        if self.eat(":") {
+            decl.set = Some(self.name()?.0);
+        }
         self.eat("=");
         self.expect("{")?;
         loop {
-            let (n, s) = self.name()?;
-            spec.mtypes.push((n, s));
+            decl.names.push(self.name()?);
             if !self.eat(",") {
                 break;
             }
         }
         self.expect("}")?;
+        spec.mtypes.push(decl);
         Ok(())
     }
 
@@ -534,8 +556,10 @@ impl Parser<'_> {
             "int" => Ty::Int,
             "pid" => Ty::Pid,
             "mtype" => {
-                if self.at(":") {
-                    return unsupported(span, "a named mtype (`mtype:name`)");
+                // Every mtype variable has one range (see `lower`): the
+                // set's name changes nothing.
+                if self.eat(":") {
+                    self.name()?;
                 }
                 Ty::Mtype
             }
@@ -621,9 +645,7 @@ impl Parser<'_> {
     fn at_decl(&self) -> bool {
         match self.peek().and_then(Tok::ident) {
             Some("hidden" | "local" | "show") => true,
-            Some(w) if TYPES.contains(&w) => {
-                !(w == "mtype" && self.peek_at(1).is_some_and(|t| t.is("=") || t.is("{")))
-            }
+            Some(w) if TYPES.contains(&w) => !(w == "mtype" && self.mtype_decl_at()),
             Some(w) => self.typedefs.contains_key(w),
             None => false,
         }
@@ -865,18 +887,15 @@ impl Parser<'_> {
             if self.eat("!") {
                 return Ok(Some(Sk::Send(v, self.send_args()?)));
             }
-            if self.at("?") {
-                if self.peek_at(1).is_some_and(|t| t.is("[")) {
-                    return unsupported(self.span(), "a channel poll (`c?[...]`)");
-                }
-                if self.peek_at(1).is_some_and(|t| t.is("<")) {
-                    return unsupported(
-                        self.span(),
-                        "a receive that keeps the message (`c?<...>`)",
-                    );
-                }
+            // `c?[...]` is a poll, an expression: the statement is one.
+            if self.at("?") && !self.peek_at(1).is_some_and(|t| t.is("[")) {
                 self.pos += 1;
-                return Ok(Some(Sk::Recv(v, self.recv_args()?)));
+                if self.eat("<") {
+                    let args = self.recv_args()?;
+                    self.expect(">")?;
+                    return Ok(Some(Sk::Recv(v, args, RecvMode::Keep)));
+                }
+                return Ok(Some(Sk::Recv(v, self.recv_args()?, RecvMode::Take)));
             }
         }
         self.pos = save;
@@ -1238,10 +1257,14 @@ impl Parser<'_> {
         } else {
             self.pos = save;
             let v = self.varref()?;
-            if self.at("?") || self.at("!") && !self.at("!=") {
-                if self.peek_at(1).is_some_and(|t| t.is("[")) {
-                    return unsupported(self.span(), "a channel poll (`c?[...]`)");
-                }
+            if self.at("??") {
+                return unsupported(self.span(), "random receive (`??`)");
+            }
+            if self.at("?") && self.peek_at(1).is_some_and(|t| t.is("[")) {
+                self.pos += 2;
+                let args = self.recv_args()?;
+                self.expect("]")?;
+                return Ok(Ek::Poll(v, args));
             }
             Ek::Var(v)
         })

@@ -136,9 +136,22 @@ fn subst(e: &ast::Expr, map: &HashMap<String, ast::Expr>) -> ast::Expr {
             ExprKind::Quant(*q, v.clone(), go(lo), go(hi), Box::new(subst(body, &inner)))
         }
         ExprKind::Any(lo, hi) => ExprKind::Any(go(lo), go(hi)),
-        ExprKind::Chan(q, c) => {
-            let index = c.index.as_deref().map(go);
-            ExprKind::Chan(*q, ast::LValue { index, ..c.clone() })
+        ExprKind::Chan(q, c) => ExprKind::Chan(*q, subst_place(c, map)),
+        ExprKind::Poll(c, args) => {
+            let args = args
+                .iter()
+                .map(|a| match a {
+                    ast::RecvArg::Match(x) => ast::RecvArg::Match(subst(x, map)),
+                    // A parameter in a poll is a variable, which matches
+                    // anything: it stays one after the substitution.
+                    ast::RecvArg::Var(lv) if map.contains_key(&lv.name.name) => {
+                        ast::RecvArg::Skip(lv.span)
+                    }
+                    ast::RecvArg::Var(lv) => ast::RecvArg::Var(subst_place(lv, map)),
+                    ast::RecvArg::Skip(s) => ast::RecvArg::Skip(*s),
+                })
+                .collect();
+            ExprKind::Poll(subst_place(c, map), args)
         }
         ExprKind::Int(_)
         | ExprKind::Bool(_)
@@ -147,6 +160,15 @@ fn subst(e: &ast::Expr, map: &HashMap<String, ast::Expr>) -> ast::Expr {
         | ExprKind::Timeout => e.kind.clone(),
     };
     ast::Expr { kind, span: e.span }
+}
+
+/// A place with free names replaced in its index.
+fn subst_place(lv: &ast::LValue, map: &HashMap<String, ast::Expr>) -> ast::LValue {
+    let index = lv.index.as_deref().map(|i| Box::new(subst(i, map)));
+    ast::LValue {
+        index,
+        ..lv.clone()
+    }
 }
 
 /// A parameter name that no global declaration uses.

@@ -357,8 +357,18 @@ pub enum StmtKind {
     /// `c ! e1, e2`: append a message to channel c; blocks while c is full.
     Send(LValue, Vec<Expr>),
     /// `c ? x, 3`: take the first message of c; blocks while c is empty
-    /// or its first message does not match the constants.
-    Receive(LValue, Vec<RecvArg>),
+    /// or its first message does not match the constants. `c ?<x, 3>`
+    /// ([`RecvMode::Keep`]) copies the fields but leaves the message.
+    Receive(LValue, Vec<RecvArg>, RecvMode),
+}
+
+/// Whether a receive takes the message it matches out of the channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecvMode {
+    /// `c ? x`: the message leaves the channel.
+    Take,
+    /// `c ?<x>`: the message stays, first in the channel (Promela's `c?<x>`).
+    Keep,
 }
 
 /// One field of a receive: a variable to assign, a value the field must
@@ -429,6 +439,10 @@ pub enum ExprKind {
     Local(Box<Expr>, Ident),
     /// `len(c)`, `empty(c)`, `full(c)`, `nempty(c)`, `nfull(c)`.
     Chan(ChanQuery, LValue),
+    /// `c?[x, 3, _]`: whether the receive `c ? x, 3, _` could take c's
+    /// first message now (a variable matches any value), without taking
+    /// it or assigning anything: Promela's poll.
+    Poll(LValue, Vec<RecvArg>),
 }
 
 /// What an expression asks of a channel.

@@ -1024,9 +1024,24 @@ impl<'a> Parser<'a> {
             return Ok(Some((r, StmtKind::Send(c, values))));
         }
         if let Some(r) = r.strip_prefix('?') {
+            if let Some((_, at)) = self.try_sym(r, "[") {
+                return self
+                    .fatal::<()>(
+                        at,
+                        "a poll `c?[...]` is an expression, not a statement".into(),
+                        Some("wait for it with `await c?[...];`, or receive with `c ? ...;`"),
+                    )
+                    .map(|_| None);
+            }
+            let keep = self.try_sym(r, "<");
+            let r = keep.map_or(r, |(r, _)| r);
             let (r, args) = self.comma_list(r, |r| self.recv_arg(r))?;
+            let (r, mode) = match keep {
+                Some(_) => (self.sym(r, ">")?.0, RecvMode::Keep),
+                None => (r, RecvMode::Take),
+            };
             let (r, _) = self.semi(r)?;
-            return Ok(Some((r, StmtKind::Receive(c, args))));
+            return Ok(Some((r, StmtKind::Receive(c, args, mode))));
         }
         Ok(None)
     }
@@ -1462,13 +1477,33 @@ impl<'a> Parser<'a> {
             }
             return self.expect(i, "an expression");
         };
-        if let Some((r, _)) = self.try_sym(r, "[") {
-            let (r, idx) = self.sub_expr(r)?;
-            let (r, _) = self.sym(r, "]")?;
-            return self.leaf(r, start, ExprKind::Index(name, Box::new(idx)));
+        let (r, index) = match self.try_sym(r, "[") {
+            Some((r, _)) => {
+                let (r, idx) = self.sub_expr(r)?;
+                let (r, _) = self.sym(r, "]")?;
+                (r, Some(Box::new(idx)))
+            }
+            None => (r, None),
+        };
+        if let Some(after) = self.skip(r)?.strip_prefix('?') {
+            let span = self.span_from(start, r);
+            return self.poll(after, start, LValue { name, index, span });
         }
-        let (r, e) = self.leaf(r, start, ExprKind::Name(name))?;
-        self.opt_local(r, start, e)
+        match index {
+            Some(idx) => self.leaf(r, start, ExprKind::Index(name, idx)),
+            None => {
+                let (r, e) = self.leaf(r, start, ExprKind::Name(name))?;
+                self.opt_local(r, start, e)
+            }
+        }
+    }
+
+    /// `c?[x, 3, _]`, after the `?`.
+    fn poll(&self, r: &'a str, start: usize, c: LValue) -> Res<'a, Expr> {
+        let (r, _) = self.sym(r, "[")?;
+        let (r, args) = self.nested(r, |r| self.comma_list(r, |r| self.recv_arg(r)))?;
+        let (r, _) = self.sym(r, "]")?;
+        self.leaf(r, start, ExprKind::Poll(c, args))
     }
 
     /// `.r` after a thread `t`: `t.r`, the local `r` of thread t (`..` is
@@ -1510,6 +1545,14 @@ pub fn depth(e: &Expr) -> usize {
                 if let Some(a) = &c.index {
                     stack.push((a, d + 1));
                 }
+            }
+            ExprKind::Poll(c, args) => {
+                stack.extend(c.index.iter().map(|a| (&**a, d + 1)));
+                stack.extend(args.iter().filter_map(|a| match a {
+                    RecvArg::Match(e) => Some((e, d + 1)),
+                    RecvArg::Var(lv) => lv.index.as_deref().map(|e| (e, d + 1)),
+                    RecvArg::Skip(_) => None,
+                }));
             }
             ExprKind::Index(_, a)
             | ExprKind::Unary(_, a)

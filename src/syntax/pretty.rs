@@ -230,11 +230,12 @@ impl Printer {
                 lvalue(c),
                 values.iter().map(expr).collect::<Vec<_>>().join(", ")
             )),
-            StmtKind::Receive(c, args) => Some(format!(
-                "{} ? {};",
-                lvalue(c),
-                args.iter().map(recv_arg).collect::<Vec<_>>().join(", ")
-            )),
+            StmtKind::Receive(c, args, RecvMode::Take) => {
+                Some(format!("{} ? {};", lvalue(c), recv_args(args)))
+            }
+            StmtKind::Receive(c, args, RecvMode::Keep) => {
+                Some(format!("{} ?<{}>;", lvalue(c), recv_args(args)))
+            }
             StmtKind::Return(None) => Some("return;".to_string()),
             StmtKind::Return(Some(e)) => Some(format!("return {};", expr(e))),
             _ => None,
@@ -396,6 +397,11 @@ fn chan_decl(c: &ChanDecl) -> String {
     )
 }
 
+/// The fields of a receive or poll, as written.
+fn recv_args(args: &[RecvArg]) -> String {
+    args.iter().map(recv_arg).collect::<Vec<_>>().join(", ")
+}
+
 /// One field of a receive, as written.
 fn recv_arg(a: &RecvArg) -> String {
     match a {
@@ -499,6 +505,9 @@ fn write_expr(out: &mut String, e: &Expr, min: u8) {
         }
         ExprKind::Chan(q, c) => {
             let _ = write!(out, "{}({})", q.word(), lvalue(c));
+        }
+        ExprKind::Poll(c, args) => {
+            let _ = write!(out, "{}?[{}]", lvalue(c), recv_args(args));
         }
         ExprKind::Any(lo, hi) => {
             out.push_str("any ");

@@ -96,6 +96,8 @@ pub enum E {
     LocalOf(Box<E>, String),
     /// `len(c)`, `empty(c)`, ... of channel `c` or `c[i]`.
     Chan(Q, String, Option<Box<E>>),
+    /// `c?[args]` or `c[i]?[args]`: a poll.
+    Poll(String, Option<Box<E>>, Vec<Recv>),
 }
 
 /// A question asked of a channel.
@@ -137,6 +139,11 @@ impl E {
             E::Quant(_, _, lo, hi, b) => vec![lo, hi, b],
             E::LocalOf(t, _) => vec![t],
             E::Chan(_, _, i) => i.iter().map(|i| &**i).collect(),
+            E::Poll(_, i, args) => {
+                let mut out: Vec<&E> = i.iter().map(|i| &**i).collect();
+                out.extend(args.iter().filter_map(Recv::expr));
+                out
+            }
         }
     }
 
@@ -151,6 +158,11 @@ impl E {
             E::Quant(_, _, lo, hi, b) => vec![lo, hi, b],
             E::LocalOf(t, _) => vec![t],
             E::Chan(_, _, i) => i.iter_mut().map(|i| &mut **i).collect(),
+            E::Poll(_, i, args) => {
+                let mut out: Vec<&mut E> = i.iter_mut().map(|i| &mut **i).collect();
+                out.extend(args.iter_mut().filter_map(Recv::expr_mut));
+                out
+            }
         }
     }
 }
@@ -201,6 +213,26 @@ pub enum Recv {
     Skip,
 }
 
+impl Recv {
+    /// The expression in it that may change freely: `eval`'s, or a
+    /// place's index (a literal stays a literal).
+    pub fn expr(&self) -> Option<&E> {
+        match self {
+            Recv::Eval(e) => Some(e),
+            Recv::Var(l) => l.idx.as_ref(),
+            Recv::Lit(_) | Recv::Const(..) | Recv::Skip => None,
+        }
+    }
+
+    pub fn expr_mut(&mut self) -> Option<&mut E> {
+        match self {
+            Recv::Eval(e) => Some(e),
+            Recv::Var(l) => l.idx.as_mut(),
+            Recv::Lit(_) | Recv::Const(..) | Recv::Skip => None,
+        }
+    }
+}
+
 /// A statement with its label.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stmt {
@@ -231,8 +263,9 @@ pub enum S {
     Init(Vec<String>, Vec<Stmt>),
     /// `c ! e1, e2` (the place's `r` is [`Ref::Chan`]).
     Send(Lv, Vec<E>),
-    /// `c ? x, 3, eval(e), _`
-    Receive(Lv, Vec<Recv>),
+    /// `c ? x, 3, eval(e), _`, or `c ?<x, 3, eval(e), _>` (keeping the
+    /// message) when the flag is set.
+    Receive(Lv, Vec<Recv>, bool),
 }
 
 impl Stmt {
@@ -427,6 +460,15 @@ fn write_expr(s: &mut String, e: &E) {
             }
             s.push(')');
         }
+        E::Poll(c, i, args) => {
+            let place = Lv {
+                r: Ref::Chan,
+                name: c.clone(),
+                idx: i.as_deref().cloned(),
+            };
+            let a: Vec<String> = args.iter().map(recv_text).collect();
+            write!(s, "{}?[{}]", lvalue(&place), a.join(", ")).unwrap();
+        }
     }
 }
 
@@ -586,9 +628,12 @@ impl Printer {
                 let v: Vec<String> = es.iter().map(expr).collect();
                 self.line(&format!("{lab}{} ! {};", lvalue(c), v.join(", ")));
             }
-            S::Receive(c, args) => {
-                let a: Vec<String> = args.iter().map(recv_text).collect();
-                self.line(&format!("{lab}{} ? {};", lvalue(c), a.join(", ")));
+            S::Receive(c, args, keep) => {
+                let a = args.iter().map(recv_text).collect::<Vec<_>>().join(", ");
+                match keep {
+                    true => self.line(&format!("{lab}{} ?<{a}>;", lvalue(c))),
+                    false => self.line(&format!("{lab}{} ? {a};", lvalue(c))),
+                }
             }
         }
     }

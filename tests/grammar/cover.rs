@@ -27,7 +27,7 @@ pub const EXPR_POSITIONS: [&str; 11] = [
 /// Expression constructs. A channel's index counts as a `lock-op`
 /// expression (an index read by a guard), the values a send sends as
 /// `assign`, a receive's `eval(e)` as `guard`.
-pub const EXPR_CONSTRUCTS: [&str; 36] = [
+pub const EXPR_CONSTRUCTS: [&str; 37] = [
     "int",
     "true/false",
     "const",
@@ -64,6 +64,7 @@ pub const EXPR_CONSTRUCTS: [&str; 36] = [
     "len(c)",
     "empty(c) nempty(c)",
     "full(c) nfull(c)",
+    "c?[...]",
 ];
 
 /// Whether the grammar and the static rules allow `construct` at `pos`.
@@ -94,7 +95,7 @@ pub fn expr_allowed(construct: &str, pos: &str) -> bool {
         "t.r" => matches!(pos, "excl" | "invariant"),
         // A channel's length is an unprotected shared variable.
         "len(c)" => !constant,
-        "empty(c) nempty(c)" | "full(c) nfull(c)" => !constant && pos != "lock-op",
+        "empty(c) nempty(c)" | "full(c) nfull(c)" | "c?[...]" => !constant && pos != "lock-op",
         _ => false,
     }
 }
@@ -103,7 +104,7 @@ pub fn expr_allowed(construct: &str, pos: &str) -> bool {
 /// body, anywhere in a procedure, inside `atomic`.
 pub const STMT_POSITIONS: [&str; 4] = ["thread", "nested", "proc", "atomic"];
 
-pub const STMT_CONSTRUCTS: [&str; 39] = [
+pub const STMT_CONSTRUCTS: [&str; 40] = [
     "x := e",
     "x, y := e, f",
     "any",
@@ -142,6 +143,7 @@ pub const STMT_CONSTRUCTS: [&str; 39] = [
     "receive _",
     "receive shared",
     "receive protected",
+    "receive ?<...>",
     "rendezvous",
 ];
 
@@ -168,6 +170,7 @@ pub fn stmt_allowed(construct: &str, pos: &str) -> bool {
                 | "receive _"
                 | "receive shared"
                 | "receive protected"
+                | "receive ?<...>"
         ),
         "proc" => true,
         _ => !matches!(construct, "return" | "return e" | "recursion"),
@@ -550,8 +553,11 @@ impl Walk {
                     self.expr(e, "assign");
                 }
             }
-            S::Receive(c, args) => {
+            S::Receive(c, args, keep) => {
                 self.chan_op(c, "receive", "receive c[e]", pos);
+                if *keep {
+                    self.add("receive ?<...>", pos);
+                }
                 for a in args {
                     match a {
                         Recv::Var(l) => {
@@ -644,6 +650,7 @@ impl Walk {
             E::Chan(Q::Len, ..) => "len(c)",
             E::Chan(Q::Empty | Q::NEmpty, ..) => "empty(c) nempty(c)",
             E::Chan(Q::Full | Q::NFull, ..) => "full(c) nfull(c)",
+            E::Poll(..) => "c?[...]",
         };
         self.add(c, pos);
         for ch in e.children() {

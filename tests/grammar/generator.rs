@@ -1121,6 +1121,9 @@ impl Gen<'_> {
 
     /// A question of a channel's state that is a bool.
     fn chan_test(&mut self, cx: &Cx, d: u32) -> E {
+        if self.chans.iter().any(|c| c.capacity > 0) && self.r.chance(30) {
+            return self.poll(cx, d);
+        }
         let q = *self.r.pick(&[Q::Empty, Q::NEmpty, Q::Full, Q::NFull]);
         if self.r.chance(25) {
             // The length compared.
@@ -1129,6 +1132,48 @@ impl Gen<'_> {
             return E::bin(op, len, E::Int(self.r.int(0, 2)));
         }
         self.chan_question(cx, q, d)
+    }
+
+    /// A poll `c?[...]` of a buffered channel (a rendezvous has no message
+    /// to poll), its index computed at times: per field a literal, a
+    /// constant, `eval(e)`, a shared variable (which matches any value)
+    /// or `_`.
+    fn poll(&mut self, cx: &Cx, d: u32) -> E {
+        let buffered: Vec<ChanInfo> = self
+            .chans
+            .iter()
+            .filter(|c| c.capacity > 0)
+            .cloned()
+            .collect();
+        let c = self.r.pick(&buffered).clone();
+        let i = c.size.map(|n| Box::new(self.index_exp(cx, n, d.min(1))));
+        let mut args = vec![];
+        for ty in &c.fields {
+            let consts = self.match_consts(ty);
+            let shared: Vec<VarInfo> = self
+                .vars
+                .iter()
+                .filter(|v| v.class == Ref::Shared && v.size.is_none())
+                .filter(|v| (v.ty == Ty::Bool) == (*ty == Ty::Bool))
+                .cloned()
+                .collect();
+            let w = [
+                if shared.is_empty() { 0 } else { 10 },
+                35,
+                if consts.is_empty() { 0 } else { 10 },
+                20,
+                25,
+            ];
+            args.push(match self.r.weighted(&w) {
+                0 => Recv::Var(Lv {
+                    r: Ref::Shared,
+                    name: self.r.pick(&shared).name.clone(),
+                    idx: None,
+                }),
+                k => self.recv_value(cx, ty, &consts, k),
+            });
+        }
+        E::Poll(c.name, i, args)
     }
 
     /// A lock-valued expression: a lock or `free`.
@@ -1830,7 +1875,7 @@ impl Gen<'_> {
             let targets: Vec<&Lv> = match &st.s {
                 S::Assign(lvs, _) => lvs.iter().collect(),
                 S::Call(Some(lv), ..) => vec![lv],
-                S::Receive(_, args) => args
+                S::Receive(_, args, _) => args
                     .iter()
                     .filter_map(|a| match a {
                         Recv::Var(lv) => Some(lv),
@@ -2230,7 +2275,9 @@ impl Gen<'_> {
             .iter()
             .map(|t| self.recv_arg(sx, &guard, t, &mut used))
             .collect();
-        S::Receive(lv, args)
+        // At times one that keeps the message (a rendezvous has none).
+        let keep = c.capacity > 0 && self.r.chance(30);
+        S::Receive(lv, args, keep)
     }
 
     /// One argument of a receive, for a field of type `ty`: a place of that
@@ -2238,18 +2285,7 @@ impl Gen<'_> {
     /// literal, a constant, `eval(e)`), or `_`.
     fn recv_arg(&mut self, sx: &Sx, guard: &Cx, ty: &Ty, used: &mut Vec<String>) -> Recv {
         let want_bool = *ty == Ty::Bool;
-        let consts: Vec<(Ref, String)> = self
-            .consts
-            .iter()
-            .filter(|c| c.1 == want_bool)
-            .map(|c| (Ref::Const, c.0.clone()))
-            .chain(
-                self.names
-                    .iter()
-                    .filter(|_| !want_bool && !self.symmetric)
-                    .map(|n| (Ref::Thread, n.clone())),
-            )
-            .collect();
+        let consts = self.match_consts(ty);
         match self
             .r
             .weighted(&[55, 12, if consts.is_empty() { 0 } else { 6 }, 12, 15])
@@ -2277,6 +2313,31 @@ impl Gen<'_> {
                 used.push(lv.name.clone());
                 Recv::Var(lv)
             }
+            k => self.recv_value(guard, ty, &consts, k),
+        }
+    }
+
+    /// The constants (and thread names) a field of type `ty` may match.
+    fn match_consts(&self, ty: &Ty) -> Vec<(Ref, String)> {
+        let want_bool = *ty == Ty::Bool;
+        self.consts
+            .iter()
+            .filter(|c| c.1 == want_bool)
+            .map(|c| (Ref::Const, c.0.clone()))
+            .chain(
+                self.names
+                    .iter()
+                    .filter(|_| !want_bool && !self.symmetric)
+                    .map(|n| (Ref::Thread, n.clone())),
+            )
+            .collect()
+    }
+
+    /// A receive's or poll's argument that is no place: `k` 1 a literal
+    /// (at times one the field never holds), 2 one of `consts`, 3
+    /// `eval(e)` (of an expression of `cx`), else `_`.
+    fn recv_value(&mut self, cx: &Cx, ty: &Ty, consts: &[(Ref, String)], k: usize) -> Recv {
+        match k {
             1 => match ty {
                 Ty::Bool => Recv::Lit(E::Bool(self.r.chance(50))),
                 Ty::Int(lo, hi) => {
@@ -2294,12 +2355,12 @@ impl Gen<'_> {
                 }
             },
             2 => {
-                let (r, n) = self.r.pick(&consts).clone();
+                let (r, n) = self.r.pick(consts).clone();
                 Recv::Const(r, n)
             }
             3 => Recv::Eval(match ty {
-                Ty::Bool => self.bexp(guard, 1),
-                Ty::Int(lo, hi) => self.int_in(guard, *lo, *hi, 80),
+                Ty::Bool => self.bexp(cx, 1),
+                Ty::Int(lo, hi) => self.int_in(cx, *lo, *hi, 80),
             }),
             _ => Recv::Skip,
         }
@@ -2378,7 +2439,7 @@ fn uses_chan(body: &[Stmt], name: &str, send: bool) -> bool {
     body.iter().any(|st| {
         match &st.s {
             S::Send(c, _) if send && c.name == name => return true,
-            S::Receive(c, _) if !send && c.name == name => return true,
+            S::Receive(c, ..) if !send && c.name == name => return true,
             _ => {}
         }
         st.blocks().into_iter().any(|b| uses_chan(b, name, send))

@@ -15,11 +15,13 @@
 //! of one to three fields; invariants), then typed random statements (every
 //! statement form) and expressions (every expression form: `at()`, `t.r`,
 //! `init(t, x)`, quantifiers, locks read as values, `len(c)` and the other
-//! questions of channels, ...) in every position
+//! questions of channels, polls `c?[...]` of buffered ones, ...) in every
+//! position
 //! the grammar allows: guards, lock operations, assertions, conditions,
 //! assignments, call arguments, returns, initial values, exclusive access
 //! predicates and invariants. Sends and receives (a receive assigns places,
-//! matches literals, constants and `eval(e)`, drops fields with `_`) go
+//! matches literals, constants and `eval(e)`, drops fields with `_`, and
+//! on a buffered channel at times keeps the message, `c ?<...>`) go
 //! wherever statements go, and lead `atomic` blocks on buffered channels;
 //! their channel indices may be out of range, their values out of a field's
 //! range, their matches may never match. A model with a rendezvous is

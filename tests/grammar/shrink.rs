@@ -75,7 +75,7 @@ fn stmt_exprs(st: &Stmt, f: &mut dyn FnMut(&E)) {
                 f(e);
             }
         }
-        S::Receive(c, args) => {
+        S::Receive(c, args, _) => {
             lv(c, f);
             for a in args {
                 match a {
@@ -124,7 +124,7 @@ fn stmt_exprs_mut(st: &mut Stmt, f: &mut dyn FnMut(&mut E)) {
                 f(e);
             }
         }
-        S::Receive(c, args) => {
+        S::Receive(c, args, _) => {
             lv(c, f);
             for a in args {
                 match a {
@@ -349,7 +349,7 @@ fn candidates(sys: &System) -> Vec<System> {
             // A receive's argument dropped (`_`), one at a time.
             let mut nargs = 0;
             at_block(&mut sys.clone(), b, &mut |bl| {
-                if let S::Receive(_, args) = &bl[i].s {
+                if let S::Receive(_, args, _) = &bl[i].s {
                     nargs = args.len();
                 }
             });
@@ -357,7 +357,7 @@ fn candidates(sys: &System) -> Vec<System> {
                 let mut s = sys.clone();
                 let mut changed = false;
                 at_block(&mut s, b, &mut |bl| {
-                    if let S::Receive(_, args) = &mut bl[i].s
+                    if let S::Receive(_, args, _) = &mut bl[i].s
                         && args[a] != Recv::Skip
                     {
                         args[a] = Recv::Skip;

@@ -18,8 +18,10 @@
 //! random expressions: divisions and remainders by values that can be
 //! zero, indices that can go out of range, quantifiers with variable
 //! bounds, `any`, `either`, `while`, `if`, `atomic`, `await`, assertions,
-//! and sometimes sends and receives on an array of two channels, buffered
-//! or rendezvous, at computed indices that can be out of range.
+//! and sometimes sends, receives (on a buffered channel also receives that
+//! keep the message, and polls in conditions) on an array of two
+//! channels, buffered or rendezvous, at computed indices that can be out
+//! of range.
 //!
 //! Like the first generator, it reads a choice sequence ([`Choices`]), so
 //! proptest shrinks a failing case to a small model. Every generated model
@@ -523,7 +525,8 @@ fn block(c: &mut Choices, w: &World, t: usize, depth: usize) -> String {
 
 /// A send or receive on `q`, at an index that may be out of range (`y`
 /// reaches 2), receiving into `r`, matching a value, or dropping it; on a
-/// buffered channel sometimes inside an `atomic` that goes on.
+/// buffered channel sometimes a receive that keeps the message, and
+/// sometimes inside an `atomic` that goes on.
 fn chan_op(c: &mut Choices, w: &World, t: usize, capacity: usize) -> String {
     let index = ["0", "1", "r", "k[0]", "y"][c.below(5)];
     let op = if c.chance(50) {
@@ -531,7 +534,11 @@ fn chan_op(c: &mut Choices, w: &World, t: usize, capacity: usize) -> String {
         format!("q[{index}] ! {value};")
     } else {
         let arg = ["r", "r", "1", "_", "eval(y)"][c.below(5)];
-        format!("q[{index}] ? {arg};")
+        if capacity > 0 && c.chance(30) {
+            format!("q[{index}] ?<{arg}>;")
+        } else {
+            format!("q[{index}] ? {arg};")
+        }
     };
     if capacity > 0 && c.chance(25) {
         let g = if c.chance(50) {
@@ -591,6 +598,11 @@ fn cond(c: &mut Choices, w: &World, t: usize, prot: bool, depth: usize) -> Strin
             "len(q[y]) < 2",
         ];
         return q[c.below(q.len())].to_string();
+    }
+    // Polls, of buffered channels only (a rendezvous holds no message).
+    if w.chan.is_some_and(|k| k > 0) && c.chance(10) {
+        let polls = ["q[0]?[1]", "!q[1]?[r]", "q[r]?[eval(y)]", "q[y]?[_]"];
+        return polls[c.below(polls.len())].to_string();
     }
     if depth == 0 || c.chance(40) {
         let other = w.thread_name((t + 1 + c.below(w.nthreads - 1)) % w.nthreads);

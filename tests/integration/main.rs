@@ -2,6 +2,7 @@
 
 mod certify;
 mod certify_movers;
+mod chans;
 mod cli;
 mod cli_io;
 mod common;

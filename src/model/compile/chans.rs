@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use super::lower::{Action, Lower};
 use super::*;
 use crate::model::{ChanOp, Channel, Dir};
-use crate::syntax::ast::{ChanQuery, RecvArg};
+use crate::syntax::ast::{ChanQuery, RecvArg, RecvMode};
 
 /// A declared channel (or array of channels), as names resolve to it.
 #[derive(Clone, Debug)]
@@ -295,6 +295,138 @@ impl Compiler {
             ChanQuery::NotFull => cmp(BinOp::Lt, len, cap),
         })
     }
+
+    /// `c?[...]` (expression `e`): whether c's first message matches, a
+    /// read of c's length and first slots. A variable matches any value.
+    pub(super) fn chan_poll(
+        &self,
+        e: &ast::Expr,
+        lv: &ast::LValue,
+        args: &[RecvArg],
+        sc: &mut Scope,
+    ) -> Result<(CExpr, Ty)> {
+        let (c, index) = self.chan_ref(lv, sc)?;
+        if c.capacity == 0 {
+            return Err(CompileError::at(
+                e.span,
+                format!(
+                    "`{}` is a rendezvous channel, which holds no message to poll",
+                    lv.name.name
+                ),
+            )
+            .help("SPIN stops with an error when it polls a rendezvous channel"));
+        }
+        self.check_arity(&c, lv, args.len(), e.span, "poll")?;
+        let mut wants = Vec::new();
+        for (a, &(want, _, _)) in args.iter().zip(&c.fields) {
+            wants.push(match a {
+                RecvArg::Var(v) if !self.names_constant(v, sc) => {
+                    self.wildcard(v, want, sc)?;
+                    None
+                }
+                _ => self.wanted(a, want, sc)?,
+            });
+        }
+        Ok((first_matches(&c, &index, &wants), Ty::Bool))
+    }
+
+    /// A variable of a poll, which matches any value: it must be one of
+    /// the field's type.
+    fn wildcard(&self, v: &ast::LValue, want: Ty, sc: &Scope) -> Result<()> {
+        let ty = match self.lookup(&v.name, sc)? {
+            Resolved::Var(var) => var.ty(),
+            Resolved::Value(..) => {
+                return Err(CompileError::at(
+                    v.span,
+                    format!(
+                        "`{}` is neither a variable (which a poll lets match any value) nor a constant (which it must equal)",
+                        v.name.name
+                    ),
+                )
+                .help(format!("to match its value, write `eval({})`", v.name.name)));
+            }
+        };
+        if ty != want {
+            return Err(field_mismatch(v, want, ty));
+        }
+        Ok(())
+    }
+
+    /// Whether `lv` is the name of a constant (or of a thread), which a
+    /// receive or poll matches, as in Promela.
+    fn names_constant(&self, lv: &ast::LValue, sc: &Scope) -> bool {
+        lv.index.is_none()
+            && matches!(
+                self.lookup(&lv.name, sc),
+                Ok(Resolved::Value(CExpr::Const(_), _))
+            )
+    }
+
+    /// The value field `a` of a receive or poll must equal (of type
+    /// `want`): a literal, `eval(e)` or a constant's name; `None` for `_`.
+    /// A variable that is not a constant is the caller's.
+    fn wanted(&self, a: &RecvArg, want: Ty, sc: &mut Scope) -> Result<Option<CExpr>> {
+        let mismatch = |ty: Ty| {
+            format!(
+                "this field is {}, but the value is {}",
+                want.name(),
+                ty.name()
+            )
+        };
+        match a {
+            RecvArg::Skip(_) => Ok(None),
+            RecvArg::Match(e) => Ok(Some(fold(self.typed(e, sc, want, mismatch)?))),
+            RecvArg::Var(lv) => {
+                let name = ast::Expr {
+                    kind: ExprKind::Name(lv.name.clone()),
+                    span: lv.span,
+                };
+                let (v, ty) = self.expr(&name, sc)?;
+                if ty != want {
+                    return Err(field_mismatch(lv, want, ty));
+                }
+                Ok(Some(v))
+            }
+        }
+    }
+
+    /// The error when `n`, a send's values, a receive's or a poll's fields,
+    /// is not the number of c's fields.
+    fn check_arity(
+        &self,
+        c: &ChanSym,
+        lv: &ast::LValue,
+        n: usize,
+        span: Span,
+        what: &str,
+    ) -> Result<()> {
+        if n == c.fields.len() {
+            return Ok(());
+        }
+        Err(CompileError::at(
+            span,
+            format!(
+                "`{}` carries messages of {} field{}, and this {what} has {n}",
+                lv.name.name,
+                c.fields.len(),
+                if c.fields.len() == 1 { "" } else { "s" },
+            ),
+        ))
+    }
+}
+
+/// The error for a receive's or poll's variable or constant `lv` of type
+/// `ty` in a field of type `want`.
+fn field_mismatch(lv: &ast::LValue, want: Ty, ty: Ty) -> CompileError {
+    CompileError::at(
+        lv.span,
+        format!(
+            "this field is {}, but `{}` is {}",
+            want.name(),
+            lv.name.name,
+            ty.name()
+        ),
+    )
 }
 
 /// Element `index` of `array`, as an expression (a slot when constant).
@@ -325,14 +457,14 @@ fn and_all(parts: Vec<CExpr>) -> Option<CExpr> {
 }
 
 impl Lower<'_, '_> {
-    /// `c ! v, ...` and `c ? x, ...`: the guard and command of a buffered
-    /// channel's transition, or, for a rendezvous channel, a transition
-    /// that never fires alone (its half is kept for pairing).
+    /// `c ! v, ...`, `c ? x, ...` and `c ?<x, ...>`: the guard and command
+    /// of a buffered channel's transition, or, for a rendezvous channel, a
+    /// transition that never fires alone (its half is kept for pairing).
     /// `next` is the point the statement goes on to, `None` inside `atomic`.
     pub(super) fn chan_action(&self, s: &ast::Stmt, next: Option<i64>) -> Result<(Action, ChanOp)> {
-        let (lv, dir) = match &s.kind {
-            StmtKind::Send(lv, _) => (lv, Dir::Send),
-            StmtKind::Receive(lv, _) => (lv, Dir::Receive),
+        let (lv, dir, n, mode) = match &s.kind {
+            StmtKind::Send(lv, v) => (lv, Dir::Send, v.len(), RecvMode::Take),
+            StmtKind::Receive(lv, a, mode) => (lv, Dir::Receive, a.len(), *mode),
             _ => unreachable!("only sends and receives are channel actions"),
         };
         let mut sc = Scope {
@@ -340,23 +472,8 @@ impl Lower<'_, '_> {
             ..self.scope()
         };
         let (c, index) = self.c.chan_ref(lv, &mut sc)?;
-        let n = match &s.kind {
-            StmtKind::Send(_, v) => v.len(),
-            StmtKind::Receive(_, a) => a.len(),
-            _ => 0,
-        };
-        if n != c.fields.len() {
-            return Err(CompileError::at(
-                s.span,
-                format!(
-                    "`{}` carries messages of {} field{}, and this {} has {n}",
-                    lv.name.name,
-                    c.fields.len(),
-                    if c.fields.len() == 1 { "" } else { "s" },
-                    if dir == Dir::Send { "send" } else { "receive" }
-                ),
-            ));
-        }
+        let what = if dir == Dir::Send { "send" } else { "receive" };
+        self.c.check_arity(&c, lv, n, s.span, what)?;
         let op = ChanOp {
             chans: c.chans.clone(),
             index: index.clone(),
@@ -365,26 +482,33 @@ impl Lower<'_, '_> {
         };
         let half = match &s.kind {
             StmtKind::Send(_, values) => Half::Send(self.sent(&c, values)?),
-            StmtKind::Receive(_, args) => Half::Receive(self.received(&c, args)?),
+            StmtKind::Receive(_, args, _) => Half::Receive(self.received(&c, args)?),
             _ => unreachable!(),
         };
-        if c.capacity == 0 {
-            let Some(next) = next else {
-                return Err(CompileError::at(s.span, "a rendezvous cannot be part of an `atomic` block")
-                    .help("a rendezvous is already one step of the sender and the receiver; write it on its own"));
-            };
-            self.c
-                .halves
-                .borrow_mut()
-                .insert((self.thread as u32, s.span.start, s.span.end, next), half);
-            let action = Action {
-                guard: Some(CExpr::Const(0)),
-                body: Vec::new(),
-                chan: None,
-            };
-            return Ok((action, op));
+        if c.capacity > 0 {
+            return Ok((buffered(&c, &index, half, mode), op));
         }
-        Ok((buffered(&c, &index, half), op))
+        if mode == RecvMode::Keep {
+            return Err(CompileError::at(
+                s.span,
+                format!("`{}` is a rendezvous channel, which holds no message to keep", lv.name.name),
+            )
+            .help("receive it with `c ? ...;` (SPIN stops with an error on `c?<...>` of a rendezvous)"));
+        }
+        let Some(next) = next else {
+            return Err(CompileError::at(s.span, "a rendezvous cannot be part of an `atomic` block")
+                .help("a rendezvous is already one step of the sender and the receiver; write it on its own"));
+        };
+        self.c
+            .halves
+            .borrow_mut()
+            .insert((self.thread as u32, s.span.start, s.span.end, next), half);
+        let action = Action {
+            guard: Some(CExpr::Const(0)),
+            body: Vec::new(),
+            chan: None,
+        };
+        Ok((action, op))
     }
 
     /// The values of a send, each of its field's type.
@@ -403,14 +527,6 @@ impl Lower<'_, '_> {
         Ok(out)
     }
 
-    /// Whether `name` is a constant or a thread's name here.
-    fn names_constant(&self, name: &ast::Ident) -> bool {
-        matches!(
-            self.c.lookup(name, &self.scope()),
-            Ok(Resolved::Value(CExpr::Const(_), _))
-        )
-    }
-
     /// The fields of a receive: where each goes, or what it must equal.
     fn received(
         &self,
@@ -418,46 +534,13 @@ impl Lower<'_, '_> {
         args: &[RecvArg],
     ) -> Result<Vec<(Option<Place>, Option<CExpr>)>> {
         let mut out = Vec::new();
+        let mut sc = Scope {
+            guard: Some("a value a receive must match"),
+            ..self.scope()
+        };
         for (a, &(want, _, _)) in args.iter().zip(&c.fields) {
             out.push(match a {
-                RecvArg::Skip(_) => (None, None),
-                RecvArg::Match(e) => {
-                    let mut sc = Scope {
-                        guard: Some("a value a receive must match"),
-                        ..self.scope()
-                    };
-                    let mismatch = |ty: Ty| {
-                        format!(
-                            "this field is {}, but the value is {}",
-                            want.name(),
-                            ty.name()
-                        )
-                    };
-                    (None, Some(fold(self.c.typed(e, &mut sc, want, mismatch)?)))
-                }
-                // A constant's name is matched, as in Promela.
-                RecvArg::Var(lv) if lv.index.is_none() && self.names_constant(&lv.name) => {
-                    let (v, ty) = self.c.expr(
-                        &ast::Expr {
-                            kind: ExprKind::Name(lv.name.clone()),
-                            span: lv.span,
-                        },
-                        &mut self.scope(),
-                    )?;
-                    if ty != want {
-                        return Err(CompileError::at(
-                            lv.span,
-                            format!(
-                                "this field is {}, but `{}` is {}",
-                                want.name(),
-                                lv.name.name,
-                                ty.name()
-                            ),
-                        ));
-                    }
-                    (None, Some(v))
-                }
-                RecvArg::Var(lv) => {
+                RecvArg::Var(lv) if !self.c.names_constant(lv, &sc) => {
                     let (place, kind) = self.place(lv, None)?;
                     let ty = match kind {
                         SlotKind::Bool => Ty::Bool,
@@ -470,101 +553,112 @@ impl Lower<'_, '_> {
                         }
                     };
                     if ty != want {
-                        return Err(CompileError::at(
-                            lv.span,
-                            format!(
-                                "this field is {}, but `{}` is {}",
-                                want.name(),
-                                lv.name.name,
-                                ty.name()
-                            ),
-                        ));
+                        return Err(field_mismatch(lv, want, ty));
                     }
                     (Some(place), None)
                 }
+                _ => (None, self.c.wanted(a, want, &mut sc)?),
             });
         }
         Ok(out)
     }
 }
 
-/// The guard and command of a send or receive on buffered channel `c`
-/// (element `index`): a send appends, a receive takes the first message,
-/// shifts the rest forward and writes the freed slot back to its field's
-/// lowest value, so equal contents are one state.
-fn buffered(c: &ChanSym, index: &CExpr, half: Half) -> Action {
-    // Reading the length first makes a bad index fault before anything else.
+/// Where the `k`-th message of channel `index` of `c` is in each field's
+/// buffer.
+fn offset(c: &ChanSym, index: &CExpr, k: CExpr) -> CExpr {
+    let cap = CExpr::Const(i64::from(c.capacity));
+    bin(BinOp::Add, bin(BinOp::Mul, index.clone(), cap), k)
+}
+
+/// Field `f` of the message at `k` (an expression) in channel `index` of
+/// `c`, as a place.
+fn slot(c: &ChanSym, index: &CExpr, f: usize, k: CExpr) -> Place {
+    elem_place(c.fields[f].2, offset(c, index, k))
+}
+
+/// Field `f` of the `k`-th message in channel `index` of `c`, as a value.
+fn read(c: &ChanSym, index: &CExpr, f: usize, k: i64) -> CExpr {
+    elem(c.fields[f].2, offset(c, index, CExpr::Const(k)))
+}
+
+/// Whether channel `index` of buffered `c` has a first message whose
+/// fields equal `wants` where given: the guard of a receive, the value of
+/// a poll. Reading the length first makes a bad index fault before
+/// anything else.
+fn first_matches(c: &ChanSym, index: &CExpr, wants: &[Option<CExpr>]) -> CExpr {
     let len = elem(c.len, index.clone());
-    let cap = i64::from(c.capacity);
-    let slot = |f: usize, k: CExpr| {
-        elem_place(
-            c.fields[f].2,
-            bin(
-                BinOp::Add,
-                bin(BinOp::Mul, index.clone(), CExpr::Const(cap)),
-                k,
-            ),
-        )
-    };
-    let read = |f: usize, k: i64| {
-        elem(
-            c.fields[f].2,
-            bin(
-                BinOp::Add,
-                bin(BinOp::Mul, index.clone(), CExpr::Const(cap)),
-                CExpr::Const(k),
-            ),
-        )
-    };
+    let mut parts = vec![bin(BinOp::Gt, len, CExpr::Const(0))];
+    for (f, w) in wants.iter().enumerate() {
+        if let Some(w) = w {
+            parts.push(bin(BinOp::Eq, read(c, index, f, 0), w.clone()));
+        }
+    }
+    and_all(parts).expect("a length test")
+}
+
+/// The guard and command of a send or receive on buffered channel `c`
+/// (element `index`): a send appends; a receive copies the first
+/// message's fields, and unless it keeps the message takes it, shifting
+/// the rest forward and writing the freed slot back to its field's lowest
+/// value, so equal contents are one state.
+fn buffered(c: &ChanSym, index: &CExpr, half: Half, mode: RecvMode) -> Action {
+    let len = elem(c.len, index.clone());
     let set_len = |d: i64| {
         (
             elem_place(c.len, index.clone()),
             bin(BinOp::Add, len.clone(), CExpr::Const(d)),
         )
     };
-    match half {
+    let (guard, parts) = match half {
         Half::Send(values) => {
             let mut parts: Vec<(Place, CExpr)> = values
                 .into_iter()
                 .enumerate()
-                .map(|(f, v)| (slot(f, len.clone()), v))
+                .map(|(f, v)| (slot(c, index, f, len.clone()), v))
                 .collect();
             parts.push(set_len(1));
-            Action {
-                guard: Some(bin(BinOp::Lt, len.clone(), CExpr::Const(cap))),
-                body: vec![Cmd::Assign(parts)],
-                chan: None,
-            }
+            let cap = CExpr::Const(i64::from(c.capacity));
+            (bin(BinOp::Lt, len.clone(), cap), parts)
         }
         Half::Receive(args) => {
-            let mut guard = vec![bin(BinOp::Gt, len.clone(), CExpr::Const(0))];
-            let mut parts = Vec::new();
-            for (f, (place, want)) in args.into_iter().enumerate() {
-                if let Some(w) = want {
-                    guard.push(bin(BinOp::Eq, read(f, 0), w));
-                }
-                if let Some(p) = place {
-                    parts.push((p, read(f, 0)));
-                }
+            let wants: Vec<Option<CExpr>> = args.iter().map(|a| a.1.clone()).collect();
+            let mut parts: Vec<(Place, CExpr)> = args
+                .into_iter()
+                .enumerate()
+                .filter_map(|(f, (place, _))| Some((place?, read(c, index, f, 0))))
+                .collect();
+            if mode == RecvMode::Take {
+                parts.extend(shift(c, index));
+                parts.push(set_len(-1));
             }
-            for (f, &(_, lo, _)) in c.fields.iter().enumerate() {
-                for k in 0..cap {
-                    let v = if k + 1 < cap {
-                        read(f, k + 1)
-                    } else {
-                        CExpr::Const(lo)
-                    };
-                    parts.push((slot(f, CExpr::Const(k)), v));
-                }
-            }
-            parts.push(set_len(-1));
-            Action {
-                guard: and_all(guard),
-                body: vec![Cmd::Assign(parts)],
-                chan: None,
-            }
+            (first_matches(c, index, &wants), parts)
+        }
+    };
+    Action {
+        guard: Some(guard),
+        body: vec![Cmd::Assign(parts)],
+        chan: None,
+    }
+}
+
+/// The assignments that take the first message of channel `index` of `c`:
+/// every message moves one place forward, and the last place is written
+/// back to its field's lowest value.
+fn shift(c: &ChanSym, index: &CExpr) -> Vec<(Place, CExpr)> {
+    let cap = i64::from(c.capacity);
+    let mut parts = Vec::new();
+    for (f, &(_, lo, _)) in c.fields.iter().enumerate() {
+        for k in 0..cap {
+            let v = if k + 1 < cap {
+                read(c, index, f, k + 1)
+            } else {
+                CExpr::Const(lo)
+            };
+            parts.push((slot(c, index, f, CExpr::Const(k)), v));
         }
     }
+    parts
 }
 
 /// Adds, for each rendezvous send and each receive of another thread on

@@ -53,6 +53,13 @@ fn in_expr(e: &ast::Expr) -> Option<Span> {
         ExprKind::Binary(_, a, b) | ExprKind::Any(a, b) => in_expr(a).or_else(|| in_expr(b)),
         ExprKind::Quant(_, _, lo, hi, body) => [lo, hi, body].into_iter().find_map(|x| in_expr(x)),
         ExprKind::Chan(_, lv) => lv.index.as_deref().and_then(in_expr),
+        ExprKind::Poll(lv, args) => lv.index.as_deref().and_then(in_expr).or_else(|| {
+            args.iter().find_map(|a| match a {
+                ast::RecvArg::Match(x) => in_expr(x),
+                ast::RecvArg::Var(v) => v.index.as_deref().and_then(in_expr),
+                ast::RecvArg::Skip(_) => None,
+            })
+        }),
         ExprKind::Int(_)
         | ExprKind::Bool(_)
         | ExprKind::SelfId

@@ -284,23 +284,39 @@ impl Lower<'_> {
         v: &VarRef,
         span: Span,
     ) -> Result<(ast::Expr, T)> {
-        let t = if q == ast::ChanQuery::Len { T::I } else { T::B };
-        let holder = match self.chan(v)? {
-            Target::Static(lv) => return Ok((ex(ExprKind::Chan(q, lv), span), t)),
-            Target::Dynamic(e) => e,
-        };
-        if t == T::I {
-            return unsupported(
+        if q != ast::ChanQuery::Len {
+            let query = |lv| ex(ExprKind::Chan(q, lv), span);
+            return Ok((self.chan_cond(v, None, span, &query)?, T::B));
+        }
+        match self.chan(v)? {
+            Target::Static(lv) => Ok((ex(ExprKind::Chan(q, lv), span), T::I)),
+            Target::Dynamic(_) => unsupported(
                 span,
                 "`len` of a channel held in a variable, outside a comparison",
-            );
+            ),
         }
+    }
+
+    /// The condition `make` builds on the channel `v` names: on a
+    /// variable, whether it holds a channel (of messages of `arity`
+    /// fields) for which the condition holds.
+    pub(super) fn chan_cond(
+        &mut self,
+        v: &VarRef,
+        arity: Option<usize>,
+        span: Span,
+        make: &dyn Fn(ast::LValue) -> ast::Expr,
+    ) -> Result<ast::Expr> {
+        let holder = match self.chan(v)? {
+            Target::Static(lv) => return Ok(make(lv)),
+            Target::Dynamic(e) => e,
+        };
         let any = self
-            .candidates(&holder, None)
+            .candidates(&holder, arity)
             .into_iter()
-            .map(|(is, lv)| bin(BinOp::And, is, ex(ExprKind::Chan(q, lv), span)))
+            .map(|(is, lv)| bin(BinOp::And, is, make(lv)))
             .reduce(|a, b| bin(BinOp::Or, a, b));
-        Ok((any.unwrap_or(ex(ExprKind::Bool(false), span)), T::B))
+        Ok(any.unwrap_or(ex(ExprKind::Bool(false), span)))
     }
 
     /// `len(v) op y` (`y op len(v)` when `flip`) for a variable `v` that
