@@ -452,7 +452,14 @@ impl<'s> Lower<'s> {
             return fail(d.span, format!("`{}` is declared twice", d.name));
         }
         let v = if d.ty == Ty::Chan && matches!(d.init, Some(Init::Chan(..))) {
-            self.chan_decl(d, &d.name)?
+            let c = self.chan_decl(d, &d.name)?;
+            let bodies = self
+                .procs
+                .iter()
+                .map(|p| &p.body)
+                .chain(self.init.as_ref().map(|i| &i.body));
+            let assigned = bodies.flatten().any(|s| assigns(s, &d.name));
+            self.held_chan(c, d, &d.name, ast::Class::Shared, assigned)
         } else {
             let init = match &d.init {
                 Some(Init::Value(e)) => Some(ast::Init::Value(int(self.const_eval(e)?, e.span))),
@@ -834,7 +841,9 @@ impl Lower<'_> {
             }
             let v = if d.ty == Ty::Chan && matches!(d.init, Some(Init::Chan(..))) {
                 let core = format!("{name}_{}", d.name);
-                self.chan_decl(d, &core)?
+                let c = self.chan_decl(d, &core)?;
+                let assigned = proc.body.iter().any(|s| assigns(s, &d.name));
+                self.held_chan(c, d, &core, ast::Class::Local, assigned)
             } else {
                 let init = match &d.init {
                     Some(Init::Value(e)) => match self.const_eval_pid(e) {

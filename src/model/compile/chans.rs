@@ -38,10 +38,21 @@ pub(super) enum Half {
     Receive(Vec<(Option<Place>, Option<CExpr>)>),
 }
 
-/// The halves of the rendezvous statements, by (thread, statement, the
-/// point the statement goes on to): the copies an `either` makes of a
-/// transition keep all three.
-pub(super) type Halves = RefCell<HashMap<(u32, usize, usize, i64), Half>>;
+/// Where a rendezvous half is kept: (thread, statement, the point the
+/// statement goes on to, the channel declaration's first channel). The
+/// copies an `either` makes of a transition keep all four; the channel
+/// tells apart the options of one statement on different channels (the
+/// Promela front end's operation on a channel a variable holds).
+pub(super) type HalfKey = (u32, usize, usize, i64, u32);
+
+/// The halves of the rendezvous statements, by [`HalfKey`].
+pub(super) type Halves = RefCell<HashMap<HalfKey, Half>>;
+
+/// The key of `t`'s half, going on to `next`.
+pub(super) fn half_key(t: &Transition, next: i64) -> Option<HalfKey> {
+    let op = t.chan.as_deref()?;
+    Some((t.thread, t.span.start, t.span.end, next, op.chans.start))
+}
 
 impl Compiler {
     /// Declares `chan` `d`: its lengths, then its buffers, field by field.
@@ -499,10 +510,16 @@ impl Lower<'_, '_> {
             return Err(CompileError::at(s.span, "a rendezvous cannot be part of an `atomic` block")
                 .help("a rendezvous is already one step of the sender and the receiver; write it on its own"));
         };
-        self.c
-            .halves
-            .borrow_mut()
-            .insert((self.thread as u32, s.span.start, s.span.end, next), half);
+        self.c.halves.borrow_mut().insert(
+            (
+                self.thread as u32,
+                s.span.start,
+                s.span.end,
+                next,
+                c.chans.start,
+            ),
+            half,
+        );
         let action = Action {
             guard: Some(CExpr::Const(0)),
             body: Vec::new(),
@@ -677,14 +694,12 @@ pub(super) fn pair_rendezvous(
         return Ok(transitions);
     }
     fn half<'a>(
-        halves: &'a HashMap<(u32, usize, usize, i64), Half>,
+        halves: &'a HashMap<HalfKey, Half>,
         t: &'a Transition,
     ) -> Option<(&'a ChanOp, &'a Half)> {
         let Next::To(next) = t.next else { return None };
         let op = t.chan.as_deref()?;
-        halves
-            .get(&(t.thread, t.span.start, t.span.end, next))
-            .map(|h| (op, h))
+        halves.get(&half_key(t, next)?).map(|h| (op, h))
     }
     let half = |t| half(&halves, t);
     let receives: Vec<&Transition> = transitions

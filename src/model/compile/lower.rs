@@ -85,14 +85,15 @@ impl Lower<'_, '_> {
         let mut halves = self.c.halves.borrow_mut();
         for ts in self.by_point.iter_mut() {
             for t in ts.iter_mut() {
+                let at = (t.chan.as_deref())
+                    .map(|op| (t.thread, t.span.start, t.span.end, op.chans.start));
                 match &mut t.next {
                     Next::To(q) => {
                         let to = resolve(*q);
                         // A rendezvous half is known by where it goes on to.
-                        let key = (t.thread, t.span.start, t.span.end, *q);
-                        if to != *q {
-                            if let Some(h) = halves.remove(&key) {
-                                halves.insert((key.0, key.1, key.2, to), h);
+                        if let Some((th, a, b, c)) = at.filter(|_| to != *q) {
+                            if let Some(h) = halves.remove(&(th, a, b, *q, c)) {
+                                halves.insert((th, a, b, to, c), h);
                             }
                         }
                         *q = to;

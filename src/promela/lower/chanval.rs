@@ -207,6 +207,43 @@ impl Lower<'_> {
         Ok(out)
     }
 
+    /// A declared channel `c` that the model assigns (`fa = fp`): SPIN's
+    /// variable holds the channel's id and may take another's, so it is a
+    /// variable of ids (`core_id`), starting at the channel's own.
+    pub(super) fn held_chan(
+        &mut self,
+        c: Var,
+        d: &Decl,
+        core: &str,
+        class: ast::Class,
+        assigned: bool,
+    ) -> Var {
+        let Var::Chan {
+            base, array: false, ..
+        } = c
+        else {
+            return c;
+        };
+        if !assigned {
+            return c;
+        }
+        let name = format!("{core}_id");
+        self.items_or_local(ast::VarDecl {
+            class,
+            name: id(&name, d.span),
+            size: None,
+            ty: ast::Type::Int(int(0, d.span), int(MAX_CHANS as i64, d.span)),
+            init: Some(ast::Init::Value(int(base, d.span))),
+            span: d.span,
+        });
+        Var::Plain {
+            core: name,
+            array: false,
+            modulus: None,
+            chan: true,
+        }
+    }
+
     /// The id of the declared channel `v` as a value.
     pub(super) fn chan_value(&mut self, v: &VarRef) -> Result<ast::Expr> {
         let Var::Chan { base, array, .. } = self.lookup(&v.name, v.span)? else {
