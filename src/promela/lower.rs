@@ -18,6 +18,7 @@ use crate::syntax::ast::{self, BinOp, ExprKind, StmtKind, UnOp};
 use crate::syntax::span::Span;
 
 mod chanval;
+mod numeric;
 mod pool;
 
 fn fail<T>(span: Span, message: impl Into<String>) -> Result<T> {
@@ -1847,9 +1848,7 @@ impl Lower<'_> {
             }
             Ek::Poll(c, args) => {
                 let xs = self.recv_args(&self.msg_args(args)?)?;
-                let arity = Some(xs.len());
-                let poll = |lv| ex(ExprKind::Poll(lv, xs.clone()), span);
-                (self.chan_cond(c, arity, span, &poll)?, T::B)
+                (self.poll(c, xs, span)?, T::B)
             }
             Ek::Run(..) => return unsupported(span, "`run` inside an expression"),
             Ek::Timeout => (ex(ExprKind::Timeout, span), T::B),
@@ -1894,6 +1893,9 @@ impl Lower<'_> {
             Ok((bin(o, self.int(a)?, self.int(b)?), T::I))
         } else if let Some(o) = cmp(op) {
             if let Some(c) = self.dynamic_len_cmp(o, a, b)? {
+                return Ok((c, T::B));
+            }
+            if let Some(c) = self.numeric_cmp(o, a, b)? {
                 return Ok((c, T::B));
             }
             let (x, tx) = self.expr(a)?;

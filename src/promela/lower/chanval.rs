@@ -268,21 +268,23 @@ impl Lower<'_> {
         holder: &ast::Expr,
         arity: Option<usize>,
     ) -> Vec<(ast::Expr, ast::LValue)> {
-        let span = holder.span;
-        self.chans
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| arity.is_none_or(|a| a == c.arity))
-            .map(|(k, c)| {
-                let is = bin(BinOp::Eq, holder.clone(), int(k as i64 + 1, span));
-                let lv = ast::LValue {
-                    name: id(&c.core, span),
-                    index: c.index.map(|i| Box::new(int(i, span))),
-                    span,
-                };
-                (is, lv)
-            })
+        (0..self.chans.len())
+            .filter(|&k| arity.is_none_or(|a| a == self.chans[k].arity))
+            .map(|k| self.candidate(holder, k))
             .collect()
+    }
+
+    /// Channel `k` as a candidate of `holder`: the condition that it holds
+    /// that channel, and the channel.
+    fn candidate(&self, holder: &ast::Expr, k: usize) -> (ast::Expr, ast::LValue) {
+        let (span, c) = (holder.span, &self.chans[k]);
+        let is = bin(BinOp::Eq, holder.clone(), int(k as i64 + 1, span));
+        let lv = ast::LValue {
+            name: id(&c.core, span),
+            index: c.index.map(|i| Box::new(int(i, span))),
+            span,
+        };
+        (is, lv)
     }
 
     /// The statement `make` builds on the channel `v` names: on a variable,
@@ -352,6 +354,37 @@ impl Lower<'_> {
             .candidates(&holder, arity)
             .into_iter()
             .map(|(is, lv)| bin(BinOp::And, is, make(lv)))
+            .reduce(|a, b| bin(BinOp::Or, a, b));
+        Ok(any.unwrap_or(ex(ExprKind::Bool(false), span)))
+    }
+
+    /// `c?[a1, ..]`. SPIN lets a poll name fewer fields than the channel
+    /// has (a receive may not): the others match anything.
+    pub(super) fn poll(
+        &mut self,
+        v: &VarRef,
+        xs: Vec<ast::RecvArg>,
+        span: Span,
+    ) -> Result<ast::Expr> {
+        let padded = |lv: ast::LValue, arity: usize| {
+            let mut all = xs.clone();
+            all.resize(arity.max(xs.len()), ast::RecvArg::Skip(span));
+            ex(ExprKind::Poll(lv, all), span)
+        };
+        let holder = match self.chan(v)? {
+            Target::Static(lv) => {
+                let entry = self.chans.iter().find(|c| c.core == lv.name.name);
+                let arity = entry.map_or(xs.len(), |c| c.arity);
+                return Ok(padded(lv, arity));
+            }
+            Target::Dynamic(e) => e,
+        };
+        let any = (0..self.chans.len())
+            .filter(|&k| self.chans[k].arity >= xs.len())
+            .map(|k| {
+                let (is, lv) = self.candidate(&holder, k);
+                bin(BinOp::And, is, padded(lv, self.chans[k].arity))
+            })
             .reduce(|a, b| bin(BinOp::Or, a, b));
         Ok(any.unwrap_or(ex(ExprKind::Bool(false), span)))
     }
