@@ -34,9 +34,11 @@ impl Layout {
             } else {
                 (1u64 << width) - 1
             };
+            // A slot of one value takes no bits; its shift stays in range
+            // when the word before it is full (`<< 64` overflows).
             fields.push(Field {
                 word,
-                shift: used,
+                shift: if width == 0 { 0 } else { used },
                 mask,
                 lo,
             });
@@ -108,6 +110,24 @@ mod tests {
         let mut w = vec![0; l.words()];
         l.pack(&s, &mut w);
         let mut back = [0; 6];
+        l.unpack(&w, &mut back);
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn a_slot_of_one_value_after_a_full_word() {
+        // 64 bits, then a slot of one value (a parameter `c : chan q` of a
+        // single channel q is one).
+        let mut bounds = vec![(0, 255); 8];
+        bounds.push((0, 0));
+        bounds.push((3, 3));
+        let l = Layout::new(&bounds);
+        assert_eq!((l.words(), l.bits()), (1, 64));
+        let mut s = vec![200; 8];
+        s.extend([0, 3]);
+        let mut w = vec![0; l.words()];
+        l.pack(&s, &mut w);
+        let mut back = vec![0; s.len()];
         l.unpack(&w, &mut back);
         assert_eq!(back, s);
     }

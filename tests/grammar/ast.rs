@@ -25,8 +25,12 @@ pub enum Ref {
     QVar,
     ExclT,
     ExclJ,
-    /// A channel (`chan`), named by a send, a receive or a question.
+    /// A channel (`chan`), named by a send, a receive or a question, or
+    /// passed as an argument (`q[i]`, `q`).
     Chan,
+    /// A procedure's channel parameter (`c : chan q`): named by a send, a
+    /// receive, a question or a poll, or passed on as an argument.
+    ChanParam,
 }
 
 /// A binary operator.
@@ -261,7 +265,7 @@ pub enum S {
     Either(Vec<Vec<Stmt>>),
     Repeat(E, Vec<Stmt>),
     Init(Vec<String>, Vec<Stmt>),
-    /// `c ! e1, e2` (the place's `r` is [`Ref::Chan`]).
+    /// `c ! e1, e2` (the place's `r` is [`Ref::Chan`], or [`Ref::ChanParam`]).
     Send(Lv, Vec<E>),
     /// `c ? x, 3, eval(e), _`, or `c ?<x, 3, eval(e), _>` (keeping the
     /// message) when the flag is set.
@@ -339,6 +343,9 @@ pub struct Local {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Proc {
     pub name: String,
+    /// Channel parameters, `c : chan q` (name, channel): printed, and
+    /// passed, before the value parameters.
+    pub cparams: Vec<(String, String)>,
     pub params: Vec<(String, Ty)>,
     pub ret: Option<Ty>,
     pub locals: Vec<Local>,
@@ -712,9 +719,10 @@ pub fn print(sys: &System) -> String {
     for pr in &sys.procs {
         p.out.push('\n');
         let params: Vec<String> = pr
-            .params
+            .cparams
             .iter()
-            .map(|(n, t)| format!("{n} : {}", t.text()))
+            .map(|(n, q)| format!("{n} : chan {q}"))
+            .chain(pr.params.iter().map(|(n, t)| format!("{n} : {}", t.text())))
             .collect();
         let ret = pr
             .ret

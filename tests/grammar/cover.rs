@@ -27,7 +27,7 @@ pub const EXPR_POSITIONS: [&str; 11] = [
 /// Expression constructs. A channel's index counts as a `lock-op`
 /// expression (an index read by a guard), the values a send sends as
 /// `assign`, a receive's `eval(e)` as `guard`.
-pub const EXPR_CONSTRUCTS: [&str; 37] = [
+pub const EXPR_CONSTRUCTS: [&str; 40] = [
     "int",
     "true/false",
     "const",
@@ -65,6 +65,9 @@ pub const EXPR_CONSTRUCTS: [&str; 37] = [
     "empty(c) nempty(c)",
     "full(c) nfull(c)",
     "c?[...]",
+    "chan arg q[e]",
+    "chan arg param",
+    "question of param",
 ];
 
 /// Whether the grammar and the static rules allow `construct` at `pos`.
@@ -96,6 +99,12 @@ pub fn expr_allowed(construct: &str, pos: &str) -> bool {
         // A channel's length is an unprotected shared variable.
         "len(c)" => !constant,
         "empty(c) nempty(c)" | "full(c) nfull(c)" | "c?[...]" => !constant && pos != "lock-op",
+        // A channel passed to a `chan q` parameter: `q[e]` (or `q`), or
+        // the caller's own channel parameter passed on.
+        "chan arg q[e]" | "chan arg param" => pos == "call-arg",
+        // `len(cp)`, `empty(cp)`, ..., `cp?[...]` of a channel parameter:
+        // procedure code.
+        "question of param" => body && pos != "lock-op",
         _ => false,
     }
 }
@@ -104,7 +113,7 @@ pub fn expr_allowed(construct: &str, pos: &str) -> bool {
 /// body, anywhere in a procedure, inside `atomic`.
 pub const STMT_POSITIONS: [&str; 4] = ["thread", "nested", "proc", "atomic"];
 
-pub const STMT_CONSTRUCTS: [&str; 40] = [
+pub const STMT_CONSTRUCTS: [&str; 41] = [
     "x := e",
     "x, y := e, f",
     "any",
@@ -145,6 +154,7 @@ pub const STMT_CONSTRUCTS: [&str; 40] = [
     "receive protected",
     "receive ?<...>",
     "rendezvous",
+    "send/receive param",
 ];
 
 /// (A send or receive in `atomic` is its first part, after an optional
@@ -171,13 +181,17 @@ pub fn stmt_allowed(construct: &str, pos: &str) -> bool {
                 | "receive shared"
                 | "receive protected"
                 | "receive ?<...>"
+                | "send/receive param"
         ),
         "proc" => true,
-        _ => !matches!(construct, "return" | "return e" | "recursion"),
+        _ => !matches!(
+            construct,
+            "return" | "return e" | "recursion" | "send/receive param"
+        ),
     }
 }
 
-pub const DECL_CONSTRUCTS: [&str; 37] = [
+pub const DECL_CONSTRUCTS: [&str; 38] = [
     "const int",
     "const bool",
     "threads N",
@@ -204,6 +218,7 @@ pub const DECL_CONSTRUCTS: [&str; 37] = [
     "proc",
     "param int",
     "param bool",
+    "param chan",
     "proc local",
     "typed return int",
     "typed return bool",
@@ -245,6 +260,7 @@ pub fn features(sys: &System) -> BTreeSet<Feature> {
     let mut w = Walk {
         out: BTreeSet::new(),
         rendezvous: vec![],
+        cparams: vec![],
     };
     w.system(sys);
     w.out
@@ -254,6 +270,8 @@ struct Walk {
     out: BTreeSet<Feature>,
     /// The channels of capacity 0.
     rendezvous: Vec<String>,
+    /// The channel parameters of the procedure walked (name, channel).
+    cparams: Vec<(String, String)>,
 }
 
 impl Walk {
@@ -334,6 +352,9 @@ impl Walk {
         self.rendezvous = rendezvous;
         for p in &sys.procs {
             self.add("proc", "decl");
+            if !p.cparams.is_empty() {
+                self.add("param chan", "decl");
+            }
             for (_, t) in &p.params {
                 self.add(
                     if *t == Ty::Bool {
@@ -358,7 +379,9 @@ impl Walk {
                     self.init(i, "proc-local-init");
                 }
             }
+            self.cparams = p.cparams.clone();
             self.stmts(&p.body, "proc", Some(&p.name));
+            self.cparams.clear();
         }
         for t in &sys.threads {
             if sys.threads_n.is_none() {
@@ -599,7 +622,14 @@ impl Walk {
             }
             None => self.add(plain, pos),
         }
-        if self.rendezvous.contains(&c.name) {
+        let mut name = &c.name;
+        if c.r == Ref::ChanParam {
+            self.add("send/receive param", pos);
+            if let Some((_, q)) = self.cparams.iter().find(|(n, _)| *n == c.name) {
+                name = q;
+            }
+        }
+        if self.rendezvous.contains(name) {
             self.add("rendezvous", pos);
         }
     }
@@ -629,7 +659,9 @@ impl Walk {
                     (Ref::QVar, _) => "bound-var",
                     (Ref::ExclT, _) => "excl-t",
                     (Ref::ExclJ, _) => "excl-j",
-                    (Ref::Chan, _) => unreachable!("a channel is no value"),
+                    // A channel is no value: only an argument names one.
+                    (Ref::Chan, _) => "chan arg q[e]",
+                    (Ref::ChanParam, _) => "chan arg param",
                 }
             }
             E::Not(_) => "!",
@@ -653,6 +685,11 @@ impl Walk {
             E::Poll(..) => "c?[...]",
         };
         self.add(c, pos);
+        if let E::Chan(_, n, _) | E::Poll(n, ..) = e
+            && self.cparams.iter().any(|(p, _)| p == n)
+        {
+            self.add("question of param", pos);
+        }
         for ch in e.children() {
             self.expr(ch, pos);
         }

@@ -87,6 +87,9 @@ struct ChanInfo {
     size: Option<usize>,
     capacity: usize,
     fields: Vec<Ty>,
+    /// A procedure's channel parameter (`cp : chan q`), standing for one
+    /// channel of `q`: no index.
+    param: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -109,6 +112,8 @@ struct BodyInfo {
 #[derive(Clone, Debug)]
 struct ProcInfo {
     name: String,
+    /// Channel parameters (name, channel), before the value parameters.
+    cparams: Vec<(String, String)>,
     params: Vec<(String, Ty)>,
     ret: Option<Ty>,
     locals: Vec<LocalInfo>,
@@ -432,6 +437,7 @@ impl Gen<'_> {
                     size,
                     capacity,
                     fields: fields.clone(),
+                    param: false,
                 });
                 chans.push(Chan {
                     name,
@@ -510,8 +516,17 @@ impl Gen<'_> {
             }
             let nl = self.r.weighted(&[40, 40, 20]);
             let labels = (0..nl).map(|j| format!("P{name}{j}")).collect();
+            // At times a channel parameter, `cp : chan q`, of one channel
+            // of the system (drawn only where there are channels, so that
+            // the other systems stay the same).
+            let mut cparams = vec![];
+            if !self.chans.is_empty() && self.r.chance(45) {
+                let q = self.r.pick(&self.chans).name.clone();
+                cparams.push(("cp".to_string(), q));
+            }
             self.procs.push(ProcInfo {
                 name,
+                cparams,
                 params,
                 ret,
                 locals,
@@ -538,6 +553,7 @@ impl Gen<'_> {
             let info = &self.procs[p];
             procs.push(Proc {
                 name: info.name.clone(),
+                cparams: info.cparams.clone(),
                 params: info.params.clone(),
                 ret: info.ret.clone(),
                 locals,
@@ -1114,7 +1130,7 @@ impl Gen<'_> {
 
     /// `len(c)`, `empty(c)`, ... of a channel, its index computed at times.
     fn chan_question(&mut self, cx: &Cx, q: Q, d: u32) -> E {
-        let c = self.r.pick(&self.chans).clone();
+        let c = self.r.pick(&self.chans_at(cx.at)).clone();
         let i = c.size.map(|n| Box::new(self.index_exp(cx, n, d.min(1))));
         E::Chan(q, c.name, i)
     }
@@ -1140,10 +1156,9 @@ impl Gen<'_> {
     /// or `_`.
     fn poll(&mut self, cx: &Cx, d: u32) -> E {
         let buffered: Vec<ChanInfo> = self
-            .chans
-            .iter()
+            .chans_at(cx.at)
+            .into_iter()
             .filter(|c| c.capacity > 0)
-            .cloned()
             .collect();
         let c = self.r.pick(&buffered).clone();
         let i = c.size.map(|n| Box::new(self.index_exp(cx, n, d.min(1))));
@@ -1862,9 +1877,55 @@ impl Gen<'_> {
         }
     }
 
+    /// The arguments of a call of procedure `p`: its channels first.
     fn args(&mut self, sx: &Sx, p: usize) -> Vec<E> {
+        let cparams = self.procs[p].cparams.clone();
         let params = self.procs[p].params.clone();
-        params.iter().map(|(_, t)| self.value_for(sx, t)).collect()
+        let mut out: Vec<E> = cparams.iter().map(|(_, q)| self.chan_arg(sx, q)).collect();
+        out.extend(params.iter().map(|(_, t)| self.value_for(sx, t)));
+        out
+    }
+
+    /// A channel of `q` passed to a `chan q` parameter: `q[i]`, its index
+    /// a constant or computed (and then at times out of range), `q` when
+    /// it is one channel, or a channel parameter of the caller's own of
+    /// type `chan q`, passed on.
+    fn chan_arg(&mut self, sx: &Sx, q: &str) -> E {
+        if let Where::Proc(p) = sx.w
+            && let Some((n, _)) = self.procs[p].cparams.iter().find(|(_, c)| c == q)
+            && self.r.chance(50)
+        {
+            return E::Name(Ref::ChanParam, n.clone());
+        }
+        let c = self.chans.iter().find(|c| c.name == q).unwrap().clone();
+        match c.size {
+            None => E::Name(Ref::Chan, c.name),
+            Some(n) => {
+                let cx = self.cx_body(sx.w);
+                let i = self.index_exp(&cx, n, 2);
+                E::Elem(Ref::Chan, c.name, Box::new(i))
+            }
+        }
+    }
+
+    /// The channels code at `w` may name: the system's, and in a
+    /// procedure its channel parameters (twice: they are what it is for).
+    fn chans_at(&self, w: Where) -> Vec<ChanInfo> {
+        let mut out = self.chans.clone();
+        if let Where::Proc(p) = w {
+            for (n, q) in &self.procs[p].cparams {
+                let c = self.chans.iter().find(|c| c.name == *q).unwrap();
+                let param = ChanInfo {
+                    name: n.clone(),
+                    size: None,
+                    param: true,
+                    ..c.clone()
+                };
+                out.push(param.clone());
+                out.push(param);
+            }
+        }
+        out
     }
 
     /// One statement (several for a critical section), never a `repeat`
@@ -2218,7 +2279,8 @@ impl Gen<'_> {
                     .unwrap();
                 let pname = info.params[k].0.clone();
                 let mut args = self.args(sx, p);
-                args[k] = E::bin(Op::Sub, E::Name(Ref::Param, pname.clone()), E::Int(1));
+                args[info.cparams.len() + k] =
+                    E::bin(Op::Sub, E::Name(Ref::Param, pname.clone()), E::Int(1));
                 let target = match &info.ret {
                     Some(ret) => {
                         let ts: Vec<(Lv, Ty)> = self
@@ -2243,10 +2305,9 @@ impl Gen<'_> {
     /// fields' ranges, its matches may never match.
     fn chan_stmt(&mut self, sx: &Sx, send: bool, buffered: bool) -> S {
         let cands: Vec<ChanInfo> = self
-            .chans
-            .iter()
+            .chans_at(sx.w)
+            .into_iter()
             .filter(|c| !buffered || c.capacity > 0)
-            .cloned()
             .collect();
         let c = self.r.pick(&cands).clone();
         self.chan_stmt_on(sx, &c, send)
@@ -2261,7 +2322,7 @@ impl Gen<'_> {
         };
         let idx = c.size.map(|n| self.index_exp(&guard, n, 2));
         let lv = Lv {
-            r: Ref::Chan,
+            r: if c.param { Ref::ChanParam } else { Ref::Chan },
             name: c.name.clone(),
             idx,
         };

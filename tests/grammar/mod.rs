@@ -11,9 +11,12 @@
 //! `excl(t) = ...` and `excl(t, j) = ...` with `unprotected [k]`; `threads
 //! N` bodies, named threads and `thread NAME[n]` copies; locals starting at
 //! `self` or `index`; procedures with parameters, typed returns, nested
-//! calls and recursion; channels, buffered or rendezvous, single or arrays,
-//! of one to three fields; invariants), then typed random statements (every
-//! statement form) and expressions (every expression form: `at()`, `t.r`,
+//! calls and recursion, at times a channel parameter `cp : chan q` of one
+//! of the system's channels, passed `q[i]` (its index a constant or
+//! computed), `q`, or the caller's own parameter, and used in sends,
+//! receives, polls and `len(cp)`; channels, buffered or rendezvous, single
+//! or arrays, of one to three fields; invariants), then typed random
+//! statements (every statement form) and expressions (every expression form: `at()`, `t.r`,
 //! `init(t, x)`, quantifiers, locks read as values, `len(c)` and the other
 //! questions of channels, polls `c?[...]` of buffered ones, ...) in every
 //! position

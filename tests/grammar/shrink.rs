@@ -1,6 +1,7 @@
 //! Greedy shrinking of a generated system: drop threads, statements,
 //! declarations (channels included), labels, else branches, a receive's
-//! arguments (to `_`); shrink buffers; unwrap compound statements;
+//! arguments (to `_`), a procedure's channel parameter (its uses naming
+//! the channel's first channel instead); shrink buffers; unwrap compound statements;
 //! replace expressions by a subexpression or a literal; keep each change
 //! while the system still compiles and still disagrees.
 
@@ -238,6 +239,64 @@ fn at_block(sys: &mut System, n: usize, f: &mut dyn FnMut(&mut Vec<Stmt>)) -> bo
     done
 }
 
+/// `sys` without channel parameter `j` of procedure `k`: its calls pass
+/// one argument less, and its code names channel 0 of the parameter's
+/// channel (the channel itself when it is one) instead; None when the
+/// channel is gone.
+fn drop_chan_param(sys: &System, k: usize, j: usize) -> Option<System> {
+    let mut s = sys.clone();
+    let (n, q) = s.procs[k].cparams.remove(j);
+    let chan = sys.chans.iter().find(|c| c.name == q)?;
+    let idx = chan.size.map(|_| E::Int(0));
+    fn expr(e: &mut E, n: &str, q: &str, idx: &Option<E>) {
+        match e {
+            E::Name(Ref::ChanParam, p) if p == n => {
+                *e = match idx {
+                    Some(i) => E::Elem(Ref::Chan, q.to_string(), Box::new(i.clone())),
+                    None => E::Name(Ref::Chan, q.to_string()),
+                };
+                return;
+            }
+            E::Chan(_, c, i) | E::Poll(c, i, _) if c == n => {
+                *c = q.to_string();
+                *i = idx.clone().map(Box::new);
+            }
+            _ => {}
+        }
+        for c in e.children_mut() {
+            expr(c, n, q, idx);
+        }
+    }
+    each_stmt_mut(&mut s.procs[k].body, &mut |st| {
+        if let S::Send(c, _) | S::Receive(c, ..) = &mut st.s
+            && c.r == Ref::ChanParam
+            && c.name == n
+        {
+            *c = Lv {
+                r: Ref::Chan,
+                name: q.clone(),
+                idx: idx.clone(),
+            };
+        }
+        stmt_exprs_mut(st, &mut |e| expr(e, &n, &q, &idx));
+    });
+    let f = s.procs[k].name.clone();
+    let mut nth = |st: &mut Stmt| {
+        if let S::Call(_, g, args) = &mut st.s
+            && *g == f
+            && j < args.len()
+        {
+            args.remove(j);
+        }
+    };
+    blocks_mut(&mut s, &mut |b| {
+        for st in b.iter_mut() {
+            nth(st);
+        }
+    });
+    Some(s)
+}
+
 /// The one-step simplifications of `sys`, biggest first.
 fn candidates(sys: &System) -> Vec<System> {
     let mut out = vec![];
@@ -266,6 +325,11 @@ fn candidates(sys: &System) -> Vec<System> {
         let mut s = sys.clone();
         s.procs.remove(k);
         out.push(s);
+    }
+    for k in 0..sys.procs.len() {
+        for j in 0..sys.procs[k].cparams.len() {
+            out.extend(drop_chan_param(sys, k, j));
+        }
     }
     for k in 0..sys.invariants.len() {
         let mut s = sys.clone();

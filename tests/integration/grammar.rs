@@ -204,4 +204,25 @@ fn grammar_printer_and_shrinker_are_faithful() {
         assert!(compiles(&small));
         assert!(shared::ast::print(&small).len() < shared::ast::print(&sys).len());
     }
+    // A system with channel parameters: the shrinker keeps it compiling,
+    // and can drop a parameter (its uses then name the channel).
+    let (k, sys) = (0..)
+        .map(|k| (k, system(&mut Rng::for_system(SEED, k))))
+        .find(|(_, s)| s.procs.iter().any(|p| !p.cparams.is_empty()))
+        .unwrap();
+    let text = shared::ast::print(&sys);
+    let compiles =
+        |s: &shared::ast::System| shared::compare::compile(&shared::ast::print(s)).is_ok();
+    assert!(compiles(&sys), "system {k} does not compile:\n{text}");
+    let small = shared::shrink::shrink(&sys, Duration::from_secs(3), &mut |s| compiles(s));
+    assert!(compiles(&small));
+    assert!(shared::ast::print(&small).len() < text.len());
+    let cparams = |s: &shared::ast::System| s.procs.iter().map(|p| p.cparams.len()).sum::<usize>();
+    let fewer = shared::shrink::shrink(&sys, Duration::from_secs(3), &mut |s| {
+        compiles(s) && s.procs.len() == sys.procs.len() && cparams(s) < cparams(&sys)
+    });
+    assert!(
+        cparams(&fewer) < cparams(&sys),
+        "no channel parameter of system {k} dropped:\n{text}"
+    );
 }
