@@ -1239,7 +1239,22 @@ impl Lower<'_> {
                 // non-progress cycles, which optimist does not check: they
                 // are plain labels here.
                 pending.push(l.clone());
-                self.stmt(inner, pending)
+                let (mut out, after) = self.stmt(inner, pending)?;
+                // SPIN gives a labelled `goto` or `break` a state of its
+                // own: here it is a step, not a jump.
+                if let [
+                    ast::Stmt {
+                        kind: k @ StmtKind::Jump(_),
+                        ..
+                    },
+                ] = out.as_mut_slice()
+                {
+                    let StmtKind::Jump(target) = k.clone() else {
+                        unreachable!()
+                    };
+                    *k = StmtKind::Goto(target);
+                }
+                Ok((out, after))
             }
             Sk::Assign(v, e) => self.assign_stmt(v, e, span),
             Sk::Incr(v, d) => {
