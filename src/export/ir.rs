@@ -426,12 +426,32 @@ struct Disc {
 
 /// The check that a state is no deadlock: some thread can move (a rule's
 /// guard holds: a `d_step`'s, a rule's, exactly where optimist's
-/// transition is enabled), or every thread has ended.
-fn no_deadlock(model: &Model, threads: &[ThreadInfo], rules: &[Rule]) -> Check {
+/// transition is enabled), or every thread has ended as
+/// [`Model::all_ended`] says: at its end, at a point labelled `end...`, or
+/// not started (at its first point, its dormant flag 0).
+fn no_deadlock(
+    model: &Model,
+    threads: &[ThreadInfo],
+    rules: &[Rule],
+    read: &dyn Fn(u32) -> X,
+) -> Check {
     let ended = threads
         .iter()
         .zip(&model.threads)
-        .map(|(info, th)| bin(BinOp::Eq, X::Var(info.pc, false), X::Int(th.end())))
+        .map(|(info, th)| {
+            let at = |k: i64| bin(BinOp::Eq, X::Var(info.pc, false), X::Int(k));
+            let ends = (th.points.iter().enumerate())
+                .filter(|(_, p)| p.label.as_deref().is_some_and(|l| l.starts_with("end")))
+                .map(|(k, _)| at(k as i64));
+            let dormant = th
+                .dormant
+                .map(|slot| bin(BinOp::And, at(0), bin(BinOp::Eq, read(slot), X::Int(0))));
+            std::iter::once(at(th.end()))
+                .chain(ends)
+                .chain(dormant)
+                .reduce(|a, b| bin(BinOp::Or, a, b))
+                .expect("the end")
+        })
         .reduce(|a, b| bin(BinOp::And, a, b))
         .unwrap_or(X::Int(1));
     let cond = rules
@@ -519,7 +539,9 @@ impl Program {
         }
         let mut checks = b.checks()?;
         if deadlock {
-            checks.push(no_deadlock(model, &threads, &rules));
+            checks.push(no_deadlock(model, &threads, &rules, &|slot| {
+                b.read_slot(slot, false)
+            }));
         }
         let ltl = if target == Target::Promela {
             b.ltl(&mut names, &mut rules)?
