@@ -440,15 +440,11 @@ fn no_deadlock(
         .zip(&model.threads)
         .map(|(info, th)| {
             let at = |k: i64| bin(BinOp::Eq, X::Var(info.pc, false), X::Int(k));
-            let ends = (th.points.iter().enumerate())
-                .filter(|(_, p)| p.label.as_deref().is_some_and(|l| l.starts_with("end")))
-                .map(|(k, _)| at(k as i64));
+            let ends = (0..=th.end()).filter(|&k| th.valid_end(k)).map(at);
             let dormant = th
                 .dormant
                 .map(|slot| bin(BinOp::And, at(0), bin(BinOp::Eq, read(slot), X::Int(0))));
-            std::iter::once(at(th.end()))
-                .chain(ends)
-                .chain(dormant)
+            ends.chain(dormant)
                 .reduce(|a, b| bin(BinOp::Or, a, b))
                 .expect("the end")
         })

@@ -130,6 +130,14 @@ impl Thread {
     pub fn end(&self) -> i64 {
         self.points.len() as i64 - 1
     }
+
+    /// Whether a thread stopped at `pc` has validly ended: `pc` is the
+    /// final point, or one whose label begins with `end` (as in Promela).
+    pub fn valid_end(&self, pc: i64) -> bool {
+        pc == self.end()
+            || (self.points.get(pc as usize))
+                .is_some_and(|p| p.label.as_deref().is_some_and(|l| l.starts_with("end")))
+    }
 }
 
 /// A control point: a statement of the body, or its end.
@@ -502,12 +510,7 @@ impl Model {
     /// successors is a deadlock only when this is false.
     pub fn all_ended(&self, s: &[i64]) -> bool {
         self.threads.iter().enumerate().all(|(t, th)| {
-            s[t] == th.end()
-                || (s[t] == 0 && th.dormant.is_some_and(|k| s[k as usize] == 0))
-                || th
-                    .points
-                    .get(s[t] as usize)
-                    .is_some_and(|p| p.label.as_deref().is_some_and(|l| l.starts_with("end")))
+            th.valid_end(s[t]) || (s[t] == 0 && th.dormant.is_some_and(|k| s[k as usize] == 0))
         })
     }
 

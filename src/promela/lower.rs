@@ -82,6 +82,21 @@ struct Instance {
     run_inits: Vec<(String, Expr)>,
 }
 
+impl Instance {
+    /// An instance of proctype `proc` (`usize::MAX`: init), named later.
+    fn new(proc: usize, pid: i64, dormant: bool, pool: bool) -> Instance {
+        Instance {
+            proc,
+            pid,
+            name: String::new(),
+            dormant,
+            pool,
+            run_vars: Vec::new(),
+            run_inits: Vec::new(),
+        }
+    }
+}
+
 pub(crate) struct Lower<'s> {
     spec: &'s Spec,
     procs: Vec<ProcType>,
@@ -541,15 +556,7 @@ impl Lower<'_> {
             if let Some(n) = &p.active {
                 let n = self.const_eval(n)?;
                 for _ in 0..n.max(0) {
-                    self.instances.push(Instance {
-                        proc: k,
-                        pid,
-                        name: String::new(),
-                        dormant: false,
-                        pool: false,
-                        run_vars: Vec::new(),
-                        run_inits: Vec::new(),
-                    });
+                    self.instances.push(Instance::new(k, pid, false, false));
                     pid += 1;
                     if self.instances.len() > MAX_PROCS {
                         return fail(p.span, format!("more than {MAX_PROCS} processes"));
@@ -558,15 +565,8 @@ impl Lower<'_> {
             }
         }
         if self.init.is_some() {
-            self.instances.push(Instance {
-                proc: usize::MAX,
-                pid,
-                name: String::new(),
-                dormant: false,
-                pool: false,
-                run_vars: Vec::new(),
-                run_inits: Vec::new(),
-            });
+            self.instances
+                .push(Instance::new(usize::MAX, pid, false, false));
         }
         Ok(())
     }
@@ -619,15 +619,8 @@ impl Lower<'_> {
         if new >= MAX_PROCS {
             return unsupported(span, &format!("a model of more than {MAX_PROCS} processes"));
         }
-        self.instances.push(Instance {
-            proc: pk,
-            pid: new as i64,
-            name: String::new(),
-            dormant: true,
-            pool,
-            run_vars: Vec::new(),
-            run_inits: Vec::new(),
-        });
+        self.instances
+            .push(Instance::new(pk, new as i64, true, pool));
         Ok(new)
     }
 
@@ -1242,17 +1235,10 @@ impl Lower<'_> {
                 let (mut out, after) = self.stmt(inner, pending)?;
                 // SPIN gives a labelled `goto` or `break` a state of its
                 // own: here it is a step, not a jump.
-                if let [
-                    ast::Stmt {
-                        kind: k @ StmtKind::Jump(_),
-                        ..
-                    },
-                ] = out.as_mut_slice()
+                if let [ast::Stmt { kind, .. }] = out.as_mut_slice()
+                    && let StmtKind::Jump(target) = kind
                 {
-                    let StmtKind::Jump(target) = k.clone() else {
-                        unreachable!()
-                    };
-                    *k = StmtKind::Goto(target);
+                    *kind = StmtKind::Goto(target.clone());
                 }
                 Ok((out, after))
             }
@@ -1273,13 +1259,13 @@ impl Lower<'_> {
             },
             Sk::Send(c, args) => {
                 let mut xs = Vec::new();
-                for a in self.msg_args(args)? {
+                for a in self.msg_args(args) {
                     xs.push(self.int(&a)?);
                 }
                 one(self.chan_stmt(c, xs.len(), span, &|lv| StmtKind::Send(lv, xs.clone()))?)
             }
             Sk::Recv(c, args, mode) => {
-                let xs = self.recv_args(&self.msg_args(args)?)?;
+                let xs = self.recv_args(&self.msg_args(args))?;
                 one(self.chan_stmt(c, xs.len(), span, &|lv| {
                     StmtKind::Receive(lv, xs.clone(), *mode)
                 })?)
@@ -1862,7 +1848,7 @@ impl Lower<'_> {
                 self.chan_query(query, v, span)?
             }
             Ek::Poll(c, args) => {
-                let xs = self.recv_args(&self.msg_args(args)?)?;
+                let xs = self.recv_args(&self.msg_args(args))?;
                 (self.poll(c, xs, span)?, T::B)
             }
             Ek::Run(..) => return unsupported(span, "`run` inside an expression"),

@@ -569,12 +569,7 @@ impl Gen<'_> {
             }
             let b = self.r.below(threads.len());
             self.recent.clear();
-            let sx = Sx {
-                w: Where::Thread(b),
-                depth: 0,
-                atomic: false,
-                branch: false,
-            };
+            let sx = Sx::top(b);
             let args = self.args(&sx, p);
             let at = self.r.below(threads[b].body.len() + 1);
             let call = Stmt::new(S::Call(None, self.procs[p].name.clone(), args));
@@ -596,12 +591,7 @@ impl Gen<'_> {
                 }
                 let b = self.r.below(threads.len());
                 self.recent.clear();
-                let sx = Sx {
-                    w: Where::Thread(b),
-                    depth: 0,
-                    atomic: false,
-                    branch: false,
-                };
+                let sx = Sx::top(b);
                 let st = Stmt::new(self.chan_stmt_on(&sx, &c, send));
                 let at = self.r.below(threads[b].body.len() + 1);
                 threads[b].body.insert(at, st);
@@ -2514,4 +2504,16 @@ struct Sx {
     atomic: bool,
     /// A branch of `either`, which may not end up empty.
     branch: bool,
+}
+
+impl Sx {
+    /// The top level of thread `b`'s body.
+    fn top(b: usize) -> Sx {
+        Sx {
+            w: Where::Thread(b),
+            depth: 0,
+            atomic: false,
+            branch: false,
+        }
+    }
 }

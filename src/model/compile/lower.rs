@@ -85,13 +85,13 @@ impl Lower<'_, '_> {
         let mut halves = self.c.halves.borrow_mut();
         for ts in self.by_point.iter_mut() {
             for t in ts.iter_mut() {
-                let at = (t.chan.as_deref())
-                    .map(|op| (t.thread, t.span.start, t.span.end, op.chans.start));
+                // The half's key, but for where it goes on to.
+                let at = chans::half_key(t, 0);
                 match &mut t.next {
                     Next::To(q) => {
                         let to = resolve(*q);
                         // A rendezvous half is known by where it goes on to.
-                        if let Some((th, a, b, c)) = at.filter(|_| to != *q) {
+                        if let Some((th, a, b, _, c)) = at.filter(|_| to != *q) {
                             if let Some(h) = halves.remove(&(th, a, b, *q, c)) {
                                 halves.insert((th, a, b, to, c), h);
                             }

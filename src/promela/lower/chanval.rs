@@ -164,36 +164,32 @@ impl Lower<'_> {
         Ok(out)
     }
 
-    /// The core fields of record `v` (not a field of it) in declaration
-    /// order, as a message's fields; None when `v` is no whole record.
-    pub(super) fn record_fields(&self, v: &VarRef) -> Result<Option<Vec<VarRef>>> {
+    /// The fields of record `v` (not a field of it) in declaration order,
+    /// as a message's fields; None when `v` is no whole record.
+    fn record_fields(&self, v: &VarRef) -> Option<Vec<VarRef>> {
         if v.field.is_some() {
-            return Ok(None);
+            return None;
         }
         let var = self
             .scope
             .get(&v.name)
             .or_else(|| self.globals.get(&v.name));
         let Some(Var::Record { ty, .. }) = var else {
-            return Ok(None);
+            return None;
         };
-        Ok(Some(
-            self.spec.typedefs[ty]
-                .iter()
-                .map(|f| VarRef {
-                    field: Some((f.name.clone(), None)),
-                    ..v.clone()
-                })
-                .collect(),
-        ))
+        let field = |f: &Decl| VarRef {
+            field: Some((f.name.clone(), None)),
+            ..v.clone()
+        };
+        Some(self.spec.typedefs[ty].iter().map(field).collect())
     }
 
     /// The arguments of a send or receive, a whole record as its fields.
-    pub(super) fn msg_args(&self, args: &[Expr]) -> Result<Vec<Expr>> {
+    pub(super) fn msg_args(&self, args: &[Expr]) -> Vec<Expr> {
         let mut out = Vec::new();
         for a in args {
             let fields = match &a.kind {
-                Ek::Var(v) => self.record_fields(v)?,
+                Ek::Var(v) => self.record_fields(v),
                 _ => None,
             };
             match fields {
@@ -204,7 +200,7 @@ impl Lower<'_> {
                 None => out.push(a.clone()),
             }
         }
-        Ok(out)
+        out
     }
 
     /// A declared channel `c` that the model assigns (`fa = fp`): SPIN's
@@ -261,30 +257,27 @@ impl Lower<'_> {
         })
     }
 
-    /// The channels a variable `holder` may hold with messages of `arity`
-    /// fields (any, when None): each with the condition that it does.
+    /// The channels a variable `holder` may hold whose number of message
+    /// fields `fits`: each with the condition that it holds it, and that
+    /// number.
     fn candidates(
         &self,
         holder: &ast::Expr,
-        arity: Option<usize>,
-    ) -> Vec<(ast::Expr, ast::LValue)> {
-        (0..self.chans.len())
-            .filter(|&k| arity.is_none_or(|a| a == self.chans[k].arity))
-            .map(|k| self.candidate(holder, k))
+        fits: &dyn Fn(usize) -> bool,
+    ) -> Vec<(ast::Expr, ast::LValue, usize)> {
+        let span = holder.span;
+        (self.chans.iter().enumerate())
+            .filter(|(_, c)| fits(c.arity))
+            .map(|(k, c)| {
+                let is = bin(BinOp::Eq, holder.clone(), int(k as i64 + 1, span));
+                let lv = ast::LValue {
+                    name: id(&c.core, span),
+                    index: c.index.map(|i| Box::new(int(i, span))),
+                    span,
+                };
+                (is, lv, c.arity)
+            })
             .collect()
-    }
-
-    /// Channel `k` as a candidate of `holder`: the condition that it holds
-    /// that channel, and the channel.
-    fn candidate(&self, holder: &ast::Expr, k: usize) -> (ast::Expr, ast::LValue) {
-        let (span, c) = (holder.span, &self.chans[k]);
-        let is = bin(BinOp::Eq, holder.clone(), int(k as i64 + 1, span));
-        let lv = ast::LValue {
-            name: id(&c.core, span),
-            index: c.index.map(|i| Box::new(int(i, span))),
-            span,
-        };
-        (is, lv)
     }
 
     /// The statement `make` builds on the channel `v` names: on a variable,
@@ -301,9 +294,9 @@ impl Lower<'_> {
             Target::Dynamic(e) => e,
         };
         let mut opts: Vec<Vec<ast::Stmt>> = self
-            .candidates(&holder, Some(arity))
+            .candidates(&holder, &|a| a == arity)
             .into_iter()
-            .map(|(is, lv)| {
+            .map(|(is, lv, _)| {
                 let guarded = vec![st(StmtKind::Await(is), span), st(make(lv), span)];
                 vec![st(StmtKind::Atomic(guarded), span)]
             })
@@ -324,8 +317,8 @@ impl Lower<'_> {
         span: Span,
     ) -> Result<(ast::Expr, T)> {
         if q != ast::ChanQuery::Len {
-            let query = |lv| ex(ExprKind::Chan(q, lv), span);
-            return Ok((self.chan_cond(v, None, span, &query)?, T::B));
+            let query = |lv, _| ex(ExprKind::Chan(q, lv), span);
+            return Ok((self.chan_cond(v, &|_| true, span, &query)?, T::B));
         }
         match self.chan(v)? {
             Target::Static(lv) => Ok((ex(ExprKind::Chan(q, lv), span), T::I)),
@@ -336,24 +329,26 @@ impl Lower<'_> {
         }
     }
 
-    /// The condition `make` builds on the channel `v` names: on a
-    /// variable, whether it holds a channel (of messages of `arity`
-    /// fields) for which the condition holds.
-    pub(super) fn chan_cond(
+    /// The condition `make` builds on the channel `v` names and its number
+    /// of message fields: on a variable, whether it holds a channel whose
+    /// number `fits` and for which the condition holds.
+    fn chan_cond(
         &mut self,
         v: &VarRef,
-        arity: Option<usize>,
+        fits: &dyn Fn(usize) -> bool,
         span: Span,
-        make: &dyn Fn(ast::LValue) -> ast::Expr,
+        make: &dyn Fn(ast::LValue, usize) -> ast::Expr,
     ) -> Result<ast::Expr> {
         let holder = match self.chan(v)? {
-            Target::Static(lv) => return Ok(make(lv)),
+            Target::Static(lv) => {
+                let entry = self.chans.iter().find(|c| c.core == lv.name.name);
+                let arity = entry.map_or(0, |c| c.arity);
+                return Ok(make(lv, arity));
+            }
             Target::Dynamic(e) => e,
         };
-        let any = self
-            .candidates(&holder, arity)
-            .into_iter()
-            .map(|(is, lv)| bin(BinOp::And, is, make(lv)))
+        let any = (self.candidates(&holder, fits).into_iter())
+            .map(|(is, lv, arity)| bin(BinOp::And, is, make(lv, arity)))
             .reduce(|a, b| bin(BinOp::Or, a, b));
         Ok(any.unwrap_or(ex(ExprKind::Bool(false), span)))
     }
@@ -371,22 +366,7 @@ impl Lower<'_> {
             all.resize(arity.max(xs.len()), ast::RecvArg::Skip(span));
             ex(ExprKind::Poll(lv, all), span)
         };
-        let holder = match self.chan(v)? {
-            Target::Static(lv) => {
-                let entry = self.chans.iter().find(|c| c.core == lv.name.name);
-                let arity = entry.map_or(xs.len(), |c| c.arity);
-                return Ok(padded(lv, arity));
-            }
-            Target::Dynamic(e) => e,
-        };
-        let any = (0..self.chans.len())
-            .filter(|&k| self.chans[k].arity >= xs.len())
-            .map(|k| {
-                let (is, lv) = self.candidate(&holder, k);
-                bin(BinOp::And, is, padded(lv, self.chans[k].arity))
-            })
-            .reduce(|a, b| bin(BinOp::Or, a, b));
-        Ok(any.unwrap_or(ex(ExprKind::Bool(false), span)))
+        self.chan_cond(v, &|a| a >= xs.len(), span, &padded)
     }
 
     /// `len(v) op y` (`y op len(v)` when `flip`) for a variable `v` that
@@ -410,10 +390,10 @@ impl Lower<'_> {
                 bin(o, x, y.clone())
             }
         };
-        let cands = self.candidates(&holder, None);
+        let cands = self.candidates(&holder, &|_| true);
         let mut none = cmp(int(0, span));
         let mut any = Vec::new();
-        for (is, lv) in cands {
+        for (is, lv, _) in cands {
             none = bin(
                 BinOp::And,
                 ex(ExprKind::Unary(ast::UnOp::Not, Box::new(is.clone())), span),

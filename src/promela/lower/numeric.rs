@@ -17,46 +17,45 @@ fn arith(op: &str) -> bool {
     matches!(op, "+" | "-" | "*" | "/" | "%")
 }
 
-impl Lower<'_> {
-    /// The conditions `e` uses as numbers, in the order of a left-to-right
-    /// walk through its arithmetic.
-    fn bool_leaves(&mut self, e: &Expr, out: &mut Vec<Expr>) -> Result<()> {
-        match &e.kind {
-            Ek::Bin(op, a, b) if arith(op) => {
-                self.bool_leaves(a, out)?;
-                self.bool_leaves(b, out)
-            }
-            Ek::Un("-", a) => self.bool_leaves(a, out),
-            Ek::Int(_) | Ek::Var(_) | Ek::Pid | Ek::NrPr => Ok(()),
-            _ => {
-                if self.expr(e)?.1 == T::B {
-                    out.push(e.clone());
-                }
-                Ok(())
+/// Pushes the operands of `e`'s arithmetic (what is not `+`, `-`, ...)
+/// in the order of a left-to-right walk.
+fn operands<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        Ek::Bin(op, a, b) if arith(op) => {
+            operands(a, out);
+            operands(b, out);
+        }
+        Ek::Un("-", a) => operands(a, out),
+        _ => out.push(e),
+    }
+}
+
+/// `e` with its operands (in [`operands`]' order, counted by `next`)
+/// replaced by the numbers given for them.
+fn with_values(e: &Expr, vals: &[Option<i64>], next: &mut usize) -> Expr {
+    let kind = match &e.kind {
+        Ek::Bin(op, a, b) if arith(op) => {
+            let a = with_values(a, vals, next);
+            Ek::Bin(op, Box::new(a), Box::new(with_values(b, vals, next)))
+        }
+        Ek::Un("-", a) => Ek::Un("-", Box::new(with_values(a, vals, next))),
+        k => {
+            *next += 1;
+            match vals[*next - 1] {
+                Some(v) => Ek::Int(v),
+                None => k.clone(),
             }
         }
-    }
+    };
+    Expr { kind, span: e.span }
+}
 
-    /// `e` with its conditions (those [`Self::bool_leaves`] finds) replaced,
-    /// in the same order, by the numbers in `vals`.
-    fn with_values(&mut self, e: &Expr, vals: &[i64], next: &mut usize) -> Result<Expr> {
-        let kind = match &e.kind {
-            Ek::Bin(op, a, b) if arith(op) => {
-                let a = self.with_values(a, vals, next)?;
-                let b = self.with_values(b, vals, next)?;
-                Ek::Bin(op, Box::new(a), Box::new(b))
-            }
-            Ek::Un("-", a) => Ek::Un("-", Box::new(self.with_values(a, vals, next)?)),
-            Ek::Int(_) | Ek::Var(_) | Ek::Pid | Ek::NrPr => e.kind.clone(),
-            _ if self.expr(e)?.1 == T::B => {
-                *next += 1;
-                Ek::Int(vals[*next - 1])
-            }
-            k => k.clone(),
-        };
-        Ok(Expr { kind, span: e.span })
-    }
+/// Whether `e` is arithmetic (whose operands may be conditions).
+fn numeric(e: &Expr) -> bool {
+    matches!(&e.kind, Ek::Bin(o, ..) if arith(o)) || matches!(e.kind, Ek::Un("-", _))
+}
 
+impl Lower<'_> {
     /// `a op b` (a comparison) when a side uses conditions as numbers:
     /// the disjunction over their values. None when neither does.
     pub(super) fn numeric_cmp(
@@ -65,45 +64,49 @@ impl Lower<'_> {
         a: &Expr,
         b: &Expr,
     ) -> Result<Option<ast::Expr>> {
-        let numeric = |e: &Expr| {
-            matches!(&e.kind, Ek::Bin(o, ..) if arith(o)) || matches!(e.kind, Ek::Un("-", _))
-        };
-        let mut leaves = Vec::new();
+        let mut ops = Vec::new();
         for side in [a, b].into_iter().filter(|e| numeric(e)) {
-            self.bool_leaves(side, &mut leaves)?;
+            operands(side, &mut ops);
         }
-        if leaves.is_empty() {
+        // Lowered once each: the conditions, where the operands are ones.
+        let mut conds = Vec::new();
+        for o in &ops {
+            let (x, t) = self.expr(o)?;
+            conds.push((t == T::B).then_some(x));
+        }
+        let k = conds.iter().flatten().count();
+        if k == 0 {
             return Ok(None);
         }
         let span = a.span.to(b.span);
-        if leaves.len() > MAX_LEAVES {
+        if k > MAX_LEAVES {
             return unsupported(
                 span,
                 &format!("more than {MAX_LEAVES} conditions used as numbers in one comparison"),
             );
         }
-        let conds = leaves
-            .iter()
-            .map(|l| self.cond(l))
-            .collect::<Result<Vec<_>>>()?;
         let mut any = Vec::new();
-        for bits in 0..1u32 << leaves.len() {
-            let vals: Vec<i64> = (0..leaves.len())
-                .map(|i| i64::from(bits >> i & 1))
+        for bits in 0..1u32 << k {
+            // The j-th condition's value in this case: bit j of `bits`.
+            let mut j = 0;
+            let mut case = Vec::new();
+            let vals: Vec<Option<i64>> = (conds.iter())
+                .map(|c| {
+                    let c = c.as_ref()?;
+                    let v = i64::from(bits >> j & 1);
+                    j += 1;
+                    case.push(if v == 1 { c.clone() } else { not(c.clone()) });
+                    Some(v)
+                })
                 .collect();
             let mut next = 0;
-            let mut side = |l: &mut Self, e: &Expr| match numeric(e) {
-                true => l.with_values(e, &vals, &mut next),
-                false => Ok(e.clone()),
+            let mut side = |e: &Expr| match numeric(e) {
+                true => with_values(e, &vals, &mut next),
+                false => e.clone(),
             };
-            let (a, b) = (side(self, a)?, side(self, b)?);
+            let (a, b) = (side(a), side(b));
             let cmp = bin(op, self.int(&a)?, self.int(&b)?);
-            let case = conds
-                .iter()
-                .zip(&vals)
-                .map(|(c, &v)| if v == 1 { c.clone() } else { not(c.clone()) });
-            let case = case.fold(cmp, |acc, c| bin(BinOp::And, c, acc));
-            any.push(case);
+            any.push(case.into_iter().fold(cmp, |acc, c| bin(BinOp::And, c, acc)));
         }
         Ok(any
             .into_iter()
