@@ -22,6 +22,11 @@ mod promela;
 mod refine;
 mod report;
 mod stepping;
+mod symmetry;
+pub use symmetry::{
+    Analysis as SymmetryAnalysis, Broken as SymmetryBroken, Kind as SymmetryKind,
+    Used as SymmetryUsed, detect as detect_symmetry,
+};
 mod syntax;
 
 pub use certify::{
@@ -44,8 +49,8 @@ pub use explore::{
 pub use explore::{
     Cluster, Coverage, GraphEdge, GraphTooLarge, GraphViolation, Ignoring, Inapplicable,
     Interference, Kept, Kind, LevelProfile, Limit, Limits, Options, Outcome, Overlay, Problem,
-    Profile, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, SummaryStats, Verdict,
-    Violation, WorkerTimes, check, replay, resident_bytes, state_graph, step,
+    Profile, ReducedStep, Reduction, StateGraph, Stats, Step, StepResult, SummaryStats,
+    SymmetryUse, Verdict, Violation, WorkerTimes, check, replay, resident_bytes, state_graph, step,
 };
 pub use explore::{
     Effect, Mismatch, SavedStep, SplitMix, Walk, WalkEnd, choices, effect, initial_problem,

@@ -5,6 +5,7 @@
 //! then the loop obligations on the reachable graph. It is written once
 //! for every [`Theorem`].
 
+use crate::explore::Problem;
 use hashbrown::HashSet;
 
 use super::cycle::find_cycle;
@@ -82,7 +83,7 @@ impl<T: Theorem> Space for Phased<'_, T> {
     }
     /// Never asked: the expander finds no violation, and deadlocks are
     /// not reported.
-    fn trace<E: Expand>(&self, _: &mut E, _: &[u32], _: Vec<u32>) -> Vec<Step> {
+    fn trace<E: Expand>(&self, _: &mut E, _: &[u32], _: Vec<u32>, _: &mut Problem) -> Vec<Step> {
         Vec::new()
     }
 }

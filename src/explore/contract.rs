@@ -320,7 +320,8 @@ pub(crate) trait Mode: Explore {
 pub(crate) trait Explore {
     /// The search of `model` (the one the mode was made for), with
     /// `options` (limits, workers, store); recording the graph of every
-    /// transition in `graph` when given (full exploration only).
+    /// transition in `graph` when given (full exploration only); over the
+    /// orbits of `quotient` when given.
     fn search(
         &self,
         model: &Model,
@@ -328,6 +329,7 @@ pub(crate) trait Explore {
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
         graph: Option<&mut super::ltlgraph::Recorder>,
+        quotient: Option<&crate::symmetry::Symmetry>,
     ) -> Outcome;
     /// Its stored states and steps drawn over the full state graph, as
     /// `reduction`'s.
@@ -451,7 +453,12 @@ pub(crate) fn run(
     if let Some(why) = refusal(&mode.judge()) {
         return Outcome::new(Verdict::DoesNotApply(why), Stats::default(), None);
     }
-    let mut o = mode.search(model, options, watch, progress, graph);
+    let analysis =
+        (options.symmetry != super::SymmetryUse::Off && graph.is_none() && watch.is_none())
+            .then(|| crate::symmetry::detect(model));
+    let quotient = analysis.as_ref().and_then(|a| a.symmetry.as_ref());
+    let mut o = mode.search(model, options, watch, progress, graph, quotient);
+    o.symmetry = quotient.map(crate::symmetry::Symmetry::used);
     if o.violation
         .as_ref()
         .is_some_and(|v| super::confirm::confirm(model, v).is_err())

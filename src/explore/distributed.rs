@@ -37,9 +37,11 @@ use super::cluster::{self, Cluster, Failure, Net};
 use super::engine::{self, Backend, End, Expanded};
 use super::outcome::{Limit, Outcome, Problem, Stats, Verdict, Violation};
 use super::search::{Expand, Findings, Found, Limits, Stop};
+use super::space::Space;
 use super::store::{Full, Room, Store, hash};
 use super::table::{self, AHEAD, Links, Pending, SHARDS, Shard, fingerprint, shard_of};
-use crate::model::{LockMisuse, Model};
+use super::visit::Visit;
+use crate::model::LockMisuse;
 
 /// Parents expanded between two looks at what has arrived.
 const POLL: usize = 64;
@@ -73,8 +75,8 @@ struct Counts {
 }
 
 /// One worker's share of the search.
-struct Part<'a> {
-    model: &'a Model,
+struct Part<'a, S> {
+    space: &'a S,
     words: usize,
     compact: bool,
     peers: usize,
@@ -109,7 +111,7 @@ fn owner(h: u64, peers: usize) -> usize {
     (((h >> 32) & ((1 << 26) - 1)) % peers as u64) as usize
 }
 
-impl Part<'_> {
+impl<S: Space> Part<'_, S> {
     /// What the visited set keeps of packed state `w`, and its hash.
     fn kept<'w>(&self, w: &'w [u64], f: &'w mut [u64; 1]) -> (&'w [u64], u64) {
         if self.compact {
@@ -136,7 +138,7 @@ impl Part<'_> {
                 self.kept(&r[..words], &mut f).1
             })
             .collect();
-        let fetch = |part: &Part, j: usize| {
+        let fetch = |part: &Part<S>, j: usize| {
             if let Some(&h) = hashes.get(j) {
                 part.settled[shard_of(h)].prefetch(h, fw);
                 part.pending[shard_of(h)].prefetch(h);
@@ -181,8 +183,8 @@ impl Part<'_> {
 /// that check something else are refused). Every process returns the same
 /// verdict, counts and counterexample.
 #[allow(clippy::too_many_arguments)]
-pub fn search<E: Expand + Send>(
-    model: &Model,
+pub fn search<S: Space, E: Expand + Send>(
+    space: &S,
     exps: &mut [E],
     cluster: &Cluster,
     fingerprint: u64,
@@ -190,7 +192,10 @@ pub fn search<E: Expand + Send>(
     deadlock: bool,
     block: usize,
     kept: Kept,
-) -> Outcome {
+) -> Outcome
+where
+    (): Visit<S>,
+{
     let block = if block == 0 {
         super::parallel::BLOCK
     } else {
@@ -214,7 +219,7 @@ pub fn search<E: Expand + Send>(
         let mut exp = exps[net.index - first]
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        work(model, &mut **exp, net, limits, deadlock, block, kept, &held)
+        work(space, &mut **exp, net, limits, deadlock, block, kept, &held)
     };
     match cluster::run(cluster, fingerprint, &body) {
         Ok(mut outs) => outs.swap_remove(0),
@@ -255,8 +260,8 @@ fn last_of_cut(net: &mut Net, mine: Option<u64>, first: u32, block: usize) -> u6
 
 /// One worker's search.
 #[allow(clippy::too_many_arguments)]
-fn work<E: Expand>(
-    model: &Model,
+fn work<S: Space, E: Expand>(
+    space: &S,
     exp: &mut E,
     net: &mut Net,
     limits: &Limits,
@@ -264,12 +269,15 @@ fn work<E: Expand>(
     block: usize,
     kept: Kept,
     process_held: &AtomicU64,
-) -> Outcome {
-    let words = model.layout.words();
+) -> Outcome
+where
+    (): Visit<S>,
+{
+    let words = space.layout().words();
     let compact = kept == Kept::HashCompact;
     let (fw, pw) = if compact { (1, words) } else { (words, 0) };
     let part = Part {
-        model,
+        space,
         words,
         compact,
         peers: net.peers,
@@ -300,12 +308,12 @@ fn work<E: Expand>(
         level: 0,
         ranked: None,
     };
-    engine::run(model, worker, &mut (), deadlock, &mut |_| {})
+    engine::run(space, worker, &mut (), deadlock, &mut |_| {})
 }
 
 /// The search core's back end on one timely worker.
-struct Worker<'a, 'n, E> {
-    p: Part<'a>,
+struct Worker<'a, 'n, S, E> {
+    p: Part<'a, S>,
     exp: &'a mut E,
     net: &'a mut Net<'n>,
     budget: Budget,
@@ -331,7 +339,10 @@ struct Ranked {
     states: Vec<u64>,
 }
 
-impl<E: Expand> Backend<Model, ()> for Worker<'_, '_, E> {
+impl<S: Space, E: Expand> Backend<S, ()> for Worker<'_, '_, S, E>
+where
+    (): Visit<S>,
+{
     type Exp = E;
 
     /// Processes may be given different memory limits, and hold different
@@ -481,7 +492,11 @@ impl<E: Expand> Backend<Model, ()> for Worker<'_, '_, E> {
 /// The first early end of the level by parent id, as every worker agrees,
 /// once what was sent in the expansion has arrived; a limit anywhere ends
 /// every worker, with the reduced step under way where it was cut.
-fn agreed_end(p: &mut Part, net: &mut Net, end: Option<(u32, Kind)>) -> Option<(u32, End)> {
+fn agreed_end<S: Space>(
+    p: &mut Part<S>,
+    net: &mut Net,
+    end: Option<(u32, Kind)>,
+) -> Option<(u32, End)> {
     for (_, records) in &net.finish() {
         p.offer(records);
     }
@@ -509,12 +524,12 @@ fn agreed_end(p: &mut Part, net: &mut Net, end: Option<(u32, Kind)>) -> Option<(
     Some((id, end))
 }
 
-impl Part<'_> {
+impl<S: Space> Part<'_, S> {
     /// Stores the initial state at its owner, as the first level.
     fn seed_initial(&mut self, net: &Net) {
         let words = self.words;
         let mut init = vec![0u64; words];
-        self.model.layout.pack(&self.model.init, &mut init);
+        self.space.layout().pack(self.space.init(), &mut init);
         let mut f = [0u64; 1];
         let (k, h) = self.kept(&init, &mut f);
         if owner(h, net.peers) != net.index {
@@ -585,7 +600,7 @@ impl Part<'_> {
     }
 }
 
-impl Part<'_> {
+impl<S: Space> Part<'_, S> {
     fn links_len(&self) -> u32 {
         self.ranges.iter().map(|r| r.1).sum::<u32>()
     }
@@ -594,15 +609,15 @@ impl Part<'_> {
 /// Expands this worker's states of the level in id order, sending every
 /// successor to its owner; where the expansion ended early, at which
 /// parent and why.
-fn expand<E: Expand>(
-    p: &mut Part,
+fn expand<S: Space, E: Expand>(
+    p: &mut Part<S>,
     exp: &mut E,
     net: &mut Net,
     budget: &mut Budget,
     deadlock: bool,
 ) -> Option<(u32, Kind)> {
-    let (model, words, peers) = (p.model, p.words, p.peers);
-    let mut s = vec![0i64; model.slots.len()];
+    let (space, words, peers) = (p.space, p.words, p.peers);
+    let mut s = vec![0i64; space.slots()];
     let mut packed = vec![0u64; words + 1];
     let mut misuses = Vec::new();
     p.counts.clear();
@@ -621,7 +636,7 @@ fn expand<E: Expand>(
             end = Some((id, Kind::Halt));
             break;
         }
-        model.layout.unpack(w, &mut s);
+        space.layout().unpack(w, &mut s);
         let mut c = Counts::default();
         let mut seq = 0u32;
         let compact = p.compact;
@@ -631,7 +646,7 @@ fn expand<E: Expand>(
             if c.transitions % u64::from(TICK) == 0 {
                 budget.check_time()?;
             }
-            model.layout.pack(succ, &mut packed[..words]);
+            space.layout().pack(succ, &mut packed[..words]);
             packed[words] = (u64::from(id) << 32) | u64::from(seq);
             seq += 1;
             let h = if compact {
@@ -648,7 +663,7 @@ fn expand<E: Expand>(
             p.level_findings.push((id, f));
         }
         misuses.clear();
-        model.lock_misuses(&s, &mut misuses);
+        space.misuses(&s, &mut misuses);
         misuses.sort_by_key(|m| m.0);
         misuses.dedup_by_key(|m| m.0);
         p.misuses.extend(misuses.drain(..).map(|(k, t)| (id, k, t)));
@@ -663,7 +678,7 @@ fn expand<E: Expand>(
                 budget.run_states = 0;
                 Some(Kind::Halt)
             }
-            Ok(false) if !model.all_ended(&s) => {
+            Ok(false) if !space.ended(&s) => {
                 c.deadlock = true;
                 deadlock.then_some(Kind::Deadlock)
             }
@@ -682,8 +697,8 @@ fn expand<E: Expand>(
 /// Moves the pending states into the table (within the memory limit):
 /// their keys (key, index) sorted, and their states. False when the
 /// memory limit forbids it.
-fn settle(
-    p: &mut Part,
+fn settle<S: Space>(
+    p: &mut Part<S>,
     budget: &mut Budget,
     process_held: &AtomicU64,
     keys: &mut Vec<(u64, u32)>,
@@ -718,7 +733,7 @@ fn settle(
 
 /// Adds the level's counts of the parents with id up to `upto` (of every
 /// worker) to `stats`, and keeps their findings.
-fn level_counts(p: &mut Part, net: &mut Net, stats: &mut Stats, upto: u64) {
+fn level_counts<S: Space>(p: &mut Part<S>, net: &mut Net, stats: &mut Stats, upto: u64) {
     let (mut transitions, mut fired, mut deadlocks) = (0u64, 0u64, 0u64);
     for (c, &id) in p.counts.iter().zip(&p.ids) {
         if u64::from(id) <= upto {
@@ -812,7 +827,7 @@ fn agreed_limit(net: &mut Net, budget: &Budget) -> Limit {
 }
 
 /// Gathers the findings at worker 0 and completes the outcome with them.
-fn close(p: &mut Part, net: &mut Net, o: Outcome) -> Outcome {
+fn close<S: Space>(p: &mut Part<S>, net: &mut Net, o: Outcome) -> Outcome {
     let words = p.words;
     let f = std::mem::take(&mut p.findings);
     let mut record: Vec<u64> = Vec::new();

@@ -156,10 +156,12 @@ fn ending<S: Space, V: Visit<S>, B: Backend<S, V>>(
             return (Verdict::Inconclusive(Limit::Internal(why)), None);
         }
     };
+    let mut problem = problem;
+    let trace = space.trace(back.exp(), &seqs, tail, &mut problem);
     let v = Violation {
         problem,
         initial,
-        trace: space.trace(back.exp(), &seqs, tail),
+        trace,
     };
     (Verdict::Violated, Some(v))
 }

@@ -37,6 +37,7 @@ impl<T: Expanding> Explore for T {
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
         graph: Option<&mut super::ltlgraph::Recorder>,
+        quotient: Option<&crate::symmetry::Symmetry>,
     ) -> Outcome {
         // A watched search has one worker too: what a watch records and
         // narrows follows the order of the search.
@@ -47,7 +48,7 @@ impl<T: Expanding> Explore for T {
             (None, None) => options.workers().max(1),
         };
         let mut exps: Vec<_> = (0..workers).map(|_| self.expander()).collect();
-        let mut o = super::search_with(model, options, watch, progress, &mut exps, graph);
+        let mut o = super::search_with(model, options, watch, progress, &mut exps, graph, quotient);
         self.record(&mut o, &exps);
         o
     }

@@ -27,6 +27,7 @@ mod store;
 mod stubborn;
 mod summaries;
 mod summarized;
+mod symmetric;
 mod table;
 mod visible;
 mod visit;
@@ -112,6 +113,34 @@ pub struct Options {
     /// With `cluster`: what the run checks, the same in every process (the
     /// processes compare it when they connect).
     pub fingerprint: u64,
+    /// Store one state per orbit of the copies' permutations (see
+    /// `crate::symmetry`).
+    pub symmetry: SymmetryUse,
+}
+
+/// When the search stores one state per orbit (`--symmetry`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SymmetryUse {
+    /// Never: every state is stored.
+    #[default]
+    Off,
+    /// Where the model has a symmetry and the question keeps it: safety
+    /// properties, deadlocks and the discipline, not temporal properties
+    /// (the command line's default).
+    Auto,
+    /// As `Auto`, and a run that cannot use it says why.
+    On,
+}
+
+impl SymmetryUse {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SymmetryUse::Off => "off",
+            SymmetryUse::Auto => "auto",
+            SymmetryUse::On => "on",
+        }
+    }
 }
 
 /// What the visited set keeps of each state.
@@ -215,7 +244,8 @@ impl Interference {
 }
 
 /// The search over `exps`, one per worker. A watch goes to the first
-/// expander, and comes back in `watch` after the search.
+/// expander, and comes back in `watch` after the search. Under a symmetry
+/// (`quotient`), over the representatives of orbits.
 fn search_with<E: search::Expand + Send>(
     model: &Model,
     options: &Options,
@@ -223,50 +253,71 @@ fn search_with<E: search::Expand + Send>(
     progress: &mut dyn FnMut(&Stats),
     exps: &mut [E],
     graph: Option<&mut ltlgraph::Recorder>,
+    quotient: Option<&crate::symmetry::Symmetry>,
 ) -> Outcome {
     if let (Some(w), Some(slot)) = (watch.take(), exps[0].watch()) {
         *slot = w;
     }
-    let (limits, deadlock) = (&options.limits, options.deadlock);
-    let mut o = match &options.cluster {
-        Some(cluster) => distributed::search(
-            model,
-            exps,
-            cluster,
-            options.fingerprint,
-            limits,
-            deadlock,
-            options.block,
-            options.kept,
-        ),
-        None => {
-            let budget = Budget::new(limits);
-            let (block, kept, stats) = (options.block, options.kept, options.stats);
-            match graph {
-                // The safety check that also records the temporal
-                // properties' graph (see `liveness::check_temporal`).
-                Some(rec) => parallel::search(
-                    model, exps, budget, deadlock, block, kept, stats, progress, rec,
-                ),
-                None => parallel::search(
-                    model,
-                    exps,
-                    budget,
-                    deadlock,
-                    block,
-                    kept,
-                    stats,
-                    progress,
-                    &mut (),
-                ),
-            }
+    let mut o = match (quotient, graph) {
+        (Some(sym), _) => {
+            let space = symmetric::Quotient::new(model, sym);
+            let mut canon: Vec<_> = (exps.iter_mut())
+                .map(|e| symmetric::Canonical::new(e, sym))
+                .collect();
+            search_in(&space, options, progress, &mut canon, &mut ())
         }
+        // The safety check that also records the temporal properties'
+        // graph (see `liveness::check_temporal`).
+        (None, Some(rec)) => search_in(model, options, progress, exps, rec),
+        (None, None) => search_in(model, options, progress, exps, &mut ()),
     };
     if let Some(w) = exps[0].watch() {
         *watch = Some(std::mem::take(w));
     }
     o.coverage = options.kept.coverage(o.stats.states);
     o
+}
+
+/// The search of `space` over `exps`, on this process's threads (showing
+/// each state to `visit`) or over a cluster.
+fn search_in<S: Space, E: search::Expand + Send, V: visit::Visit<S>>(
+    space: &S,
+    options: &Options,
+    progress: &mut dyn FnMut(&Stats),
+    exps: &mut [E],
+    visit: &mut V,
+) -> Outcome
+where
+    (): visit::Visit<S>,
+{
+    let (limits, deadlock) = (&options.limits, options.deadlock);
+    let (block, kept) = (options.block, options.kept);
+    match &options.cluster {
+        Some(cluster) => distributed::search(
+            space,
+            exps,
+            cluster,
+            options.fingerprint,
+            limits,
+            deadlock,
+            block,
+            kept,
+        ),
+        None => {
+            let budget = Budget::new(limits);
+            parallel::search(
+                space,
+                exps,
+                budget,
+                deadlock,
+                block,
+                kept,
+                options.stats,
+                progress,
+                visit,
+            )
+        }
+    }
 }
 
 /// Checks `model`, calling `progress` now and then during long runs. The

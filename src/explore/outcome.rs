@@ -280,6 +280,8 @@ pub struct Outcome {
     /// Where the search's time went (`check --stats`); none where the
     /// search does not record it (over several processes).
     pub profile: Option<super::Profile>,
+    /// `--symmetry`: the symmetry the search stored orbits of.
+    pub symmetry: Option<crate::symmetry::Used>,
 }
 
 impl Outcome {
@@ -296,6 +298,7 @@ impl Outcome {
             summaries: None,
             coverage: None,
             caveats: Vec::new(),
+            symmetry: None,
             profile: None,
         }
     }

@@ -121,8 +121,10 @@ impl Explore for Refusing<'_> {
         watch: &mut Option<Watch>,
         progress: &mut dyn FnMut(&Stats),
         graph: Option<&mut super::ltlgraph::Recorder>,
+        quotient: Option<&crate::symmetry::Symmetry>,
     ) -> Outcome {
-        self.base.search(model, options, watch, progress, graph)
+        self.base
+            .search(model, options, watch, progress, graph, quotient)
     }
 
     fn overlay(&self, model: &Model, graph: &StateGraph, reduction: Reduction) -> Overlay {

@@ -4,8 +4,8 @@
 //! and phase bits (see `certify::exhaustive`) are another, searched by the
 //! same core.
 
-use super::Step;
 use super::search::{Expand, replay};
+use super::{Problem, Step};
 use crate::model::{Layout, LockMisuse, Model};
 
 /// A state space: its initial state, how its states pack into words, and
@@ -25,8 +25,16 @@ pub trait Space: Sync {
     fn misuses(&self, _s: &[i64], _out: &mut Vec<(LockMisuse, String)>) {}
     /// The steps from the initial state that take, at each state, the
     /// successor `exp` emits at index `seqs[i]`, then the transitions
-    /// `tail`: a counterexample's trace.
-    fn trace<E: Expand>(&self, exp: &mut E, seqs: &[u32], tail: Vec<u32>) -> Vec<Step>;
+    /// `tail`: a counterexample's trace, of the system, and its `problem`
+    /// as the system has it (where the space's states are not the
+    /// system's, see `symmetric.rs`).
+    fn trace<E: Expand>(
+        &self,
+        exp: &mut E,
+        seqs: &[u32],
+        tail: Vec<u32>,
+        problem: &mut Problem,
+    ) -> Vec<Step>;
 }
 
 impl Space for Model {
@@ -42,7 +50,13 @@ impl Space for Model {
     fn misuses(&self, s: &[i64], out: &mut Vec<(LockMisuse, String)>) {
         self.lock_misuses(s, out);
     }
-    fn trace<E: Expand>(&self, exp: &mut E, seqs: &[u32], tail: Vec<u32>) -> Vec<Step> {
+    fn trace<E: Expand>(
+        &self,
+        exp: &mut E,
+        seqs: &[u32],
+        tail: Vec<u32>,
+        _: &mut Problem,
+    ) -> Vec<Step> {
         let (_, mut segments) = super::parallel::follow(self, exp, seqs);
         if !tail.is_empty() {
             segments.push(tail);

@@ -450,6 +450,7 @@ impl Compiler {
         });
         Ok(Thread {
             dormant,
+            body: t.decl.name.span,
             name: t.name.to_string(),
             points,
             frames,

@@ -123,6 +123,9 @@ pub struct Thread {
     /// A shared slot that is 0 while the thread has not started (see
     /// [`crate::ast::ThreadDecl::dormant`]).
     pub dormant: Option<u32>,
+    /// The name of the body it runs: the copies of `threads N` and of
+    /// `thread NAME[n]` share it (symmetry looks for them there).
+    pub body: Span,
 }
 
 impl Thread {

@@ -10,6 +10,7 @@ mod deadlock;
 mod ltl;
 mod profile;
 mod state;
+mod symmetry;
 
 pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 pub use deadlock::{Blocked, Deadlock, Link, Wait};
@@ -17,6 +18,7 @@ pub(crate) use ltl::unfair;
 pub use ltl::{LassoReport, LtlReport, PropertyReport, SitOut};
 pub use profile::{LevelRow, StatsReport, TimesRow};
 pub use state::{StateLayout, ThreadState};
+pub use symmetry::{BrokenRow, SymmetryReport, SymmetryRow};
 
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
 use crate::model::{ChanSlot, Fault, Model, SlotKind};
@@ -1203,6 +1205,8 @@ pub struct ClassifyReport {
     /// Loops of invisible control points, which a reduced step can run
     /// forever: `check --ignoring` decides what happens there.
     pub invisible_loops: Vec<LoopRow>,
+    /// The symmetry `check` stores orbits of, and what breaks others.
+    pub symmetry: SymmetryReport,
     /// The contract of the reduction asked for, judged on the model.
     pub contract: ContractReport,
 }
@@ -1336,6 +1340,7 @@ impl ClassifyReport {
             model: model.name.clone(),
             transitions,
             invisible_loops,
+            symmetry: SymmetryReport::new(model),
             contract: ContractReport::new(a),
         }
     }
@@ -1411,6 +1416,8 @@ impl fmt::Display for ClassifyReport {
                 writeln!(f, " {}  {}", l.thread, l.points.join(", "))?;
             }
         }
+        writeln!(f)?;
+        write!(f, "{}", self.symmetry)?;
         writeln!(f)?;
         write!(f, "{}", self.contract)
     }

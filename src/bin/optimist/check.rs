@@ -9,7 +9,9 @@ use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use optimist::{CheckReport, Cluster, Fairness, Ignoring, Interference, Kept, Options, Reduction};
+use optimist::{
+    CheckReport, Cluster, Fairness, Ignoring, Interference, Kept, Options, Reduction, SymmetryUse,
+};
 
 use crate::common::{
     DeadlockArgs, Format, LimitArgs, ModelArgs, ModelsArgs, print, refuse, set_format,
@@ -46,6 +48,13 @@ pub struct CheckArgs {
     /// checked against what the others can really do (semantic).
     #[arg(long, value_enum, default_value_t = InterferenceArg::Semantic)]
     interference: InterferenceArg,
+    /// Store one state per orbit where threads are copies of one body that
+    /// tell one another apart only by identity (symmetry reduction; Ip and
+    /// Dill, 1996): `auto` where the model has such a symmetry and the
+    /// question keeps it (not for `ltl` properties), `on` the same but
+    /// saying why where it cannot, `off` never.
+    #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
+    symmetry: SymmetryArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -175,6 +184,16 @@ enum FairnessArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SymmetryArg {
+    /// Where the model has a symmetry and the question keeps it.
+    Auto,
+    /// As auto, and say why where it cannot be used.
+    On,
+    /// Store every state.
+    Off,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum InterferenceArg {
     /// Every slot a transition or its checks may touch, whatever the state.
     Static,
@@ -262,6 +281,11 @@ impl CheckArgs {
             stats: self.stats,
             cluster: self.cluster.clone(),
             fingerprint: 0,
+            symmetry: match self.symmetry {
+                SymmetryArg::Auto => SymmetryUse::Auto,
+                SymmetryArg::On => SymmetryUse::On,
+                SymmetryArg::Off => SymmetryUse::Off,
+            },
         }
     }
 

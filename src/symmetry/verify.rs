@@ -1,0 +1,373 @@
+//! The check that a permutation of the copies maps the model onto itself.
+//!
+//! Renaming an expression `e` by σ gives `R(e)` with `R(e)(σ(s)) = σ(e(s))`
+//! for every state s: slots move as [`Symmetry::apply`] moves them, and a
+//! constant that stands for a copy (typed by where it is used) is renamed.
+//! A transition's renaming must be, exactly, the transition of the copy it
+//! moves to (a transition of another thread: itself); every exclusive
+//! access predicate's, the predicate of the image thread on the image
+//! variable; every invariant's, itself. Then σ maps every run of the
+//! system onto a run, and every verdict is the same in both.
+
+use super::infer::{Shape, Why};
+use super::{Kind, Symmetry, Ty};
+use crate::model::{Array, CExpr, Cmd, Model, Next, Place, Quantified, Transition};
+use crate::syntax::ast::BinOp;
+
+/// Whether `sigma` (copy i to copy `sigma[i]`) is an automorphism of
+/// `model`; the first thing it does not map, where not.
+/// `kind` says which symmetry it stands for: a rotation, or the swap that
+/// with it makes every permutation.
+pub(super) fn generator(
+    model: &Model,
+    shape: &Shape,
+    sigma: &[usize],
+    kind: Kind,
+) -> Result<(), Why> {
+    let sym = shape.symmetry(Kind::Full);
+    let mut r = Ren::new(model, shape, &sym, sigma);
+    r.kind = kind;
+    r.slots()?;
+    for (k, tr) in model.transitions.iter().enumerate() {
+        let image = &model.transitions[sym.transition(sigma, k)];
+        if !r.transition(tr).is_some_and(|t| t == Same(image)) {
+            return Err(r.why_transition(tr, sigma));
+        }
+    }
+    for p in &model.protected {
+        let q = model.protected_index[r.map[p.slot as usize] as usize];
+        let Some(q) = q.map(|q| &model.protected[q as usize]) else {
+            return Err(r.why_decl("a protected variable", p.span, p.line));
+        };
+        for (t, e) in p.excl.iter().enumerate() {
+            if r.expr(e, Some(Ty::Plain)).as_ref() != Some(&q.excl[sym.thread(sigma, t)]) {
+                return Err(r.why_decl("its exclusive access predicate", p.span, p.line));
+            }
+        }
+    }
+    for inv in &model.invariants {
+        if r.expr(&inv.expr, Some(Ty::Plain)).as_ref() != Some(&inv.expr) {
+            return Err(r.why_decl("the invariant", inv.span, inv.line));
+        }
+    }
+    Ok(())
+}
+
+/// The parts of a transition that renaming must reproduce.
+#[derive(PartialEq)]
+struct Renamed {
+    guard: Option<CExpr>,
+    body: Vec<Cmd>,
+    next: Next,
+}
+
+/// A transition seen as its [`Renamed`] parts.
+struct Same<'a>(&'a Transition);
+
+impl PartialEq<Same<'_>> for Renamed {
+    fn eq(&self, t: &Same) -> bool {
+        self.guard == t.0.guard && self.body == t.0.body && self.next == t.0.next
+    }
+}
+
+/// Renaming by one permutation.
+struct Ren<'a> {
+    model: &'a Model,
+    shape: &'a Shape,
+    sym: &'a Symmetry,
+    sigma: &'a [usize],
+    /// Where each slot moves.
+    map: Vec<u32>,
+    /// The types of the quantified variables in scope.
+    bound: std::cell::RefCell<Vec<Option<Ty>>>,
+    /// The symmetry σ stands for.
+    kind: Kind,
+}
+
+impl<'a> Ren<'a> {
+    fn new(model: &'a Model, shape: &'a Shape, sym: &'a Symmetry, sigma: &'a [usize]) -> Self {
+        let mut map: Vec<u32> = (0..model.slots.len() as u32).collect();
+        for (i, b) in shape.blocks.iter().enumerate() {
+            for (k, &s) in b.iter().enumerate() {
+                map[s as usize] = shape.blocks[sigma[i]][k];
+            }
+        }
+        for &(base, len, o) in &sym.arrays {
+            for (i, &j) in sigma.iter().enumerate() {
+                let (from, to) = (o + i as i64, o + j as i64);
+                if from < i64::from(len) && to < i64::from(len) {
+                    map[(i64::from(base) + from) as usize] = (i64::from(base) + to) as u32;
+                }
+            }
+        }
+        Ren {
+            model,
+            shape,
+            sym,
+            sigma,
+            map,
+            bound: Default::default(),
+            kind: Kind::Full,
+        }
+    }
+
+    /// Slots keep their ranges and kinds where they move, arrays indexed
+    /// by copies have an element for each, and a slot of identities holds
+    /// all of them or none.
+    fn slots(&self) -> Result<(), Why> {
+        let m = self.model;
+        for (s, &t) in self.map.iter().enumerate() {
+            let t = t as usize;
+            if m.bounds[s] != m.bounds[t] || m.slots[s].kind != m.slots[t].kind {
+                return Err(self.why_slot(s, "does not have the same range in every copy"));
+            }
+        }
+        let n = self.sym.n as i64;
+        for &(base, len, o) in &self.sym.arrays {
+            if o + n > i64::from(len) {
+                let why = "is indexed by copies but has fewer elements than there are copies";
+                return Err(self.why_slot(base as usize, why));
+            }
+        }
+        for &(s, o) in &self.sym.ids {
+            let (lo, hi) = m.bounds[s as usize];
+            if !(lo <= o && o + n - 1 <= hi) && !(hi < o || o + n - 1 < lo) {
+                let why = "holds thread identities but its range leaves some copies out";
+                return Err(self.why_slot(s as usize, why));
+            }
+        }
+        Ok(())
+    }
+
+    fn why_slot(&self, s: usize, what: &str) -> Why {
+        let slot = &self.model.slots[s];
+        (format!("`{}` {what}", slot.name), None)
+    }
+
+    fn why_decl(&self, what: &str, span: crate::syntax::span::Span, line: usize) -> Why {
+        let (kind, lost) = self.kind();
+        (
+            format!(
+                "{what} at line {line} is not mapped onto itself by {kind} of the copies, so it tells them apart ({lost})"
+            ),
+            Some((span, line)),
+        )
+    }
+
+    fn why_transition(&self, tr: &Transition, sigma: &[usize]) -> Why {
+        let m = self.model;
+        let t = tr.thread as usize;
+        let u = self.sym.thread(sigma, t);
+        let (kind, lost) = self.kind();
+        let why = match t == u {
+            true => format!(
+                "`{}` of {} tells the copies apart: {kind} of them changes it ({lost})",
+                tr.text, m.threads[t].name
+            ),
+            false => format!(
+                "`{}` does not do in {} what it does in {}: {kind} of the copies does not map one onto the other ({lost})",
+                tr.text, m.threads[u].name, m.threads[t].name
+            ),
+        };
+        (why, Some((tr.span, tr.line)))
+    }
+
+    /// The permutation in words, and what its failure loses.
+    fn kind(&self) -> (&'static str, &'static str) {
+        match self.kind {
+            _ if self.sigma.len() == 2 => ("exchanging the two copies", "no symmetry"),
+            Kind::Rotation => ("a rotation", "no symmetry"),
+            Kind::Full => ("a swap", "no full symmetry"),
+        }
+    }
+
+    /// The value that the identity `v` (of type `Ids(o)`) becomes.
+    fn value(&self, o: i64, v: i64) -> i64 {
+        match v.checked_sub(o) {
+            Some(i) if (0..self.sym.n as i64).contains(&i) => o + self.sigma[i as usize] as i64,
+            _ => v,
+        }
+    }
+
+    /// What an expression holds, where its form says.
+    fn ty_of(&self, e: &CExpr) -> Option<Ty> {
+        match e {
+            CExpr::Const(_) => None,
+            CExpr::Var { slot, .. } => Some(self.shape.value[*slot as usize]),
+            CExpr::Elem { array, .. } => Some(self.shape.value[array.base as usize]),
+            CExpr::Bound(k) => self.bound.borrow().get(*k as usize).copied().flatten(),
+            CExpr::LocalOf { slots, .. } => {
+                let s = slots.iter().flatten().next()?;
+                Some(self.shape.value[*s as usize])
+            }
+            _ => Some(Ty::Plain),
+        }
+    }
+
+    /// What indexes an array.
+    fn index_ty(&self, a: &Array) -> Ty {
+        match self.shape.index[a.base as usize] {
+            Some((t, _)) => t,
+            None => Ty::Plain,
+        }
+    }
+
+    fn array(&self, a: &Array) -> Array {
+        match self.shape.owner[a.base as usize] {
+            Some(_) => Array {
+                base: self.map[a.base as usize],
+                ..*a
+            },
+            None => *a,
+        }
+    }
+
+    fn boxed(&self, e: &CExpr, want: Option<Ty>) -> Option<Box<CExpr>> {
+        self.expr(e, want).map(Box::new)
+    }
+
+    /// `R(e)`, where `e` holds what `want` says (any type where `None`);
+    /// `None` where the types clash.
+    fn expr(&self, e: &CExpr, want: Option<Ty>) -> Option<CExpr> {
+        if let (Some(w), Some(t)) = (want, self.ty_of(e))
+            && w != t
+        {
+            return None;
+        }
+        let ids = Some(Ty::Ids(self.sym.first as i64));
+        let plain = Some(Ty::Plain);
+        Some(match e {
+            CExpr::Const(c) => CExpr::Const(match want {
+                Some(Ty::Ids(o)) => self.value(o, *c),
+                _ => *c,
+            }),
+            CExpr::Var { slot, shared } => CExpr::Var {
+                slot: self.map[*slot as usize],
+                shared: *shared,
+            },
+            CExpr::Elem { array, index } => CExpr::Elem {
+                array: self.array(array),
+                index: self.boxed(index, Some(self.index_ty(array)))?,
+            },
+            CExpr::At { thread, pcs } => CExpr::At {
+                thread: self.boxed(thread, ids)?,
+                pcs: self.per_thread(pcs, |p| *p),
+            },
+            CExpr::LocalOf { thread, slots } => CExpr::LocalOf {
+                thread: self.boxed(thread, ids)?,
+                slots: self.per_thread(slots, |s| s.map(|s| self.map[s as usize])),
+            },
+            CExpr::Bound(k) => CExpr::Bound(*k),
+            CExpr::Not(a) => CExpr::Not(self.boxed(a, plain)?),
+            CExpr::Neg(a) => CExpr::Neg(self.boxed(a, plain)?),
+            CExpr::Bin(op @ (BinOp::Eq | BinOp::Ne), a, b) => {
+                let t = self.ty_of(a).or_else(|| self.ty_of(b));
+                CExpr::Bin(*op, self.boxed(a, t)?, self.boxed(b, t)?)
+            }
+            CExpr::Bin(op, a, b) => CExpr::Bin(*op, self.boxed(a, plain)?, self.boxed(b, plain)?),
+            CExpr::Quant(q) => CExpr::Quant(self.quant(q)?),
+        })
+    }
+
+    /// A per-thread table renamed: entry `σ(t)` is what entry t was.
+    fn per_thread<T: Clone, U>(&self, table: &[T], f: impl Fn(&T) -> U) -> Vec<U>
+    where
+        U: Clone,
+    {
+        let mut out: Vec<U> = table.iter().map(&f).collect();
+        for (t, v) in table.iter().enumerate() {
+            let u = self.sym.thread(self.sigma, t);
+            if u < out.len() {
+                out[u] = f(v);
+            }
+        }
+        out
+    }
+
+    /// A quantifier: its variable ranges over the copies' identities where
+    /// its range holds them all and its body reads it so; else over plain
+    /// values.
+    fn quant(&self, q: &Quantified) -> Option<Quantified> {
+        let (CExpr::Const(lo), CExpr::Const(hi)) = (&*q.lo, &*q.hi) else {
+            return None;
+        };
+        let n = self.sym.n as i64;
+        let mut tries: Vec<Option<Ty>> = [self.sym.first as i64, 0]
+            .into_iter()
+            .filter(|&o| *lo <= o && o + n - 1 <= *hi)
+            .map(|o| Some(Ty::Ids(o)))
+            .collect();
+        tries.push(Some(Ty::Plain));
+        let k = q.var as usize;
+        for t in tries {
+            {
+                let mut b = self.bound.borrow_mut();
+                if b.len() <= k {
+                    b.resize(k + 1, None);
+                }
+                b[k] = t;
+            }
+            if let Some(body) = self.boxed(&q.body, Some(Ty::Plain)) {
+                return Some(Quantified { body, ..q.clone() });
+            }
+        }
+        None
+    }
+
+    fn place(&self, p: &Place) -> Option<(Place, Option<Ty>)> {
+        Some(match p {
+            Place::Slot { slot, shared } => (
+                Place::Slot {
+                    slot: self.map[*slot as usize],
+                    shared: *shared,
+                },
+                Some(self.shape.value[*slot as usize]),
+            ),
+            Place::Elem { array, index } => (
+                Place::Elem {
+                    array: self.array(array),
+                    index: self.expr(index, Some(self.index_ty(array)))?,
+                },
+                Some(self.shape.value[array.base as usize]),
+            ),
+        })
+    }
+
+    fn cmds(&self, cmds: &[Cmd]) -> Option<Vec<Cmd>> {
+        let plain = Some(Ty::Plain);
+        cmds.iter()
+            .map(|c| {
+                Some(match c {
+                    Cmd::Assign(pairs) => Cmd::Assign(
+                        pairs
+                            .iter()
+                            .map(|(p, e)| {
+                                let (p, t) = self.place(p)?;
+                                Some((p, self.expr(e, t)?))
+                            })
+                            .collect::<Option<_>>()?,
+                    ),
+                    Cmd::Assert(e) => Cmd::Assert(self.expr(e, plain)?),
+                    Cmd::If(e, a, b) => Cmd::If(self.expr(e, plain)?, self.cmds(a)?, self.cmds(b)?),
+                })
+            })
+            .collect()
+    }
+
+    fn transition(&self, tr: &Transition) -> Option<Renamed> {
+        let plain = Some(Ty::Plain);
+        let guard = match &tr.guard {
+            Some(g) => Some(self.expr(g, plain)?),
+            None => None,
+        };
+        let next = match &tr.next {
+            Next::To(p) => Next::To(*p),
+            Next::Branch(c, a, b) => Next::Branch(self.expr(c, plain)?, *a, *b),
+        };
+        Some(Renamed {
+            guard,
+            body: self.cmds(&tr.body)?,
+            next,
+        })
+    }
+}
