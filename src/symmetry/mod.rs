@@ -53,7 +53,7 @@ impl Kind {
 
 /// What a slot holds, as far as the copies' permutations go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Ty {
+pub enum Ty {
     /// A value that no permutation changes.
     Plain,
     /// A copy's identity: `o + i` stands for copy i (`o` is the first
@@ -79,12 +79,12 @@ pub struct Symmetry {
     pub exact: bool,
     /// Per copy: the slots it owns (its program counter, then its locals
     /// and frames), aligned.
-    blocks: Vec<Vec<u32>>,
+    pub(crate) blocks: Vec<Vec<u32>>,
     /// Shared arrays indexed by copies: `(base, len, o)`, element `o + i`
     /// belongs to copy i.
-    arrays: Vec<(u32, u32, i64)>,
+    pub(crate) arrays: Vec<(u32, u32, i64)>,
     /// Every slot that holds identities, with its `o`.
-    ids: Vec<(u32, i64)>,
+    pub(crate) ids: Vec<(u32, i64)>,
     /// Of `ids`, those neither owned by a copy nor an element of an
     /// indexed array, with its `o`.
     free: Vec<(u32, i64)>,
@@ -96,8 +96,8 @@ pub struct Symmetry {
     /// copies is already the least representative.
     simple: bool,
     /// Per copy: its first transition; every copy has `per` of them.
-    starts: Vec<usize>,
-    per: usize,
+    pub(crate) starts: Vec<usize>,
+    pub(crate) per: usize,
 }
 
 /// Why a group of copies is not (fully) symmetric.

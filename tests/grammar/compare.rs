@@ -23,7 +23,7 @@ pub const MAX_STATES: u64 = 20_000;
 pub const MAX_STACK: u32 = 4;
 
 /// The columns of the coverage table: the reductions.
-pub const COLUMNS: [&str; 7] = [
+pub const COLUMNS: [&str; 8] = [
     "sc",
     "movers",
     "stubborn",
@@ -31,6 +31,7 @@ pub const COLUMNS: [&str; 7] = [
     "movers+stubborn",
     "summaries sc",
     "summaries movers",
+    "symmetry",
 ];
 
 /// One way of running the checker.
@@ -44,6 +45,8 @@ pub struct Config {
     pub deadlock: bool,
     pub kept: Kept,
     pub threads: usize,
+    /// Over the orbits of the system's symmetry (`--symmetry on`).
+    pub symmetry: bool,
 }
 
 impl Config {
@@ -57,12 +60,14 @@ impl Config {
             deadlock: false,
             kept: Kept::Exact,
             threads: 1,
+            symmetry: false,
         }
     }
 
     /// Its column in the coverage table.
     pub fn column(&self) -> usize {
         match (self.reduction.name(), self.summaries) {
+            _ if self.symmetry => 7,
             ("sc", true) => 5,
             ("movers", true) => 6,
             ("sc", _) => 0,
@@ -76,7 +81,7 @@ impl Config {
 
     /// Its column's name ("full" for full exploration itself).
     pub fn column_name(&self) -> &'static str {
-        if self.reduction.is_full() {
+        if self.reduction.is_full() && !self.symmetry {
             "full"
         } else {
             COLUMNS[self.column()]
@@ -121,6 +126,9 @@ impl Config {
         if self.threads != 1 {
             s += &format!(" --threads {}", self.threads);
         }
+        if self.symmetry {
+            s += " --symmetry on";
+        }
         s
     }
 
@@ -144,6 +152,10 @@ impl Config {
             stats: false,
             cluster: None,
             fingerprint: 0,
+            symmetry: match self.symmetry {
+                true => optimist::SymmetryUse::On,
+                false => optimist::SymmetryUse::Off,
+            },
         }
     }
 }
@@ -212,6 +224,27 @@ pub fn base_configs() -> Vec<Vec<Config>> {
             }
         }
     }
+    // Symmetry, over full exploration and every reduction.
+    let over: Vec<Config> = std::iter::once(Config::base(Reduction::NONE))
+        .chain(cols.iter().take(7).map(|c| c[0]))
+        .flat_map(|c| {
+            let mut d = Config {
+                deadlock: true,
+                ..c
+            };
+            // Movers do not preserve deadlocks.
+            if c.movers() {
+                d = c;
+            }
+            [c, d]
+        })
+        .map(|c| Config {
+            symmetry: true,
+            ..c
+        })
+        .collect();
+    cols[7] = over;
+    cols[7].dedup();
     cols
 }
 
@@ -773,6 +806,8 @@ pub struct SystemResult {
     pub full: [u32; 3],
     /// The kinds of full exploration's violations.
     pub full_kinds: Vec<&'static str>,
+    /// Whether a run under `--symmetry on` found a symmetry to use.
+    pub symmetric: bool,
 }
 
 /// Generates system `k` of `seed` and compares every configuration it
@@ -863,6 +898,7 @@ pub fn check_system(seed: u64, k: u64) -> SystemResult {
                 ));
             }
         }
+        res.symmetric |= red.as_ref().is_some_and(|o| o.symmetry.is_some());
         if let Some(red) = red
             && c.threads == 1
         {
@@ -1040,6 +1076,8 @@ pub struct Tally {
     pub options: BTreeMap<String, (u64, [u64; 4], u64)>,
     pub disagreements: Vec<Disagreement>,
     pub checks: u64,
+    /// Systems on which a run used a symmetry.
+    pub symmetric: u64,
 }
 
 impl Tally {
@@ -1055,6 +1093,7 @@ impl Tally {
         for k in &r.full_kinds {
             *self.full_kinds.entry(k).or_default() += 1;
         }
+        self.symmetric += u64::from(r.symmetric);
         for (c, seen) in &r.runs {
             self.checks += 1;
             // The coverage table counts the base runs, one per column and
@@ -1162,9 +1201,10 @@ impl Tally {
             .filter(|d| d.known.is_none())
             .count();
         format!(
-            "{} systems ({} did not compile), {} reduced checks; full exploration: {} holds, {} violated {:?}, {} inconclusive; {} disagreements ({} of known open bugs, {} new)",
+            "{} systems ({} did not compile, {} searched over a symmetry's orbits), {} reduced checks; full exploration: {} holds, {} violated {:?}, {} inconclusive; {} disagreements ({} of known open bugs, {} new)",
             self.systems,
             self.compile_errors.len(),
+            self.symmetric,
             self.checks,
             self.full[0],
             self.full[1],
@@ -1288,6 +1328,7 @@ impl SystemResult {
             "compile_error": self.compile_error,
             "full": self.full,
             "full_kinds": self.full_kinds,
+            "symmetric": self.symmetric,
             "runs": runs,
             "disagreements": dis,
         })
@@ -1321,6 +1362,7 @@ impl SystemResult {
         for (i, n) in v["full"].as_array()?.iter().enumerate().take(3) {
             r.full[i] = n.as_u64()? as u32;
         }
+        r.symmetric = v["symmetric"].as_bool()?;
         for kind in v["full_kinds"].as_array()? {
             let kind = kind.as_str()?;
             r.full_kinds.push(kinds.iter().find(|x| **x == kind)?);

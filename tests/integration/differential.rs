@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use optimist::{
     Ignoring, Interference, Kind, Limits, Model, Options, Outcome, Problem, Reduction, Source,
-    Verdict, compile,
+    SymmetryUse, Verdict, compile,
 };
 use proptest::prelude::*;
 
@@ -77,6 +77,7 @@ fn options(
         stats: false,
         cluster: None,
         fingerprint: 0,
+        symmetry: SymmetryUse::Off,
     }
 }
 
@@ -236,6 +237,89 @@ fn compare(text: &str, deadlock: bool) -> Result<(), TestCaseError> {
         }
     }
     Ok(())
+}
+
+/// Every reduction over the orbits of the system's symmetry (where it
+/// has one: these systems are copies of one body) gives full
+/// exploration's verdict, stores no more states, and its counterexample
+/// replays in the system; whether a symmetry was used.
+fn compare_symmetric(text: &str, deadlock: bool) -> Result<bool, TestCaseError> {
+    let src = Source::new("generated.gc", text).unwrap();
+    let model = compile(&src, &[]).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    let full = run(&model, Reduction::NONE, Ignoring::Cpc, deadlock);
+    if matches!(full.verdict, Verdict::Inconclusive(_)) {
+        return Ok(false);
+    }
+    let mut used = false;
+    for &reduction in Reduction::all() {
+        if deadlock && reduction.theorem() == Some(optimist::CertifyTheorem::Movers) {
+            continue;
+        }
+        let mut o = options(
+            reduction,
+            Ignoring::Cpc,
+            deadlock,
+            false,
+            Interference::default(),
+        );
+        o.symmetry = SymmetryUse::On;
+        let red = optimist::check(&model, &o, &mut |_| {});
+        used |= red.symmetry.is_some();
+        let how = format!("{} --symmetry on", reduction.name());
+        match &red.verdict {
+            Verdict::Inconclusive(_) | Verdict::DoesNotApply(_) => continue,
+            _ => {}
+        }
+        if let Some(v) = &red.violation {
+            replays(&model, &v.trace, &v.problem).map_err(|e| {
+                TestCaseError::fail(format!("{how}: trace does not replay: {e}\n{text}"))
+            })?;
+        }
+        prop_assert_eq!(verdict(&full), verdict(&red), "{}\n{}", how, text);
+        if full.verdict == Verdict::Holds {
+            prop_assert!(
+                red.stats.states <= full.stats.states,
+                "{how}: more states\n{text}"
+            );
+        }
+    }
+    Ok(used)
+}
+
+/// On a fixed draw of 300 systems, symmetry is found and used in many
+/// (the proptests above could pass on systems that never have one).
+#[test]
+fn symmetry_is_used_on_generated_systems() {
+    let mut x = 2026u64;
+    let mut used = 0;
+    for _ in 0..300 {
+        let data: Vec<u16> = (0..120)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 48) as u16
+            })
+            .collect();
+        let text = system(&mut Choices::new(&data));
+        used += usize::from(compare_symmetric(&text, false).expect("agrees"));
+    }
+    println!("symmetry used on {used} of 300 systems");
+    assert!(used >= 30, "symmetry used on {used} of 300 systems");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn symmetric_verdict_equals_full_verdict(data in choices()) {
+        compare_symmetric(&system(&mut Choices::new(&data)), false)?;
+    }
+
+    #[test]
+    fn symmetric_deadlock_verdict_equals_full_verdict(data in choices()) {
+        compare_symmetric(&system(&mut Choices::new(&data)), true)?;
+    }
 }
 
 proptest! {

@@ -101,6 +101,11 @@ fn grammar_generated_systems_agree_with_full_exploration() {
         inconclusive * 20 <= compiled,
         "{inconclusive} full explorations inconclusive"
     );
+    assert!(
+        tally.symmetric * 50 >= compiled,
+        "only {} of {compiled} systems searched over a symmetry's orbits",
+        tally.symmetric
+    );
     let empty = tally.empty_cells();
     assert!(
         empty.is_empty(),
