@@ -161,7 +161,18 @@ pub struct Contract {
     /// What the store adds (`--hash-compact`, `--bitstate`), when it is not
     /// exact.
     pub store: Option<&'static str>,
+    /// How `--symmetry` stacks on it.
+    pub symmetry: &'static str,
 }
+
+/// How `--symmetry` stacks on every reduction: a permutation of the copies
+/// maps each reduction's steps from a state onto its steps from the
+/// permuted state (the model is checked to be symmetric, and so is every
+/// reduction's judgement of it), so the search may store one state per
+/// orbit (Emerson, Jha and Peled, "Combining partial order and symmetry
+/// reductions", 1997, for stubborn sets).
+pub(crate) const SYMMETRY: &str =
+    "composes: one state per orbit, for every kind above but LTL-X (refused there)";
 
 impl Contract {
     /// How it treats `property`.
@@ -453,12 +464,15 @@ pub(crate) fn run(
     if let Some(why) = refusal(&mode.judge()) {
         return Outcome::new(Verdict::DoesNotApply(why), Stats::default(), None);
     }
-    let analysis =
-        (options.symmetry != super::SymmetryUse::Off && graph.is_none() && watch.is_none())
-            .then(|| crate::symmetry::detect(model));
+    let temporal = graph.is_some() || watch.is_some();
+    let analysis = (options.symmetry != super::SymmetryUse::Off && !temporal)
+        .then(|| crate::symmetry::detect(model));
     let quotient = analysis.as_ref().and_then(|a| a.symmetry.as_ref());
     let mut o = mode.search(model, options, watch, progress, graph, quotient);
     o.symmetry = quotient.map(crate::symmetry::Symmetry::used);
+    if options.symmetry == super::SymmetryUse::On && quotient.is_none() {
+        o.caveats.push(unused_symmetry(analysis.as_ref(), temporal));
+    }
     if o.violation
         .as_ref()
         .is_some_and(|v| super::confirm::confirm(model, v).is_err())
@@ -486,6 +500,21 @@ pub(crate) fn run(
         ));
     }
     o
+}
+
+/// Why `--symmetry on` stored every state.
+fn unused_symmetry(analysis: Option<&crate::symmetry::Analysis>, temporal: bool) -> String {
+    let broken = analysis.and_then(|a| a.broken.first());
+    match broken {
+        _ if temporal => "symmetry not used: temporal properties are checked on every state (their atoms and fairness name threads)".into(),
+        Some(b) => format!(
+            "symmetry not used: {}{} ({})",
+            b.place.map_or(String::new(), |p| format!("line {}: ", p.1)),
+            b.why,
+            b.threads
+        ),
+        None => "symmetry not used: no thread body is run by two threads or more".into(),
+    }
 }
 
 /// A side condition that the search found broken as it ran: a
@@ -680,6 +709,7 @@ pub(crate) fn transactions(
         preserves: super::full::reduced_preserves(Preserved::No),
         conditions,
         store: None,
+        symmetry: super::contract::SYMMETRY,
     }
 }
 

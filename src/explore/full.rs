@@ -79,6 +79,7 @@ pub(crate) fn contract() -> super::Contract {
         preserves: Property::ALL.map(|p| (p, Preserved::Yes)).to_vec(),
         conditions: vec![super::contract::DISCIPLINE],
         store: None,
+        symmetry: super::contract::SYMMETRY,
     }
 }
 

@@ -1030,6 +1030,7 @@ pub(super) fn contract() -> super::Contract {
         preserves: super::full::reduced_preserves(Preserved::Unfair),
         conditions: vec![PROVISO, super::contract::DISCIPLINE],
         store: None,
+        symmetry: super::contract::SYMMETRY,
     }
 }
 

@@ -51,6 +51,10 @@ pub struct CheckReport {
     /// judged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interference: Option<&'static str>,
+    /// The symmetry whose orbits the search stored one state of (see
+    /// `check --symmetry`); absent where it stored every state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symmetry: Option<SymmetryRow>,
     /// Reduced mode: states where a transaction was ended by force.
     pub forced_states: Option<u64>,
     /// `--summaries`: summaries made, summary edges computed and reused.
@@ -395,6 +399,7 @@ impl CheckReport {
             elapsed_ms: (s.elapsed.as_secs_f64() * 1e5).round() / 100.0,
             bytes_per_state: (s.bytes_per_state() * 10.0).round() / 10.0,
             store: outcome.coverage.as_ref().map(StoreRow::of),
+            symmetry: outcome.symmetry.as_ref().map(SymmetryRow::of),
             limit,
             violation: violation.map(|v| describe(model, v)),
             trace: violation
@@ -944,6 +949,9 @@ impl fmt::Display for CheckReport {
         match self.interference {
             Some(i) => writeln!(f, ", interference {i}")?,
             None => writeln!(f)?,
+        }
+        if let Some(sym) = &self.symmetry {
+            writeln!(f, "symmetry     {sym}: one state stored per orbit")?;
         }
         writeln!(f, "verdict      {verdict}")?;
         self.write_counts(f)?;

@@ -93,6 +93,8 @@ fn a_violation_carries_its_trace_in_json() {
     let (code, v) = json(&[
         "check",
         "models/racy-counter.gc",
+        "--symmetry",
+        "off",
         "--reduction",
         "none",
         "--format",
@@ -477,6 +479,8 @@ fn the_memory_limit_bounds_the_whole_process() {
             "N=9",
             "-D",
             "K=6",
+            "--symmetry",
+            "off",
             "--reduction",
             "none",
             "--max-memory",
@@ -708,6 +712,8 @@ fn transactions_per_region_on_the_counter() {
         let args = [
             "check",
             "models/counter.gc",
+            "--symmetry",
+            "off",
             "--reduction",
             mode,
             "--format",

@@ -29,7 +29,7 @@ fn modes() -> Vec<(String, Options)> {
 /// The contract table, as the book shows it (docs/src/reductions.md).
 fn table() -> String {
     let mut out = String::from(
-        "| reduction | assertions | invariants | discipline | deadlocks | lock warnings | LTL-X | side conditions: what it does where a model breaks one |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+        "| reduction | assertions | invariants | discipline | deadlocks | lock warnings | LTL-X | symmetry | side conditions: what it does where a model breaks one |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for (name, options) in modes() {
         let c = optimist::contract(&options).expect("a reduction");
@@ -56,8 +56,9 @@ fn table() -> String {
                 format!("{}: {what}", k.name)
             })
             .collect();
+        let symmetry = c.symmetry.split(':').next().unwrap_or_default();
         out.push_str(&format!(
-            "| `{name}` | {} | {} |\n",
+            "| `{name}` | {} | {symmetry} | {} |\n",
             cells.join(" | "),
             conditions.join("; ")
         ));

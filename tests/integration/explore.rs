@@ -72,7 +72,15 @@ impl Drop for Server {
 }
 
 fn counterexample() -> String {
-    let run = crate::common::optimist(["check", "models/racy-counter.gc", "--format", "json"]);
+    // Every state: the steps below follow this very trace.
+    let run = crate::common::optimist([
+        "check",
+        "models/racy-counter.gc",
+        "--symmetry",
+        "off",
+        "--format",
+        "json",
+    ]);
     assert_eq!(run.code, 1);
     run.stdout
 }
@@ -213,13 +221,13 @@ fn explore_page_in_headless_chromium() {
     assert!(dom.contains("data-ready=\"1\""), "{dom}");
     assert!(dom.contains("<span id=\"position\">8</span>"), "{dom}");
     assert!(
-        dom.contains("Violation (assertion): T0 at line 19: assertion `c == 2` fails: c = 1"),
+        dom.contains("Violation (assertion): T0 at line 20: assertion `c == 2` fails: c = 1"),
         "{dom}"
     );
     assert!(dom.contains("Counterexample loaded: 8 steps"), "{dom}");
     // The path table: eight rows, the lost update at row 5.
     assert_eq!(dom.matches("<tr><td>").count(), 8, "{dom}");
-    assert!(dom.contains("<td>5</td><td>T1</td><td>W</td><td>16</td><td>c := t + 1</td>"));
+    assert!(dom.contains("<td>5</td><td>T1</td><td>W</td><td>17</td><td>c := t + 1</td>"));
     // Both threads, their transitions marked visible.
     assert!(dom.contains("data-thread=\"T0\"") && dom.contains("data-thread=\"T1\""));
     assert!(dom.contains("class=\"transition visible"), "{dom}");

@@ -41,6 +41,9 @@ fn ample_stores_give_the_exact_counts_on_every_model() {
         let mut base = vec!["check".to_string(), file.clone()];
         base.extend(["--reduction".into(), "none".into()]);
         base.extend(flags.iter().cloned());
+        if !flags.iter().any(|f| f == "--symmetry") {
+            base.extend(["--symmetry".into(), "off".into()]);
+        }
         base.extend(["--format".into(), "json".into()]);
         let (_, exact) = json(&base);
         assert_eq!(exact["verdict"], verdict.as_str(), "{file} {flags:?}");

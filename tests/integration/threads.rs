@@ -185,6 +185,8 @@ fn the_state_limit_cuts_at_the_same_state() {
             "N=5",
             "-D",
             "K=2",
+            "--symmetry",
+            "off",
             "--reduction",
             mode,
             "--max-states",
