@@ -319,3 +319,6 @@ impl Symmetry {
         b.iter().map(|&j| a[j]).collect()
     }
 }
+
+#[cfg(test)]
+mod tests;
