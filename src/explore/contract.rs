@@ -508,10 +508,10 @@ fn unused_symmetry(analysis: Option<&crate::symmetry::Analysis>, temporal: bool)
     match broken {
         _ if temporal => "symmetry not used: temporal properties are checked on every state (their atoms and fairness name threads)".into(),
         Some(b) => format!(
-            "symmetry not used: {}{} ({})",
+            "symmetry not used for {}: {}{}",
+            b.threads,
             b.place.map_or(String::new(), |p| format!("line {}: ", p.1)),
-            b.why,
-            b.threads
+            b.why
         ),
         None => "symmetry not used: no thread body is run by two threads or more".into(),
     }

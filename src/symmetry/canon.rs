@@ -18,6 +18,14 @@ use super::{Kind, Symmetry};
 /// The most orders of tied copies tried per state.
 pub const TIES: usize = 5040;
 
+/// Whether every order of ties among `n` copies is tried (there are at
+/// most n! of them).
+pub fn all_tried(n: usize) -> bool {
+    (1..=n)
+        .try_fold(1usize, |p, f| p.checked_mul(f))
+        .is_some_and(|orders| orders <= TIES)
+}
+
 /// Buffers reused from state to state.
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {

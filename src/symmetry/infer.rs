@@ -124,7 +124,7 @@ impl Shape {
             first: self.first,
             n: self.n,
             threads: String::new(),
-            exact: simple || kind == super::Kind::Rotation,
+            exact: simple || kind == super::Kind::Rotation || super::canon::all_tried(self.n),
             blocks: self.blocks.clone(),
             arrays,
             ids,

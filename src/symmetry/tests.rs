@@ -38,7 +38,9 @@ fn reachable(model: &Model) -> HashSet<Vec<i64>> {
 /// Every permutation of `n` (Heap's algorithm), or the rotations.
 fn group(n: usize, kind: Kind) -> Vec<Vec<usize>> {
     if kind == Kind::Rotation {
-        return (0..n).map(|r| (0..n).map(|i| (i + r) % n).collect()).collect();
+        return (0..n)
+            .map(|r| (0..n).map(|i| (i + r) % n).collect())
+            .collect();
     }
     let mut p: Vec<usize> = (0..n).collect();
     let (mut c, mut out, mut i) = (vec![0; n], vec![p.clone()], 0);
@@ -115,7 +117,10 @@ fn the_search_stores_one_state_per_orbit() {
             check(&model, &options, &mut |_| {})
         };
         let (all, orbit) = (run(SymmetryUse::Off), run(SymmetryUse::On));
-        assert_eq!((all.verdict.clone(), orbit.verdict), (Verdict::Holds, Verdict::Holds));
+        assert_eq!(
+            (all.verdict.clone(), orbit.verdict),
+            (Verdict::Holds, Verdict::Holds)
+        );
         let states = reachable(&model);
         assert_eq!(states.len() as u64, all.stats.states, "{file}");
         assert_eq!(orbits(&sym, &states) as u64, orbit.stats.states, "{file}");
@@ -126,7 +131,10 @@ fn the_search_stores_one_state_per_orbit() {
 #[test]
 fn permutations_and_rotations_are_counted() {
     assert_eq!(group(4, Kind::Full).len(), 24);
-    assert_eq!(group(4, Kind::Full).iter().collect::<HashSet<_>>().len(), 24);
+    assert_eq!(
+        group(4, Kind::Full).iter().collect::<HashSet<_>>().len(),
+        24
+    );
     assert_eq!(group(5, Kind::Rotation).len(), 5);
 }
 
@@ -147,5 +155,9 @@ fn a_constant_naming_one_copy_breaks_the_symmetry() {
     let a = detect(&model);
     assert!(a.symmetry.is_none());
     assert_eq!(a.broken[0].lost, Kind::Rotation);
-    assert!(a.broken[0].why.contains("x[0] := self"), "{}", a.broken[0].why);
+    assert!(
+        a.broken[0].why.contains("x[0] := self"),
+        "{}",
+        a.broken[0].why
+    );
 }

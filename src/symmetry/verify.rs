@@ -148,7 +148,7 @@ impl<'a> Ren<'a> {
         let (kind, lost) = self.kind();
         (
             format!(
-                "{what} at line {line} is not mapped onto itself by {kind} of the copies, so it tells them apart ({lost})"
+                "{what} at line {line} is not mapped onto itself by {kind}, so it tells the copies apart ({lost})"
             ),
             Some((span, line)),
         )
@@ -161,11 +161,11 @@ impl<'a> Ren<'a> {
         let (kind, lost) = self.kind();
         let why = match t == u {
             true => format!(
-                "`{}` of {} tells the copies apart: {kind} of them changes it ({lost})",
+                "`{}` of {} tells the copies apart: {kind} changes it ({lost})",
                 tr.text, m.threads[t].name
             ),
             false => format!(
-                "`{}` does not do in {} what it does in {}: {kind} of the copies does not map one onto the other ({lost})",
+                "`{}` does not do in {} what it does in {}: {kind} does not map one onto the other ({lost})",
                 tr.text, m.threads[u].name, m.threads[t].name
             ),
         };
@@ -176,8 +176,8 @@ impl<'a> Ren<'a> {
     fn kind(&self) -> (&'static str, &'static str) {
         match self.kind {
             _ if self.sigma.len() == 2 => ("exchanging the two copies", "no symmetry"),
-            Kind::Rotation => ("a rotation", "no symmetry"),
-            Kind::Full => ("a swap", "no full symmetry"),
+            Kind::Rotation => ("a rotation of the copies", "no symmetry"),
+            Kind::Full => ("a swap of two copies", "no full symmetry"),
         }
     }
 

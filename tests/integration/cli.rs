@@ -749,3 +749,42 @@ fn transactions_per_region_on_the_counter() {
         pairs(&[("L0", 1), ("INCR", 3), ("DECR", 3), ("READ", 5)])
     );
 }
+
+/// `--symmetry`: the report names the symmetry whose orbits it counted
+/// (text and JSON), `off` counts every state, and `on` says why it could
+/// not use one.
+#[test]
+fn symmetry_is_reported_and_can_be_turned_off() {
+    let args = ["check", "models/account.gc", "--reduction", "none"];
+    let (code, on) = json(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(code, 0);
+    assert_eq!(on["symmetry"]["kind"], "full");
+    assert_eq!(on["symmetry"]["threads"], "teller0..teller1");
+    assert_eq!(on["symmetry"]["exact"], true);
+    let (_, off) = json(&[&args[..], &["--symmetry", "off", "--format", "json"]].concat());
+    assert!(off["symmetry"].is_null());
+    let (orbits, all) = (
+        on["states"].as_u64().unwrap(),
+        off["states"].as_u64().unwrap(),
+    );
+    assert!(orbits < all, "{orbits} orbits, {all} states");
+    let text = optimist(args);
+    assert!(
+        text.stdout
+            .contains("symmetry     full (any permutation of the 2 copies teller0..teller1)")
+    );
+    let broken = optimist(["check", "models/barrier.gc", "--symmetry", "on"]);
+    assert_eq!(broken.code, 0);
+    assert!(
+        broken
+            .stdout
+            .contains("symmetry not used for T0..T1: line 20: `x[0] := self`"),
+        "{}",
+        broken.stdout
+    );
+    assert!(
+        !broken.stdout.contains("symmetry     "),
+        "{}",
+        broken.stdout
+    );
+}

@@ -74,7 +74,7 @@ fn traces_show_the_stack() {
     assert!(trace[0].get("depth").is_none(), "{}", trace[0]);
     assert_eq!(trace.last().unwrap()["depth"], 1);
     let state = trace[0]["state"].as_object().unwrap();
-    assert_eq!(state["T0.ret@1"], "line 55");
+    assert_eq!(state["T0.ret@1"], "line 56");
     assert!(!state.contains_key("T0.incr@1.tx"), "{state:?}");
 }
 
