@@ -29,17 +29,32 @@ pub(super) struct Shape {
     pub index: Vec<Option<(Ty, u32)>>,
     /// Per slot: where it is owned by a copy, which copy and where.
     pub owner: Vec<Option<(usize, usize)>>,
+    /// The message buffers of the channel arrays the copies own: per
+    /// field, `(base, capacity, o)`: the field of element e's k-th message
+    /// is slot `base + e * capacity + k`, and element `o + i` is copy i's.
+    pub buffers: Vec<(u32, u32, i64)>,
 }
 
 impl Shape {
     /// The shape of the `n` copies from thread `first`, with the types
     /// their code suggests.
-    pub fn of(model: &Model, first: usize, n: usize) -> Result<Shape, Why> {
+    /// With `channels`, each copy also owns the element of every channel
+    /// array that has one per copy (`ring[index]`): its length and buffer
+    /// move with the copy.
+    pub fn of(model: &Model, first: usize, n: usize, channels: bool) -> Result<Shape, Why> {
+        let (own, buffers) = match channels {
+            true => channel_elements(model, first, n),
+            false => (vec![Vec::new(); n], Vec::new()),
+        };
         let blocks: Vec<Vec<u32>> = (first..first + n)
-            .map(|t| {
+            .zip(own)
+            .map(|(t, chans)| {
                 let locals = (0..model.slots.len() as u32)
                     .filter(|&s| model.slots[s as usize].class == SlotClass::Local(t as u32));
-                std::iter::once(t as u32).chain(locals).collect()
+                std::iter::once(t as u32)
+                    .chain(locals)
+                    .chain(chans)
+                    .collect()
             })
             .collect();
         let decl = place(model, first);
@@ -63,6 +78,7 @@ impl Shape {
             value: Vec::new(),
             index: Vec::new(),
             owner,
+            buffers,
         };
         let mut u = Unify::new(model.slots.len(), &vars, &shape);
         for k in 0..per {
@@ -134,6 +150,40 @@ impl Shape {
             per: self.per,
         }
     }
+}
+
+/// Per copy: the slots of the channels it owns, one element of each
+/// channel array with an element per copy (counted from 0, or from the
+/// first copy's thread id); and those arrays' buffers (see
+/// [`Shape::buffers`]).
+fn channel_elements(
+    model: &Model,
+    first: usize,
+    n: usize,
+) -> (Vec<Vec<u32>>, Vec<(u32, u32, i64)>) {
+    let (mut out, mut buffers) = (vec![Vec::new(); n], Vec::new());
+    let name = |c: usize| model.channels[c].name.split('[').next().unwrap_or_default();
+    let mut c = 0;
+    while c < model.channels.len() {
+        let len = (c..model.channels.len())
+            .take_while(|&d| name(d) == name(c) && model.channels[d].name.contains('['))
+            .count()
+            .max(1);
+        let o = match len {
+            l if l == n => Some(0),
+            l if first > 0 && l == first + n => Some(first),
+            _ => None,
+        };
+        if let Some(o) = o {
+            for (i, slots) in out.iter_mut().enumerate() {
+                slots.extend(model.channels[c + o + i].slots());
+            }
+            let ch = &model.channels[c];
+            buffers.extend((ch.fields.iter()).map(|&f| (f, ch.capacity, o as i64)));
+        }
+        c += len;
+    }
+    (out, buffers)
 }
 
 /// Where thread `t` begins, to point at its body.

@@ -143,18 +143,13 @@ pub fn detect(model: &Model) -> Analysis {
             out.broken.push(broken(Kind::Rotation, (why, None)));
             continue;
         }
-        let shape = match infer::Shape::of(model, first, n) {
+        let shape = match group_shape(model, first, n) {
             Ok(shape) => shape,
             Err(e) => {
                 out.broken.push(broken(Kind::Rotation, e));
                 continue;
             }
         };
-        let rotation = verify::generator(model, &shape, &rotate(n), Kind::Rotation);
-        if let Err(e) = rotation {
-            out.broken.push(broken(Kind::Rotation, e));
-            continue;
-        }
         let kind = match verify::generator(model, &shape, &swap(n), Kind::Full) {
             Ok(()) => Kind::Full,
             Err(e) => {
@@ -172,10 +167,30 @@ pub fn detect(model: &Model) -> Analysis {
     out
 }
 
+/// The shape of the copies from `first` whose rotation maps the model
+/// onto itself: with each copy owning its channels (`ring[index]`) where
+/// the model has channels and that works, else without.
+fn group_shape(model: &Model, first: usize, n: usize) -> Result<infer::Shape, infer::Why> {
+    let mut why = None;
+    for channels in [true, false] {
+        if channels && model.channels.is_empty() {
+            continue;
+        }
+        let shape = infer::Shape::of(model, first, n, channels)?;
+        match verify::generator(model, &shape, &rotate(n), Kind::Rotation) {
+            Ok(()) => return Ok(shape),
+            Err(e) => why = why.or(Some(e)),
+        }
+    }
+    Err(why.expect("one shape was tried"))
+}
+
 /// Why no symmetry is looked for in `model`, if a feature keeps it out.
 fn unsupported(model: &Model) -> Option<String> {
-    let why = if !model.channels.is_empty() {
-        "the model has channels, whose messages symmetry does not permute yet"
+    let rendezvous =
+        (model.transitions.iter()).any(|t| t.chan.as_ref().is_some_and(|c| c.partner.is_some()));
+    let why = if rendezvous {
+        "a rendezvous moves two threads in one step, which symmetry does not permute yet"
     } else if model.timeout.is_some() {
         "the model waits for `timeout`"
     } else if model.threads.iter().any(|t| t.dormant.is_some()) {

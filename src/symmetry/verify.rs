@@ -222,6 +222,34 @@ impl<'a> Ren<'a> {
         }
     }
 
+    /// An element `a[index]` renamed: a copy's own array moves with it;
+    /// in the buffer of a channel array the copies own, the element's
+    /// channel (the constant part of the index, `e * capacity`) is renamed;
+    /// elsewhere the index is renamed as what indexes the array.
+    fn element(&self, a: &Array, index: &CExpr) -> Option<(Array, CExpr)> {
+        let Some(&(_, cap, o)) = self.shape.buffers.iter().find(|b| b.0 == a.base) else {
+            return Some((self.array(a), self.expr(index, Some(self.index_ty(a)))?));
+        };
+        let (cap, n) = (i64::from(cap.max(1)), self.sym.n as i64);
+        let channel = |c: i64| match (c / cap - o, c % cap) {
+            (e, k) if (0..n).contains(&e) => (o + self.sigma[e as usize] as i64) * cap + k,
+            _ => c,
+        };
+        let index = match index {
+            CExpr::Const(c) => CExpr::Const(channel(*c)),
+            CExpr::Bin(BinOp::Add, c, rest) => match **c {
+                CExpr::Const(c) => CExpr::Bin(
+                    BinOp::Add,
+                    Box::new(CExpr::Const(channel(c))),
+                    self.boxed(rest, Some(Ty::Plain))?,
+                ),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some((*a, index))
+    }
+
     fn boxed(&self, e: &CExpr, want: Option<Ty>) -> Option<Box<CExpr>> {
         self.expr(e, want).map(Box::new)
     }
@@ -245,10 +273,13 @@ impl<'a> Ren<'a> {
                 slot: self.map[*slot as usize],
                 shared: *shared,
             },
-            CExpr::Elem { array, index } => CExpr::Elem {
-                array: self.array(array),
-                index: self.boxed(index, Some(self.index_ty(array)))?,
-            },
+            CExpr::Elem { array, index } => {
+                let (array, index) = self.element(array, index)?;
+                CExpr::Elem {
+                    array,
+                    index: Box::new(index),
+                }
+            }
             CExpr::At { thread, pcs } => CExpr::At {
                 thread: self.boxed(thread, ids)?,
                 pcs: self.per_thread(pcs, |p| *p),
@@ -323,13 +354,16 @@ impl<'a> Ren<'a> {
                 },
                 Some(self.shape.value[*slot as usize]),
             ),
-            Place::Elem { array, index } => (
-                Place::Elem {
-                    array: self.array(array),
-                    index: self.expr(index, Some(self.index_ty(array)))?,
-                },
-                Some(self.shape.value[array.base as usize]),
-            ),
+            Place::Elem { array, index } => {
+                let (renamed, index) = self.element(array, index)?;
+                (
+                    Place::Elem {
+                        array: renamed,
+                        index,
+                    },
+                    Some(self.shape.value[array.base as usize]),
+                )
+            }
         })
     }
 
