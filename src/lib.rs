@@ -75,10 +75,10 @@ pub use refine::{
     Access as RefineAccess, GuessFrom, Iteration, Racy, RefineOptions, RefineReport, refine,
 };
 pub use report::{
-    Blocked, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport, Deadlock,
-    FindingRow, LassoReport, LevelRow, Link, LoopRow, LtlReport, PreservedRow, PropertyReport,
-    RegionRow, SitOut, StateLayout, Statement, StatsReport, StepReport, ThreadState, TimesRow,
-    ViolationReport, Wait,
+    Blocked, BrokenRow, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport,
+    Deadlock, FindingRow, LassoReport, LevelRow, Link, LoopRow, LtlReport, PreservedRow,
+    PropertyReport, RegionRow, SitOut, StateLayout, Statement, StatsReport, StepReport,
+    SymmetryReport, SymmetryRow, ThreadState, TimesRow, ViolationReport, Wait,
 };
 pub use stepping::{
     ChoiceView, Difference, Divergence, NotATrace, ReplayReport, ScriptView, Session, SessionView,

@@ -132,17 +132,6 @@ pub enum SymmetryUse {
     On,
 }
 
-impl SymmetryUse {
-    /// The name used on the command line and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            SymmetryUse::Off => "off",
-            SymmetryUse::Auto => "auto",
-            SymmetryUse::On => "on",
-        }
-    }
-}
-
 /// What the visited set keeps of each state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Kept {

@@ -152,6 +152,9 @@ impl Shape {
     }
 }
 
+/// Per copy, the slots of its channels; and the channels' buffers.
+type Owned = (Vec<Vec<u32>>, Vec<(u32, u32, i64)>);
+
 /// Per copy: the slots of the channels it owns, one element of each
 /// channel array with an element per copy (counted from 0, or from the
 /// first copy's thread id); and those arrays' buffers (see

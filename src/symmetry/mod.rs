@@ -305,8 +305,8 @@ impl Symmetry {
             }
         }
         for &(base, len, o) in &self.arrays {
-            for i in 0..self.n {
-                let (from, to) = (o + i as i64, o + sigma[i] as i64);
+            for (i, &j) in sigma.iter().enumerate() {
+                let (from, to) = (o + i as i64, o + j as i64);
                 if from < i64::from(len) && to < i64::from(len) {
                     out[(i64::from(base) + to) as usize] = s[(i64::from(base) + from) as usize];
                 }

@@ -131,7 +131,8 @@ impl<'a> Ren<'a> {
         }
         for &(s, o) in &self.sym.ids {
             let (lo, hi) = m.bounds[s as usize];
-            if !(lo <= o && o + n - 1 <= hi) && !(hi < o || o + n - 1 < lo) {
+            let (covers, misses) = (lo <= o && o + n - 1 <= hi, hi < o || o + n - 1 < lo);
+            if !covers && !misses {
                 let why = "holds thread identities but its range leaves some copies out";
                 return Err(self.why_slot(s as usize, why));
             }
