@@ -163,7 +163,7 @@ fn channel_elements(
     model: &Model,
     first: usize,
     n: usize,
-) -> (Vec<Vec<u32>>, Vec<(u32, u32, i64)>) {
+) -> Owned {
     let (mut out, mut buffers) = (vec![Vec::new(); n], Vec::new());
     let name = |c: usize| model.channels[c].name.split('[').next().unwrap_or_default();
     let mut c = 0;
