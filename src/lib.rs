@@ -61,7 +61,8 @@ pub use explore::{
     reductions_refusal,
 };
 pub use export::{
-    MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, how_to_run,
+    MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, export_symmetric,
+    how_to_run, how_to_run_with,
 };
 pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_title};
 pub use ltl::{Automaton, Fairness, Ltl, Node as AutomatonNode};

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target};
 use crate::model::{Array, CExpr, Cmd, Model, Next, Place, Quantified, SlotKind};
+use crate::symmetry::Ty;
 use crate::syntax::ast::BinOp;
 use crate::syntax::span::Span;
 
@@ -39,6 +40,13 @@ pub enum X {
     /// The value of the last; the others are evaluated first, for their
     /// faults only (as optimist evaluates a quantifier's bounds).
     Seq(Vec<X>, Box<X>),
+    /// The identity `o + i` of copy i of the symmetric group, where copy
+    /// variable `cv` stands for copy i (the symmetric export only: see
+    /// [`super::scalarset`]).
+    Copy(usize, i64),
+    /// `forall` (`true`) or `exists` copy variable `cv` among the copies:
+    /// the body (the symmetric export only).
+    Quant(bool, usize, Box<X>),
 }
 
 /// Builds `a op b`.
@@ -47,11 +55,35 @@ pub fn bin(op: BinOp, a: X, b: X) -> X {
 }
 
 /// `a && b` where `None` is true.
-fn and(a: Option<X>, b: Option<X>) -> Option<X> {
+pub(super) fn and(a: Option<X>, b: Option<X>) -> Option<X> {
     match (a, b) {
         (None, b) => b,
         (a, None) => a,
         (Some(a), Some(b)) => Some(bin(BinOp::And, a, b)),
+    }
+}
+
+/// The quantified variables in scope: each one's value (a constant, or in
+/// the symmetric export a copy variable) and what it holds.
+#[derive(Default)]
+pub(super) struct Env {
+    pub vals: Vec<X>,
+    pub tys: Vec<Option<Ty>>,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env::default()
+    }
+
+    /// Binds variable `k`.
+    pub fn set(&mut self, k: usize, x: X, ty: Option<Ty>) {
+        if self.vals.len() <= k {
+            self.vals.resize(k + 1, X::Int(0));
+            self.tys.resize(k + 1, None);
+        }
+        self.vals[k] = x;
+        self.tys[k] = ty;
     }
 }
 
@@ -96,6 +128,9 @@ pub struct Temp {
     pub hi: i64,
     /// Holds a boolean.
     pub bool: bool,
+    /// Holds identities of the symmetric group's copies, `o + i` for copy
+    /// i (the symmetric export only).
+    pub ids: Option<i64>,
 }
 
 /// Where a statement writes.
@@ -180,6 +215,8 @@ pub struct Program {
     pub choice: Option<(usize, i64)>,
     /// Promela: the model's `ltl` properties.
     pub ltl: Vec<LtlBlock>,
+    /// The symmetric export: the scalarset and how variables use it.
+    pub sym: Option<super::scalarset::SymInfo>,
 }
 
 /// An `ltl` property for SPIN: the formula over boolean variables, one per
@@ -370,12 +407,12 @@ const RESERVED: &[&str] = &[
 
 /// Hands out target names: sanitised, unique, never reserved.
 #[derive(Default)]
-struct Names {
+pub(super) struct Names {
     taken: BTreeSet<String>,
 }
 
 impl Names {
-    fn fresh(&mut self, wanted: &str) -> String {
+    pub(super) fn fresh(&mut self, wanted: &str) -> String {
         let mut base: String = wanted
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -402,25 +439,27 @@ impl Names {
 
 /// Turns the model into a [`Program`].
 pub struct Builder<'m> {
-    model: &'m Model,
-    vars: Vec<Var>,
+    pub(super) model: &'m Model,
+    pub(super) vars: Vec<Var>,
     /// For each slot: its variable and its element.
-    slot_var: Vec<(usize, Option<usize>)>,
+    pub(super) slot_var: Vec<(usize, Option<usize>)>,
     /// The program counter variable of each thread.
-    pc_var: Vec<usize>,
+    pub(super) pc_var: Vec<usize>,
     nodes: usize,
+    /// The symmetric export: the group of copies and how it is laid out.
+    pub(super) sym: Option<super::scalarset::Ctx<'m>>,
 }
 
 /// Where a rule is, for refusals.
-struct Here {
-    span: Span,
-    what: String,
+pub(super) struct Here {
+    pub(super) span: Span,
+    pub(super) what: String,
 }
 
 /// The discipline of one transition: its thread, and the protected slots
 /// whose `excl` was saved in a temporary before the command ran.
-struct Disc {
-    thread: usize,
+pub(super) struct Disc {
+    pub(super) thread: usize,
     saved: BTreeMap<u32, usize>,
 }
 
@@ -480,11 +519,30 @@ impl Program {
         points.join(", ")
     }
 
-    /// Translates `model` for `target`.
-    /// The translation of `model`; with `deadlock`, a state where no
-    /// thread can move and not every thread has ended breaks a check, as
-    /// `check` reports it (without, as `check --no-deadlock`).
+    /// The translation of `model` for `target`; with `deadlock`, a state
+    /// where no thread can move and not every thread has ended breaks a
+    /// check, as `check` reports it (without, as `check --no-deadlock`).
     pub fn new(model: &Model, target: Target, deadlock: bool) -> Result<Program, Refusal> {
+        Program::build(model, target, deadlock, None)
+    }
+
+    /// The translation of `model` for Murphi that keeps the symmetry `sym`
+    /// (full): one scalarset for the copies, their variables indexed by it,
+    /// and copy 0's rules once for every copy (see [`super::scalarset`]).
+    pub fn symmetric(
+        model: &Model,
+        deadlock: bool,
+        sym: &crate::symmetry::Symmetry,
+    ) -> Result<Program, Refusal> {
+        Program::build(model, Target::Murphi, deadlock, Some(sym))
+    }
+
+    fn build(
+        model: &Model,
+        target: Target,
+        deadlock: bool,
+        sym: Option<&crate::symmetry::Symmetry>,
+    ) -> Result<Program, Refusal> {
         if let Some(tr) = model.transitions.iter().find(|tr| tr.timeout) {
             return Err(Refusal {
                 kind: RefusalKind::Timeout,
@@ -502,25 +560,12 @@ impl Program {
             slot_var: vec![(0, None); model.slots.len()],
             pc_var: Vec::new(),
             nodes: 0,
+            sym: sym
+                .map(|s| super::scalarset::Ctx::new(model, s))
+                .transpose()?,
         };
         b.declare(&mut names)?;
-        let mut threads = Vec::new();
-        for (t, th) in model.threads.iter().enumerate() {
-            threads.push(ThreadInfo {
-                name: th.name.clone(),
-                ident: names.fresh(&format!("proc_{}", th.name)),
-                pc: b.pc_var[t],
-                points: th
-                    .points
-                    .iter()
-                    .map(|p| match &p.label {
-                        Some(l) => format!("{l} (line {})", p.line),
-                        None if p.transitions.is_empty() => format!("end (line {})", p.line),
-                        None => format!("line {}", p.line),
-                    })
-                    .collect(),
-            });
-        }
+        let threads = b.thread_infos(&mut names);
         if target == Target::Promela {
             let procs = model
                 .threads
@@ -531,10 +576,14 @@ impl Program {
         }
         let mut rules = Vec::new();
         for k in 0..model.transitions.len() {
-            rules.push(b.rule(k)?);
+            if b.rule_of_its_own(k) {
+                rules.push(b.rule(k)?);
+            }
         }
         let mut checks = b.checks()?;
-        if deadlock {
+        if deadlock && b.sym.is_some() {
+            checks.push(b.no_deadlock_copies(&rules));
+        } else if deadlock {
             checks.push(no_deadlock(model, &threads, &rules, &|slot| {
                 b.read_slot(slot, false)
             }));
@@ -548,6 +597,7 @@ impl Program {
         let temp_names = (0..temps)
             .map(|k| names.fresh(&format!("tmp{k}")))
             .collect();
+        let sym = b.finish_copies(&mut names, &rules, &checks, temps)?;
         let monitor = names.fresh("monitor");
         Ok(Program {
             name: model.name.clone(),
@@ -559,6 +609,7 @@ impl Program {
             monitor,
             choice: None,
             ltl,
+            sym,
         })
     }
 
@@ -635,6 +686,7 @@ impl Program {
             choice: Some((0, count)),
             // A batch counts states; its parts' properties are not its own.
             ltl: Vec::new(),
+            sym: None,
         }
     }
 }
@@ -642,7 +694,8 @@ impl Program {
 /// Moves every variable of `x` by `off` (for [`Program::union`]).
 fn shift(x: &mut X, off: usize) {
     match x {
-        X::Int(_) | X::Temp(_) => {}
+        X::Int(_) | X::Temp(_) | X::Copy(..) => {}
+        X::Quant(_, _, body) => shift(body, off),
         X::Var(v, _) => *v += off,
         X::Elem(v, i, _) => {
             *v += off;
@@ -689,7 +742,7 @@ fn shift_st(st: &mut St, off: usize) {
 }
 
 /// `name[k]` -> (`name`, k).
-fn split_index(name: &str) -> Option<(&str, usize)> {
+pub(super) fn split_index(name: &str) -> Option<(&str, usize)> {
     let inner = name.strip_suffix(']')?;
     let open = inner.rfind('[')?;
     Some((&inner[..open], inner[open + 1..].parse().ok()?))
@@ -761,7 +814,7 @@ fn unsupported(message: String) -> Refusal {
 /// A closed interval of values, wide enough to hold any sum or product of
 /// two 64-bit values.
 #[derive(Clone, Copy, Debug)]
-struct Iv(i128, i128);
+pub(super) struct Iv(pub(super) i128, pub(super) i128);
 
 const I32: Iv = Iv(i32::MIN as i128, i32::MAX as i128);
 
@@ -782,8 +835,13 @@ impl Builder<'_> {
     /// of an array into one array variable.
     fn declare(&mut self, names: &mut Names) -> Result<(), Refusal> {
         let model = self.model;
+        self.pc_var = vec![0; model.threads.len()];
+        self.declare_copies(names)?;
         for (t, th) in model.threads.iter().enumerate() {
-            self.pc_var.push(self.vars.len());
+            if self.owned_by_copy(t as u32) {
+                continue;
+            }
+            self.pc_var[t] = self.vars.len();
             self.slot_var[t] = (self.vars.len(), None);
             self.vars.push(Var {
                 name: names.fresh(&format!("pc_{}", th.name)),
@@ -799,18 +857,13 @@ impl Builder<'_> {
         let indexed = indexed_arrays(model);
         let mut s = model.first_var();
         while s < model.slots.len() {
+            if self.owned_by_copy(s as u32) {
+                s += 1;
+                continue;
+            }
             let slot = &model.slots[s];
             let (lo, hi) = model.bounds[s];
-            if lo < i64::from(i32::MIN) || hi > i64::from(i32::MAX) {
-                return Err(Refusal {
-                    kind: RefusalKind::Width,
-                    message: format!(
-                        "{} ranges over {lo}..{hi}, beyond the 32-bit integers of SPIN and Rumur",
-                        slot.name
-                    ),
-                    span: Some(slot.span),
-                });
-            }
+            self.width(s)?;
             // An array: `a[0]`, `a[1]`, ... of one kind and range.
             let mut len = 0;
             if let Some((base, 0)) = split_index(&slot.name) {
@@ -868,6 +921,40 @@ impl Builder<'_> {
                 )));
             }
         }
+        self.lay_out_copies(names)
+    }
+
+    /// The threads, for names and comments.
+    fn thread_infos(&self, names: &mut Names) -> Vec<ThreadInfo> {
+        let point = |p: &crate::model::Point| match &p.label {
+            Some(l) => format!("{l} (line {})", p.line),
+            None if p.transitions.is_empty() => format!("end (line {})", p.line),
+            None => format!("line {}", p.line),
+        };
+        (self.model.threads.iter().enumerate())
+            .map(|(t, th)| ThreadInfo {
+                name: th.name.clone(),
+                ident: names.fresh(&format!("proc_{}", th.name)),
+                pc: self.pc_var[t],
+                points: th.points.iter().map(point).collect(),
+            })
+            .collect()
+    }
+
+    /// Refuses slot `s` where its range leaves 32 bits.
+    pub(super) fn width(&self, s: usize) -> Result<(), Refusal> {
+        let slot = &self.model.slots[s];
+        let (lo, hi) = self.model.bounds[s];
+        if lo < i64::from(i32::MIN) || hi > i64::from(i32::MAX) {
+            return Err(Refusal {
+                kind: RefusalKind::Width,
+                message: format!(
+                    "{} ranges over {lo}..{hi}, beyond the 32-bit integers of SPIN and Rumur",
+                    slot.name
+                ),
+                span: Some(slot.span),
+            });
+        }
         Ok(())
     }
 
@@ -877,7 +964,7 @@ impl Builder<'_> {
     }
 
     /// The values `x` may take, given the ranges of the variables.
-    fn iv(&self, x: &X, temps: &[Temp]) -> Iv {
+    pub(super) fn iv(&self, x: &X, temps: &[Temp]) -> Iv {
         match x {
             X::Int(c) => Iv(*c as i128, *c as i128),
             X::Var(v, _) | X::Elem(v, _, _) => self.var_iv(*v),
@@ -906,6 +993,11 @@ impl Builder<'_> {
             }
             X::Ite(_, a, b) => self.iv(a, temps).union(self.iv(b, temps)),
             X::Seq(_, v) => self.iv(v, temps),
+            X::Copy(_, o) => {
+                let n = self.sym.as_ref().map_or(1, |c| c.n()) as i128;
+                Iv(*o as i128, *o as i128 + n - 1)
+            }
+            X::Quant(..) => Iv(0, 1),
         }
     }
 
@@ -934,8 +1026,10 @@ impl Builder<'_> {
             });
         }
         match x {
-            X::Int(_) | X::Var(..) | X::Temp(_) => Ok(()),
-            X::Elem(_, i, _) | X::Not(i) | X::Neg(i) => self.check_width(i, temps, here),
+            X::Int(_) | X::Var(..) | X::Temp(_) | X::Copy(..) => Ok(()),
+            X::Elem(_, i, _) | X::Not(i) | X::Neg(i) | X::Quant(_, _, i) => {
+                self.check_width(i, temps, here)
+            }
             X::Bin(_, a, b) => {
                 self.check_width(a, temps, here)?;
                 self.check_width(b, temps, here)
@@ -975,29 +1069,65 @@ impl Builder<'_> {
     }
 
     /// The target expression for a read of `slot`.
-    fn read_slot(&self, slot: u32, access: bool) -> X {
+    pub(super) fn read_slot(&self, slot: u32, access: bool) -> X {
         let (v, k) = self.slot_var[slot as usize];
         let access = access && self.model.protected_index[slot as usize].is_some();
-        match k {
-            None => X::Var(v, access),
-            Some(k) => X::Elem(v, Box::new(X::Int(k as i64)), access),
+        match (k, self.copy_index(slot)) {
+            (Some(_), Some(i)) => X::Elem(v, Box::new(i), access),
+            (None, _) => X::Var(v, access),
+            (Some(k), None) => X::Elem(v, Box::new(X::Int(k as i64)), access),
         }
     }
 
-    /// Lowers a compiled expression; `env` holds the values of the
-    /// quantified variables in scope.
-    fn lower(&self, e: &CExpr, env: &mut Vec<i64>, here: &Here) -> Result<X, Refusal> {
+    /// Where a write to `slot` goes.
+    fn slot_lhs(&self, slot: u32) -> Lhs {
+        let (v, k) = self.slot_var[slot as usize];
+        match (k, self.copy_index(slot)) {
+            (Some(_), Some(i)) => Lhs::Elem(v, i),
+            (None, _) => Lhs::Var(v),
+            (Some(k), None) => Lhs::Elem(v, X::Int(k as i64)),
+        }
+    }
+
+    /// Lowers a compiled expression that holds a plain value; `env` holds
+    /// the quantified variables in scope.
+    pub(super) fn lower(&self, e: &CExpr, env: &mut Env, here: &Here) -> Result<X, Refusal> {
+        self.lower_as(e, Some(Ty::Plain), env, here)
+    }
+
+    /// Lowers a compiled expression that holds what `want` says: in the
+    /// symmetric export, a constant where a copy's identity is wanted is
+    /// that copy (see [`super::scalarset`]); elsewhere types do not matter.
+    fn lower_as(
+        &self,
+        e: &CExpr,
+        want: Option<Ty>,
+        env: &mut Env,
+        here: &Here,
+    ) -> Result<X, Refusal> {
         Ok(match e {
-            CExpr::Const(c) => X::Int(*c),
+            CExpr::Const(c) => self.constant(*c, want),
             CExpr::Var { slot, shared } => self.read_slot(*slot, *shared),
             CExpr::Elem { array, index } => self.lower_elem(array, index, env, here)?,
-            CExpr::At { thread, pcs } => self.lower_at(self.lower(thread, env, here)?, pcs),
-            CExpr::LocalOf { thread, slots } => {
-                self.lower_local_of(self.lower(thread, env, here)?, slots)
+            CExpr::At { thread, pcs } => {
+                let t = self.lower_as(thread, self.thread_ty(), env, here)?;
+                self.lower_at(t, pcs)?
             }
-            CExpr::Bound(k) => X::Int(env[*k as usize]),
+            CExpr::LocalOf { thread, slots } => {
+                let t = self.lower_as(thread, self.thread_ty(), env, here)?;
+                self.lower_local_of(t, slots)?
+            }
+            CExpr::Bound(k) => env.vals[*k as usize].clone(),
             CExpr::Not(a) => X::Not(Box::new(self.lower(a, env, here)?)),
             CExpr::Neg(a) => X::Neg(Box::new(self.lower(a, env, here)?)),
+            CExpr::Bin(op @ (BinOp::Eq | BinOp::Ne), a, b) => {
+                let t = self.ty_of(a, env).or_else(|| self.ty_of(b, env));
+                let (a, b) = (
+                    self.lower_as(a, t, env, here)?,
+                    self.lower_as(b, t, env, here)?,
+                );
+                bin(*op, a, b)
+            }
             CExpr::Bin(op, a, b) => bin(*op, self.lower(a, env, here)?, self.lower(b, env, here)?),
             CExpr::Quant(q) => self.lower_quant(q, env, here)?,
         })
@@ -1009,7 +1139,7 @@ impl Builder<'_> {
         &self,
         array: &Array,
         index: &CExpr,
-        env: &mut Vec<i64>,
+        env: &mut Env,
         here: &Here,
     ) -> Result<X, Refusal> {
         let (v, _) = self.slot_var[array.base as usize];
@@ -1017,7 +1147,7 @@ impl Builder<'_> {
             && array
                 .slots()
                 .any(|s| self.model.protected_index[s as usize].is_some());
-        let i = self.lower(index, env, here)?;
+        let i = self.lower_as(index, Some(self.index_ty(array.base)), env, here)?;
         if let X::Int(k) = i
             && let Ok(slot) = array.slot(k)
         {
@@ -1028,8 +1158,16 @@ impl Builder<'_> {
 
     /// `at(t, L)`: a comparison of thread t's pc, or of every thread's
     /// where t (lowered already) is known only at run time.
-    fn lower_at(&self, t: X, pcs: &[Option<i64>]) -> X {
-        let at = |k: usize, pc: i64| bin(BinOp::Eq, X::Var(self.pc_var[k], false), X::Int(pc));
+    fn lower_at(&self, t: X, pcs: &[Option<i64>]) -> Result<X, Refusal> {
+        if self.sym.is_some() {
+            return self.lower_at_copies(t, pcs);
+        }
+        Ok(self.lower_at_threads(t, pcs))
+    }
+
+    /// `at(t, L)` over threads numbered by constants.
+    pub(super) fn lower_at_threads(&self, t: X, pcs: &[Option<i64>]) -> X {
+        let at = |k: usize, pc: i64| bin(BinOp::Eq, self.read_slot(k as u32, false), X::Int(pc));
         if let X::Int(k) = t {
             match usize::try_from(k)
                 .ok()
@@ -1063,7 +1201,15 @@ impl Builder<'_> {
 
     /// `t.r`: thread t's local r, chosen at run time where t (lowered
     /// already) is not known.
-    fn lower_local_of(&self, t: X, slots: &[Option<u32>]) -> X {
+    fn lower_local_of(&self, t: X, slots: &[Option<u32>]) -> Result<X, Refusal> {
+        if self.sym.is_some() {
+            return self.lower_local_of_copies(t, slots);
+        }
+        Ok(self.lower_local_of_threads(t, slots))
+    }
+
+    /// `t.r` over threads numbered by constants.
+    pub(super) fn lower_local_of_threads(&self, t: X, slots: &[Option<u32>]) -> X {
         let owners: Vec<(usize, u32)> = slots
             .iter()
             .enumerate()
@@ -1111,7 +1257,10 @@ impl Builder<'_> {
     }
 
     /// A quantifier, unrolled over its range (at most `MAX_UNROLL` values).
-    fn lower_quant(&self, q: &Quantified, env: &mut Vec<i64>, here: &Here) -> Result<X, Refusal> {
+    fn lower_quant(&self, q: &Quantified, env: &mut Env, here: &Here) -> Result<X, Refusal> {
+        if let Some(x) = self.lower_quant_copies(q, env, here)? {
+            return Ok(x);
+        }
         let forall = q.forall;
         let (l, h) = (self.lower(&q.lo, env, here)?, self.lower(&q.hi, env, here)?);
         let (li, hi_) = (self.iv(&l, &[]), self.iv(&h, &[]));
@@ -1129,12 +1278,9 @@ impl Builder<'_> {
         }
         let constant = matches!((&l, &h), (X::Int(_), X::Int(_)));
         let k = q.var as usize;
-        if env.len() <= k {
-            env.resize(k + 1, 0);
-        }
         let mut terms = Vec::new();
         for v in first..=last {
-            env[k] = v as i64;
+            env.set(k, X::Int(v as i64), Some(Ty::Plain));
             let b = self.lower(&q.body, env, here)?;
             let v = X::Int(v as i64);
             terms.push(if constant {
@@ -1170,9 +1316,15 @@ impl Builder<'_> {
     /// The condition under which evaluating `x` neither faults nor, with a
     /// discipline, makes a forbidden access; `None` when it always holds.
     /// It is itself fault-free, and follows optimist's order of evaluation.
-    fn ok(&self, x: &X, disc: Option<&Disc>, temps: &[Temp]) -> Result<Option<X>, Refusal> {
+    pub(super) fn ok(
+        &self,
+        x: &X,
+        disc: Option<&Disc>,
+        temps: &[Temp],
+    ) -> Result<Option<X>, Refusal> {
         Ok(match x {
-            X::Int(_) | X::Temp(_) => None,
+            X::Int(_) | X::Temp(_) | X::Copy(..) => None,
+            X::Quant(_, _, body) => self.ok_quant(body, disc, temps)?,
             X::Var(v, access) => match disc {
                 Some(d) if *access => Some(self.allowed(d, self.vars[*v].slot as u32)?),
                 _ => None,
@@ -1246,7 +1398,7 @@ impl Builder<'_> {
 
     /// `excl(thread, slot)` holds, and can be evaluated, in the state the
     /// transition started from: a saved temporary, or the predicate itself.
-    fn allowed(&self, d: &Disc, slot: u32) -> Result<X, Refusal> {
+    pub(super) fn allowed(&self, d: &Disc, slot: u32) -> Result<X, Refusal> {
         let Some(p) = self.model.protected_index[slot as usize] else {
             return Ok(X::Int(1));
         };
@@ -1257,7 +1409,7 @@ impl Builder<'_> {
     }
 
     /// `excl(t, x)` can be evaluated and holds (in the current state).
-    fn excl_ok(&self, p: usize, t: usize) -> Result<X, Refusal> {
+    pub(super) fn excl_ok(&self, p: usize, t: usize) -> Result<X, Refusal> {
         let pr = &self.model.protected[p];
         let here = Here {
             span: pr.span,
@@ -1266,7 +1418,7 @@ impl Builder<'_> {
                 self.model.slots[pr.slot as usize].name
             ),
         };
-        let e = self.lower(&pr.excl[t], &mut Vec::new(), &here)?;
+        let e = self.lower(&pr.excl[t], &mut Env::new(), &here)?;
         Ok(match self.ok(&e, None, &[])? {
             None => e,
             Some(ok) => bin(BinOp::And, ok, e),
@@ -1276,6 +1428,9 @@ impl Builder<'_> {
     /// The discipline's condition for an access to element `i` (in range)
     /// of array variable `v`.
     fn allowed_elem(&self, d: &Disc, v: usize, i: &X) -> Result<X, Refusal> {
+        if let Some(allowed) = self.allowed_copy_elem(d, v, i)? {
+            return Ok(allowed);
+        }
         let (base, len) = (self.vars[v].slot as u32, self.vars[v].len.unwrap_or(1));
         if let X::Int(k) = i {
             // Out of bounds, the access fails its range check first.
@@ -1315,11 +1470,11 @@ impl Builder<'_> {
         };
         let mut temps = Vec::new();
         let mut body = Vec::new();
-        let at = bin(BinOp::Eq, X::Var(self.pc_var[t], false), X::Int(tr.from));
+        let at = bin(BinOp::Eq, self.read_slot(t as u32, false), X::Int(tr.from));
         let guard = match &tr.guard {
             None => at,
             Some(g) => {
-                let g = self.lower(g, &mut Vec::new(), &here)?;
+                let g = self.lower(g, &mut Env::new(), &here)?;
                 match self.ok(&g, None, &temps)? {
                     None => bin(BinOp::And, at, g),
                     Some(ok) => {
@@ -1368,22 +1523,23 @@ impl Builder<'_> {
                     lo: 0,
                     hi: 1,
                     bool: true,
+                    ids: None,
                 });
                 disc.saved.insert(s, temps.len() - 1);
                 body.push(St::Set(Lhs::Temp(temps.len() - 1), x));
             }
         }
         self.cmds(&tr.body, &disc, &title, &here, &mut temps, &mut body)?;
-        let pc = self.pc_var[t];
+        let pc = || self.slot_lhs(t as u32);
         match &tr.next {
-            Next::To(p) => body.push(St::Set(Lhs::Var(pc), X::Int(*p))),
+            Next::To(p) => body.push(St::Set(pc(), X::Int(*p))),
             Next::Branch(c, yes, no) => {
-                let c = self.lower(c, &mut Vec::new(), &here)?;
+                let c = self.lower(c, &mut Env::new(), &here)?;
                 self.assert_ok(&c, &disc, &title, &temps, &mut body)?;
                 body.push(St::If(
                     c,
-                    vec![St::Set(Lhs::Var(pc), X::Int(*yes))],
-                    vec![St::Set(Lhs::Var(pc), X::Int(*no))],
+                    vec![St::Set(pc(), X::Int(*yes))],
+                    vec![St::Set(pc(), X::Int(*no))],
                 ));
             }
         }
@@ -1434,17 +1590,12 @@ impl Builder<'_> {
         stage: bool,
     ) -> Result<(Lhs, u32), Refusal> {
         match place {
-            Place::Slot { slot, .. } => {
-                let (v, k) = self.slot_var[*slot as usize];
-                Ok(match k {
-                    None => (Lhs::Var(v), *slot),
-                    Some(k) => (Lhs::Elem(v, X::Int(k as i64)), *slot),
-                })
-            }
+            Place::Slot { slot, .. } => Ok((self.slot_lhs(*slot), *slot)),
             Place::Elem { array, index } => {
                 let (v, _) = self.slot_var[array.base as usize];
                 let len = array.len;
-                let i = self.lower(index, &mut Vec::new(), here)?;
+                let want = Some(self.index_ty(array.base));
+                let i = self.lower_as(index, want, &mut Env::new(), here)?;
                 self.assert_ok(&i, disc, title, temps, out)?;
                 if !self.iv(&i, temps).within(Iv(0, i128::from(len) - 1)) {
                     out.push(St::Assert(
@@ -1458,12 +1609,16 @@ impl Builder<'_> {
                 }
                 let i = match i {
                     X::Int(k) => X::Int(k),
-                    i if stage => {
+                    X::Copy(c, o) => X::Copy(c, o),
+                    // A pair's two parts are written one after the other:
+                    // its index is kept, lest the first write change it.
+                    i if stage || self.sym.is_some() => {
                         let iv = self.iv(&i, temps);
                         temps.push(Temp {
                             lo: iv.0.max(0) as i64,
                             hi: iv.1.min(i128::from(len) - 1) as i64,
                             bool: false,
+                            ids: self.ids_of(&i, temps),
                         });
                         out.push(St::Set(Lhs::Temp(temps.len() - 1), i));
                         X::Temp(temps.len() - 1)
@@ -1532,8 +1687,9 @@ impl Builder<'_> {
             match c {
                 Cmd::Assign(parts) if parts.len() == 1 => {
                     let (place, e) = &parts[0];
-                    let x = self.lower(e, &mut Vec::new(), here)?;
+                    let x = self.lower_as(e, self.place_ty(place), &mut Env::new(), here)?;
                     self.assert_ok(&x, disc, title, temps, out)?;
+                    let x = self.keep_pair(x, temps, out);
                     let (lhs, _) = self.place(place, disc, title, here, temps, out, false)?;
                     self.write(lhs, x, disc, title, temps, out)?;
                 }
@@ -1541,16 +1697,18 @@ impl Builder<'_> {
                     // Every right-hand side and index first, then the writes.
                     let mut staged = Vec::new();
                     for (place, e) in parts {
-                        let x = self.lower(e, &mut Vec::new(), here)?;
+                        let x = self.lower_as(e, self.place_ty(place), &mut Env::new(), here)?;
                         self.assert_ok(&x, disc, title, temps, out)?;
                         let iv = self.iv(&x, temps);
                         let value = match x {
                             X::Int(c) => X::Int(c),
                             x => {
+                                let ids = self.ids_of(&x, temps);
                                 temps.push(Temp {
                                     lo: iv.0.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
                                     hi: iv.1.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
                                     bool: false,
+                                    ids,
                                 });
                                 out.push(St::Set(Lhs::Temp(temps.len() - 1), x));
                                 X::Temp(temps.len() - 1)
@@ -1564,12 +1722,12 @@ impl Builder<'_> {
                     }
                 }
                 Cmd::Assert(e) => {
-                    let x = self.lower(e, &mut Vec::new(), here)?;
+                    let x = self.lower(e, &mut Env::new(), here)?;
                     self.assert_ok(&x, disc, title, temps, out)?;
                     out.push(St::Assert(x, format!("{title}: assertion")));
                 }
                 Cmd::If(c, a, b) => {
-                    let x = self.lower(c, &mut Vec::new(), here)?;
+                    let x = self.lower(c, &mut Env::new(), here)?;
                     self.assert_ok(&x, disc, title, temps, out)?;
                     let (mut ya, mut yb) = (Vec::new(), Vec::new());
                     self.cmds(a, disc, title, here, temps, &mut ya)?;
@@ -1597,7 +1755,7 @@ impl Builder<'_> {
             };
             let (mut atoms, mut oks) = (Vec::new(), Vec::new());
             for (a, e) in p.atoms.iter().enumerate() {
-                let x = self.lower(e, &mut Vec::new(), &here)?;
+                let x = self.lower(e, &mut Env::new(), &here)?;
                 self.check_width(&x, &[], &here)?;
                 let value = e.holds(&model.init, &mut crate::model::NoAccess);
                 let source = format!("ltl {}: {}", p.name, p.atom_text[a]);
@@ -1664,7 +1822,7 @@ impl Builder<'_> {
             let mut oks = None;
             let mut preds = Vec::new();
             for t in 0..n {
-                let e = self.lower(&pr.excl[t], &mut Vec::new(), &here)?;
+                let e = self.lower(&pr.excl[t], &mut Env::new(), &here)?;
                 oks = and(oks, self.ok(&e, None, &[])?);
                 preds.push(e);
             }
@@ -1716,7 +1874,7 @@ impl Builder<'_> {
                 span: inv.span,
                 what: format!("invariant {}", inv.text),
             };
-            let e = self.lower(&inv.expr, &mut Vec::new(), &here)?;
+            let e = self.lower(&inv.expr, &mut Env::new(), &here)?;
             let cond = match self.ok(&e, None, &[])? {
                 None => e,
                 Some(ok) => bin(BinOp::And, ok, e),
@@ -1745,6 +1903,8 @@ pub fn is_bool(x: &X, vars: &[Var], temps: &[Temp]) -> bool {
         },
         X::Ite(_, a, b) => is_bool(a, vars, temps) && is_bool(b, vars, temps),
         X::Seq(_, v) => is_bool(v, vars, temps),
+        X::Copy(..) => false,
+        X::Quant(..) => true,
     }
 }
 

@@ -54,6 +54,7 @@
 mod ir;
 mod murphi;
 mod promela;
+mod scalarset;
 
 use crate::model::Model;
 use crate::syntax::span::Span;
@@ -104,6 +105,9 @@ pub enum RefusalKind {
     Size,
     /// A guard reads `timeout`.
     Timeout,
+    /// The symmetric export (`export --symmetry`): no full symmetry, or a
+    /// construct that a scalarset cannot express.
+    Symmetry,
 }
 
 impl RefusalKind {
@@ -115,6 +119,7 @@ impl RefusalKind {
             RefusalKind::Processes => "processes",
             RefusalKind::Size => "size",
             RefusalKind::Timeout => "timeout",
+            RefusalKind::Symmetry => "symmetry",
         }
     }
 }
@@ -147,6 +152,24 @@ pub fn export(model: &Model, target: Target, deadlock: bool) -> Result<String, R
     })
 }
 
+/// Translates `model` into `target`'s language keeping its symmetry: the
+/// copies of a fully symmetric group become a Murphi scalarset, so that
+/// Rumur's symmetry reduction (`--symmetry-reduction exhaustive`) stores
+/// one state per orbit, as `check --symmetry on` does (see
+/// [`scalarset`]). Refused for Promela (SPIN has no scalarsets), for a
+/// model without full symmetry, and for a construct the scalarset cannot
+/// express.
+pub fn export_symmetric(model: &Model, target: Target, deadlock: bool) -> Result<String, Refusal> {
+    if target == Target::Promela {
+        return Err(scalarset::refuse(
+            "Promela has no scalarsets, and SPIN no symmetry reduction to hand them to: export to Murphi for Rumur".into(),
+        ));
+    }
+    let sym = scalarset::full_symmetry(model)?;
+    let program = ir::Program::symmetric(model, deadlock, &sym)?;
+    Ok(murphi::render(&program))
+}
+
 /// Several models as one file, for checking many small models with one
 /// compiled verifier: a variable `which` chooses the model that runs, in the
 /// first step (Promela) or the start state (Murphi). SPIN counts one state
@@ -174,12 +197,19 @@ pub fn export_batch(models: &[&Model], target: Target, deadlock: bool) -> Result
 
 /// The command that checks an exported file, as the file's header gives it.
 pub fn how_to_run(target: Target, file: &str) -> String {
+    how_to_run_with(target, file, false)
+}
+
+/// The command that checks an exported file; `symmetric` for a file of
+/// [`export_symmetric`], which Rumur checks with its symmetry reduction.
+pub fn how_to_run_with(target: Target, file: &str, symmetric: bool) -> String {
     match target {
         Target::Promela => format!(
             "spin -a {file} && gcc -O2 -DNOREDUCE -DSAFETY -DNOCLAIM -DVECTORSZ=65536 -o pan pan.c && ./pan -m100000000"
         ),
         Target::Murphi => format!(
-            "rumur --symmetry-reduction off --deadlock-detection off --value-type int32_t {file} -o model.c && cc -std=c11 -O2 -march=native -o model model.c -lpthread && ./model"
+            "rumur --symmetry-reduction {} --deadlock-detection off --value-type int32_t {file} -o model.c && cc -std=c11 -O2 -march=native -o model model.c -lpthread && ./model",
+            if symmetric { "exhaustive" } else { "off" }
         ),
     }
 }

@@ -11,14 +11,14 @@ use super::ir::{Lhs, Program, St, Temp, Var, VarKind, X, is_bool};
 use crate::syntax::ast::BinOp;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Ty {
+pub(super) enum Ty {
     Int,
     Bool,
 }
 
-struct R<'p> {
-    p: &'p Program,
-    temps: &'p [Temp],
+pub(super) struct R<'p> {
+    pub(super) p: &'p Program,
+    pub(super) temps: &'p [Temp],
 }
 
 impl R<'_> {
@@ -35,7 +35,7 @@ impl R<'_> {
     }
 
     /// `x` rendered as a value of type `want`.
-    fn x(&self, x: &X, want: Ty) -> String {
+    pub(super) fn x(&self, x: &X, want: Ty) -> String {
         if let X::Int(c) = x {
             return match want {
                 Ty::Bool => (if *c != 0 { "true" } else { "false" }).to_string(),
@@ -53,6 +53,9 @@ impl R<'_> {
     }
 
     fn natural_text(&self, x: &X) -> (String, Ty) {
+        if let Some(text) = self.sym_text(x) {
+            return text;
+        }
         let ty = self.natural(x);
         let text = match x {
             X::Int(c) => c.to_string(),
@@ -94,6 +97,7 @@ impl R<'_> {
                 self.x(b, ty)
             ),
             X::Seq(_, v) => return self.natural_text(v),
+            X::Copy(..) | X::Quant(..) => unreachable!("only in the symmetric export"),
         };
         (text, ty)
     }
@@ -106,9 +110,10 @@ impl R<'_> {
         }
     }
 
-    fn stmts(&self, body: &[St], ind: &str, out: &mut String) {
+    pub(super) fn stmts(&self, body: &[St], ind: &str, out: &mut String) {
         for st in body {
             match st {
+                St::Set(l, x) if self.sym_set(l, x, ind, out) => {}
                 St::Assert(x, msg) => {
                     let _ = writeln!(
                         out,
@@ -140,7 +145,7 @@ impl R<'_> {
 }
 
 /// Text that is safe inside a Murphi string.
-fn string(s: &str) -> String {
+pub(super) fn string(s: &str) -> String {
     s.replace('"', "'").replace('\n', " ")
 }
 
@@ -149,7 +154,7 @@ fn comment(s: &str) -> String {
     s.replace('\n', " ")
 }
 
-fn range(lo: i64, hi: i64) -> String {
+pub(super) fn range(lo: i64, hi: i64) -> String {
     format!("{lo}..{hi}")
 }
 
@@ -167,82 +172,130 @@ fn ty(var: &Var) -> String {
 /// The Murphi text of `p`.
 pub fn render(p: &Program) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "-- {}: exported by optimist for Rumur.\n--\n\
-         -- One optimist transition is one rule; the control points are the pc_\n\
-         -- variables, so Rumur's states are exactly optimist's. Every violation\n\
-         -- optimist reports is an assertion or an invariant here. Check with\n--\n\
-         --   {}\n--\n\
-         -- Its state count is `optimist check --reduction none`'s when the model\n\
-         -- holds; it finds an error when the model is violated.\n",
-        comment(&p.name),
-        super::how_to_run(super::Target::Murphi, "MODEL.m")
-    );
-    let _ = writeln!(out, "var");
-    for (v, var) in p.vars.iter().enumerate() {
-        let note = match var.kind {
-            VarKind::Pc => format!("{}: {}", var.source, p.points_of(v)),
-            _ => var.source.clone(),
-        };
-        let _ = writeln!(out, "  {} : {}; -- {}", var.name, ty(var), comment(&note));
-    }
-    match p.choice {
+    match &p.sym {
         None => {
-            let _ = writeln!(out, "\nstartstate \"initial state\"\nbegin");
-            start_values(p, None, &mut out);
-            let _ = writeln!(out, "end;");
+            let _ = writeln!(
+                out,
+                "-- {}: exported by optimist for Rumur.\n--\n\
+                 -- One optimist transition is one rule; the control points are the pc_\n\
+                 -- variables, so Rumur's states are exactly optimist's. Every violation\n\
+                 -- optimist reports is an assertion or an invariant here. Check with\n--\n\
+                 --   {}\n--\n\
+                 -- Its state count is `optimist check --reduction none`'s when the model\n\
+                 -- holds; it finds an error when the model is violated.\n",
+                comment(&p.name),
+                super::how_to_run(super::Target::Murphi, "MODEL.m")
+            );
         }
-        Some((v, count)) => {
-            for j in 1..=count {
-                let _ = writeln!(out, "\nstartstate \"model {j}\"\nbegin");
-                start_values(p, Some((v, j)), &mut out);
-                let _ = writeln!(out, "end;");
-            }
+        Some(sym) => {
+            let _ = writeln!(
+                out,
+                "-- {}: exported by optimist for Rumur, with the copies {} as a\n\
+                 -- scalarset. One transition of copy 0 is one ruleset over the copies, one\n\
+                 -- of another thread one rule; Rumur's states are optimist's, and a\n\
+                 -- permutation of the scalarset moves them as a permutation of the copies\n\
+                 -- does. Every violation optimist reports is an assertion or an invariant\n\
+                 -- here. Check with\n--\n\
+                 --   {}\n--\n\
+                 -- Its state count is `optimist check --reduction none --symmetry on`'s\n\
+                 -- (one state per orbit) when the model holds; it finds an error when the\n\
+                 -- model is violated.\n",
+                comment(&p.name),
+                sym.threads,
+                super::how_to_run_with(super::Target::Murphi, "MODEL.m", true)
+            );
         }
+    }
+    if p.sym.is_some() {
+        super::scalarset::start::declarations(p, &mut out);
+        super::scalarset::start::start(p, &mut out);
+    } else {
+        declarations(p, &mut out);
+        starts(p, &mut out);
     }
     for (k, rule) in p.rules.iter().enumerate() {
-        let r = R {
-            p,
-            temps: &rule.temps,
-        };
-        let _ = writeln!(out, "\nrule \"{}: {}\"", k + 1, string(&rule.title));
-        let _ = writeln!(out, "  {}\n==>", r.x(&rule.guard, Ty::Bool));
-        if !rule.temps.is_empty() {
-            let _ = writeln!(out, "var");
-            for (t, temp) in rule.temps.iter().enumerate() {
-                let ty = if temp.bool {
-                    "boolean".to_string()
-                } else if temp.lo <= temp.hi {
-                    range(temp.lo, temp.hi)
-                } else {
-                    range(0, 0)
-                };
-                let _ = writeln!(out, "  {} : {ty};", p.temp_names[t]);
-            }
-        }
-        let _ = writeln!(out, "begin");
-        r.stmts(&rule.body, "  ", &mut out);
-        let _ = writeln!(out, "end;");
+        self::rule(p, k, rule, &mut out);
     }
     if p.rules.is_empty() {
         let _ = writeln!(out, "\nrule \"no transitions\"\n  false\n==>\nbegin\nend;");
     }
     let r = R { p, temps: &[] };
     for check in &p.checks {
+        let (open, cond, close) = r.quantified(&check.cond);
         let _ = writeln!(
             out,
-            "\ninvariant \"{}\"\n  {};",
+            "\ninvariant \"{}\"\n  {open}{cond}{close};",
             string(&check.message),
-            r.x(&check.cond, Ty::Bool)
         );
     }
     out
 }
 
+/// The variables, one per target variable.
+fn declarations(p: &Program, out: &mut String) {
+    let _ = writeln!(out, "var");
+    for (v, var) in p.vars.iter().enumerate() {
+        let _ = writeln!(out, "  {} : {}; -- {}", var.name, ty(var), note(p, v));
+    }
+}
+
+/// What a variable's declaration says of it.
+pub(super) fn note(p: &Program, v: usize) -> String {
+    let var = &p.vars[v];
+    comment(&match var.kind {
+        VarKind::Pc => format!("{}: {}", var.source, p.points_of(v)),
+        _ => var.source.clone(),
+    })
+}
+
+/// The start state, or one per model of a batch.
+fn starts(p: &Program, out: &mut String) {
+    match p.choice {
+        None => {
+            let _ = writeln!(out, "\nstartstate \"initial state\"\nbegin");
+            start_values(p, None, out);
+            let _ = writeln!(out, "end;");
+        }
+        Some((v, count)) => {
+            for j in 1..=count {
+                let _ = writeln!(out, "\nstartstate \"model {j}\"\nbegin");
+                start_values(p, Some((v, j)), out);
+                let _ = writeln!(out, "end;");
+            }
+        }
+    }
+}
+
+/// Rule `k`, in the rulesets that bind the copies it names.
+fn rule(p: &Program, k: usize, rule: &super::ir::Rule, out: &mut String) {
+    let r = R {
+        p,
+        temps: &rule.temps,
+    };
+    let (open, distinct, close) = r.ruleset(rule);
+    let _ = writeln!(out, "\n{open}rule \"{}: {}\"", k + 1, string(&rule.title));
+    let _ = writeln!(out, "  {distinct}{}\n==>", r.x(&rule.guard, Ty::Bool));
+    if !rule.temps.is_empty() {
+        let _ = writeln!(out, "var");
+        for (t, temp) in rule.temps.iter().enumerate() {
+            let ty = if temp.bool {
+                "boolean".to_string()
+            } else if temp.lo <= temp.hi {
+                range(temp.lo, temp.hi)
+            } else {
+                range(0, 0)
+            };
+            r.temp_decl(t, &ty, out);
+        }
+    }
+    let _ = writeln!(out, "begin");
+    r.stmts(&rule.body, "  ", out);
+    let _ = writeln!(out, "end;{close}");
+}
+
 /// The assignments of a start state: every variable's initial value, and
 /// for a batch, `which := j`.
-fn start_values(p: &Program, start: Option<(usize, i64)>, out: &mut String) {
+pub(super) fn start_values(p: &Program, start: Option<(usize, i64)>, out: &mut String) {
     for (v, var) in p.vars.iter().enumerate() {
         if let Some((which, j)) = start
             && which == v

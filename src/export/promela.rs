@@ -67,6 +67,7 @@ impl R<'_> {
             X::Bin(op, a, b) => format!("({} {} {})", self.x(a), op.symbol(), self.x(b)),
             X::Ite(c, a, b) => format!("({} -> {} : {})", self.x(c), self.x(a), self.x(b)),
             X::Seq(_, v) => self.x(v),
+            X::Copy(..) | X::Quant(..) => unreachable!("the symmetric export is Murphi's"),
         }
     }
 

@@ -16,6 +16,7 @@ pub use chan::{ChanOp, ChanSlot, Channel, Dir};
 pub use compile::{
     CompileError, CompileOptions, DEFAULT_MAX_STACK, Defines, MAX_STACK, compile_with,
 };
+pub(crate) use expr::binop;
 use expr::exec;
 pub use expr::{Access, Array, CExpr, Cmd, FREE, Fault, NoAccess, Place, Quantified};
 pub use layout::Layout;

@@ -24,9 +24,11 @@
 
 mod canon;
 mod infer;
+mod types;
 mod verify;
 
 pub use canon::Scratch;
+pub(crate) use types::Typing;
 
 use crate::model::Model;
 use crate::syntax::span::Span;

@@ -320,16 +320,22 @@ impl<'a> Ren<'a> {
     /// its range holds them all and its body reads it so; else over plain
     /// values.
     fn quant(&self, q: &Quantified) -> Option<Quantified> {
-        let (CExpr::Const(lo), CExpr::Const(hi)) = (&*q.lo, &*q.hi) else {
-            return None;
-        };
+        let (_, body) = self.quant_typed(q)?;
+        Some(Quantified { body, ..q.clone() })
+    }
+
+    /// The type of `q`'s variable (the first of identities of the threads,
+    /// identities from 0, plain values that types its body) and its body
+    /// renamed.
+    fn quant_typed(&self, q: &Quantified) -> Option<(Ty, Box<CExpr>)> {
+        let (lo, hi) = (constant(&q.lo)?, constant(&q.hi)?);
         let n = self.sym.n as i64;
-        let mut tries: Vec<Option<Ty>> = [self.sym.first as i64, 0]
+        let mut tries: Vec<Ty> = [self.sym.first as i64, 0]
             .into_iter()
-            .filter(|&o| *lo <= o && o + n - 1 <= *hi)
-            .map(|o| Some(Ty::Ids(o)))
+            .filter(|&o| lo <= o && o + n - 1 <= hi)
+            .map(Ty::Ids)
             .collect();
-        tries.push(Some(Ty::Plain));
+        tries.push(Ty::Plain);
         let k = q.var as usize;
         for t in tries {
             {
@@ -337,10 +343,10 @@ impl<'a> Ren<'a> {
                 if b.len() <= k {
                     b.resize(k + 1, None);
                 }
-                b[k] = t;
+                b[k] = Some(t);
             }
             if let Some(body) = self.boxed(&q.body, Some(Ty::Plain)) {
-                return Some(Quantified { body, ..q.clone() });
+                return Some((t, body));
             }
         }
         None
@@ -405,4 +411,31 @@ impl<'a> Ren<'a> {
             next,
         })
     }
+}
+
+/// The value of a constant expression (`N - 1`: the compiler leaves a
+/// quantifier's bounds as written), where it is one.
+pub(crate) fn constant(e: &CExpr) -> Option<i64> {
+    match e {
+        CExpr::Const(c) => Some(*c),
+        CExpr::Neg(a) => constant(a)?.checked_neg(),
+        CExpr::Bin(op, a, b) => crate::model::binop(*op, constant(a)?, constant(b)?).ok(),
+        _ => None,
+    }
+}
+
+/// The type of quantifier `q`'s variable as verification reads it, with
+/// the quantified variables in scope typed by `bound`; `None` where its
+/// body does not type (the model is then not symmetric).
+pub(super) fn quant_ty(
+    model: &Model,
+    shape: &Shape,
+    q: &Quantified,
+    bound: &[Option<Ty>],
+) -> Option<Ty> {
+    let sym = shape.symmetry(Kind::Full);
+    let identity: Vec<usize> = (0..shape.n).collect();
+    let r = Ren::new(model, shape, &sym, &identity);
+    *r.bound.borrow_mut() = bound.to_vec();
+    r.quant_typed(q).map(|(t, _)| t)
 }

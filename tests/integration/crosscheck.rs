@@ -110,6 +110,12 @@ fn spin(dir: &Path, text: &str, depth: u64, optimised: bool) -> Result<Found, St
 
 /// Rumur without symmetry reduction or deadlock detection.
 fn rumur(dir: &Path, text: &str) -> Result<Found, String> {
+    rumur_with(dir, text, "off")
+}
+
+/// Rumur with `--symmetry-reduction` `symmetry` (off, or exhaustive: one
+/// state per orbit) and without deadlock detection.
+fn rumur_with(dir: &Path, text: &str, symmetry: &str) -> Result<Found, String> {
     std::fs::write(dir.join("model.m"), text).map_err(|e| e.to_string())?;
     run(
         dir,
@@ -118,7 +124,7 @@ fn rumur(dir: &Path, text: &str) -> Result<Found, String> {
             "--threads",
             "1",
             "--symmetry-reduction",
-            "off",
+            symmetry,
             "--deadlock-detection",
             "off",
             "--value-type",
@@ -647,3 +653,254 @@ fn a_deadlock_is_a_violation_there_as_in_check() {
         }
     }
 }
+
+/// What optimist found over the orbits of a model's full symmetry.
+struct Orbits {
+    /// The states `check --symmetry on --reduction none` stored.
+    states: u64,
+    holds: bool,
+    /// Whether each orbit is stored once (else optimist may store more).
+    exact: bool,
+}
+
+/// optimist over orbits, where the model has full symmetry and the search
+/// ends within `max_states`; `Err` says why there is nothing to compare.
+fn orbits(model: &Model, max_states: u64) -> Result<Orbits, String> {
+    let analysis = optimist::detect_symmetry(model);
+    match &analysis.symmetry {
+        Some(s) if s.kind == optimist::SymmetryKind::Full => {}
+        Some(_) => return Err("rotations only".into()),
+        None => return Err("no symmetry".into()),
+    }
+    let options = Options {
+        reduction: Reduction::NONE,
+        deadlock: true,
+        symmetry: optimist::SymmetryUse::On,
+        limits: Limits {
+            max_states: Some(max_states),
+            ..Limits::default()
+        },
+        ..Options::default()
+    };
+    let o = optimist::check(model, &options, &mut |_| {});
+    let holds = match o.verdict {
+        Verdict::Holds => true,
+        Verdict::Violated => false,
+        v => return Err(format!("optimist is inconclusive: {v:?}")),
+    };
+    let used = o.symmetry.ok_or("the search used no symmetry")?;
+    Ok(Orbits {
+        states: o.stats.states,
+        holds,
+        exact: used.exact,
+    })
+}
+
+/// One model over orbits: both counts, or why it was not compared.
+enum SymRow {
+    Compared(Orbits, Found),
+    Skipped(String),
+}
+
+/// Compares optimist over orbits with Rumur's exhaustive symmetry
+/// reduction on the scalarset export, model by model on two workers: the
+/// rows by name, and the disagreements.
+fn compare_orbits(
+    jobs: &[(String, Model)],
+    dir: &Path,
+    max_states: u64,
+) -> (Vec<(String, SymRow)>, Vec<String>) {
+    let next = AtomicUsize::new(0);
+    let out = Mutex::new((Vec::new(), Vec::new()));
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    std::thread::scope(|s| {
+        for w in 0..workers {
+            let (next, out) = (&next, &out);
+            let dir = dir.join(format!("worker{w}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            s.spawn(move || {
+                while let Some((name, model)) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let row = compare_one(model, &dir, max_states);
+                    let mut out = out.lock().unwrap();
+                    match row {
+                        Ok(row) => out.0.push((name.clone(), row)),
+                        Err(e) => out.1.push(format!("{name}: {e}")),
+                    }
+                }
+            });
+        }
+    });
+    let (mut rows, errors) = out.into_inner().unwrap();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    (rows, errors)
+}
+
+/// Equal counts where the model holds (no more in Rumur where optimist's
+/// representatives are not exact), an error in both where it is violated;
+/// a refusal or a model without full symmetry is a row with its reason.
+fn compare_one(model: &Model, dir: &Path, max_states: u64) -> Result<SymRow, String> {
+    let ours = match orbits(model, max_states) {
+        Ok(o) => o,
+        Err(why) => return Ok(SymRow::Skipped(why)),
+    };
+    let text = match optimist::export_symmetric(model, Target::Murphi, true) {
+        Ok(text) => text,
+        Err(r) => return Ok(SymRow::Skipped(format!("refused: {}", r.message))),
+    };
+    let theirs = rumur_with(dir, &text, "exhaustive").map_err(|e| format!("{e}\n{text}"))?;
+    let same = match (ours.holds, theirs.violated) {
+        (true, false) if ours.exact => theirs.states == ours.states,
+        (true, false) => theirs.states <= ours.states,
+        (false, true) => true,
+        _ => false,
+    };
+    if !same {
+        return Err(format!(
+            "optimist over orbits {} ({} states), Rumur {theirs:?}\n{text}",
+            if ours.holds { "holds" } else { "violated" },
+            ours.states
+        ));
+    }
+    Ok(SymRow::Compared(ours, theirs))
+}
+
+/// The rows as a table: model, optimist's orbits, Rumur's.
+fn orbit_table(rows: &[(String, SymRow)]) -> String {
+    let mut out = String::from("model | optimist orbits | Rumur orbits\n");
+    for (name, row) in rows {
+        let name = name.lines().next().unwrap_or_default();
+        out += &match row {
+            SymRow::Compared(o, r) if o.holds => {
+                let note = if o.exact { "" } else { " (not exact)" };
+                format!("{name} | {}{note} | {}\n", o.states, r.states)
+            }
+            SymRow::Compared(o, r) => format!(
+                "{name} | violated ({} states) | error ({} states)\n",
+                o.states, r.states
+            ),
+            SymRow::Skipped(why) => format!("{name} | {why} |\n"),
+        };
+    }
+    out
+}
+
+fn compared(rows: &[(String, SymRow)]) -> usize {
+    (rows.iter())
+        .filter(|(_, r)| matches!(r, SymRow::Compared(..)))
+        .count()
+}
+
+/// Every shipped model with full symmetry (and the benchmarks' lock
+/// family), exported with `--symmetry`: Rumur's exhaustive symmetry
+/// reduction counts the orbits `check --symmetry on --reduction none`
+/// counts, or finds an error where optimist does. The table lists every
+/// model with the reason of any it did not compare.
+#[test]
+fn symmetric_models_agree_with_rumur_over_orbits() {
+    let tools = [("rumur", "--version"), ("gcc", "--version")];
+    if !tools::present("symmetric_models_agree_with_rumur_over_orbits", &tools) {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(root.join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
+        .collect();
+    files.sort();
+    files.push(root.join("tests/benches/lock-family.gc"));
+    let jobs: Vec<(String, Model)> = (files.iter())
+        .map(|path| (rel(path), optimist::load(path, &Vec::new()).unwrap().1))
+        .filter(|(_, m)| {
+            let s = optimist::detect_symmetry(m).symmetry;
+            s.is_some_and(|s| s.kind == optimist::SymmetryKind::Full)
+        })
+        .collect();
+    let (rows, errors) = compare_orbits(&jobs, &tools::scratch("crosscheck-orbits"), 1_000_000);
+    let table = orbit_table(&rows);
+    println!("{table}");
+    assert!(errors.is_empty(), "{}\n\n{table}", errors.join("\n\n"));
+    let text = format!(
+        "{} of {} shipped models with full symmetry compared over orbits with Rumur",
+        compared(&rows),
+        jobs.len()
+    );
+    keep_summary("crosscheck-orbits", &format!("{text}\n{table}"), started);
+    // Most are compared: the others are refused, or inconclusive in
+    // optimist (unbounded recursion), each with its reason in the table.
+    assert!(compared(&rows) * 5 >= jobs.len() * 4, "{text}\n{table}");
+}
+
+/// Generated systems with full symmetry: the lock-based generator's (locks,
+/// turns, owners, procedures) and the grammar generator's (quantifiers
+/// over the copies, arrays indexed by them, locals read as `t.r`), each
+/// from a fixed draw: the same orbits in optimist and Rumur.
+#[test]
+fn generated_symmetric_systems_agree_with_rumur_over_orbits() {
+    use crate::grammar::shared::{ast::print, generator::Rng};
+    let tools = [("rumur", "--version"), ("gcc", "--version")];
+    if !tools::present(
+        "generated_symmetric_systems_agree_with_rumur_over_orbits",
+        &tools,
+    ) {
+        return;
+    }
+    let started = std::time::Instant::now();
+    let mut x = 2026u64;
+    let mut texts = Vec::new();
+    for k in 0..SYMMETRIC_DRAWS {
+        let data: Vec<u16> = (0..120)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 48) as u16
+            })
+            .collect();
+        texts.push((
+            format!("generated system {k}"),
+            system(&mut Choices::new(&data)),
+        ));
+    }
+    for k in 0..GRAMMAR_DRAWS {
+        let sys = crate::grammar::shared::generator::system(&mut Rng::for_system(2026, k));
+        texts.push((format!("grammar system {k}"), print(&sys)));
+    }
+    let mut jobs = Vec::new();
+    for (name, text) in texts {
+        let Ok(model) = compile(&Source::new("generated.gc", &text).unwrap(), &[]) else {
+            continue;
+        };
+        let s = optimist::detect_symmetry(&model).symmetry;
+        if s.is_some_and(|s| s.kind == optimist::SymmetryKind::Full) {
+            jobs.push((format!("{name}:\n{text}"), model));
+        }
+    }
+    let scratch = tools::scratch("crosscheck-orbits-generated");
+    let (rows, errors) = compare_orbits(&jobs, &scratch, 20_000);
+    let table = orbit_table(&rows);
+    assert!(errors.is_empty(), "{}", errors.join("\n\n"));
+    let text = format!(
+        "{} of {} generated systems with full symmetry compared over orbits with Rumur",
+        compared(&rows),
+        jobs.len()
+    );
+    keep_summary(
+        "crosscheck-orbits-generated",
+        &format!("{text}\n{table}"),
+        started,
+    );
+    assert!(
+        jobs.len() >= 80 && compared(&rows) * 5 >= jobs.len() * 4,
+        "{text}\n{table}"
+    );
+}
+
+/// How many lock-based systems are drawn for the generated orbit check
+/// (more than one in four has full symmetry).
+const SYMMETRIC_DRAWS: usize = 300;
+
+/// How many grammar systems are drawn for it (about one in twenty has full
+/// symmetry).
+const GRAMMAR_DRAWS: u64 = 1000;

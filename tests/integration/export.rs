@@ -93,3 +93,51 @@ fn export_json_holds_the_text_or_the_refusal() {
     assert_eq!(run.code, 2);
     settings().bind(|| insta::assert_snapshot!("export_refused_json", run.stdout));
 }
+
+/// `--symmetry`: a fully symmetric model becomes a scalarset; Promela, a
+/// model without full symmetry and what a scalarset cannot express are
+/// refused (exit 2) with the reason.
+#[test]
+fn symmetric_export_writes_a_scalarset_or_says_why_not() {
+    let run = optimist([
+        "export",
+        "tests/integration/inputs/export-symmetric/mutex.gc",
+        "--to",
+        "murphi",
+        "--symmetry",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for part in [
+        "T_id : scalarset(2)",
+        "pc_T : array [T_id] of",
+        "ruleset t : T_id do",
+        "m := t;",
+        "--symmetry-reduction exhaustive",
+    ] {
+        assert!(run.stdout.contains(part), "{part}:\n{}", run.stdout);
+    }
+    let refused = [
+        (
+            "tests/integration/inputs/export-symmetric/mutex.gc",
+            "promela",
+            "Promela has no scalarsets",
+        ),
+        ("models/barrier.gc", "murphi", "no symmetry"),
+        ("models/philosophers-live.gc", "murphi", "rotations only"),
+        (
+            "tests/integration/inputs/export-symmetric/local-array.gc",
+            "murphi",
+            "a local array of the copies",
+        ),
+    ];
+    for (file, to, why) in refused {
+        let run = optimist(["export", file, "--to", to, "--symmetry"]);
+        assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{file}");
+        assert!(run.stderr.contains(why), "{file}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("keeping its symmetry"),
+            "{}",
+            run.stderr
+        );
+    }
+}

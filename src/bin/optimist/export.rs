@@ -21,6 +21,16 @@ pub struct ExportArgs {
     output: Option<std::path::PathBuf>,
     #[command(flatten)]
     deadlock: DeadlockArgs,
+    /// Keep the model's symmetry (Murphi only): the copies of a fully
+    /// symmetric thread body become a scalarset, their program counters
+    /// and locals arrays indexed by it, and each copy's rules one ruleset,
+    /// so that `rumur --symmetry-reduction exhaustive` counts one state per
+    /// orbit, as `check --symmetry on --reduction none` does. Refused for
+    /// Promela, for a model without full symmetry (none, or rotations
+    /// only), and for what a scalarset cannot express (arithmetic on
+    /// identities, a copy named by number)
+    #[arg(long)]
+    symmetry: bool,
     /// Output format: the translation itself, or a JSON object holding it
     /// (or the refusal) with the command that checks it.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -68,11 +78,19 @@ pub fn run(args: ExportArgs) -> ExitCode {
         TargetArg::Murphi => Target::Murphi,
     };
     let json = args.format == Format::Json;
-    let text = match optimist::export(&model, target, args.deadlock.on()) {
+    let exported = match args.symmetry {
+        true => optimist::export_symmetric(&model, target, args.deadlock.on()),
+        false => optimist::export(&model, target, args.deadlock.on()),
+    };
+    let text = match exported {
         Ok(text) => text,
         Err(refusal) => {
+            let how = match refusal.kind {
+                optimist::RefusalKind::Symmetry => "keeping its symmetry",
+                _ => "exactly",
+            };
             let message = format!(
-                "cannot translate this model to {} exactly: {}",
+                "cannot translate this model to {} {how}: {}",
                 target.name(),
                 refusal.message
             );
@@ -92,12 +110,15 @@ pub fn run(args: ExportArgs) -> ExitCode {
                 print_json(&report);
                 return ExitCode::from(2);
             }
-            let help = Some(format!(
-                "the export is exact or refused ({}); it refuses values that may leave 32 bits, quantifiers over more than {} values, more than 254 threads for SPIN, translations above {} expression nodes, and `timeout`",
-                refusal.kind.name(),
-                optimist::MAX_UNROLL,
-                optimist::MAX_NODES
-            ));
+            let help = Some(match refusal.kind {
+                optimist::RefusalKind::Symmetry => "`--symmetry` writes a fully symmetric group of copies as a Murphi scalarset; without it the export writes every copy and Rumur counts every state".to_string(),
+                _ => format!(
+                    "the export is exact or refused ({}); it refuses values that may leave 32 bits, quantifiers over more than {} values, more than 254 threads for SPIN, translations above {} expression nodes, and `timeout`",
+                    refusal.kind.name(),
+                    optimist::MAX_UNROLL,
+                    optimist::MAX_NODES
+                ),
+            });
             let err = match refusal.span {
                 Some(span) => optimist::Error::at(&src, span, message, help, Vec::new()),
                 None => optimist::Error::Usage {
@@ -123,7 +144,7 @@ pub fn run(args: ExportArgs) -> ExitCode {
             model: &model.name,
             file: &src.name,
             target: target.name(),
-            check_with: Some(optimist::how_to_run(target, &file)),
+            check_with: Some(optimist::how_to_run_with(target, &file, args.symmetry)),
             text: args.output.is_none().then_some(text.as_str()),
             refused: None,
         });
