@@ -29,6 +29,8 @@ pub(super) struct Shape {
     pub index: Vec<Option<(Ty, u32)>>,
     /// Per slot: where it is owned by a copy, which copy and where.
     pub owner: Vec<Option<(usize, usize)>>,
+    /// Whether each copy owns its element of the channel arrays.
+    pub channels: bool,
     /// The message buffers of the channel arrays the copies own: per
     /// field, `(base, capacity, o)`: the field of element e's k-th message
     /// is slot `base + e * capacity + k`, and element `o + i` is copy i's.
@@ -78,6 +80,7 @@ impl Shape {
             value: Vec::new(),
             index: Vec::new(),
             owner,
+            channels,
             buffers,
         };
         let mut u = Unify::new(model.slots.len(), &vars, &shape);
@@ -134,6 +137,7 @@ impl Shape {
             Ty::Plain => None,
         };
         Symmetry {
+            channels: self.channels,
             block_ids: self.blocks[0].iter().map(|&s| ids_of(s)).collect(),
             array_ids: arrays.iter().map(|&(b, _, _)| ids_of(b)).collect(),
             kind,
@@ -159,11 +163,7 @@ type Owned = (Vec<Vec<u32>>, Vec<(u32, u32, i64)>);
 /// channel array with an element per copy (counted from 0, or from the
 /// first copy's thread id); and those arrays' buffers (see
 /// [`Shape::buffers`]).
-fn channel_elements(
-    model: &Model,
-    first: usize,
-    n: usize,
-) -> Owned {
+fn channel_elements(model: &Model, first: usize, n: usize) -> Owned {
     let (mut out, mut buffers) = (vec![Vec::new(); n], Vec::new());
     let name = |c: usize| model.channels[c].name.split('[').next().unwrap_or_default();
     let mut c = 0;

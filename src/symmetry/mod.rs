@@ -97,6 +97,9 @@ pub struct Symmetry {
     /// Whether identities are held only in `free` slots: then sorting the
     /// copies is already the least representative.
     simple: bool,
+    /// Whether each copy owns its element of the channel arrays with one
+    /// per copy (they are in `blocks`).
+    pub(crate) channels: bool,
     /// Per copy: its first transition; every copy has `per` of them.
     pub(crate) starts: Vec<usize>,
     pub(crate) per: usize,

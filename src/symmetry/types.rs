@@ -16,7 +16,7 @@ pub(crate) struct Typing<'m> {
 impl<'m> Typing<'m> {
     /// The typing `sym` was verified with (inference is deterministic).
     pub(crate) fn new(model: &'m Model, sym: &Symmetry) -> Option<Typing<'m>> {
-        let shape = Shape::of(model, sym.first, sym.n).ok()?;
+        let shape = Shape::of(model, sym.first, sym.n, sym.channels).ok()?;
         Some(Typing { model, shape })
     }
 

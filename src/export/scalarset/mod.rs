@@ -134,6 +134,11 @@ pub(super) fn full_symmetry(model: &Model) -> Result<Symmetry, Refusal> {
 
 impl<'m> Ctx<'m> {
     pub fn new(model: &'m Model, sym: &Symmetry) -> Result<Ctx<'m>, Refusal> {
+        if sym.channels {
+            return Err(refuse(
+                "the copies own channels (`c[index]`), whose buffers the scalarset export does not lay out per copy yet".into(),
+            ));
+        }
         let typing = Typing::new(model, sym)
             .ok_or_else(|| refuse("the symmetry's types cannot be read again".into()))?;
         let mut block = vec![None; model.slots.len()];
