@@ -49,6 +49,19 @@ pub enum X {
     Quant(bool, usize, Box<X>),
 }
 
+impl X {
+    /// Its operands, in order.
+    pub fn children(&self) -> Vec<&X> {
+        match self {
+            X::Int(_) | X::Var(..) | X::Temp(_) | X::Copy(..) => Vec::new(),
+            X::Elem(_, i, _) | X::Not(i) | X::Neg(i) | X::Quant(_, _, i) => vec![i],
+            X::Bin(_, a, b) => vec![a, b],
+            X::Ite(c, a, b) => vec![c, a, b],
+            X::Seq(pre, v) => pre.iter().chain(std::iter::once(&**v)).collect(),
+        }
+    }
+}
+
 /// Builds `a op b`.
 pub fn bin(op: BinOp, a: X, b: X) -> X {
     X::Bin(op, Box::new(a), Box::new(b))
@@ -1025,27 +1038,10 @@ impl Builder<'_> {
                 span: Some(here.span),
             });
         }
-        match x {
-            X::Int(_) | X::Var(..) | X::Temp(_) | X::Copy(..) => Ok(()),
-            X::Elem(_, i, _) | X::Not(i) | X::Neg(i) | X::Quant(_, _, i) => {
-                self.check_width(i, temps, here)
-            }
-            X::Bin(_, a, b) => {
-                self.check_width(a, temps, here)?;
-                self.check_width(b, temps, here)
-            }
-            X::Ite(c, a, b) => {
-                self.check_width(c, temps, here)?;
-                self.check_width(a, temps, here)?;
-                self.check_width(b, temps, here)
-            }
-            X::Seq(pre, v) => {
-                for p in pre {
-                    self.check_width(p, temps, here)?;
-                }
-                self.check_width(v, temps, here)
-            }
+        for c in x.children() {
+            self.check_width(c, temps, here)?;
         }
+        Ok(())
     }
 
     fn check_stmts(&mut self, body: &[St], temps: &[Temp], here: &Here) -> Result<(), Refusal> {

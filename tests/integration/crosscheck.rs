@@ -847,22 +847,11 @@ fn generated_symmetric_systems_agree_with_rumur_over_orbits() {
         return;
     }
     let started = std::time::Instant::now();
-    let mut x = 2026u64;
-    let mut texts = Vec::new();
-    for k in 0..SYMMETRIC_DRAWS {
-        let data: Vec<u16> = (0..120)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (x >> 48) as u16
-            })
-            .collect();
-        texts.push((
-            format!("generated system {k}"),
-            system(&mut Choices::new(&data)),
-        ));
-    }
+    let mut texts: Vec<(String, String)> = (crate::generate::fixed_systems(SYMMETRIC_DRAWS))
+        .into_iter()
+        .enumerate()
+        .map(|(k, text)| (format!("generated system {k}"), text))
+        .collect();
     for k in 0..GRAMMAR_DRAWS {
         let sys = crate::grammar::shared::generator::system(&mut Rng::for_system(2026, k));
         texts.push((format!("grammar system {k}"), print(&sys)));

@@ -290,18 +290,8 @@ fn compare_symmetric(text: &str, deadlock: bool) -> Result<bool, TestCaseError> 
 /// (the proptests above could pass on systems that never have one).
 #[test]
 fn symmetry_is_used_on_generated_systems() {
-    let mut x = 2026u64;
     let mut used = 0;
-    for _ in 0..300 {
-        let data: Vec<u16> = (0..120)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (x >> 48) as u16
-            })
-            .collect();
-        let text = system(&mut Choices::new(&data));
+    for text in crate::generate::fixed_systems(300) {
         used += usize::from(compare_symmetric(&text, false).expect("agrees"));
     }
     println!("symmetry used on {used} of 300 systems");

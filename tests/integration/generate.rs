@@ -54,6 +54,25 @@ impl<'a> Choices<'a> {
 }
 
 /// The raw material of a generated model.
+/// `count` systems drawn from a fixed seed, the same on every run (for
+/// tests that need the same systems every time, outside proptest).
+pub fn fixed_systems(count: usize) -> Vec<String> {
+    let mut x = 2026u64;
+    (0..count)
+        .map(|_| {
+            let data: Vec<u16> = (0..120)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (x >> 48) as u16
+                })
+                .collect();
+            system(&mut Choices::new(&data))
+        })
+        .collect()
+}
+
 pub fn choices() -> impl Strategy<Value = Vec<u16>> {
     prop::collection::vec(any::<u16>(), 0..160)
 }

@@ -138,23 +138,14 @@ impl Builder<'_> {
                 self.validate(b, temps, what)
             }
             X::Not(a) | X::Neg(a) if ids(a).is_some() => no("arithmetic on identities"),
-            X::Not(a) | X::Neg(a) | X::Quant(_, _, a) => self.validate(a, temps, what),
             X::Elem(v, i, _) => {
                 self.index(*v, i, temps, what)?;
                 self.validate(i, temps, what)
             }
-            X::Ite(c, a, b) => {
-                self.validate(c, temps, what)?;
-                self.validate(a, temps, what)?;
-                self.validate(b, temps, what)
-            }
-            X::Seq(pre, v) => {
-                for p in pre {
-                    self.validate(p, temps, what)?;
-                }
-                self.validate(v, temps, what)
-            }
-            X::Int(_) | X::Var(..) | X::Temp(_) | X::Copy(..) => Ok(()),
+            x => x
+                .children()
+                .into_iter()
+                .try_for_each(|c| self.validate(c, temps, what)),
         }
     }
 
