@@ -502,9 +502,13 @@ fn no_deadlock(
         })
         .reduce(|a, b| bin(BinOp::And, a, b))
         .unwrap_or(X::Int(1));
-    let cond = rules
-        .iter()
-        .map(|rule| rule.guard.clone())
+    deadlock_check(rules.iter().map(|rule| rule.guard.clone()), ended)
+}
+
+/// The deadlock check: some rule is enabled (`guards`), or every thread
+/// has ended.
+pub(super) fn deadlock_check(guards: impl Iterator<Item = X>, ended: X) -> Check {
+    let cond = guards
         .chain(std::iter::once(ended))
         .reduce(|a, b| bin(BinOp::Or, a, b))
         .expect("at least the ended test");

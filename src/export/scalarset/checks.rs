@@ -41,18 +41,11 @@ impl Builder<'_> {
             })
             .reduce(|a, b| bin(BinOp::And, a, b))
             .unwrap_or(X::Int(1));
-        let cond = (rules.iter())
-            .map(|r| match r.thread == first {
-                true => self.for_some_copies(&r.guard),
-                false => r.guard.clone(),
-            })
-            .chain(std::iter::once(ended))
-            .reduce(|a, b| bin(BinOp::Or, a, b))
-            .expect("at least the ended test");
-        Check {
-            cond,
-            message: "deadlock: no thread can move, and not every thread has ended".into(),
-        }
+        let guards = (rules.iter()).map(|r| match r.thread == first {
+            true => self.for_some_copies(&r.guard),
+            false => r.guard.clone(),
+        });
+        crate::export::ir::deadlock_check(guards, ended)
     }
 
     /// `exists` distinct copies for the copy variables `x` reads.
