@@ -86,22 +86,6 @@ impl<E: Expand + ?Sized> Expand for Box<E> {
     }
 }
 
-/// A borrowed expander expands as the expander it borrows (the search
-/// over orbits wraps the workers' expanders so).
-impl<E: Expand + ?Sized> Expand for &mut E {
-    fn expand(&mut self, s: &[i64], budget: &mut Budget, emit: &mut Emit) -> Result<bool, Stop> {
-        (**self).expand(s, budget, emit)
-    }
-
-    fn watch(&mut self) -> Option<&mut Watch> {
-        (**self).watch()
-    }
-
-    fn take_findings(&mut self, out: &mut Findings) {
-        (**self).take_findings(out);
-    }
-}
-
 /// What expansions find besides successors: the control points where a
 /// transaction began, and the packed states where one was ended by force.
 #[derive(Default)]

@@ -178,16 +178,17 @@ impl Visit<Quotient<'_>> for () {
     }
 }
 
-/// An expander whose successors are their representatives.
+/// An expander (a worker's, borrowed) whose successors are their
+/// representatives.
 pub(crate) struct Canonical<'s, E> {
-    inner: E,
+    inner: &'s mut E,
     sym: &'s Symmetry,
     out: Vec<i64>,
     x: Scratch,
 }
 
 impl<'s, E> Canonical<'s, E> {
-    pub(crate) fn new(inner: E, sym: &'s Symmetry) -> Self {
+    pub(crate) fn new(inner: &'s mut E, sym: &'s Symmetry) -> Self {
         Canonical {
             inner,
             sym,

@@ -41,6 +41,22 @@ where
 }
 
 /// The shipped models (`models/*.gc`), sorted.
+/// The counterexample of `models/racy-counter.gc` as `check --format
+/// json` prints it, every state stored (`--symmetry off`), so that tests
+/// that follow it know which thread takes each step.
+pub fn racy_counterexample() -> String {
+    let run = optimist([
+        "check",
+        "models/racy-counter.gc",
+        "--symmetry",
+        "off",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1);
+    run.stdout
+}
+
 pub fn models() -> Vec<std::path::PathBuf> {
     let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
         .unwrap()

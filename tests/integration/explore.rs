@@ -72,17 +72,7 @@ impl Drop for Server {
 }
 
 fn counterexample() -> String {
-    // Every state: the steps below follow this very trace.
-    let run = crate::common::optimist([
-        "check",
-        "models/racy-counter.gc",
-        "--symmetry",
-        "off",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(run.code, 1);
-    run.stdout
+    crate::common::racy_counterexample()
 }
 
 #[test]
