@@ -79,7 +79,7 @@ pub use report::{
     Blocked, BrokenRow, CheckReport, ClassRow, ClassifyReport, ConditionRow, ContractReport,
     Deadlock, FindingRow, LassoReport, LevelRow, Link, LoopRow, LtlReport, PreservedRow,
     PropertyReport, RegionRow, SitOut, StateLayout, Statement, StatsReport, StepReport,
-    SymmetryReport, SymmetryRow, ThreadState, TimesRow, ViolationReport, Wait,
+    SymmetryReport, SymmetryRow, TemporalRow, ThreadState, TimesRow, ViolationReport, Wait,
 };
 pub use stepping::{
     ChoiceView, Difference, Divergence, NotATrace, ReplayReport, ScriptView, Session, SessionView,

@@ -170,9 +170,11 @@ pub struct Contract {
 /// permuted state (the model is checked to be symmetric, and so is every
 /// reduction's judgement of it), so the search may store one state per
 /// orbit (Emerson, Jha and Peled, "Combining partial order and symmetry
-/// reductions", 1997, for stubborn sets).
-pub(crate) const SYMMETRY: &str =
-    "composes: one state per orbit, for every kind above but LTL-X (refused there)";
+/// reductions", 1997, for stubborn sets). Temporal properties keep their
+/// verdicts on orbits where every atom is symmetric, without fairness
+/// (Emerson and Sistla, "Symmetry and model checking", 1996); fairness
+/// is per thread, and orbits forget which copy is which.
+pub(crate) const SYMMETRY: &str = "composes: one state per orbit, for every kind above; LTL-X only without fairness and with atoms that no permutation changes (every state otherwise)";
 
 impl Contract {
     /// How it treats `property`.
@@ -452,26 +454,25 @@ pub fn assess(model: &Model, options: &Options) -> Result<Assessment, Unsupporte
 }
 
 /// The run: judge the model, refuse it where a condition says so, and
-/// otherwise search.
+/// otherwise search (over the orbits of `orbits`' symmetry, where it has
+/// one; the graph recorded, where given, is over them too).
 pub(crate) fn run(
     model: &Model,
     options: &Options,
     watch: &mut Option<Watch>,
     progress: &mut dyn FnMut(&Stats),
     graph: Option<&mut super::ltlgraph::Recorder>,
+    orbits: &super::symmetric::Orbits,
 ) -> Outcome {
     let mode = mode(model, options);
     if let Some(why) = refusal(&mode.judge()) {
         return Outcome::new(Verdict::DoesNotApply(why), Stats::default(), None);
     }
-    let temporal = graph.is_some() || watch.is_some();
-    let analysis = (options.symmetry != super::SymmetryUse::Off && !temporal)
-        .then(|| crate::symmetry::detect(model));
-    let quotient = analysis.as_ref().and_then(|a| a.symmetry.as_ref());
+    let quotient = orbits.symmetry();
     let mut o = mode.search(model, options, watch, progress, graph, quotient);
     o.symmetry = quotient.map(crate::symmetry::Symmetry::used);
-    if options.symmetry == super::SymmetryUse::On && quotient.is_none() {
-        o.caveats.push(unused_symmetry(analysis.as_ref(), temporal));
+    if options.symmetry == super::SymmetryUse::On {
+        o.caveats.extend(orbits.unused());
     }
     if o.violation
         .as_ref()
@@ -500,21 +501,6 @@ pub(crate) fn run(
         ));
     }
     o
-}
-
-/// Why `--symmetry on` stored every state.
-fn unused_symmetry(analysis: Option<&crate::symmetry::Analysis>, temporal: bool) -> String {
-    let broken = analysis.and_then(|a| a.broken.first());
-    match broken {
-        _ if temporal => "symmetry not used: temporal properties are checked on every state (their atoms and fairness name threads)".into(),
-        Some(b) => format!(
-            "symmetry not used for {}: {}{}",
-            b.threads,
-            b.place.map_or(String::new(), |p| format!("line {}: ", p.1)),
-            b.why
-        ),
-        None => "symmetry not used: no thread body is run by two threads or more".into(),
-    }
 }
 
 /// A side condition that the search found broken as it ran: a

@@ -27,6 +27,7 @@ use super::ltlgraph::{ModelGraph, Recorder, bytes_of, keep_one};
 use super::outcome::{Inapplicable, Limit, Stats, Step, Verdict};
 use super::product::Product;
 use super::search::replay_from;
+use super::symmetric::Orbits;
 use super::visible::Visible;
 use super::{Kept, Options, Preserved, Property};
 use crate::ltl::{Automaton, Bfs, Fairness, Graph, Ltl, STUTTER, accepting_component, fair_lasso};
@@ -92,6 +93,10 @@ pub struct LtlOutcome {
     pub properties: Vec<PropertyOutcome>,
     /// `--hash-compact`: what the graph may have missed.
     pub coverage: Option<super::Coverage>,
+    /// The symmetry whose orbits the graph has one state of, if any.
+    pub symmetry: Option<crate::symmetry::Used>,
+    /// Under `--symmetry on`, why the graph has every state, where it does.
+    pub unused_symmetry: Option<String>,
 }
 
 impl LtlOutcome {
@@ -162,8 +167,9 @@ pub fn ltl_refusal(options: &Options, fairness: Fairness) -> Option<Inapplicable
 /// reduction, limits and store). Call it once the safety check holds:
 /// the graph assumes no transition fails.
 pub fn check_ltl(model: &Model, options: &Options, ltl: &LtlOptions) -> LtlOutcome {
-    let quick = quick(model, options, ltl);
-    check_ltl_over(model, options, ltl, quick, None)
+    let orbits = Orbits::temporal(model, options, &ltl.properties, ltl.fairness);
+    let quick = quick(model, options, ltl, orbits.symmetry());
+    check_ltl_over(model, options, ltl, quick, None, &orbits)
 }
 
 /// The safety check of `model` ([`super::check`]), then, where it holds,
@@ -181,7 +187,8 @@ pub fn check_temporal(
     ltl: &LtlOptions,
     progress: &mut dyn FnMut(&Stats),
 ) -> (super::Outcome, Option<LtlOutcome>) {
-    let quick = quick(model, options, ltl);
+    let orbits = Orbits::temporal(model, options, &ltl.properties, ltl.fairness);
+    let quick = quick(model, options, ltl, orbits.symmetry());
     // A property found violated on the fly ends the run at the first
     // violation, as in SPIN, unless the safety check finds one of its own
     // within as many states as the search on the fly may meet.
@@ -205,22 +212,34 @@ pub fn check_temporal(
         && quick
             .as_ref()
             .is_none_or(|(d, _)| d.len() < ltl.properties.len());
-    let mut rec = once.then(|| Recorder::new(model, &props, options.kept));
-    let mut o = super::contract::run(model, safety, &mut None, progress, rec.as_mut());
+    // A recorded graph is searched over the orbits the properties allow.
+    let sym = orbits.symmetry();
+    let mut rec = once.then(|| Recorder::new(model, &props, options.kept, sym));
+    let safe = match rec {
+        Some(_) => None,
+        None => Some(Orbits::safety(model, options)),
+    };
+    let searched = safe.as_ref().unwrap_or(&orbits);
+    let mut o = super::contract::run(model, safety, &mut None, progress, rec.as_mut(), searched);
     if violated
         && matches!(o.verdict, Verdict::Inconclusive(_))
         && let Some(quick) = quick
     {
         o.verdict = Verdict::Inconclusive(Limit::FirstViolation);
         o.stats.memory = o.stats.memory.max(quick.1.memory);
-        let l = decided_on_the_fly(unchecked(options, ltl), quick, options.kept);
+        let l = decided_on_the_fly(unchecked(options, ltl, &orbits), quick, options.kept);
         return (o, Some(l));
     }
     if !matches!(o.verdict, Verdict::Holds) {
         return (o, None);
     }
     let graph = rec.map(|r| (r.into_graph(), o.stats.states, o.stats.memory));
-    let l = check_ltl_over(model, options, ltl, quick, graph);
+    let recorded = graph.is_some();
+    let mut l = check_ltl_over(model, options, ltl, quick, graph, &orbits);
+    if recorded {
+        // The safety check searched the same graph, and said so.
+        l.unused_symmetry = None;
+    }
     // The run held at most the larger of the two searches' structures.
     o.stats.memory = o.stats.memory.max(l.stats.memory);
     (o, Some(l))
@@ -234,7 +253,12 @@ fn properties<'m>(model: &'m Model, ltl: &LtlOptions) -> Vec<&'m crate::model::L
 /// What the search on the fly decides ([`on_the_fly`]), where it runs:
 /// without fairness or under weak fairness, under a reduction that keeps
 /// the properties.
-fn quick(model: &Model, options: &Options, ltl: &LtlOptions) -> Option<Quick> {
+fn quick(
+    model: &Model,
+    options: &Options,
+    ltl: &LtlOptions,
+    sym: Option<&crate::symmetry::Symmetry>,
+) -> Option<Quick> {
     if ltl.fairness == Fairness::Strong || ltl_refusal(options, ltl.fairness).is_some() {
         return None;
     }
@@ -247,6 +271,7 @@ fn quick(model: &Model, options: &Options, ltl: &LtlOptions) -> Option<Quick> {
         exp,
         options,
         ltl,
+        sym,
         &Budget::new(&options.limits),
     )
 }
@@ -263,8 +288,9 @@ fn check_ltl_over(
     ltl: &LtlOptions,
     quick: Option<Quick>,
     recorded: Option<(ModelGraph, u64, u64)>,
+    orbits: &Orbits,
 ) -> LtlOutcome {
-    let mut out = unchecked(options, ltl);
+    let mut out = unchecked(options, ltl, orbits);
     if out.refused.is_some() {
         return out;
     }
@@ -290,7 +316,8 @@ fn check_ltl_over(
             .or_else(|| ltl_refusal(options, Fairness::Strong));
         return out;
     };
-    match ModelGraph::build(model, &props, &mut exps, options, &mut budget) {
+    let sym = orbits.symmetry();
+    match ModelGraph::build(model, &props, &mut exps, options, sym, &mut budget) {
         Ok(mut g) => whole(out, &mut g, model, ltl, decided, &mut budget),
         Err((stats, limit)) => {
             out.stats = stats;
@@ -301,9 +328,9 @@ fn check_ltl_over(
     }
 }
 
-/// The outcome before any property is checked: the fairness, and why
-/// `options` refuse the properties, if they do.
-fn unchecked(options: &Options, ltl: &LtlOptions) -> LtlOutcome {
+/// The outcome before any property is checked: the fairness, why
+/// `options` refuse the properties, if they do, and the orbits searched.
+fn unchecked(options: &Options, ltl: &LtlOptions, orbits: &Orbits) -> LtlOutcome {
     LtlOutcome {
         fairness: ltl.fairness,
         refused: ltl_refusal(options, ltl.fairness),
@@ -311,6 +338,10 @@ fn unchecked(options: &Options, ltl: &LtlOptions) -> LtlOutcome {
         limit: None,
         properties: Vec::new(),
         coverage: None,
+        symmetry: orbits.symmetry().map(crate::symmetry::Symmetry::used),
+        unused_symmetry: (options.symmetry == super::SymmetryUse::On)
+            .then(|| orbits.unused())
+            .flatten(),
     }
 }
 
@@ -361,10 +392,11 @@ fn on_the_fly(
     exp: super::ltlgraph::Boxed,
     options: &Options,
     ltl: &LtlOptions,
+    sym: Option<&crate::symmetry::Symmetry>,
     budget: &Budget,
 ) -> Option<Quick> {
     let mut quick = budget.with_max_states(budget.max_states().min(QUICK));
-    let mut graph = ModelGraph::new(model, props, exp, options.kept, &mut quick).ok()?;
+    let mut graph = ModelGraph::new(model, props, exp, options.kept, sym, &mut quick).ok()?;
     let mut decided = Vec::new();
     for (n, &p) in ltl.properties.iter().enumerate() {
         let started = quick.elapsed();
@@ -456,6 +488,11 @@ fn decide(
     let Some((stem, cycle)) = found else {
         return Ok(None);
     };
+    let Some((stem, cycle)) = p.graph.unfold(&stem, &cycle) else {
+        return Err(budget.stop(Limit::Internal(
+            "a cycle over orbits takes too many transitions to unfold into a cycle of the system",
+        )));
+    };
     let (stem, entry) = replay_steps(model, &model.init, &stem);
     let (cycle, back) = replay_steps(model, &entry, &cycle);
     let fired = stem.iter().chain(&cycle).all(|s| s.state.is_some());
@@ -467,7 +504,7 @@ fn decide(
     Ok(Some(LassoTrace { stem, cycle }))
 }
 
-/// A lasso as transitions: its stem, then its cycle.
+/// A lasso as edges of the graph: its stem, then its cycle.
 type Path = (Vec<u32>, Vec<u32>);
 
 /// A lasso found on the fly without fairness or under weak fairness
@@ -574,16 +611,14 @@ fn lasso(
     let found = fair_lasso(&g, initial, fairness, budget)?;
     let csr = bytes_of(&first) + bytes_of(&target) + bytes_of(&mover) + bytes_of(&label);
     budget.other_bytes -= csr;
-    // A lasso's edges as the transitions they take (a reduced step's
-    // whole path).
-    let real = |ks: &[u32]| -> Vec<u32> {
+    // A lasso's edges as the graph's (the stutter extension's are none).
+    let edges = |ks: &[u32]| -> Vec<u32> {
         ks.iter()
             .map(|&k| label[k as usize])
             .filter(|&e| e != STUTTER)
-            .flat_map(|e| p.graph.path(e).iter().copied())
             .collect()
     };
-    Ok(found.map(|l| (real(&l.stem), real(&l.cycle))))
+    Ok(found.map(|l| (edges(&l.stem), edges(&l.cycle))))
 }
 
 /// The steps of `path` from `from`, a transition of the graph each, and

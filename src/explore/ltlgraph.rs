@@ -19,10 +19,13 @@ use super::budget::{Budget, Halt, reserve};
 use super::outcome::{Limit, Problem, Stats, Verdict};
 use super::parallel;
 use super::search::{Expand, Stop};
+use super::space::{Modelled, Space};
 use super::store::{Insert, Room, Store, hash};
+use super::symmetric::{Canonical, Quotient, Walk};
 use super::visit::{Edges, Visit};
 use crate::ltl::Bfs;
 use crate::model::{Fault, LtlProperty, Model};
+use crate::symmetry::Symmetry;
 
 /// The expander of the temporal properties' graph, as a layer makes it.
 pub(super) type Boxed<'m> = Box<dyn Expand + Send + 'm>;
@@ -87,6 +90,8 @@ pub(super) fn bytes_of<T>(v: &Vec<T>) -> u64 {
 pub(crate) struct ModelGraph<'m> {
     model: &'m Model,
     props: &'m [&'m LtlProperty],
+    /// Where the graph's states are representatives of orbits: the orbits.
+    quotient: Option<Quotient<'m>>,
     /// The expander of a graph built as it is asked for; none for a graph
     /// built whole by [`ModelGraph::build`].
     exp: Option<Mutex<Boxed<'m>>>,
@@ -123,23 +128,31 @@ struct Scratch {
     /// The paths of more than one transition, by successor.
     long: Vec<(usize, Box<[u32]>)>,
     packed: Vec<u64>,
+    /// A successor's representative, and what computing it reuses.
+    canon: Vec<i64>,
+    x: crate::symmetry::Scratch,
 }
 
 impl<'m> ModelGraph<'m> {
     /// The graph of `model` through `exp`, with its initial state (state 0)
-    /// numbered.
+    /// numbered; over the orbits of `sym` where given.
     pub fn new(
         model: &'m Model,
         props: &'m [&'m LtlProperty],
         exp: Boxed<'m>,
         kept: Kept,
+        sym: Option<&'m Symmetry>,
         budget: &mut Budget,
     ) -> Result<Self, Halt> {
-        let mut g = ModelGraph::empty(model, props, Some(Mutex::new(exp)), kept);
+        let mut g = ModelGraph::empty(model, props, Some(Mutex::new(exp)), kept, sym);
         budget.check_start()?;
+        let init = match &g.quotient {
+            Some(q) => q.init().to_vec(),
+            None => model.init.clone(),
+        };
         let mut packed = vec![0; model.layout.words()];
-        model.layout.pack(&model.init, &mut packed);
-        g.number(&model.init, &packed, budget)?;
+        model.layout.pack(&init, &mut packed);
+        g.number(&init, &packed, budget)?;
         Ok(g)
     }
 
@@ -148,11 +161,13 @@ impl<'m> ModelGraph<'m> {
         props: &'m [&'m LtlProperty],
         exp: Option<Mutex<Boxed<'m>>>,
         kept: Kept,
+        sym: Option<&'m Symmetry>,
     ) -> Self {
         let compact = kept == Kept::HashCompact;
         ModelGraph {
             model,
             props,
+            quotient: sym.map(|sym| Quotient::new(model, sym)),
             exp,
             store: Store::indexed(if compact { 1 } else { model.layout.words() }),
             compact,
@@ -173,27 +188,26 @@ impl<'m> ModelGraph<'m> {
     /// The whole graph of `model`, built by the search every check uses
     /// ([`parallel::search`]) through `exps`, one per worker: its states
     /// are numbered as a sequential breadth-first search meets them,
-    /// whatever the number of workers. The budget then holds the graph;
-    /// where a limit stops the search, its statistics and the limit.
+    /// whatever the number of workers; over the orbits of `sym` where
+    /// given. The budget then holds the graph; where a limit stops the
+    /// search, its statistics and the limit.
     pub fn build(
         model: &'m Model,
         props: &'m [&'m LtlProperty],
         exps: &mut [Boxed<'m>],
         options: &super::Options,
+        sym: Option<&'m Symmetry>,
         budget: &mut Budget,
     ) -> Result<Self, (Stats, Limit)> {
-        let mut rec = Recorder::new(model, props, options.kept);
-        let o = parallel::search(
-            model,
-            exps,
-            budget.clone(),
-            false,
-            options.block,
-            options.kept,
-            false,
-            &mut |_| {},
-            &mut rec,
-        );
+        let mut rec = Recorder::new(model, props, options.kept, sym);
+        let o = match sym {
+            Some(sym) => {
+                let space = Quotient::new(model, sym);
+                let mut canon: Vec<_> = exps.iter_mut().map(|e| Canonical::new(e, sym)).collect();
+                record(&space, &mut canon, options, budget, &mut rec)
+            }
+            None => record(model, exps, options, budget, &mut rec),
+        };
         match o.verdict {
             Verdict::Holds => {
                 budget.stored = o.stats.states;
@@ -359,6 +373,7 @@ impl<'m> ModelGraph<'m> {
         sc.ks.clear();
         sc.long.clear();
         let (flat, ks, long) = (&mut sc.flat, &mut sc.ks, &mut sc.long);
+        let (canon, x, quotient) = (&mut sc.canon, &mut sc.x, &self.quotient);
         let exp = self
             .exp
             .as_mut()
@@ -367,7 +382,10 @@ impl<'m> ModelGraph<'m> {
             .get_mut()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let r = exp.expand(&sc.state, budget, &mut |t, path, _| {
-            flat.extend_from_slice(t);
+            match quotient {
+                Some(q) => flat.extend_from_slice(q.canonical(t, canon, x)),
+                None => flat.extend_from_slice(t),
+            }
             if path.len() > 1 {
                 long.push((ks.len(), path.into()));
             }
@@ -430,10 +448,69 @@ impl<'m> ModelGraph<'m> {
             &mut Budget::unlimited(),
         );
         let (_, path, _) = found.ok().flatten().expect("every state met is reachable");
-        path.iter()
-            .flat_map(|&e| self.path(e).iter().copied())
-            .collect()
+        self.unfold(&path, &[])
+            .map(|(stem, _)| stem)
+            .unwrap_or_default()
     }
+
+    /// The system's transitions along the edges `stem` from the initial
+    /// state, then round the edges `cycle` (from where `stem` ends) as
+    /// often as it takes the system to come back to the state it entered
+    /// the cycle at: once, unless the states are representatives of
+    /// orbits, where going round permutes the copies, and going round as
+    /// often as that permutation's order closes the cycle (Emerson and
+    /// Sistla, "Symmetry and model checking", 1996). None where that takes
+    /// more than [`UNFOLDED`] transitions.
+    pub fn unfold(&self, stem: &[u32], cycle: &[u32]) -> Option<(Vec<u32>, Vec<u32>)> {
+        let Some(q) = &self.quotient else {
+            let real = |es: &[u32]| {
+                es.iter()
+                    .flat_map(|&e| self.path(e).iter().copied())
+                    .collect()
+            };
+            return Some((real(stem), real(cycle)));
+        };
+        let mut walk = Walk::new(q);
+        let stem = stem.iter().flat_map(|&e| walk.step(self.path(e))).collect();
+        let entry = walk.state();
+        let mut round = Vec::new();
+        loop {
+            for &e in cycle {
+                round.extend(walk.step(self.path(e)));
+            }
+            if walk.state() == entry {
+                return Some((stem, round));
+            }
+            if round.len() > UNFOLDED {
+                return None;
+            }
+        }
+    }
+}
+
+/// The most transitions a lasso's cycle over orbits may take once
+/// unfolded into a cycle of the system.
+const UNFOLDED: usize = 1 << 22;
+
+/// The search of `space` through `exps` that records its graph in `rec`.
+fn record<S: Modelled, E: Expand + Send>(
+    space: &S,
+    exps: &mut [E],
+    options: &super::Options,
+    budget: &Budget,
+    rec: &mut Recorder,
+) -> super::Outcome {
+    parallel::search(
+        space,
+        exps,
+        budget.clone(),
+        false,
+        options.block,
+        options.kept,
+        false,
+        &mut |_| {},
+        rec,
+    )
 }
 
 /// The whole graph as the search meets it: the visitor of
@@ -444,9 +521,15 @@ impl<'m> ModelGraph<'m> {
 pub(crate) struct Recorder<'m>(ModelGraph<'m>);
 
 impl<'m> Recorder<'m> {
-    /// Records the graph of `model` for the properties `props`.
-    pub fn new(model: &'m Model, props: &'m [&'m LtlProperty], kept: Kept) -> Self {
-        Recorder(ModelGraph::empty(model, props, None, kept))
+    /// Records the graph of `model` for the properties `props`, over the
+    /// orbits of `sym` where given (the search's space must be those).
+    pub fn new(
+        model: &'m Model,
+        props: &'m [&'m LtlProperty],
+        kept: Kept,
+        sym: Option<&'m Symmetry>,
+    ) -> Self {
+        Recorder(ModelGraph::empty(model, props, None, kept, sym))
     }
 
     /// The graph recorded by a search that met every state.
@@ -463,13 +546,14 @@ pub(crate) struct Valuations {
     faults: Vec<(u32, usize, usize, Fault)>,
 }
 
-impl Visit for Recorder<'_> {
+impl<S: Modelled> Visit<S> for Recorder<'_> {
     const EDGES: bool = true;
     const PATHS: bool = true;
     type Record = Valuations;
 
-    fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
-        super::search::check_state(model, s)
+    fn initial(&self, space: &S, _: &[i64]) -> Option<Problem> {
+        let model = space.model();
+        super::search::check_state(model, &model.init)
     }
 
     fn state(&self, id: u32, s: &[i64], record: &mut Valuations) {

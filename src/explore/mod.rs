@@ -125,8 +125,8 @@ pub enum SymmetryUse {
     #[default]
     Off,
     /// Where the model has a symmetry and the question keeps it: safety
-    /// properties, deadlocks and the discipline, not temporal properties
-    /// (the command line's default).
+    /// properties, deadlocks and the discipline, and temporal properties
+    /// whose atoms it keeps, without fairness (the command line's default).
     Auto,
     /// As `Auto`, and a run that cannot use it says why.
     On,
@@ -247,18 +247,23 @@ fn search_with<E: search::Expand + Send>(
     if let (Some(w), Some(slot)) = (watch.take(), exps[0].watch()) {
         *slot = w;
     }
-    let mut o = match (quotient, graph) {
-        (Some(sym), _) => {
+    // With a graph: the safety check that also records the temporal
+    // properties' graph (see `liveness::check_temporal`).
+    let mut o = match quotient {
+        Some(sym) => {
             let space = symmetric::Quotient::new(model, sym);
             let mut canon: Vec<_> = (exps.iter_mut())
                 .map(|e| symmetric::Canonical::new(e, sym))
                 .collect();
-            search_in(&space, options, progress, &mut canon, &mut ())
+            match graph {
+                Some(rec) => search_in(&space, options, progress, &mut canon, rec),
+                None => search_in(&space, options, progress, &mut canon, &mut ()),
+            }
         }
-        // The safety check that also records the temporal properties'
-        // graph (see `liveness::check_temporal`).
-        (None, Some(rec)) => search_in(model, options, progress, exps, rec),
-        (None, None) => search_in(model, options, progress, exps, &mut ()),
+        None => match graph {
+            Some(rec) => search_in(model, options, progress, exps, rec),
+            None => search_in(model, options, progress, exps, &mut ()),
+        },
     };
     if let Some(w) = exps[0].watch() {
         *watch = Some(std::mem::take(w));
@@ -314,13 +319,15 @@ where
 /// condition the reduction cannot adapt to is refused
 /// ([`Verdict::DoesNotApply`]) before anything is explored.
 pub fn check(model: &Model, options: &Options, progress: &mut dyn FnMut(&Stats)) -> Outcome {
-    contract::run(model, options, &mut None, progress, None)
+    let orbits = symmetric::Orbits::safety(model, options);
+    contract::run(model, options, &mut None, progress, None, &orbits)
 }
 
 /// [`check`] with a [`Watch`]: records accesses, or explores without
 /// enforcing the discipline (a lockset pass). Returns the watch with its log.
 pub fn check_watched(model: &Model, options: &Options, watch: Watch) -> (Outcome, Watch) {
     let mut watch = Some(watch);
-    let o = contract::run(model, options, &mut watch, &mut |_| {}, None);
+    let off = symmetric::Orbits::off();
+    let o = contract::run(model, options, &mut watch, &mut |_| {}, None, &off);
     (o, watch.unwrap_or_default())
 }

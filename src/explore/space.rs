@@ -37,6 +37,20 @@ pub trait Space: Sync {
     ) -> Vec<Step>;
 }
 
+/// A space whose states are a model's: the model itself, or the
+/// representatives of its orbits (see `symmetric.rs`). The safety check's
+/// visitors judge the model's initial state.
+pub(crate) trait Modelled: Space {
+    /// The model.
+    fn model(&self) -> &Model;
+}
+
+impl Modelled for Model {
+    fn model(&self) -> &Model {
+        self
+    }
+}
+
 impl Space for Model {
     fn layout(&self) -> &Layout {
         &self.layout

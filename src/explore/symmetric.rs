@@ -13,13 +13,13 @@
 //! that the permutations applied so far make of its thread, and the
 //! check's confirmation replays the result as it replays every other.
 
-use super::budget::{Budget, Halt};
+use super::budget::Budget;
 use super::outcome::{Problem, Step};
 use super::search::{Emit, Expand, Findings, StepResult, Stop, Watch, replay_checked};
 use super::space::Space;
-use super::visit::{Edges, Visit};
+use crate::ltl::Fairness;
 use crate::model::{Layout, LockMisuse, Model};
-use crate::symmetry::{Scratch, Symmetry};
+use crate::symmetry::{Analysis, Scratch, Symmetry};
 
 /// The representatives of a model's states under its symmetry.
 pub(crate) struct Quotient<'m> {
@@ -42,6 +42,17 @@ impl<'m> Quotient<'m> {
             init,
             init_sigma,
         }
+    }
+
+    /// The representative of `s`, in `out`.
+    pub(crate) fn canonical<'o>(
+        &self,
+        s: &[i64],
+        out: &'o mut Vec<i64>,
+        x: &mut Scratch,
+    ) -> &'o [i64] {
+        self.sym.canonical(s, out, x);
+        out
     }
 
     /// The transitions of `path` as the threads `tau` makes of theirs take
@@ -73,28 +84,21 @@ impl Space for Quotient<'_> {
         problem: &mut Problem,
     ) -> Vec<Step> {
         let model = self.model;
-        // The system's state is τ(c) for the representative c.
-        let mut tau = Symmetry::inverse(&self.init_sigma);
-        let mut c = self.init.clone();
-        let (mut segments, mut x, mut u, mut canon) =
-            (Vec::new(), Scratch::default(), Vec::new(), Vec::new());
+        let mut walk = Walk::new(self);
+        let mut segments = Vec::new();
         if let Some(w) = exp.watch() {
             w.tracing = true;
         }
         for &seq in seqs {
-            let Some(path) = nth_path(exp, &c, seq) else {
+            let Some(path) = nth_path(exp, &walk.c, seq) else {
                 break;
             };
-            u = replay_checked(model, &c, [&path[..]], &mut |_, _, _| {});
-            let sigma = self.sym.canonical(&u, &mut canon, &mut x);
-            segments.push(self.map(&tau, &path));
-            tau = Symmetry::compose(&tau, &Symmetry::inverse(sigma));
-            std::mem::swap(&mut c, &mut canon);
+            segments.push(walk.step(&path));
         }
         if let Some(w) = exp.watch() {
             w.tracing = false;
         }
-        drop(u);
+        let tau = walk.tau;
         let in_state = matches!(
             problem,
             Problem::Deadlock | Problem::InvisibleCycle { .. } | Problem::EndExcl { .. }
@@ -148,6 +152,48 @@ impl Quotient<'_> {
     }
 }
 
+/// A walk over representatives, followed in the system: its state is
+/// τ(c) for the representative c the walk is at.
+pub(crate) struct Walk<'q> {
+    q: &'q Quotient<'q>,
+    c: Vec<i64>,
+    tau: Vec<usize>,
+    canon: Vec<i64>,
+    x: Scratch,
+}
+
+impl<'q> Walk<'q> {
+    /// At the initial state's representative.
+    pub(crate) fn new(q: &'q Quotient<'q>) -> Walk<'q> {
+        Walk {
+            q,
+            c: q.init.clone(),
+            tau: Symmetry::inverse(&q.init_sigma),
+            canon: Vec::new(),
+            x: Scratch::default(),
+        }
+    }
+
+    /// Takes `path`, the transitions of an edge from the representative
+    /// the walk is at to the next one; the system's transitions, taken by
+    /// the threads τ makes of those that take `path`.
+    pub(crate) fn step(&mut self, path: &[u32]) -> Vec<u32> {
+        let u = replay_checked(self.q.model, &self.c, [path], &mut |_, _, _| {});
+        let sigma = self.q.sym.canonical(&u, &mut self.canon, &mut self.x);
+        let taken = self.q.map(&self.tau, path);
+        self.tau = Symmetry::compose(&self.tau, &Symmetry::inverse(sigma));
+        std::mem::swap(&mut self.c, &mut self.canon);
+        taken
+    }
+
+    /// The system's state: τ(c).
+    pub(crate) fn state(&self) -> Vec<i64> {
+        let mut out = Vec::new();
+        self.q.sym.apply(&self.tau, &self.c, &mut out);
+        out
+    }
+}
+
 /// The transitions of the `seq`-th successor `exp` gives of `s`.
 fn nth_path<E: Expand>(exp: &mut E, s: &[i64], seq: u32) -> Option<Vec<u32>> {
     let (mut at, mut found) = (0u32, None);
@@ -161,20 +207,9 @@ fn nth_path<E: Expand>(exp: &mut E, s: &[i64], seq: u32) -> Option<Vec<u32>> {
     found
 }
 
-/// The safety check over representatives: the initial state's problems
-/// are the system's initial state's.
-impl Visit<Quotient<'_>> for () {
-    const EDGES: bool = false;
-    type Record = ();
-    fn initial(&self, q: &Quotient<'_>, _: &[i64]) -> Option<Problem> {
-        super::search::check_state(q.model, &q.model.init)
-    }
-    fn state(&self, _: u32, _: &[i64], _: &mut ()) {}
-    fn absorb(&mut self, _: (), _: &Edges, _: &mut Budget) -> Result<(), Halt> {
-        Ok(())
-    }
-    fn bytes(&self) -> u64 {
-        0
+impl super::space::Modelled for Quotient<'_> {
+    fn model(&self) -> &Model {
+        self.model
     }
 }
 
@@ -213,5 +248,91 @@ impl<E: Expand> Expand for Canonical<'_, E> {
 
     fn take_findings(&mut self, out: &mut Findings) {
         self.inner.take_findings(out);
+    }
+}
+
+/// The symmetry a check stores the orbits of, and why it stores every
+/// state where the model has a symmetry its question does not keep.
+pub(crate) struct Orbits {
+    /// What detection found (none under `--symmetry off`).
+    analysis: Option<Analysis>,
+    /// Why the question keeps the symmetry out, where it does.
+    refused: Option<String>,
+}
+
+impl Orbits {
+    /// No symmetry looked for.
+    pub(crate) fn off() -> Orbits {
+        Orbits {
+            analysis: None,
+            refused: None,
+        }
+    }
+
+    /// For safety properties, deadlocks and the discipline, which every
+    /// symmetry keeps (see `crate::symmetry`).
+    pub(crate) fn safety(model: &Model, options: &super::Options) -> Orbits {
+        Orbits {
+            analysis: (options.symmetry != super::SymmetryUse::Off)
+                .then(|| crate::symmetry::detect(model)),
+            refused: None,
+        }
+    }
+
+    /// For the temporal properties `properties` (indices into `Model::ltl`)
+    /// under `fairness`: the quotient keeps a property whose atoms every
+    /// permutation maps onto themselves, without fairness (Emerson and
+    /// Sistla, "Symmetry and model checking", 1996). Fairness is
+    /// per thread, and a state per orbit forgets which copy is which
+    /// (Emerson and Sistla, "Utilizing symmetry when model-checking under
+    /// fairness assumptions", 1997).
+    pub(crate) fn temporal(
+        model: &Model,
+        options: &super::Options,
+        properties: &[usize],
+        fairness: Fairness,
+    ) -> Orbits {
+        let mut o = Orbits::safety(model, options);
+        let Some(a) = o.analysis.as_ref().filter(|a| a.symmetry.is_some()) else {
+            return o;
+        };
+        o.refused = if fairness != Fairness::None {
+            Some(format!(
+                "temporal properties under {} fairness are checked on every state: fairness is per thread, and one state per orbit forgets which copy is which; `--fairness none` checks them over orbits",
+                fairness.name()
+            ))
+        } else {
+            (properties.iter())
+                .find_map(|&p| a.temporal.get(p)?.as_ref())
+                .map(|b| format!("temporal properties are checked on every state: {}", b.why))
+        };
+        o
+    }
+
+    /// The symmetry whose orbits the search stores, if any.
+    pub(crate) fn symmetry(&self) -> Option<&Symmetry> {
+        match &self.refused {
+            Some(_) => None,
+            None => self.analysis.as_ref()?.symmetry.as_ref(),
+        }
+    }
+
+    /// Why no symmetry is used, for `--symmetry on` to say (none where
+    /// one is).
+    pub(crate) fn unused(&self) -> Option<String> {
+        let a = self.analysis.as_ref()?;
+        if let Some(sym) = &a.symmetry {
+            let refused = self.refused.as_ref()?;
+            return Some(format!("symmetry not used for {}: {refused}", sym.threads));
+        }
+        Some(match a.broken.first() {
+            Some(b) => format!(
+                "symmetry not used for {}: {}{}",
+                b.threads,
+                b.place.map_or(String::new(), |p| format!("line {}: ", p.1)),
+                b.why
+            ),
+            None => "symmetry not used: no thread body is run by two threads or more".into(),
+        })
     }
 }

@@ -15,6 +15,7 @@
 
 use super::Problem;
 use super::budget::{Budget, Halt};
+use super::space::Modelled;
 use super::table::{Pending, SHARDS, shard_of};
 use crate::model::Model;
 
@@ -48,11 +49,12 @@ pub trait Visit<S: ?Sized = Model>: Sync {
 }
 
 /// The safety check: nothing besides the visited set.
-impl Visit for () {
+impl<S: Modelled> Visit<S> for () {
     const EDGES: bool = false;
     type Record = ();
-    fn initial(&self, model: &Model, s: &[i64]) -> Option<Problem> {
-        super::search::check_state(model, s)
+    fn initial(&self, space: &S, _: &[i64]) -> Option<Problem> {
+        let model = space.model();
+        super::search::check_state(model, &model.init)
     }
     fn state(&self, _: u32, _: &[i64], _: &mut ()) {}
     fn absorb(&mut self, _: (), _: &Edges, _: &mut Budget) -> Result<(), Halt> {

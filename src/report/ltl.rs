@@ -23,6 +23,12 @@ pub struct LtlReport {
     pub states: Option<u64>,
     /// Its transitions.
     pub transitions: Option<u64>,
+    /// The symmetry whose orbits the graph has one state of, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symmetry: Option<super::SymmetryRow>,
+    /// Under `--symmetry on`, why the graph has every state, where it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unused_symmetry: Option<String>,
     /// `--hash-compact`: the graph's store and what it may have missed; a
     /// `holds` under it is probabilistic.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -158,6 +164,8 @@ impl LtlReport {
                 fairness_means: fairness_means(fairness),
                 states: None,
                 transitions: None,
+                symmetry: None,
+                unused_symmetry: None,
                 store: None,
                 reason,
                 properties: selected.iter().map(|&p| skipped(p, None)).collect(),
@@ -222,6 +230,8 @@ impl LtlReport {
             fairness_means: fairness_means(fairness),
             states: (o.refused.is_none()).then_some(o.stats.states),
             transitions: (o.refused.is_none()).then_some(o.stats.transitions),
+            symmetry: o.symmetry.as_ref().map(super::SymmetryRow::of),
+            unused_symmetry: o.unused_symmetry.clone(),
             store: o.coverage.as_ref().map(super::StoreRow::of),
             reason: stopped.or(reason),
             properties,
@@ -412,7 +422,14 @@ impl fmt::Display for LtlReport {
             self.fairness, self.fairness_means
         )?;
         if let (Some(s), Some(t)) = (self.states, self.transitions) {
-            writeln!(f, "ltl graph    {s} states, {t} transitions")?;
+            let orbits = match &self.symmetry {
+                Some(_) => ", one state per orbit",
+                None => "",
+            };
+            writeln!(f, "ltl graph    {s} states, {t} transitions{orbits}")?;
+        }
+        if let Some(why) = &self.unused_symmetry {
+            writeln!(f, "note         {why}")?;
         }
         if let Some(st) = &self.store {
             writeln!(

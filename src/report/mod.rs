@@ -18,7 +18,7 @@ pub(crate) use ltl::unfair;
 pub use ltl::{LassoReport, LtlReport, PropertyReport, SitOut};
 pub use profile::{LevelRow, StatsReport, TimesRow};
 pub use state::{StateLayout, ThreadState};
-pub use symmetry::{BrokenRow, SymmetryReport, SymmetryRow};
+pub use symmetry::{BrokenRow, SymmetryReport, SymmetryRow, TemporalRow};
 
 use crate::explore::{Outcome, Problem, Reduction, Step, Verdict, Violation};
 use crate::model::{ChanSlot, Fault, Model, SlotKind};

@@ -14,6 +14,23 @@ pub struct SymmetryReport {
     pub found: Option<SymmetryRow>,
     /// What breaks the symmetry of each group of copies.
     pub broken: Vec<BrokenRow>,
+    /// Under the symmetry found: per temporal property, whether it is
+    /// checked over orbits (without fairness).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub temporal: Vec<TemporalRow>,
+}
+
+/// A temporal property under the symmetry found.
+#[derive(Clone, Debug, Serialize)]
+pub struct TemporalRow {
+    /// The property's name.
+    pub property: String,
+    /// Whether every atom is symmetric, so that `check --fairness none`
+    /// checks it over orbits.
+    pub orbits: bool,
+    /// Where not: the atom that tells the copies apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// A symmetry used.
@@ -78,11 +95,18 @@ impl fmt::Display for SymmetryRow {
 impl SymmetryReport {
     /// The report of `model`'s symmetry.
     pub fn new(model: &Model) -> SymmetryReport {
-        SymmetryReport::of(&crate::symmetry::detect(model))
+        SymmetryReport::of(model, &crate::symmetry::detect(model))
     }
 
-    fn of(a: &Analysis) -> SymmetryReport {
+    fn of(model: &Model, a: &Analysis) -> SymmetryReport {
         SymmetryReport {
+            temporal: (model.ltl.iter().zip(&a.temporal))
+                .map(|(p, b)| TemporalRow {
+                    property: p.name.clone(),
+                    orbits: b.is_none(),
+                    why: b.as_ref().map(|b| b.why.clone()),
+                })
+                .collect(),
             found: a.symmetry.as_ref().map(|s| SymmetryRow::of(&s.used())),
             broken: (a.broken.iter())
                 .map(|b| BrokenRow {
@@ -116,6 +140,12 @@ impl fmt::Display for SymmetryReport {
             };
             let at = b.line.map_or(String::new(), |l| format!("line {l}: "));
             writeln!(f, " {} ({lost}): {at}{}", b.threads, b.why)?;
+        }
+        for t in &self.temporal {
+            match &t.why {
+                None => writeln!(f, " ltl {}: over orbits (`--fairness none`)", t.property)?,
+                Some(why) => writeln!(f, " ltl {}: on every state: {why}", t.property)?,
+            }
         }
         Ok(())
     }

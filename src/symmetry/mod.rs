@@ -126,6 +126,9 @@ pub struct Analysis {
     /// What breaks the symmetry of each group of copies: full symmetry
     /// where only rotations remain, or both.
     pub broken: Vec<Broken>,
+    /// Per temporal property of the model (as `Model::ltl`), under the
+    /// symmetry used: the atom that tells its copies apart, if one does.
+    pub temporal: Vec<Option<Broken>>,
 }
 
 /// Finds the symmetry of `model`: the first group of copies of one body
@@ -163,6 +166,13 @@ pub fn detect(model: &Model) -> Analysis {
             }
         };
         if out.symmetry.is_none() {
+            out.temporal = (model.ltl.iter())
+                .map(|p| {
+                    temporal(model, &shape, kind, p)
+                        .err()
+                        .map(|e| broken(kind, e))
+                })
+                .collect();
             out.symmetry = Some(Symmetry {
                 threads: names.clone(),
                 ..shape.symmetry(kind)
@@ -188,6 +198,21 @@ fn group_shape(model: &Model, first: usize, n: usize) -> Result<infer::Shape, in
         }
     }
     Err(why.expect("one shape was tried"))
+}
+
+/// Whether the generators of `kind` map every atom of `p` onto itself.
+fn temporal(
+    model: &Model,
+    shape: &infer::Shape,
+    kind: Kind,
+    p: &crate::model::LtlProperty,
+) -> Result<(), infer::Why> {
+    let n = shape.n;
+    verify::atoms(model, shape, &rotate(n), Kind::Rotation, p)?;
+    match kind {
+        Kind::Full => verify::atoms(model, shape, &swap(n), Kind::Full, p),
+        Kind::Rotation => Ok(()),
+    }
 }
 
 /// Why no symmetry is looked for in `model`, if a feature keeps it out.

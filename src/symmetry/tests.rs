@@ -93,6 +93,7 @@ fn the_search_stores_one_state_per_orbit() {
         ("models/summaries-shared.gc", &[]),
         ("tests/benches/lock-family.gc", &[("N", "4"), ("K", "2")]),
         ("models/philosophers-live.gc", &[("N", "4")]),
+        ("models/token-ring-live.gc", &[("N", "4")]),
         (RICH, &[]),
     ] {
         let model = match file {

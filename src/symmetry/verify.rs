@@ -11,7 +11,7 @@
 
 use super::infer::{Shape, Why};
 use super::{Kind, Symmetry, Ty};
-use crate::model::{Array, CExpr, Cmd, Model, Next, Place, Quantified, Transition};
+use crate::model::{Array, CExpr, Cmd, LtlProperty, Model, Next, Place, Quantified, Transition};
 use crate::syntax::ast::BinOp;
 
 /// Whether `sigma` (copy i to copy `sigma[i]`) is an automorphism of
@@ -40,14 +40,42 @@ pub(super) fn generator(
             return Err(r.why_decl("a protected variable", p.span, p.line));
         };
         for (t, e) in p.excl.iter().enumerate() {
-            if r.expr(e, Some(Ty::Plain)).as_ref() != Some(&q.excl[sym.thread(sigma, t)]) {
+            if !r.maps(e, &q.excl[sym.thread(sigma, t)]) {
                 return Err(r.why_decl("its exclusive access predicate", p.span, p.line));
             }
         }
     }
     for inv in &model.invariants {
-        if r.expr(&inv.expr, Some(Ty::Plain)).as_ref() != Some(&inv.expr) {
+        if !r.maps(&inv.expr, &inv.expr) {
             return Err(r.why_decl("the invariant", inv.span, inv.line));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `sigma` maps every atom of the temporal property `p` onto
+/// itself (then the property is true of a run exactly when it is of the
+/// run's image: Emerson and Sistla, "Symmetry and model checking", 1996);
+/// the first atom it does not map, where not.
+pub(super) fn atoms(
+    model: &Model,
+    shape: &Shape,
+    sigma: &[usize],
+    kind: Kind,
+    p: &LtlProperty,
+) -> Result<(), Why> {
+    let sym = shape.symmetry(Kind::Full);
+    let mut r = Ren::new(model, shape, &sym, sigma);
+    r.kind = kind;
+    for (atom, text) in p.atoms.iter().zip(&p.atom_text) {
+        if !r.maps(atom, atom) {
+            let why = format!(
+                "the atom `{text}` of property `{}` (line {}) tells the copies apart: {} does not map it onto itself",
+                p.name,
+                p.line,
+                r.kind().0
+            );
+            return Err((why, Some((p.span, p.line))));
         }
     }
     Ok(())
@@ -138,6 +166,14 @@ impl<'a> Ren<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether the renaming of the condition `e` is `image`, up to the
+    /// order of the operands of `&&`, `||`, `==` and `!=` where none can
+    /// fault (`at(1, CS) && at(0, CS)` is `at(0, CS) && at(1, CS)`).
+    fn maps(&self, e: &CExpr, image: &CExpr) -> bool {
+        self.expr(e, Some(Ty::Plain))
+            .is_some_and(|r| r == *image || normal(&r) == normal(image))
     }
 
     fn why_slot(&self, s: usize, what: &str) -> Why {
@@ -410,6 +446,60 @@ impl<'a> Ren<'a> {
             body: self.cmds(&tr.body)?,
             next,
         })
+    }
+}
+
+/// `e` with the operands of every chain of `&&` or `||`, and of every `==`
+/// and `!=`, in one order (by their text), where no operand can fault:
+/// evaluated in any order they then give the same value.
+fn normal(e: &CExpr) -> CExpr {
+    match e {
+        CExpr::Not(a) => CExpr::Not(Box::new(normal(a))),
+        CExpr::Bin(op @ (BinOp::And | BinOp::Or | BinOp::Eq | BinOp::Ne), ..) if total(e) => {
+            let mut operands = Vec::new();
+            chain(e, *op, &mut operands);
+            let mut operands: Vec<CExpr> = operands.into_iter().map(normal).collect();
+            operands.sort_by_cached_key(|o| format!("{o:?}"));
+            let mut it = operands.into_iter();
+            let first = it.next().expect("a chain has operands");
+            it.fold(first, |a, b| CExpr::Bin(*op, Box::new(a), Box::new(b)))
+        }
+        e => e.clone(),
+    }
+}
+
+/// The operands of the chain of `op` at `e` (for `==` and `!=`, the two).
+fn chain<'e>(e: &'e CExpr, op: BinOp, out: &mut Vec<&'e CExpr>) {
+    match e {
+        CExpr::Bin(o, a, b) if *o == op && matches!(op, BinOp::And | BinOp::Or) => {
+            chain(a, op, out);
+            chain(b, op, out);
+        }
+        CExpr::Bin(o, a, b) if *o == op => out.extend([&**a, &**b]),
+        e => out.push(e),
+    }
+}
+
+/// Whether `e` can be evaluated in every state: no index that may be out
+/// of range, no arithmetic that may overflow or divide by zero, no local
+/// of a thread that may lack it.
+fn total(e: &CExpr) -> bool {
+    match e {
+        CExpr::Const(_) | CExpr::Var { .. } | CExpr::Bound(_) => true,
+        CExpr::Elem { array, index } => {
+            constant(index).is_some_and(|i| (0..i64::from(array.len)).contains(&i))
+        }
+        CExpr::At { thread, .. } => total(thread),
+        CExpr::Not(a) => total(a),
+        CExpr::Bin(op, a, b) => {
+            !matches!(
+                op,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod
+            ) && total(a)
+                && total(b)
+        }
+        CExpr::Quant(q) => constant(&q.lo).is_some() && constant(&q.hi).is_some() && total(&q.body),
+        CExpr::LocalOf { .. } | CExpr::Neg(_) => false,
     }
 }
 

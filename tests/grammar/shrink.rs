@@ -281,7 +281,7 @@ fn drop_chan_param(sys: &System, k: usize, j: usize) -> Option<System> {
         stmt_exprs_mut(st, &mut |e| expr(e, &n, &q, &idx));
     });
     let f = s.procs[k].name.clone();
-    let mut nth = |st: &mut Stmt| {
+    let nth = |st: &mut Stmt| {
         if let S::Call(_, g, args) = &mut st.s
             && *g == f
             && j < args.len()

@@ -299,6 +299,97 @@ fn every_reduction_agrees_with_full_exploration_or_refuses() {
     );
 }
 
+/// Properties drawn for `model` (its text `text`) until two have atoms
+/// that its symmetry keeps (as detection judges them; the comparison below
+/// is the check of that judgement): the model with them, and their indices.
+fn symmetric_properties(text: &str, seed: u64) -> Option<(String, Model, Vec<usize>)> {
+    let base = compile(&Source::new("generated.gc", text).unwrap(), &[]).ok()?;
+    let mut r = Rng(0x2545_f491_4f6c_dd1d ^ seed);
+    let mut text = text.to_string();
+    for k in 0..40 {
+        let f = if k % 2 == 0 {
+            pattern(&mut r, &base)
+        } else {
+            formula(&mut r, &base, 2)
+        };
+        let with = format!("{text}ltl symmetric{k}: {f};\n");
+        let model = compile(&Source::new("generated.gc", &with).unwrap(), &[]).ok()?;
+        let kept = optimist::detect_symmetry(&model).temporal.last()?.is_none();
+        if kept {
+            text = with;
+        }
+    }
+    let model = compile(&Source::new("generated.gc", &text).unwrap(), &[]).ok()?;
+    let first = base.ltl.len();
+    (model.ltl.len() >= first + 2).then(|| (text, model, (first..first + 2).collect()))
+}
+
+/// Temporal properties over orbits: on the generated systems that have a
+/// symmetry, properties whose atoms it keeps are checked without fairness
+/// over orbits (`--symmetry on`) under every reduction that keeps them,
+/// and each verdict is full exploration's of every state; every lasso is
+/// a run of the system (its cycle unfolded until it closes) that violates
+/// the property.
+#[test]
+fn orbits_agree_with_full_exploration_on_symmetric_properties() {
+    let (systems, drawn) = systems(SYSTEMS, true);
+    let reductions = [
+        Reduction::NONE,
+        Reduction::SC,
+        Reduction::STUBBORN,
+        Reduction::SC_STUBBORN,
+    ];
+    let (mut symmetric, mut agreed, mut lassos, mut smaller) = (0, [0; 4], 0, 0);
+    for (i, (text, model)) in systems.iter().enumerate() {
+        if optimist::detect_symmetry(model).symmetry.is_none() {
+            continue;
+        }
+        symmetric += 1;
+        let Some((text, model, properties)) = symmetric_properties(text, i as u64) else {
+            continue;
+        };
+        let asked = LtlOptions {
+            fairness: Fairness::None,
+            properties,
+        };
+        let full = optimist::check_ltl(&model, &options(Reduction::NONE, false), &asked);
+        if full.verdict() != Verdict::Holds && full.verdict() != Verdict::Violated {
+            continue;
+        }
+        for (r, reduction) in reductions.into_iter().enumerate() {
+            let mut o = options(reduction, false);
+            o.symmetry = optimist::SymmetryUse::On;
+            let ours = optimist::check_ltl(&model, &o, &asked);
+            if matches!(
+                ours.verdict(),
+                Verdict::DoesNotApply(_) | Verdict::Inconclusive(_)
+            ) {
+                continue;
+            }
+            let what = format!("{} over orbits:\n{text}", reduction.name());
+            assert!(ours.symmetry.is_some(), "{what}: orbits not used");
+            assert_eq!(verdicts(&ours), verdicts(&full), "{what}");
+            for (po, &p) in ours.properties.iter().zip(&asked.properties) {
+                if let Some(l) = &po.lasso {
+                    validate(&model, p, l, Fairness::None)
+                        .unwrap_or_else(|e| panic!("{e}: {what}"));
+                    lassos += 1;
+                }
+            }
+            smaller += usize::from(r == 0 && ours.stats.states < full.stats.states);
+            agreed[r] += 1;
+        }
+    }
+    eprintln!(
+        "temporal properties over orbits: {symmetric} of {} generated systems ({drawn} drawn) symmetric; runs over orbits that agreed with full exploration: {agreed:?} (none, sc, stubborn, sc+stubborn; {smaller} on fewer states), {lassos} lassos validated",
+        systems.len()
+    );
+    assert!(
+        agreed[0] >= 40 && agreed[1] > 0 && agreed[2] > 0 && lassos >= 20 && smaller >= 10,
+        "{agreed:?} {lassos} {smaller}"
+    );
+}
+
 /// The shipped models with `ltl` properties: their reports under every
 /// fairness, text and JSON, pinned (with `--no-deadlock` too where the
 /// model deadlocks, so that its temporal property is checked).

@@ -51,7 +51,8 @@ pub struct CheckArgs {
     /// Store one state per orbit where threads are copies of one body that
     /// tell one another apart only by identity (symmetry reduction; Ip and
     /// Dill, 1996): `auto` where the model has such a symmetry and the
-    /// question keeps it (not for `ltl` properties), `on` the same but
+    /// question keeps it (`ltl` properties only without fairness, and
+    /// only where no atom tells the copies apart), `on` the same but
     /// saying why where it cannot, `off` never.
     #[arg(long, value_enum, default_value_t = SymmetryArg::Auto)]
     symmetry: SymmetryArg,
