@@ -13,6 +13,8 @@ use super::symbols::one_line;
 
 /// Most threads listed for one statement.
 const MAX_THREADS: usize = 6;
+/// Most lines of a declaration shown.
+const MAX_LINES: usize = 6;
 /// Most values listed for one array.
 const MAX_VALUES: usize = 8;
 
@@ -46,13 +48,19 @@ pub(crate) fn at(doc: &Document, pos: Position) -> Option<Hover> {
 /// compiled model says of it.
 fn name(doc: &Document, d: &Decl) -> String {
     let declared = doc.text.get(d.whole.start..d.whole.end).unwrap_or("");
-    let head: String = one_line(declared).chars().take(200).collect();
+    // As written, comments and all (joined on one line, a `//` would hide
+    // the rest), its first lines only.
+    let mut head: Vec<&str> = declared.lines().take(MAX_LINES + 1).collect();
+    if head.len() > MAX_LINES {
+        head[MAX_LINES] = "...";
+    }
+    let head = head.join("\n");
     let mut out = format!("{} `{}`\n\n```optimist\n{head}\n```", d.kind.word(), d.name);
     let facts = match (&doc.model, d.kind) {
         (
             Some(m),
             Kind::Variable | Kind::Local | Kind::Lock | Kind::Semaphore | Kind::Parameter,
-        ) => variable(m, d.whole),
+        ) => variable(m, d),
         (Some(m), Kind::Thread) => {
             let copies: Vec<&str> = (m.threads.iter())
                 .filter(|t| t.body.start >= d.whole.start && t.body.start < d.whole.end)
@@ -69,12 +77,14 @@ fn name(doc: &Document, d: &Decl) -> String {
     out
 }
 
-/// What the model says of the variable declared at `whole`.
-fn variable(m: &Model, whole: Span) -> Vec<String> {
+/// What the model says of variable `d`.
+fn variable(m: &Model, d: &Decl) -> Vec<String> {
     let slots: Vec<usize> = (0..m.slots.len())
         .filter(|&s| {
             let slot = &m.slots[s];
-            slot.span.start == whole.start && !matches!(slot.kind, SlotKind::Pc | SlotKind::Ret)
+            slot.span.start == d.whole.start
+                && !matches!(slot.kind, SlotKind::Pc | SlotKind::Ret)
+                && names(&slot.name, &d.name)
         })
         .collect();
     let Some(&first) = slots.first() else {
@@ -90,9 +100,27 @@ fn variable(m: &Model, whole: Span) -> Vec<String> {
     };
     let class = match slot.class {
         SlotClass::Shared => "shared and unprotected: every statement that reads or writes it is visible to the reduction".to_string(),
-        SlotClass::Local(t) => format!("local to thread `{}`: invisible to the reduction", m.threads[t as usize].name),
+        SlotClass::Local(t) => {
+            let owners = (slots.iter())
+                .filter_map(|&s| match m.slots[s].class {
+                    SlotClass::Local(t) => Some(t),
+                    _ => None,
+                })
+                .collect::<std::collections::BTreeSet<u32>>()
+                .len();
+            match owners {
+                1 => format!("local to thread `{}`: no other thread sees it", m.threads[t as usize].name),
+                n => format!("local: each of the {n} threads that run this body has its own copy"),
+            }
+        }
         SlotClass::Protected => match m.protected.iter().find(|p| p.slot as usize == first) {
-            Some(p) => format!("protected by `{}`: a thread for which that predicate holds accesses it invisibly", one_line(&p.text)),
+            Some(p) => {
+                let text = one_line(&p.text);
+                match text.strip_prefix("by ") {
+                    Some(lock) => format!("protected by `{lock}`: the thread that holds it accesses it invisibly"),
+                    None => format!("protected by `{text}`: a thread for which that predicate holds accesses it invisibly"),
+                }
+            }
             None => "protected".to_string(),
         },
     };
@@ -121,6 +149,13 @@ fn variable(m: &Model, whole: Span) -> Vec<String> {
         class,
         format!("initial value: {}{more}", values.join(", ")),
     ]
+}
+
+/// Whether slot `slot` (`x`, `x[1]`, `T0.x`, `T0.x[1]`) is of variable `var`:
+/// one declaration can declare several (`lock mx, my;`).
+fn names(slot: &str, var: &str) -> bool {
+    let base = slot.split('[').next().unwrap_or(slot);
+    base.rsplit('.').next() == Some(var)
 }
 
 /// A label: the statement it labels.
