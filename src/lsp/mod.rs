@@ -17,6 +17,7 @@ mod position;
 mod symbols;
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::notification::{
@@ -81,7 +82,15 @@ pub fn serve_on(connection: &Connection) -> Result<(), ServeError> {
                 if connection.handle_shutdown(&req)? {
                     return Ok(());
                 }
-                let resp = server.request(req);
+                // A bug in one answer must not take the editor's session
+                // down with it: the client gets an error, and the next
+                // request is answered as usual.
+                let id = req.id.clone();
+                let resp = std::panic::catch_unwind(AssertUnwindSafe(|| server.request(req)))
+                    .unwrap_or_else(|_| {
+                        let message = "the server failed on this request".to_string();
+                        Response::new_err(id, ErrorCode::InternalError as i32, message)
+                    });
                 server.send(resp.into());
             }
             Message::Notification(n) => server.notification(n)?,
