@@ -258,7 +258,7 @@ fn diagnoses_fixes_hovers_and_navigates() {
 }
 
 #[test]
-fn positions_count_utf16_units_and_closing_clears() {
+fn positions_count_utf16_units_names_are_fixed_and_closing_clears() {
     let mut s = Server::start();
     s.request("initialize", json!({"capabilities": {}}));
     s.notify("initialized", json!({}));
@@ -273,6 +273,27 @@ fn positions_count_utf16_units_and_closing_clears() {
     assert_eq!(
         diags[0]["range"],
         json!({"start": {"line": 2, "character": 10}, "end": {"line": 2, "character": 13}})
+    );
+    // A misspelt name, found by the compiler: the fix names the variable.
+    let text = "shared count : 0..3 = 0;\nthreads 1;\nthread T {\n  cuont := 1;\n}\n";
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": text}]}),
+    );
+    let diags = s.diagnostics();
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(
+        diags[0]["range"]["start"],
+        json!({"line": 3, "character": 2})
+    );
+    let actions = s.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": URI}, "range": diags[0]["range"],
+               "context": {"diagnostics": diags}}),
+    );
+    assert_eq!(
+        actions[0]["edit"]["changes"][URI][0]["newText"], "count",
+        "{actions}"
     );
     s.notify(
         "textDocument/didClose",
