@@ -16,6 +16,7 @@ mod error;
 mod explore;
 mod export;
 mod graph;
+mod lsp;
 mod ltl;
 mod model;
 mod promela;
@@ -65,6 +66,7 @@ pub use export::{
     how_to_run, how_to_run_with,
 };
 pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_title};
+pub use lsp::{ServeError, serve, serve_on};
 pub use ltl::{Automaton, Fairness, Ltl, Node as AutomatonNode};
 pub use model::{
     CExpr, ChanOp, ChanSlot, Channel, Cmd, CompileError, CompileOptions, DEFAULT_MAX_STACK,

@@ -25,6 +25,7 @@ mod graph;
 mod hostile;
 mod lang;
 mod liveness;
+mod lsp;
 mod models;
 mod peers;
 mod procs;

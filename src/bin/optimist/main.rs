@@ -15,6 +15,7 @@ mod common;
 mod explore;
 mod export;
 mod graph;
+mod lsp;
 mod prove;
 mod refine;
 mod replay;
@@ -179,6 +180,19 @@ Examples:
 Exit codes:
   2  input or usage error (or the port cannot be opened)")]
     Explore(explore::ExploreArgs),
+    /// Run the language server for editors, on standard input and output.
+    ///
+    /// Diagnostics as you type (with quick fixes for misspellings), hover
+    /// (a variable's range and protection, a statement's visibility under
+    /// the reduction), go to definition, references, completion and the
+    /// outline of a model. An editor starts it; see the book's "Editors".
+    #[command(after_help = "\
+Examples:
+  optimist lsp          started by an editor's LSP client (VS Code: editors/vscode)
+
+Exit codes:
+  0  the client shut the server down   2  the client broke the protocol")]
+    Lsp(lsp::LspArgs),
 }
 
 /// One malloc arena per core, not glibc's eight. The search starts its
@@ -247,6 +261,7 @@ fn main() -> ExitCode {
             Command::Simulate(args) => simulate::run(args),
             Command::Replay(args) => replay::run(args),
             Command::Explore(args) => explore::run(args),
+            Command::Lsp(args) => lsp::run(args),
         });
     match worker.map(std::thread::JoinHandle::join) {
         Ok(Ok(code)) => code,
