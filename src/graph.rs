@@ -104,10 +104,26 @@ pub fn graph_dot(model: &Model, g: &StateGraph) -> String {
     dot(model, g, false)
 }
 
+/// The colours of the threads' edges in the built-in SVG (no red: red is
+/// the reduced search's and the violations').
+const THREAD_COLOURS: [(&str, &str); 6] = [
+    ("#1f77b4", "blue"),
+    ("#2ca02c", "green"),
+    ("#9467bd", "purple"),
+    ("#8c564b", "brown"),
+    ("#17becf", "cyan"),
+    ("#7f7f7f", "grey"),
+];
+
+fn thread_colour(t: usize) -> (&'static str, &'static str) {
+    THREAD_COLOURS[t % THREAD_COLOURS.len()]
+}
+
 /// The DOT text; `compact` for the built-in SVG: each state's box holds
-/// only its name (the full state is its tooltip, added after layout), each
-/// edge only the thread, so that layout-rs draws a picture of readable
-/// size.
+/// only its name (the full state is its tooltip, added after layout), and
+/// each edge is coloured by its thread instead of labelled (layout-rs
+/// gives an edge's label a rank of its own, doubling the picture's
+/// height), so that layout-rs draws a picture of readable size.
 fn dot(model: &Model, g: &StateGraph, compact: bool) -> String {
     let dead = deadlocked(model, g);
     let mut out = String::new();
@@ -142,14 +158,16 @@ fn dot(model: &Model, g: &StateGraph, compact: bool) -> String {
     }
     let on = on_steps(g);
     for (e, edge) in g.edges.iter().enumerate() {
+        let thread = model.transitions[edge.transition].thread as usize;
         let style = if on[e] {
             format!(", color=\"{STEP}\", fontcolor=\"{STEP}\", penwidth=2")
+        } else if compact {
+            format!(", color=\"{}\"", thread_colour(thread).0)
         } else {
             String::new()
         };
         let label = if compact {
-            let tr = &model.transitions[edge.transition];
-            model.threads[tr.thread as usize].name.clone()
+            String::new()
         } else {
             transition_label(model, edge.transition)
         };
@@ -218,7 +236,61 @@ pub fn graph_svg(model: &Model, g: &StateGraph) -> String {
             svg.insert_str(open, &format!("<title>{}</title>", xml(&tip)));
         }
     }
-    svg
+    let threads: Vec<String> = model
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(t, th)| format!("{} {}", th.name, thread_colour(t).1))
+        .collect();
+    let mut legend = vec![graph_title(model, g)];
+    legend.push(format!(
+        "edges by thread: {}; a state's box holds its name, its state is the tooltip",
+        threads.join(", ")
+    ));
+    with_legend(&svg, &legend)
+}
+
+/// `svg` moved down below `lines` of legend, wide enough for them.
+fn with_legend(svg: &str, lines: &[String]) -> String {
+    const LINE: f64 = 16.0;
+    let attr = |name: &str| -> Option<f64> {
+        let head = &svg[svg.find("<svg ")?..];
+        let head = &head[..head.find('>')?];
+        let at = head.find(&format!(" {name}=\""))? + name.len() + 3;
+        head[at..at + head[at..].find('"')?].parse().ok()
+    };
+    let (Some(w), Some(h), Some(open), Some(style_end), Some(close)) = (
+        attr("width"),
+        attr("height"),
+        svg.find("<svg "),
+        svg.find("</style>"),
+        svg.rfind("</svg>"),
+    ) else {
+        return svg.to_string();
+    };
+    let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let dy = LINE * lines.len() as f64 + 8.0;
+    let (w, h) = (w.max(longest as f64 * 7.0 + 20.0), h + dy);
+    let tag_end = open + svg[open..].find('>').expect("an svg tag");
+    let style_end = style_end + "</style>".len();
+    let mut out = String::with_capacity(svg.len() + 512);
+    out += &svg[..open];
+    out += &format!(
+        "<svg style=\"max-width: 100%; height: auto\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" xmlns=\"http://www.w3.org/2000/svg\">"
+    );
+    out += &svg[tag_end + 1..style_end];
+    for (i, line) in lines.iter().enumerate() {
+        out += &format!(
+            "\n<text x=\"10\" y=\"{}\" font-family=\"monospace\" font-size=\"11\">{}</text>",
+            LINE * (i + 1) as f64,
+            xml(line)
+        );
+    }
+    out += &format!("\n<g transform=\"translate(0, {dy})\">");
+    out += &svg[style_end..close];
+    out += "</g>\n";
+    out += &svg[close..];
+    out
 }
 
 /// Lays out a DOT text and draws it as SVG.

@@ -166,9 +166,10 @@ fn the_state_graph_marks_deadlocked_states() {
 const MODEL_78: &str = "models/token-buffer-bug.gc";
 
 /// The built-in SVG of a graph of 78 states is of a readable size: names
-/// in the boxes (the states in tooltips) keep layout-rs's picture small.
-/// With the full states in the boxes it was 4112 by 5810 pixels; now about
-/// 1960 by 3950.
+/// in the boxes (the states in tooltips) and edges coloured by thread
+/// rather than labelled keep layout-rs's picture small. With the full
+/// states in the boxes and the transitions on the edges it was 4112 by
+/// 5810 pixels; now about 2420 by 3000.
 #[test]
 fn the_svg_of_a_78_state_graph_is_of_readable_size() {
     let json = optimist(["graph", MODEL_78, "--format", "json"]);
@@ -182,5 +183,12 @@ fn the_svg_of_a_78_state_graph_is_of_readable_size() {
         rest[..rest.find('"').unwrap()].parse().unwrap()
     };
     let (w, h) = (number("width"), number("height"));
-    assert!(w < 2_500.0 && w * h < 10e6, "{w}x{h}");
+    assert!(w < 3_000.0 && h < 3_500.0, "{w}x{h}");
+    // The legend names each thread's colour.
+    assert!(
+        svg.stdout
+            .contains("edges by thread: producer blue, consumer green"),
+        "{}",
+        svg.stdout
+    );
 }
