@@ -65,7 +65,10 @@ pub use export::{
     MAX_NODES, MAX_UNROLL, Refusal, RefusalKind, Target, export, export_batch, export_symmetric,
     how_to_run, how_to_run_with,
 };
-pub use graph::{GraphReport, chart_svg, dot_to_svg, graph_dot, graph_svg, graph_title};
+pub use graph::{
+    DEADLOCK_LABEL, GraphReport, TraceDrawing, chart_svg, deadlocked, dot_to_svg, graph_dot,
+    graph_svg, graph_title, trace_dot,
+};
 pub use lsp::{ServeError, serve, serve_on};
 pub use ltl::{Automaton, Fairness, Ltl, Node as AutomatonNode};
 pub use model::{

@@ -228,6 +228,10 @@ pub struct ReplayReport {
     /// The transitions replayed (indices into `Model::transitions`).
     #[serde(skip)]
     pub transitions: Vec<usize>,
+    /// For a lasso whose cycle repeats (not a run that ends): where its
+    /// cycle starts, an index into `transitions`.
+    #[serde(skip)]
+    pub cycle: Option<usize>,
 }
 
 /// Why a saved report cannot be replayed at all (exit 2).
@@ -258,6 +262,7 @@ impl ReplayReport {
             divergence: None,
             trace: Vec::new(),
             transitions: Vec::new(),
+            cycle: None,
         }
     }
 
@@ -613,6 +618,7 @@ fn replay_lasso(
         deadlock: None,
     });
     r.outcome = "reproduced";
+    r.cycle = (!ends && !cycle.is_empty()).then_some(entry);
     Ok(r)
 }
 
@@ -837,6 +843,22 @@ pub struct Session {
 struct Script {
     transitions: Vec<usize>,
     message: String,
+    /// A lasso's cycle start: past the end, the script goes round the
+    /// cycle again (the run repeats it for ever).
+    cycle: Option<usize>,
+}
+
+impl Script {
+    /// The transition the script takes at position `n` of a path, going
+    /// round a lasso's cycle past its end.
+    fn at(&self, n: usize) -> Option<usize> {
+        let len = self.transitions.len();
+        let k = match self.cycle {
+            Some(c) if n >= len => c + (n - c) % (len - c),
+            _ => n,
+        };
+        self.transitions.get(k).copied()
+    }
 }
 
 /// What the explorer shows: serialised as the `/state` JSON.
@@ -862,6 +884,9 @@ pub struct SessionView {
     pub violation: Option<ViolationReport>,
     /// No transition is enabled and some thread has not ended.
     pub deadlock: bool,
+    /// Why, in a deadlock: the violation `check` reports for it, with who
+    /// waits for what and the cycle of waits when locks form one.
+    pub deadlock_report: Option<ViolationReport>,
     /// Every thread has ended.
     pub ended: bool,
     /// The loaded counterexample, when there is one.
@@ -905,6 +930,9 @@ pub struct ScriptView {
     pub next: Option<usize>,
     /// Its violation, in words.
     pub message: String,
+    /// For a lasso that repeats a cycle: the step (from 1) where the
+    /// cycle starts; following it past its end goes round the cycle again.
+    pub cycle_from: Option<usize>,
 }
 
 impl Session {
@@ -997,6 +1025,7 @@ impl Session {
         self.script = Some(Script {
             transitions: r.transitions,
             message: r.expected_message,
+            cycle: r.cycle,
         });
         self.reset();
         Ok(())
@@ -1017,13 +1046,12 @@ impl Session {
 
     fn script_next(&self) -> Option<usize> {
         let script = self.script.as_ref()?;
-        let n = self.trace.len();
         let follows = self
             .trace
             .iter()
-            .zip(&script.transitions)
-            .all(|(s, &k)| s.transition == k);
-        (follows && n < script.transitions.len()).then(|| script.transitions[n])
+            .enumerate()
+            .all(|(n, s)| script.at(n) == Some(s.transition));
+        follows.then(|| script.at(self.trace.len())).flatten()
     }
 
     /// What the explorer shows.
@@ -1076,6 +1104,7 @@ impl Session {
                 },
             )
         });
+        let deadlock = self.bad.is_none() && none_enabled && !m.all_ended(s);
         SessionView {
             model: m.name.clone(),
             file: self.file.clone(),
@@ -1090,13 +1119,24 @@ impl Session {
             },
             threads,
             path: self.path.clone(),
-            deadlock: self.bad.is_none() && none_enabled && !m.all_ended(s),
+            deadlock,
+            deadlock_report: deadlock.then(|| {
+                describe(
+                    m,
+                    &Violation {
+                        problem: Problem::Deadlock,
+                        initial: self.trace.is_empty(),
+                        trace: self.trace.clone(),
+                    },
+                )
+            }),
             ended: m.all_ended(s),
             violation,
             script: self.script.as_ref().map(|sc| ScriptView {
                 steps: sc.transitions.len(),
                 next: self.script_next(),
                 message: sc.message.clone(),
+                cycle_from: sc.cycle.map(|c| c + 1),
             }),
         }
     }

@@ -191,6 +191,9 @@ pub struct Check {
     pub cond: X,
     /// What it says.
     pub message: String,
+    /// The deadlock check: in Promela, SPIN's invalid end state rather
+    /// than an assertion.
+    pub deadlock: bool,
 }
 
 /// A thread, for names and comments.
@@ -515,6 +518,7 @@ pub(super) fn deadlock_check(guards: impl Iterator<Item = X>, ended: X) -> Check
     Check {
         cond,
         message: "deadlock: no thread can move, and not every thread has ended".into(),
+        deadlock: true,
     }
 }
 
@@ -1866,6 +1870,7 @@ impl Builder<'_> {
                         "discipline: at most one thread satisfies excl for {name} (excl {})",
                         pr.text
                     ),
+                    deadlock: false,
                 });
             }
         }
@@ -1883,6 +1888,7 @@ impl Builder<'_> {
             out.push(Check {
                 cond,
                 message: format!("invariant {}", inv.text),
+                deadlock: false,
             });
         }
         Ok(out)

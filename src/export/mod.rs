@@ -36,11 +36,12 @@
 //! A deadlock (no thread can move, and not every thread has ended) is a
 //! violation as `check` reports it by default: the export asks the same
 //! question with one more check, that some transition is enabled or every
-//! thread has ended, which is an assertion of the monitor in Promela and
-//! an `invariant` in Murphi. The checkers' own deadlock rules stay out of
-//! it (Promela: an `end` label at each loop; Rumur: run with
-//! `--deadlock-detection off`), since a run where every thread has ended
-//! is no error. Exported without deadlocks, the file asks what `check
+//! thread has ended. In Promela the monitor leaves its loop where that
+//! check fails, for a statement that never runs outside any `end` label,
+//! so SPIN reports the deadlocked state as an invalid end state (its own
+//! deadlock question, asked only there: each thread's loop has an `end`
+//! label, since a run where every thread has ended is no error); in Murphi
+//! it is an `invariant`, and Rumur runs with `--deadlock-detection off`. Exported without deadlocks, the file asks what `check
 //! --no-deadlock` asks.
 //!
 //! What cannot be translated exactly is refused with a [`Refusal`] rather

@@ -4,10 +4,12 @@
 //! each guarded by the thread's program counter variable. A `d_step` is a
 //! single transition of SPIN with no intermediate states, and the loop's
 //! head is the process's only control location, so SPIN's states are
-//! exactly optimist's. The loop head carries an `end` label, so that SPIN
-//! takes no state for an invalid end state: a deadlock, where asked, is an
-//! assertion of the monitor (see [`super`]), which knows when every thread
-//! has ended.
+//! exactly optimist's. The loop head carries an `end` label, so that a
+//! thread waiting there is no invalid end state by itself: the monitor
+//! (see [`super`]), which knows when every thread has ended, leaves its own
+//! loop in a deadlock, where asked, for a statement that never runs and
+//! has no `end` label, so SPIN reports the deadlocked state as an invalid
+//! end state, the question optimist asks.
 //!
 //! Promela cannot give the elements of an array different initial values
 //! without an `init` process, whose steps would add states; such an array
@@ -177,8 +179,9 @@ pub fn render(p: &Program) -> String {
         out,
         "/* {}: exported by optimist for SPIN.\n\
          \n   One optimist transition is one d_step; the control points are the pc_\n   \
-         variables, so SPIN's states are exactly optimist's. Every violation\n   \
-         optimist reports is an assertion here. Check with\n\n     \
+         variables, so SPIN's states are exactly optimist's. A deadlock is an\n   \
+         invalid end state here (so pan runs without -E), and every other\n   \
+         violation optimist reports an assertion. Check with\n\n     \
          {}\n\n   \
          \"states, stored\" is `optimist check --reduction none`'s count when the\n   \
          model holds; \"errors: 1\" when it is violated. */\n",
@@ -316,12 +319,34 @@ impl R<'_> {
             let step = format!("!({}) -> skip", moves.join(" ||\n         "));
             d_step(out, "a run that ends: idle for ever", &step);
         }
+        let mut stuck = Vec::new();
         for check in &p.checks {
             let c = self.x(&check.cond);
+            if check.deadlock {
+                // SPIN's own question: the monitor leaves its loop for a
+                // statement that never runs, outside any `end` label, so
+                // the deadlocked state is an invalid end state for SPIN.
+                let _ = writeln!(
+                    out,
+                    "  :: !{} -> break /* {} */",
+                    wrap(&c),
+                    comment(&check.message)
+                );
+                stuck.push(comment(&check.message));
+                continue;
+            }
             let step = format!("!{} -> assert({c})", wrap(&c));
             d_step(out, &comment(&check.message), &step);
         }
-        let _ = writeln!(out, "  od\n}}");
+        let _ = writeln!(out, "  od;");
+        if !stuck.is_empty() {
+            let _ = writeln!(
+                out,
+                "  /* {}: an invalid end state */\n  false",
+                stuck.join("; ")
+            );
+        }
+        let _ = writeln!(out, "}}");
     }
 
     /// The model's ltl properties, each over the atoms' variables.

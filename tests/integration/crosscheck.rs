@@ -893,3 +893,99 @@ const SYMMETRIC_DRAWS: usize = 300;
 /// How many grammar systems are drawn for it (about one in twenty has full
 /// symmetry).
 const GRAMMAR_DRAWS: u64 = 1000;
+
+/// SPIN asks optimist's deadlock question itself: every shipped model whose
+/// header expects a deadlock, exported as `optimist export` writes it and
+/// checked with the command its header gives (no `-E`), is an invalid end
+/// state for SPIN; shipped models that hold pass with no error.
+#[test]
+fn spin_reports_each_shipped_deadlock_as_an_invalid_end_state() {
+    if !tools::present(
+        "spin_reports_each_shipped_deadlock_as_an_invalid_end_state",
+        TOOLS,
+    ) {
+        return;
+    }
+    let dir = tools::scratch("crosscheck-invalid-end");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pan = |file: &str| -> String {
+        let run = crate::common::optimist(["export", file, "--to", "promela"]);
+        assert_eq!(run.code, 0, "{file}: {}", run.stderr);
+        assert!(!run.stdout.contains("./pan -E") && !run.stdout.contains(" -E "));
+        std::fs::write(dir.join("model.pml"), &run.stdout).unwrap();
+        run_in(&dir, "spin", &["-a", "model.pml"]);
+        run_in(
+            &dir,
+            "gcc",
+            &[
+                "-O2",
+                "-w",
+                "-DNOREDUCE",
+                "-DSAFETY",
+                "-DNOCLAIM",
+                "-DVECTORSZ=65536",
+                "-o",
+                "pan",
+                "pan.c",
+            ],
+        );
+        run_in(&dir, "./pan", &["-m100000000"])
+    };
+    let mut deadlocking = 0;
+    let mut files: Vec<_> = std::fs::read_dir(root.join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gc"))
+        .collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        // `// expect: violated deadlock`: what `check` finds with no flags.
+        let deadlocks = expectations(&text).into_iter().any(|e| {
+            e.flags.is_empty() && e.verdict == "violated" && e.kind.as_deref() == Some("deadlock")
+        });
+        if !deadlocks {
+            continue;
+        }
+        deadlocking += 1;
+        let file = format!("models/{}", path.file_name().unwrap().to_string_lossy());
+        let out = pan(&file);
+        // Not the banner's "invalid end states +": the error itself.
+        assert!(
+            out.contains("invalid end state (at depth") && out.contains("errors: 1"),
+            "{file}: SPIN said {out}"
+        );
+        assert!(
+            !out.contains("assertion violated"),
+            "{file}: SPIN said {out}"
+        );
+    }
+    assert!(deadlocking >= 4, "{deadlocking} shipped deadlocks");
+    for file in [
+        "models/barrier.gc",
+        "models/handoff.gc",
+        "models/peterson.gc",
+    ] {
+        let out = pan(file);
+        assert!(out.contains("errors: 0"), "{file}: SPIN said {out}");
+        assert!(
+            !out.contains("invalid end state ("),
+            "{file}: SPIN said {out}"
+        );
+    }
+}
+
+/// `program args` in `dir`, which must succeed: its standard output.
+fn run_in(dir: &Path, program: &str, args: &[&str]) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{program}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

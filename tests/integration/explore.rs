@@ -240,3 +240,138 @@ fn explore_page_in_headless_chromium() {
     let (_, v) = server.call("GET", "/state", "");
     assert_eq!(v["position"], 2);
 }
+
+/// The report of `optimist check FILE ARGS --format json` (a violation).
+fn report(file: &str, args: &[&str]) -> String {
+    let mut all = vec!["check", file];
+    all.extend(args);
+    all.extend(["--format", "json"]);
+    let run = crate::common::optimist(all);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    run.stdout
+}
+
+/// A lasso repeats its cycle for ever: past its end, Next goes round the
+/// cycle again, and undo steps back, without an error.
+#[test]
+fn explore_follows_a_lasso_round_its_cycle() {
+    let server = Server::start("models/peterson-live.gc");
+    let saved = report("models/peterson-live.gc", &["--fairness", "none"]);
+    let (status, v) = server.call("POST", "/load", &saved);
+    assert_eq!(status, 200, "{v}");
+    let steps = v["script"]["steps"].as_u64().unwrap();
+    let from = v["script"]["cycle_from"].as_u64().expect("a cycle") as usize;
+    let cycle = steps as usize + 1 - from;
+    let mut taken = Vec::new();
+    for n in 1..=steps as usize + cycle + 1 {
+        let next = v_next(&server);
+        assert_eq!(next["position"], n, "{next}");
+        taken.push(next["path"][n - 1]["statement"].clone());
+    }
+    // Once round the cycle again: the same steps as the first time.
+    for n in steps as usize..steps as usize + cycle {
+        assert_eq!(taken[n], taken[n - cycle], "step {}", n + 1);
+    }
+    let (status, v) = server.call("POST", "/undo", "");
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["position"], steps + cycle as u64);
+    assert!(!v["script"]["next"].is_null(), "{v}");
+    let next = v_next(&server);
+    assert_eq!(next["position"], steps + cycle as u64 + 1);
+}
+
+fn v_next(server: &Server) -> Value {
+    let (status, v) = server.call("POST", "/next", "");
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+/// A deadlock shows what `check` reports for it: the cycle of waits, and
+/// who waits for what, in the view's JSON and on the page.
+#[test]
+fn explore_shows_the_cycle_of_waits_of_a_deadlock() {
+    let server = Server::start("models/deadlock.gc");
+    let (status, v) = server.call("POST", "/load", &report("models/deadlock.gc", &[]));
+    assert_eq!(status, 200, "{v}");
+    assert!(v["deadlock_report"].is_null(), "{v}");
+    v_next(&server);
+    let v = v_next(&server);
+    assert_eq!(v["deadlock"], true, "{v}");
+    let d = &v["deadlock_report"];
+    assert_eq!(
+        d["message"],
+        "deadlock: no thread can move; a cycle of waits: left holds a, waits for b; right holds b, waits for a"
+    );
+    assert_eq!(d["deadlock"]["cycle"][0]["thread"], "left", "{d}");
+    assert_eq!(d["deadlock"]["blocked"][1]["waits"][0]["holder"], "left");
+    let (_, v) = server.call("POST", "/undo", "");
+    assert!(v["deadlock_report"].is_null(), "{v}");
+}
+
+/// The page: a lasso followed past its end and back without an error, a
+/// deadlock's cycle of waits, and transitions described in words first.
+#[test]
+fn explore_page_lasso_and_deadlock_in_headless_chromium() {
+    if !present(
+        "explore_page_lasso_and_deadlock_in_headless_chromium",
+        &[("chromium", "--version")],
+    ) {
+        return;
+    }
+    let dir = scratch("explore_browser_lasso");
+    let dom = |server: &Server, actions: &str| {
+        let out = Command::new("chromium")
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--virtual-time-budget=10000",
+                "--dump-dom",
+            ])
+            .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+            .arg(server.url(&format!("?do={actions}")))
+            .current_dir(&dir)
+            .output()
+            .expect("chromium runs");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let server = Server::start("models/peterson-live.gc");
+    let saved = report("models/peterson-live.gc", &["--fairness", "none"]);
+    let (_, v) = server.call("POST", "/load", &saved);
+    let steps = v["script"]["steps"].as_u64().unwrap() as usize;
+    // Past the end by two, back one, on one.
+    let mut actions = vec!["next"; steps + 2];
+    actions.extend(["undo", "next"]);
+    let page = dom(&server, &actions.join(","));
+    assert!(page.contains("data-ready=\"1\""), "{page}");
+    assert!(page.contains("<p id=\"error\"></p>"), "{page}");
+    assert!(
+        page.contains(&format!("<span id=\"position\">{}</span>", steps + 2)),
+        "{page}"
+    );
+    assert!(
+        page.contains("repeat for ever, so Next goes round them again"),
+        "{page}"
+    );
+    assert!(
+        page.contains("(visible)") || page.contains("(invisible)"),
+        "{page}"
+    );
+    let server = Server::start("models/deadlock.gc");
+    server.call("POST", "/load", &report("models/deadlock.gc", &[]));
+    let page = dom(&server, "next,next");
+    assert!(page.contains("<p id=\"error\"></p>"), "{page}");
+    assert!(
+        page.contains("a cycle of waits: left holds a, waits for b; right holds b, waits for a"),
+        "{page}"
+    );
+    assert!(
+        page.contains("left: `acquire b` (line 17) waits for lock b, held by right; holds a"),
+        "{page}"
+    );
+    assert!(
+        page.contains("other threads can see this step") || page.contains("private to the thread")
+    );
+}

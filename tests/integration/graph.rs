@@ -89,3 +89,106 @@ fn a_deadlock_is_charted_as_check_reports_it() {
     let svg = optimist(["graph", "models/deadlock.gc", "--trace", "--format", "svg"]);
     assert!(svg.stdout.starts_with("<svg"), "{}", svg.stderr);
 }
+
+/// `graph --trace` asks `check`'s question, deadlocks included, and draws
+/// the deadlock as a path whose last state is marked, in DOT and in its
+/// JSON twin; `--no-deadlock` asks `check --no-deadlock`'s.
+#[test]
+fn deadlock_trace_marks_the_deadlocked_state() {
+    let run = optimist(["graph", "models/deadlock.gc", "--trace"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("digraph"), "{}", run.stdout);
+    // The last state (after two transitions) carries the mark, the others not.
+    let last = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("  s2 ["))
+        .unwrap();
+    assert!(last.contains("deadlock: no thread can move"), "{last}");
+    assert!(last.contains("fillcolor=\"#fde2e2\""), "{last}");
+    assert_eq!(run.stdout.matches("no thread can move\"").count(), 1);
+    settings().bind(|| insta::assert_snapshot!("graph_deadlock_trace_dot", run.stdout));
+    let json = optimist(["graph", "models/deadlock.gc", "--trace", "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["violation"]["kind"], "deadlock");
+    let drawing = &v["drawing"];
+    let nodes = drawing["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 3);
+    assert_eq!(nodes[2]["deadlock"], true);
+    assert_eq!(nodes[2]["note"], "deadlock: no thread can move");
+    assert!(nodes[..2].iter().all(|n| n["deadlock"] == false));
+    let pretty = serde_json::to_string_pretty(drawing).unwrap();
+    settings().bind(|| insta::assert_snapshot!("graph_deadlock_trace_json", pretty));
+    let off = optimist(["graph", "models/deadlock.gc", "--trace", "--no-deadlock"]);
+    assert_eq!(off.code, 0, "{}", off.stderr);
+    assert!(off.stdout.is_empty(), "{}", off.stdout);
+    assert!(off.stderr.contains("verdict is holds"), "{}", off.stderr);
+}
+
+/// The state graph marks its deadlocked states (red, bold, and the words)
+/// in DOT, SVG and JSON; the SVG's boxes hold the states' names, each
+/// state's text its tooltip.
+#[test]
+fn the_state_graph_marks_deadlocked_states() {
+    let dot = optimist(["graph", "models/deadlock.gc"]);
+    assert_eq!(dot.code, 0, "{}", dot.stderr);
+    assert_eq!(
+        dot.stdout
+            .matches("\\ndeadlock: no thread can move\"")
+            .count(),
+        1,
+        "{}",
+        dot.stdout
+    );
+    assert!(dot.stdout.contains("1 deadlocked"), "{}", dot.stdout);
+    let json = optimist(["graph", "models/deadlock.gc", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["deadlocks"], 1);
+    let dead: Vec<&serde_json::Value> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["deadlock"] == true)
+        .collect();
+    assert_eq!(dead.len(), 1);
+    // Both threads hold one lock each there.
+    assert_eq!(dead[0]["state"]["a"], "left", "{}", dead[0]);
+    assert_eq!(dead[0]["state"]["b"], "right", "{}", dead[0]);
+    let svg = optimist(["graph", "models/deadlock.gc", "--format", "svg"]);
+    assert_eq!(svg.code, 0, "{}", svg.stderr);
+    assert!(svg.stdout.contains("max-width: 100%"), "{}", svg.stdout);
+    assert_eq!(svg.stdout.matches("<title>s").count(), 24, "{}", svg.stdout);
+    assert!(svg.stdout.contains("deadlock: no thread can move</title>"));
+}
+
+/// A model with a state graph of 78 states.
+const MODEL_78: &str = "models/token-buffer-bug.gc";
+
+/// The built-in SVG of a graph of 78 states is of a readable size: names
+/// in the boxes (the states in tooltips) and edges coloured by thread
+/// rather than labelled keep layout-rs's picture small. With the full
+/// states in the boxes and the transitions on the edges it was 4112 by
+/// 5810 pixels; now about 2420 by 3000.
+#[test]
+fn the_svg_of_a_78_state_graph_is_of_readable_size() {
+    let json = optimist(["graph", MODEL_78, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["states"], 78);
+    let svg = optimist(["graph", MODEL_78, "--format", "svg"]);
+    assert_eq!(svg.code, 0, "{}", svg.stderr);
+    let number = |attr: &str| -> f64 {
+        let at = svg.stdout.find(&format!(" {attr}=\"")).unwrap() + attr.len() + 3;
+        let rest = &svg.stdout[at..];
+        rest[..rest.find('"').unwrap()].parse().unwrap()
+    };
+    let (w, h) = (number("width"), number("height"));
+    assert!(w < 3_000.0 && h < 3_500.0, "{w}x{h}");
+    // The legend names each thread's colour.
+    assert!(
+        svg.stdout
+            .contains("edges by thread: producer blue, consumer green"),
+        "{}",
+        svg.stdout
+    );
+}

@@ -755,7 +755,8 @@ fn graph_draws_a_lasso() {
 }
 
 /// The explorer follows a lasso step by step: loaded from the JSON report,
-/// every step of the stem and of the cycle, ending where the cycle began.
+/// every step of the stem and of the cycle, ending where the cycle began,
+/// and on round the cycle again (the run repeats it for ever).
 #[test]
 fn the_explorer_follows_a_lasso() {
     let (_, v) = crate::common::json(["check", "models/spinlock-live.gc", "--format", "json"]);
@@ -767,9 +768,19 @@ fn the_explorer_follows_a_lasso() {
     for _ in 0..steps {
         session.follow().unwrap();
     }
-    assert!(session.follow().is_err(), "the lasso has {steps} steps");
     let end = session.view();
     assert_eq!(end.position, steps);
     let entry = lasso["entry_state"].as_object().unwrap();
     assert_eq!(&end.state, entry);
+    // Past the end, the cycle's first step again.
+    session.follow().unwrap();
+    let again = session.view();
+    assert_eq!(again.position, steps + 1);
+    let stem = lasso["stem"].as_array().unwrap().len();
+    let (a, b) = (&again.path[steps], &again.path[stem]);
+    assert_eq!(
+        (&a.thread, a.at.line),
+        (&b.thread, b.at.line),
+        "the lasso has {steps} steps"
+    );
 }

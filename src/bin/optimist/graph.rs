@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use optimist::{Ignoring, Reduction};
 
 use crate::check::ReductionArg;
-use crate::common::{ModelArgs, write_err, write_out};
+use crate::common::{DeadlockArgs, ModelArgs, write_err, write_out};
 
 /// The most states `--max-states` may allow: a picture of more says nothing.
 const MAX_DRAWN: usize = 5_000;
@@ -36,6 +36,8 @@ pub struct GraphArgs {
     /// (svg; json prints the check's report, whose trace it draws).
     #[arg(long)]
     trace: bool,
+    #[command(flatten)]
+    deadlock: DeadlockArgs,
     /// Write to this file instead of standard output.
     #[arg(short, long, value_name = "OUT")]
     output: Option<std::path::PathBuf>,
@@ -122,6 +124,15 @@ fn write(args: &GraphArgs, text: String) -> bool {
     }
 }
 
+/// `--trace --format json`: the check's report, then the path the DOT
+/// text draws.
+#[derive(serde::Serialize)]
+struct WithDrawing<'r> {
+    #[serde(flatten)]
+    report: &'r optimist::CheckReport,
+    drawing: optimist::TraceDrawing,
+}
+
 /// `--trace`: the counterexample as a chart.
 fn trace(
     args: &GraphArgs,
@@ -133,7 +144,7 @@ fn trace(
     // draws the counterexample `check` reports.
     let options = optimist::Options {
         reduction,
-        deadlock: true,
+        deadlock: args.deadlock.on(),
         ..optimist::Options::default()
     };
     let outcome = optimist::check(model, &options, &mut |_| {});
@@ -182,25 +193,31 @@ fn trace(
         ));
         return ExitCode::from(report.exit_code());
     };
+    let message = match &lasso {
+        Some((_, m)) => m.clone(),
+        None => serde_json::to_value(&report)
+            .ok()
+            .and_then(|j| j["violation"]["message"].as_str().map(str::to_string))
+            .unwrap_or_default(),
+    };
+    // A lasso stands in as a violation too; only `check`'s own deadlock
+    // marks the last state deadlocked.
+    let deadlock = lasso.is_none()
+        && outcome
+            .violation
+            .as_ref()
+            .is_some_and(|v| matches!(v.problem, optimist::Problem::Deadlock));
     let text = match args.format {
         GraphFormat::Json => {
-            serde_json::to_string_pretty(&report).expect("reports serialise") + "\n"
-        }
-        GraphFormat::Svg => {
-            let message = match &lasso {
-                Some((_, m)) => m.clone(),
-                None => serde_json::to_value(&report)
-                    .ok()
-                    .and_then(|j| j["violation"]["message"].as_str().map(str::to_string))
-                    .unwrap_or_default(),
+            // The check's report, and the path the DOT text draws.
+            let json = WithDrawing {
+                report: &report,
+                drawing: optimist::TraceDrawing::new(model, v, deadlock, &message),
             };
-            optimist::chart_svg(model, v, &message)
+            serde_json::to_string_pretty(&json).expect("reports serialise") + "\n"
         }
-        GraphFormat::Dot => {
-            return crate::common::refuse(
-                "--trace draws SVG or prints JSON; use --format svg or json",
-            );
-        }
+        GraphFormat::Svg => optimist::chart_svg(model, v, &message),
+        GraphFormat::Dot => optimist::trace_dot(model, v, deadlock, &message),
     };
     if !write(args, text) {
         return ExitCode::from(2);
