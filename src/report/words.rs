@@ -33,7 +33,7 @@ pub(crate) fn reduction(name: &str) -> Words {
         ),
         "movers" => (
             "Flanagan and Qadeer's movers (movers): a thread's steps that \
-             commute with the other threads' are explored as one transaction",
+             commute with others' run as one",
             TRANSACTIONS,
         ),
         "stubborn" => (

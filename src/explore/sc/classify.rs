@@ -841,6 +841,14 @@ impl Reason {
 fn unprotected(model: &Model, s: u32, wrote: bool) -> String {
     let slot = &model.slots[s as usize];
     let name = &slot.name;
+    // A channel's length or buffer: the channel, not its slot.
+    let channel = model.channels.iter().find(|ch| ch.slots().contains(&s));
+    if let Some(ch) = channel {
+        return match wrote {
+            true => format!("sends on or receives from channel {}", ch.name),
+            false => format!("reads channel {}", ch.name),
+        };
+    }
     match (slot.kind, wrote) {
         (SlotKind::Lock, true) => format!("takes or releases lock {name}"),
         (SlotKind::Lock, false) => format!("reads lock {name}"),
