@@ -838,7 +838,7 @@ impl Reason {
 /// Rule (i) in words: what the transition does with shared slot `s`. A
 /// lock or semaphore is a means of synchronisation, not data, so it is not
 /// called unprotected.
-fn unprotected(model: &Model, s: u32, wrote: bool) -> String {
+pub(crate) fn unprotected(model: &Model, s: u32, wrote: bool) -> String {
     let slot = &model.slots[s as usize];
     let name = &slot.name;
     // A channel's length or buffer: the channel, not its slot.
