@@ -209,7 +209,7 @@ impl Options {
 pub enum Interference {
     /// Footprints of the whole transitions, whatever the state: every slot
     /// an expression or a check may read, every index possible. The
-    /// closest to the paper's CSSA.
+    /// closest to the paper's conditional stubborn sets (CSSA).
     Static,
     /// Footprints taken in the state: indices evaluated, and a condition
     /// read only as far as `||` and `&&` evaluate it.

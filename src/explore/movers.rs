@@ -667,7 +667,8 @@ pub fn mover_kind(
         .chain(&writes)
         .find(|&&s| class_of(s) == SlotClass::Shared && kind(s) != SlotKind::Lock)
     {
-        return ("non", format!("accesses unprotected {}", name(s)));
+        let why = crate::classify::unprotected(model, s, writes.contains(&s));
+        return ("non", why);
     }
     if let Some(&s) = reads.iter().chain(&writes).find(|&&s| {
         model.protected_index[s as usize].is_some_and(|p| plan.handed[p as usize].is_some())

@@ -30,6 +30,8 @@ pub struct RefineReport {
     pub protected: IndexMap<String, String>,
     /// Variables (or elements) that end unprotected.
     pub unprotected: Vec<String>,
+    /// Why each of them is unprotected, in words, by the same keys.
+    pub unprotected_why: IndexMap<String, String>,
     /// One entry per iteration.
     pub iterations: Vec<Iteration>,
     /// Variables that started protected and ended unprotected because two
@@ -119,6 +121,35 @@ impl fmt::Display for Access {
     }
 }
 
+/// Why element `e` ends unprotected: a lock guess refuted (it `started`
+/// protected), the model's own declaration, or what keeps a variable from
+/// being a candidate of `--guess locks`.
+fn why_unprotected(st: &State, started: bool, e: usize) -> String {
+    let model = &st.model0;
+    let slot = st.elements[e].slot;
+    let reads = |expr: &crate::model::CExpr| {
+        let mut hit = false;
+        expr.for_each_slot(&mut |s| hit |= s == slot);
+        hit
+    };
+    let why = if started {
+        "no lock is held at all its accesses"
+    } else if st.mode == super::GuessFrom::Annotated {
+        "the model declares it shared"
+    } else if model
+        .transitions
+        .iter()
+        .any(|t| t.guard.as_ref().is_some_and(reads))
+    {
+        "a guard reads it, so it synchronises threads"
+    } else if model.invariants.iter().any(|i| reads(&i.expr)) {
+        "an invariant reads it, so its writes are visible whatever protects it"
+    } else {
+        "the model has no lock to protect it"
+    };
+    why.to_string()
+}
+
 /// Assembles the report from the final state of the loop.
 pub(super) fn build(
     st: &State,
@@ -130,6 +161,7 @@ pub(super) fn build(
     let model = &st.model0;
     let mut protected = IndexMap::new();
     let mut unprotected = Vec::new();
+    let mut unprotected_why = IndexMap::new();
     let mut vars: Vec<&str> = st.elements.iter().map(|e| e.var.as_str()).collect();
     vars.dedup();
     for var in vars {
@@ -146,6 +178,7 @@ pub(super) fn build(
         };
         for (key, e) in keys {
             if st.guesses[e] == super::Guess::Unprotected {
+                unprotected_why.insert(key.clone(), why_unprotected(st, started[e], e));
                 unprotected.push(key);
             } else {
                 protected.insert(key, st.describe(e));
@@ -190,6 +223,7 @@ pub(super) fn build(
         stopped,
         protected,
         unprotected,
+        unprotected_why,
         iterations,
         racy,
         explored_states: st.explored,
@@ -253,7 +287,15 @@ impl fmt::Display for RefineReport {
             first = false;
         }
         if !self.unprotected.is_empty() {
-            writeln!(f, "unprotected  {}", self.unprotected.join(", "))?;
+            let each: Vec<String> = self
+                .unprotected
+                .iter()
+                .map(|k| match self.unprotected_why.get(k) {
+                    Some(why) => format!("{k} ({why})"),
+                    None => k.clone(),
+                })
+                .collect();
+            writeln!(f, "unprotected  {}", each.join("; "))?;
         }
         for r in &self.racy {
             writeln!(

@@ -11,6 +11,7 @@ mod ltl;
 mod profile;
 mod state;
 mod symmetry;
+mod words;
 
 pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 pub use deadlock::{Blocked, Deadlock, Link, Wait};
@@ -649,12 +650,17 @@ impl Scene<'_> {
         let name = &model.slots[slot].name;
         r.variable = Some(name.clone());
         let verb = if write { "writes" } else { "reads" };
-        r.message = format!(
-            "{} {verb} protected {name}, but excl({}, {name}) is false",
-            self.at,
-            self.tname(t)
-        );
         let p = model.protected_index[slot].unwrap_or(0) as usize;
+        let thread = self.tname(t);
+        // `by m` names the lock; any other predicate is a condition.
+        let without = match model.protected[p].text.strip_prefix("by ") {
+            Some(lock) => format!("without holding lock {lock}, which protects it"),
+            None => format!("when the condition for {thread} to access it is false"),
+        };
+        r.message = format!(
+            "{} {verb} {name} {without} (the exclusive access predicate excl({thread}, {name}) is false)",
+            self.at,
+        );
         r.predicate = Some(predicate(model, p, t, &self.before));
     }
 
@@ -667,13 +673,13 @@ impl Scene<'_> {
         r.variable = Some(name.clone());
         r.message = if self.v.initial {
             format!(
-                "the initial state breaks disjointness (WFinitExcl): both {} and {} satisfy excl for {name}",
+                "in the initial state both {} and {} may access {name} (both satisfy its exclusive access predicate; WFinitExcl)",
                 self.tname(i),
                 self.tname(j)
             )
         } else {
             format!(
-                "after {}, both {} and {} satisfy excl for {name}",
+                "after {}, both {} and {} may access {name} at once (both satisfy its exclusive access predicate)",
                 self.at,
                 self.tname(i),
                 self.tname(j)
@@ -723,12 +729,15 @@ impl Scene<'_> {
         let slot = model.protected[e.protected].slot as usize;
         let name = &model.slots[slot].name;
         let (text, _) = fault_text(model, &e.fault);
-        let pred = format!("excl({}, {name})", self.tname(e.thread));
+        let thread = self.tname(e.thread);
+        let pred = format!(
+            "whether {thread} may access {name} cannot be decided: its exclusive access predicate excl({thread}, {name}) {text}"
+        );
         r.variable = Some(name.clone());
         r.message = if self.v.initial {
-            format!("in the initial state, {pred} cannot be evaluated: it {text}")
+            format!("in the initial state, {pred}")
         } else {
-            format!("after {}, {pred} cannot be evaluated: it {text}", self.at)
+            format!("after {}, {pred}", self.at)
         };
         if self.v.initial {
             r.line = Some(model.protected[e.protected].line);
@@ -807,7 +816,7 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
         Problem::InvisibleCycle { thread, length } => {
             let first = v.trace.len() - length + 1;
             r.message = format!(
-                "{} can run invisible transitions forever (WFfiniteInvis): transitions {first} to {} of the trace form a loop",
+                "{} can run private (invisible) steps forever, which --ignoring forbid refuses (the paper's WFfiniteInvis): transitions {first} to {} of the trace form a loop",
                 tname(*thread),
                 v.trace.len()
             );
@@ -817,8 +826,8 @@ pub(crate) fn describe(model: &Model, v: &Violation) -> ViolationReport {
             let name = &model.slots[slot].name;
             r.variable = Some(name.clone());
             r.message = format!(
-                "{at} falsifies excl({}, {name}), the predicate of another thread (WFendExcl)",
-                tname(*victim)
+                "{at} takes away {victim}'s right to access {name} (it makes another thread's exclusive access predicate excl({victim}, {name}) false; WFendExcl)",
+                victim = tname(*victim)
             );
             r.predicate = Some(predicate(model, *protected, *victim, &scene.after));
         }
@@ -942,13 +951,12 @@ impl fmt::Display for CheckReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verdict = self.verdict_line();
         writeln!(f, "model        {} ({})", self.model, self.file)?;
-        write!(f, "reduction    {}", self.reduction)?;
+        words::wrapped(f, "reduction", &words::reduction(self.reduction).does)?;
         if let Some(i) = self.ignoring {
-            write!(f, ", ignoring {i}")?;
+            words::wrapped(f, "ignoring", &words::ignoring(i))?;
         }
-        match self.interference {
-            Some(i) => writeln!(f, ", interference {i}")?,
-            None => writeln!(f)?,
+        if let Some(i) = self.interference {
+            words::wrapped(f, "interference", &words::interference(i))?;
         }
         if let Some(sym) = &self.symmetry {
             writeln!(f, "symmetry     {sym}: one state stored per orbit")?;
@@ -995,7 +1003,13 @@ impl CheckReport {
             // In reduced mode a stored state ends a reduced step, and the
             // counts are of steps: say so, with the original transitions.
             Some(fired) => {
-                writeln!(f, "states       {} (where reduced steps end)", self.states)?;
+                let stored = words::reduction(self.reduction).stored;
+                let stored = stored.unwrap_or("where a reduced step ends");
+                words::wrapped(
+                    f,
+                    "states",
+                    &format!("{} ({stored}; --reduction none stores all)", self.states),
+                )?;
                 let s = if self.transitions == 1 { "" } else { "s" };
                 let o = if fired == 1 { "" } else { "s" };
                 writeln!(

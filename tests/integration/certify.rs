@@ -921,3 +921,47 @@ fn an_exhaustive_certificate_is_confirmed_only_where_the_local_level_agrees() {
     assert_eq!(run.code, 0);
     assert_eq!(recheck(&cert, "models/barrier.gc", p).0, 0);
 }
+
+/// `check --certify` on a model whose invariant reads a protected variable
+/// (which the certified theorem does not cover) and is violated: the
+/// check's report with its violation, then why there is no certificate;
+/// the violation decides the exit code (1), in text and in JSON.
+#[test]
+fn check_certify_shows_a_violation_before_the_refusal() {
+    let bad = model_file(
+        "protected-invariant-bug.gc",
+        "lock m;
+protected x : 0..2 = 0 by m;
+thread T[2] { local v : 0..2 = 0; acquire m; v := x; x := v + 1; release m; }
+invariant x <= 1;
+",
+    );
+    let file = bad.to_str().unwrap();
+    let run = optimist(["check", file, "--certify"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("verdict      violated (invariant)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("trace ("), "{}", run.stdout);
+    assert!(run.stderr.contains("does not cover"), "{}", run.stderr);
+    let run = optimist(["check", file, "--certify", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        (
+            v["status"].as_str(),
+            v["check"]["verdict"].as_str(),
+            v["check"]["violation"]["kind"].as_str()
+        ),
+        (Some("violated"), Some("violated"), Some("invariant")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("does not cover")),
+        "{v}"
+    );
+}

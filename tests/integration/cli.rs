@@ -788,3 +788,45 @@ fn symmetry_is_reported_and_can_be_turned_off() {
         broken.stdout
     );
 }
+
+/// The `--help` of every subcommand (the list read off `optimist --help`)
+/// speaks in words: the paper's notation for its hypotheses and
+/// predicates is no way to explain an option.
+#[test]
+fn no_help_text_uses_the_papers_notation() {
+    let top = optimist(["--help"]);
+    assert_eq!(top.code, 0, "{}", top.stderr);
+    let commands: Vec<String> = top
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 12, "{commands:?}");
+    let mut texts = vec![("optimist".to_string(), top.stdout)];
+    for c in &commands {
+        let run = optimist([c.as_str(), "--help"]);
+        assert_eq!(run.code, 0, "{c}: {}", run.stderr);
+        texts.push((c.clone(), run.stdout));
+    }
+    for (c, text) in &texts {
+        for jargon in ["CSSA", "WFfiniteInvis", "excl("] {
+            assert!(
+                !text.contains(jargon),
+                "`{c} --help` says {jargon}:\n{text}"
+            );
+        }
+    }
+    // Every command that exits with codes says which (completions and man
+    // print and exit 0).
+    for (c, text) in &texts[1..] {
+        if c != "completions" && c != "man" {
+            assert!(text.contains("Exit codes:"), "`{c} --help`:\n{text}");
+        }
+    }
+    // Exit code 3 is more than a limit.
+    assert!(texts[0].1.contains("does not apply"), "{}", texts[0].1);
+}

@@ -638,7 +638,11 @@ fn the_command_line_selects_properties_fairness_and_reductions() {
     assert!(v["ltl"].is_null());
     // The default reduction for temporal properties is none, and says so.
     let run = optimist(["check", file]);
-    assert!(run.stdout.contains("reduction    none\n"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("reduction    none: every interleaving"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("the default for `ltl` properties"));
     // `sc` decides them under every fairness, on fewer states; movers
     // refuses them with its reason; stubborn refuses fairness only.

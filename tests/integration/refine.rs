@@ -95,6 +95,15 @@ fn two_lock_model_ends_with_each_variable_by_its_lock() {
             serde_json::json!(["d", "ready"]),
             "{args:?}"
         );
+        // Each says why: d's lock guess was refuted, ready is no candidate.
+        assert_eq!(
+            v["unprotected_why"],
+            serde_json::json!({
+                "d": "no lock is held at all its accesses",
+                "ready": "a guard reads it, so it synchronises threads",
+            }),
+            "{args:?}"
+        );
         let racy: Vec<&str> = v["racy"]
             .as_array()
             .unwrap()

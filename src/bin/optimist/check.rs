@@ -37,13 +37,17 @@ pub struct CheckArgs {
     /// where one able to move again and again eventually moves (strong).
     #[arg(long, value_enum, default_value_t = FairnessArg::Weak)]
     fairness: FairnessArg,
-    /// What a reduced step does where a run of invisible transitions can
-    /// go on forever: commit point completion, cycle detection, report it
-    /// (WFfiniteInvis), or cut it (unsound, for measurement only).
+    /// What a reduced step does where a thread's run of private
+    /// (invisible) steps can go on forever: cut it where it can no longer
+    /// finish (commit point completion), cut it where it closes a loop,
+    /// end the check inconclusive with the loop as its trace (the paper's
+    /// hypothesis that such runs are finite), or cut it and schedule
+    /// nothing (unsound, for measurement only).
     #[arg(long, value_enum, default_value_t = IgnoringArg::Cpc)]
     ignoring: IgnoringArg,
     /// How `stubborn` and `sc+stubborn` judge interference: footprints of
-    /// whole transitions (static, the closest to the paper's CSSA),
+    /// whole transitions (static, the closest to Godefroid's conditional
+    /// stubborn sets in the paper),
     /// footprints taken in the state, or those and then single threads
     /// checked against what the others can really do (semantic).
     #[arg(long, value_enum, default_value_t = InterferenceArg::Semantic)]
@@ -213,7 +217,8 @@ pub(crate) enum IgnoringArg {
     Cpc,
     /// Cycle detection: end a transaction where its run closes a cycle.
     Cycles,
-    /// Report an endless invisible run as a WFfiniteInvis violation.
+    /// End the check inconclusive at an endless run of private (invisible)
+    /// steps, with the loop as its trace: the reduction does not apply.
     Forbid,
     /// Cut endless runs and schedule nothing: UNSOUND, a lower bound.
     Unsound,

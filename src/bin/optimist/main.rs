@@ -1,7 +1,7 @@
 //! The `optimist` command line: argument parsing, dispatch and rendering only.
 //!
 //! Exit codes: 0 holds / proved, 1 violation / failed proof, 2 input or usage
-//! error, 3 inconclusive (a resource limit was hit).
+//! error, 3 inconclusive (no verdict: see `EXIT_CODES`).
 //!
 //! All output goes through `common::write_out` and `common::write_err`:
 //! `print!` and `eprint!` panic when the reader has gone.
@@ -32,7 +32,10 @@ Exit codes:
   0  holds (check, certify, refine) or proved (prove)
   1  a violation was found, a hypothesis fails, or a proof step fails
   2  an error in the input or the command line
-  3  inconclusive: a limit (--max-states, --max-time, --max-memory) was hit";
+  3  inconclusive, no verdict either way: a limit was hit (--max-states,
+     --max-time, --max-memory), the reduction does not apply to the model,
+     a property was not decided, a certificate does not cover the question
+     (check --certify), or a trace diverges from the model (replay)";
 
 /// A model checker for concurrent guarded-command systems, with the
 /// optimistic synchronization-based reduction of Stoller & Cohen.
@@ -59,7 +62,9 @@ Examples:
   cat model.gc | optimist check -                      the model from stdin
 
 ", "Exit codes:
-  0  holds   1  violation   2  input or usage error   3  inconclusive (a limit)"))]
+  0  holds   1  violation   2  input or usage error
+  3  inconclusive: a limit was hit, the reduction does not apply to the model,
+     a property was not decided, or --certify's certificate does not cover it"))]
     Check(check::CheckArgs),
     /// Check that a model satisfies the hypotheses of a reduction theorem (sc or movers).
     #[command(after_help = "\
@@ -129,6 +134,16 @@ Examples:
     /// 2): values that may
     /// leave 32 bits, quantifiers over more than 256 values, more than 254
     /// threads for SPIN.
+    #[command(after_help = "\
+Examples:
+  optimist export models/barrier.gc --to promela                 Promela on stdout
+  optimist export models/barrier.gc --to murphi -o barrier.m     Murphi, to a file
+  optimist export models/account.gc --to murphi --symmetry       with a scalarset
+  optimist export models/barrier.gc --to promela --format json   with its command
+
+Exit codes:
+  0  translated exactly   2  refused (not exactly translatable), or an input
+                             or usage error")]
     Export(export::ExportArgs),
     /// Draw the state graph of a small model, with a reduced search over it.
     ///
@@ -136,6 +151,17 @@ Examples:
     /// variables that changed; edges are transitions. With --reduction, the
     /// states the reduced search stores are filled and its steps are red.
     /// Above --max-states states it refuses (exit 3).
+    #[command(after_help = "\
+Examples:
+  optimist graph models/racy-counter.gc > racy.dot       the full graph (Graphviz)
+  optimist graph models/racy-counter.gc --reduction sc   with sc's steps in red
+  optimist graph models/racy-counter.gc --format svg -o racy.svg
+  optimist graph models/counter-bug.gc --trace --format svg -o trace.svg
+
+Exit codes:
+  0  drawn   2  input or usage error (--trace with --format dot)
+  3  too many states to draw (--max-states); --trace: no counterexample, and
+     the check's own code (0 holds, 3 inconclusive)")]
     Graph(graph::GraphArgs),
     /// Walk the model at random from the initial state, printed as a trace.
     ///

@@ -63,8 +63,11 @@ enum Refined {
 enum GuessArg {
     /// The model's own `protected` declarations.
     Annotated,
-    /// Every shared variable not read by a guard, protected by the lock a
-    /// lockset pass finds.
+    /// Ignore the declarations: every shared variable that is not a lock,
+    /// a semaphore or a channel, and that no guard or invariant reads, is
+    /// guessed protected by a lock a lockset pass finds held at all its
+    /// accesses; it stays unprotected when no lock is (the report says
+    /// why each variable is unprotected).
     Locks,
 }
 

@@ -13,7 +13,7 @@
 //! enabled together, WFsep), and every thread's initial point is visible
 //! (WFinitVis). The end of a body is a point where a thread stops.
 
-use crate::model::{Fire, Model, NoAccess, SlotClass};
+use crate::model::{Fire, Model, NoAccess, SlotClass, SlotKind};
 use crate::syntax::ast::BinOp;
 
 /// Most valuations tried for one transition and one predicate.
@@ -31,7 +31,12 @@ pub const WORK_BOUND: u64 = 1 << 30;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
     /// (i): it reads or writes this unprotected shared slot.
-    Unprotected(u32),
+    Unprotected {
+        /// The slot.
+        slot: u32,
+        /// It writes the slot (else it only reads it).
+        wrote: bool,
+    },
     /// (i): it reads another thread's control point (through `at` or
     /// `init`), which that thread's steps change: in the paper's model no
     /// thread reads another's unshared variables, so the read counts as an
@@ -491,7 +496,8 @@ fn own(
         .chain(&writes)
         .find(|&&s| model.slots[s as usize].class == SlotClass::Shared)
     {
-        return (true, Reason::Unprotected(s));
+        let wrote = writes.contains(&s);
+        return (true, Reason::Unprotected { slot: s, wrote });
     }
     if let Some(why) = observers.of(model, k, &reads, &writes) {
         return (true, why);
@@ -778,7 +784,7 @@ impl Reason {
             format!("excl({}, {x})", model.threads[t].name)
         };
         match self {
-            Reason::Unprotected(s) => format!("accesses unprotected {}", name(*s)),
+            Reason::Unprotected { slot, wrote } => unprotected(model, *slot, *wrote),
             Reason::OtherControlPoint(s) => format!("reads the control point of {}", name(*s)),
             Reason::ObservedPoint(_) => {
                 "moves its thread in or out of a control point another thread or an invariant reads"
@@ -826,6 +832,30 @@ impl Reason {
                 "touches only protected and local variables and keeps every predicate".to_string()
             }
         }
+    }
+}
+
+/// Rule (i) in words: what the transition does with shared slot `s`. A
+/// lock or semaphore is a means of synchronisation, not data, so it is not
+/// called unprotected.
+pub(crate) fn unprotected(model: &Model, s: u32, wrote: bool) -> String {
+    let slot = &model.slots[s as usize];
+    let name = &slot.name;
+    // A channel's length or buffer: the channel, not its slot.
+    let channel = model.channels.iter().find(|ch| ch.slots().contains(&s));
+    if let Some(ch) = channel {
+        return match wrote {
+            true => format!("sends on or receives from channel {}", ch.name),
+            false => format!("reads channel {}", ch.name),
+        };
+    }
+    match (slot.kind, wrote) {
+        (SlotKind::Lock, true) => format!("takes or releases lock {name}"),
+        (SlotKind::Lock, false) => format!("reads lock {name}"),
+        (SlotKind::Sem, true) => format!("waits on or signals semaphore {name}"),
+        (SlotKind::Sem, false) => format!("reads semaphore {name}"),
+        (_, true) => format!("writes {name}, which no lock protects"),
+        (_, false) => format!("reads {name}, which no lock protects"),
     }
 }
 
