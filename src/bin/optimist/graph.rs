@@ -32,8 +32,9 @@ pub struct GraphArgs {
     #[arg(long, value_name = "N", default_value_t = 300)]
     max_states: usize,
     /// Instead of the state graph, check the model (under --reduction) and
-    /// draw its counterexample as a chart with one column per thread
-    /// (svg; json prints the check's report, whose trace it draws).
+    /// draw its counterexample: a path of states, a deadlocked one marked
+    /// (dot), a chart with one column per thread (svg), or the check's
+    /// report with the drawing (json).
     #[arg(long)]
     trace: bool,
     #[command(flatten)]

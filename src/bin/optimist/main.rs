@@ -156,10 +156,11 @@ Examples:
   optimist graph models/racy-counter.gc > racy.dot       the full graph (Graphviz)
   optimist graph models/racy-counter.gc --reduction sc   with sc's steps in red
   optimist graph models/racy-counter.gc --format svg -o racy.svg
+  optimist graph models/deadlock.gc --trace               the deadlock, marked
   optimist graph models/counter-bug.gc --trace --format svg -o trace.svg
 
 Exit codes:
-  0  drawn   2  input or usage error (--trace with --format dot)
+  0  drawn   2  input or usage error
   3  too many states to draw (--max-states); --trace: no counterexample, and
      the check's own code (0 holds, 3 inconclusive)")]
     Graph(graph::GraphArgs),
