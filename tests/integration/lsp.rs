@@ -187,7 +187,7 @@ fn diagnoses_fixes_hovers_and_navigates() {
     let hover = s.request("textDocument/hover", at(5, 8));
     let text = hover["contents"]["value"].as_str().unwrap();
     assert!(
-        text.contains("**visible**: it accesses unprotected m"),
+        text.contains("**visible**: it takes or releases lock m"),
         "{text}"
     );
     // On the protected write: invisible.
