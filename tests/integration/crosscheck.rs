@@ -65,18 +65,9 @@ fn number_before(text: &str, what: &str) -> Option<u64> {
     head.split_whitespace().last()?.parse().ok()
 }
 
-/// SPIN without partial-order reduction; `depth` bounds the depth-first
-/// stack (no search is deeper than the number of states). `optimised`
-/// leaves SPIN's own optimisations on (plain `spin -a`); otherwise they are
-/// off (`-o1 -o2 -o3`). Either way the count must be optimist's.
-fn spin(dir: &Path, text: &str, depth: u64, optimised: bool) -> Result<Found, String> {
-    std::fs::write(dir.join("model.pml"), text).map_err(|e| e.to_string())?;
-    let args: &[&str] = if optimised {
-        &["-a", "model.pml"]
-    } else {
-        &["-a", "-o1", "-o2", "-o3", "model.pml"]
-    };
-    run(dir, "spin", args)?;
+/// Compiles SPIN's `pan.c` in `dir` for safety without partial-order
+/// reduction.
+fn compile_pan(dir: &Path) -> Result<String, String> {
     run(
         dir,
         "gcc",
@@ -92,7 +83,22 @@ fn spin(dir: &Path, text: &str, depth: u64, optimised: bool) -> Result<Found, St
             "pan",
             "pan.c",
         ],
-    )?;
+    )
+}
+
+/// SPIN without partial-order reduction; `depth` bounds the depth-first
+/// stack (no search is deeper than the number of states). `optimised`
+/// leaves SPIN's own optimisations on (plain `spin -a`); otherwise they are
+/// off (`-o1 -o2 -o3`). Either way the count must be optimist's.
+fn spin(dir: &Path, text: &str, depth: u64, optimised: bool) -> Result<Found, String> {
+    std::fs::write(dir.join("model.pml"), text).map_err(|e| e.to_string())?;
+    let args: &[&str] = if optimised {
+        &["-a", "model.pml"]
+    } else {
+        &["-a", "-o1", "-o2", "-o3", "model.pml"]
+    };
+    run(dir, "spin", args)?;
+    compile_pan(dir)?;
     let out = run(dir, "./pan", &[&format!("-m{depth}"), "-w20"])?;
     if out.contains("max search depth too small") {
         return Err(format!("SPIN's depth bound {depth} was too small:\n{out}"));
@@ -914,21 +920,7 @@ fn spin_reports_each_shipped_deadlock_as_an_invalid_end_state() {
         assert!(!run.stdout.contains("./pan -E") && !run.stdout.contains(" -E "));
         std::fs::write(dir.join("model.pml"), &run.stdout).unwrap();
         run_in(&dir, "spin", &["-a", "model.pml"]);
-        run_in(
-            &dir,
-            "gcc",
-            &[
-                "-O2",
-                "-w",
-                "-DNOREDUCE",
-                "-DSAFETY",
-                "-DNOCLAIM",
-                "-DVECTORSZ=65536",
-                "-o",
-                "pan",
-                "pan.c",
-            ],
-        );
+        compile_pan(&dir).unwrap();
         run_in(&dir, "./pan", &["-m100000000"])
     };
     let mut deadlocking = 0;
