@@ -17,7 +17,7 @@ use crate::ltl::Fairness;
 use crate::model::Model;
 use crate::report::{
     StateLayout, Statement, StepReport, ViolationReport, describe, json_state, step_report, steps,
-    write_trace,
+    words, write_trace,
 };
 
 /// The report of `optimist simulate`: a random walk, in the trace format of
@@ -130,18 +130,11 @@ impl SimulateReport {
 impl fmt::Display for SimulateReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "model        {} ({})", self.model, self.file)?;
-        writeln!(f, "reduction    {}", self.reduction)?;
+        let words = words::reduction(self.reduction);
+        words::wrapped(f, "reduction", &words.does)?;
         writeln!(f, "seed         {}", self.seed)?;
-        let unit = if self.reduction == "none" {
-            "transitions"
-        } else {
-            "reduced steps"
-        };
-        writeln!(
-            f,
-            "steps        {} {unit} (at most {})",
-            self.steps, self.max_steps
-        )?;
+        let steps = format!("{} (at most {}; {})", self.steps, self.max_steps, words.counted);
+        words::wrapped(f, "steps", &steps)?;
         writeln!(f, "end          {}", self.message)?;
         if let Some(v) = &self.violation {
             writeln!(f)?;

@@ -11,7 +11,7 @@ mod ltl;
 mod profile;
 mod state;
 mod symmetry;
-mod words;
+pub(crate) mod words;
 
 pub use contract::{ConditionRow, ContractReport, FindingRow, PreservedRow};
 pub use deadlock::{Blocked, Deadlock, Link, Wait};
@@ -1003,8 +1003,8 @@ impl CheckReport {
             // In reduced mode a stored state ends a reduced step, and the
             // counts are of steps: say so, with the original transitions.
             Some(fired) => {
-                let stored = words::reduction(self.reduction).stored;
-                let stored = stored.unwrap_or("where a reduced step ends");
+                let words = words::reduction(self.reduction);
+                let stored = words.stored.unwrap_or("where a reduced step ends");
                 words::wrapped(
                     f,
                     "states",
@@ -1012,20 +1012,23 @@ impl CheckReport {
                 )?;
                 let s = if self.transitions == 1 { "" } else { "s" };
                 let o = if fired == 1 { "" } else { "s" };
-                writeln!(
+                let counted = words.counted;
+                words::wrapped(
                     f,
-                    "transitions  {} reduced step{s} ({fired} original transition{o})",
-                    self.transitions
+                    "transitions",
+                    &format!(
+                        "{} step{s} ({fired} single transition{o}; {counted})",
+                        self.transitions
+                    ),
                 )?;
+                let d = if self.depth == 1 { "" } else { "s" };
+                words::wrapped(f, "depth", &format!("{} step{d} ({counted})", self.depth))?;
             }
             None => {
                 writeln!(f, "states       {}", self.states)?;
                 writeln!(f, "transitions  {}", self.transitions)?;
+                writeln!(f, "depth        {}", self.depth)?;
             }
-        }
-        match self.original_transitions {
-            Some(_) => writeln!(f, "depth        {} reduced steps", self.depth)?,
-            None => writeln!(f, "depth        {}", self.depth)?,
         }
         writeln!(f, "deadlocks    {}", self.deadlocks)?;
         writeln!(f, "time         {:.2} ms", self.elapsed_ms)?;

@@ -7,11 +7,13 @@ use std::fmt;
 /// The widest line the wrapped lines of a report reach.
 const WIDTH: usize = 88;
 
-/// The words for a reduction: what it does, and where the states it stores
-/// are (none for the full exploration, whose states are all of them).
+/// The words for a reduction: what it does, where the states it stores
+/// are (none for the full exploration, whose states are all of them), and
+/// what its counted steps are (the papers' reduced steps).
 pub(crate) struct Words {
     pub does: String,
     pub stored: Option<&'static str>,
+    pub counted: &'static str,
 }
 
 /// The reduction called `name` in words, its name after them.
@@ -19,50 +21,60 @@ pub(crate) fn reduction(name: &str) -> Words {
     const NONE: &str = "--reduction none: every interleaving";
     const RUNS: &str = "where a thread's private run ends";
     const TRANSACTIONS: &str = "where a transaction ends";
-    let (does, stored) = match name {
+    const RUN: &str = "a private run counts as one step";
+    const TRANSACTION: &str = "a transaction counts as one step";
+    let (does, stored, counted) = match name {
         "none" => {
             return Words {
                 does: "none: every interleaving of the threads' steps is explored".into(),
                 stored: None,
+                counted: "each transition is a step",
             };
         }
         "sc" => (
             "Stoller and Cohen's (sc): a thread's private steps (no other \
              thread sees them) run as one",
             RUNS,
+            RUN,
         ),
         "movers" => (
             "Flanagan and Qadeer's movers (movers): a thread's steps that \
              commute with others' run as one",
             TRANSACTIONS,
+            TRANSACTION,
         ),
         "stubborn" => (
             "stubborn sets (stubborn): in each state only a set of steps \
              that the others cannot disturb is explored",
             "reached through those sets",
+            "each transition is a step",
         ),
         "sc+stubborn" => (
             "stubborn sets over Stoller and Cohen's steps (sc+stubborn): a \
              thread's private steps run as one step, and in each state only a \
              set of them that the others cannot disturb is explored",
             RUNS,
+            RUN,
         ),
         "movers+stubborn" => (
             "stubborn sets over Flanagan and Qadeer's movers (movers+stubborn): \
              transactions of steps that commute, and in each state only a \
              set of them that the others cannot disturb is explored",
             TRANSACTIONS,
+            TRANSACTION,
         ),
         other => {
             return Words {
                 does: format!("{other}; {NONE}"),
                 stored: Some("where a reduced step ends"),
+                counted: "a reduced step counts as one",
             };
         }
     };
     Words {
         does: format!("{does}; {NONE}"),
         stored: Some(stored),
+        counted,
     }
 }
 
