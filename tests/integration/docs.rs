@@ -17,6 +17,8 @@
 //! - **The models table** (between `<!-- models table ... -->` and
 //!   `<!-- end -->`) is written from the `// expect:` headers of
 //!   `models/*.gc`; only its "what it shows" column is the page's own.
+//! - **Pictures.** An image after `<!-- draw: optimist ARGS... -->` must be
+//!   exactly what that command prints (the built-in SVG of `graph`).
 //! - **No internal references** ("seed 003", "issue 16") in the docs, the
 //!   models, the `--help` of every command, or the string literals of
 //!   `src/`.
@@ -239,6 +241,55 @@ fn every_marked_block_is_the_binarys_output() {
         n += check_marked_blocks(&page).len();
     }
     assert!(n >= 20, "only {n} marked blocks");
+}
+
+const DRAW: &str = "<!-- draw: ";
+
+/// Checks (or, under `UPDATE_DOCS`, redraws) the pictures of one page: the
+/// image after each draw marker is what its command prints. Returns how
+/// many it checked.
+fn check_pictures(page: &str) -> usize {
+    let text = read(page);
+    let lines: Vec<&str> = text.lines().collect();
+    let (mut stale, mut n) = (Vec::new(), 0);
+    for (k, line) in lines.iter().enumerate() {
+        let Some(command) = line.strip_prefix(DRAW).and_then(|r| r.strip_suffix(" -->")) else {
+            continue;
+        };
+        let at = format!("{page}:{}", k + 1);
+        let image = lines[k + 1..]
+            .iter()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| l.strip_prefix("![").and_then(|l| l.split_once("](")))
+            .and_then(|(_, target)| target.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("{at}: an image must follow the draw marker"));
+        let args: Vec<&str> = command.split_whitespace().collect();
+        assert_eq!(args.first(), Some(&"optimist"), "{at}: a drawing runs optimist");
+        let run = optimist(&args[1..]);
+        assert_eq!(run.code, 0, "{at}: `{command}` exits {}: {}", run.code, run.stderr);
+        let file = root().join(page).parent().unwrap().join(image);
+        n += 1;
+        if std::fs::read_to_string(&file).ok().as_deref() == Some(run.stdout.as_str()) {
+            continue;
+        }
+        if update() {
+            std::fs::write(&file, &run.stdout).unwrap();
+        } else {
+            stale.push(format!("{at}: {image} is not what `{command}` draws"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{} (UPDATE_DOCS=1 cargo test --test integration docs redraws them)",
+        stale.join("\n")
+    );
+    n
+}
+
+#[test]
+fn every_picture_is_what_the_binary_draws() {
+    let n: usize = pages().iter().map(|p| check_pictures(p)).sum();
+    assert!(n >= 2, "only {n} pictures are checked");
 }
 
 /// The README's tutorial walks one bug through check, refine and certify.
