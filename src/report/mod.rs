@@ -1382,7 +1382,8 @@ impl fmt::Display for ClassifyReport {
         let n = self.transitions.len();
         writeln!(
             f,
-            "model {}: {n} transition{}, {visible} visible, {} invisible ({stops} of them at visible points)",
+            "model {}: {n} transition{}, {visible} visible (another thread may see them), {} invisible \
+             (private to their thread; {stops} of them where a step may start)",
             self.model,
             if n == 1 { "" } else { "s" },
             n - visible
@@ -1428,14 +1429,15 @@ impl fmt::Display for ClassifyReport {
             writeln!(f)?;
             writeln!(
                 f,
-                " * invisible, but at a visible control point: a reduced step may start with it."
+                " * invisible, but at a visible control point (where a step may start): a step may begin with it."
             )?;
         }
         if !self.invisible_loops.is_empty() {
             writeln!(f)?;
             writeln!(
                 f,
-                "loops of invisible points (a reduced step can run them forever; `check --ignoring cpc`, the default, ends such a run by force where it cannot complete):"
+                "loops a private run can go round forever (of invisible points; `check --ignoring cpc`, the \
+                 default, ends such a run by force where it cannot complete):"
             )?;
             for l in &self.invisible_loops {
                 writeln!(f, " {}  {}", l.thread, l.points.join(", "))?;
