@@ -245,7 +245,9 @@ pub fn optimist(
         args.push(format!("{k}={v}"));
     }
     args.extend(flags.iter().map(|f| f.to_string()));
-    args.extend(["--format".into(), "json".into()]);
+    // SPIN and Rumur here store every state, so optimist does too (the
+    // command line's default stores one per orbit where it can).
+    args.extend(["--symmetry", "off", "--format", "json"].map(String::from));
     let (out, secs, rss) = measure(scratch, bin, &args)?;
     let json: serde_json::Value =
         serde_json::from_str(&out).map_err(|e| format!("optimist's JSON: {e}: {out}"))?;
