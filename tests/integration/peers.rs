@@ -37,7 +37,7 @@ fn peer_families_count_the_same_states_in_gcl_promela_and_murphi() {
             &here,
             family.gcl,
             params,
-            &["--reduction", "none", "--symmetry", "off"],
+            &["--reduction", "none"],
         )
         .unwrap_or_else(|e| panic!("{} {}: {e}", family.name, label(params)))
         .states;

@@ -15,7 +15,7 @@ pub struct SimulateArgs {
     /// The seed of the walk: the same seed gives the same walk.
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
-    /// Stop after K steps (transitions; reduced steps under `sc`).
+    /// Stop after K steps (transitions; under `sc` a private run counts as one).
     #[arg(long, value_name = "K", default_value_t = 1000)]
     steps: usize,
     /// Walk the original system (one transition at a time, the default: a
