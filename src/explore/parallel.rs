@@ -789,17 +789,20 @@ impl<S: Space, V: Visit<S>> Level<'_, S, V> {
     }
 }
 
-/// Runs `f(i, &mut items[i])` for every item, on a thread each when there
-/// is more than one.
+/// Runs `f(i, &mut items[i])` for every item, as a job each on the
+/// process's pool of threads when there is more than one. The items never
+/// wait for one another (a worker takes blocks from a shared counter), so
+/// a pool smaller than the items, on a machine with fewer cores than
+/// `--threads`, only runs them in turn; what each computes is the same.
 fn each<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
     if items.len() == 1 {
         f(0, &mut items[0]);
         return;
     }
-    std::thread::scope(|scope| {
+    rayon::scope(|scope| {
         for (i, item) in items.iter_mut().enumerate() {
             let f = &f;
-            scope.spawn(move || f(i, item));
+            scope.spawn(move |_| f(i, item));
         }
     });
 }
