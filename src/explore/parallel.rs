@@ -50,7 +50,7 @@ const BATCH: usize = 512;
 const BATCH_MAX: usize = 1 << 12;
 
 /// Levels of fewer blocks than this are expanded on the calling thread
-/// alone: starting threads would cost more than it saves.
+/// alone: handing them to the pool would cost more than it saves.
 const SMALL_LEVEL: usize = 4;
 
 /// What expanding a block found, and what the visitor recorded of it.
