@@ -133,7 +133,10 @@ impl fmt::Display for SimulateReport {
         let words = words::reduction(self.reduction);
         words::wrapped(f, "reduction", &words.does)?;
         writeln!(f, "seed         {}", self.seed)?;
-        let steps = format!("{} (at most {}; {})", self.steps, self.max_steps, words.counted);
+        let steps = format!(
+            "{} (at most {}; {})",
+            self.steps, self.max_steps, words.counted
+        );
         words::wrapped(f, "steps", &steps)?;
         writeln!(f, "end          {}", self.message)?;
         if let Some(v) = &self.violation {

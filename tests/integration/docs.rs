@@ -264,9 +264,17 @@ fn check_pictures(page: &str) -> usize {
             .and_then(|(_, target)| target.strip_suffix(')'))
             .unwrap_or_else(|| panic!("{at}: an image must follow the draw marker"));
         let args: Vec<&str> = command.split_whitespace().collect();
-        assert_eq!(args.first(), Some(&"optimist"), "{at}: a drawing runs optimist");
+        assert_eq!(
+            args.first(),
+            Some(&"optimist"),
+            "{at}: a drawing runs optimist"
+        );
         let run = optimist(&args[1..]);
-        assert_eq!(run.code, 0, "{at}: `{command}` exits {}: {}", run.code, run.stderr);
+        assert_eq!(
+            run.code, 0,
+            "{at}: `{command}` exits {}: {}",
+            run.code, run.stderr
+        );
         let file = root().join(page).parent().unwrap().join(image);
         n += 1;
         if std::fs::read_to_string(&file).ok().as_deref() == Some(run.stdout.as_str()) {
