@@ -23,12 +23,13 @@ pub(crate) fn reduction(name: &str) -> Words {
     const TRANSACTIONS: &str = "where a transaction ends";
     const RUN: &str = "a private run counts as one step";
     const TRANSACTION: &str = "a transaction counts as one step";
+    const EACH: &str = "each transition is a step";
     let (does, stored, counted) = match name {
         "none" => {
             return Words {
                 does: "none: every interleaving of the threads' steps is explored".into(),
                 stored: None,
-                counted: "each transition is a step",
+                counted: EACH,
             };
         }
         "sc" => (
@@ -47,7 +48,7 @@ pub(crate) fn reduction(name: &str) -> Words {
             "stubborn sets (stubborn): in each state only a set of steps \
              that the others cannot disturb is explored",
             "reached through those sets",
-            "each transition is a step",
+            EACH,
         ),
         "sc+stubborn" => (
             "stubborn sets over Stoller and Cohen's steps (sc+stubborn): a \

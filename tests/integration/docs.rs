@@ -33,7 +33,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::{expectations, models, optimist, rel};
+use crate::common::{Run, expectations, models, optimist, rel};
 
 const MARKER: &str = "<!-- run: ";
 const MODELS_TABLE: &str = "<!-- models table: written by tests/integration/docs.rs -->";
@@ -136,19 +136,24 @@ fn transcript(page: &str, step: &Step) -> (String, i32) {
     if let Some(file) = step.command.strip_prefix("model ") {
         return (listing(file), 0);
     }
-    let args: Vec<&str> = step.command.split_whitespace().collect();
-    assert_eq!(
-        args.first(),
-        Some(&"optimist"),
-        "{page}: a marked command runs optimist"
-    );
-    let run = optimist(&args[1..]);
+    let run = run_marked(page, &step.command);
     let mut out = format!("$ {}\n{}", step.command, run.stdout);
     if !run.stderr.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
     out.push_str(&run.stderr);
     (out, run.code)
+}
+
+/// Runs the `optimist ...` command of a marker at `at`.
+fn run_marked(at: &str, command: &str) -> Run {
+    let args: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(
+        args.first(),
+        Some(&"optimist"),
+        "{at}: a marked command runs optimist"
+    );
+    optimist(&args[1..])
 }
 
 /// A line with its measured value left out: the `time` and `memory` lines
@@ -263,13 +268,7 @@ fn check_pictures(page: &str) -> usize {
             .and_then(|l| l.strip_prefix("![").and_then(|l| l.split_once("](")))
             .and_then(|(_, target)| target.strip_suffix(')'))
             .unwrap_or_else(|| panic!("{at}: an image must follow the draw marker"));
-        let args: Vec<&str> = command.split_whitespace().collect();
-        assert_eq!(
-            args.first(),
-            Some(&"optimist"),
-            "{at}: a drawing runs optimist"
-        );
-        let run = optimist(&args[1..]);
+        let run = run_marked(&at, command);
         assert_eq!(
             run.code, 0,
             "{at}: `{command}` exits {}: {}",
